@@ -1,0 +1,85 @@
+#!/usr/bin/env node
+// Installs the Debian packages Kiln needs, and only those that are missing.
+//
+//   node scripts/ensure-tools.mjs [--profile test|fuzz|bench] [--check]
+//
+// Profiles:
+//   fuzz   compilers for a default campaign (gcc, clang, tcc)
+//   test   what `npm test` needs: the fuzz set plus sanitizer runtimes and valgrind
+//   bench  what `npm run bench:*` needs: the test set plus csmith, creduce, cvise
+//
+// As root, missing packages are installed with `apt-get install -y` (after one
+// `apt-get update`). Otherwise the script prints the command to run and exits 1.
+// `--check` (used by `npm test`) installs as root too, but is silent when nothing is missing.
+import { spawnSync } from 'node:child_process';
+
+const PROFILES = {
+  fuzz: ['gcc', 'clang', 'tcc'],
+  test: ['gcc', 'clang', 'tcc', 'libclang-rt-14-dev', 'valgrind'],
+  bench: ['gcc', 'clang', 'tcc', 'libclang-rt-14-dev', 'valgrind', 'csmith', 'libcsmith-dev', 'creduce', 'cvise'],
+};
+
+function parseArgs(argv) {
+  const opts = { profile: 'test', quiet: false };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--profile') opts.profile = argv[++i];
+    else if (a.startsWith('--profile=')) opts.profile = a.slice('--profile='.length);
+    else if (a === '--check') opts.quiet = true;
+    else if (a === '-h' || a === '--help') {
+      console.log('usage: ensure-tools.mjs [--profile test|fuzz|bench] [--check]');
+      process.exit(0);
+    } else {
+      console.error(`ensure-tools: unknown argument '${a}' (expected --profile NAME or --check)`);
+      process.exit(2);
+    }
+  }
+  if (!(opts.profile in PROFILES)) {
+    console.error(`ensure-tools: unknown profile '${opts.profile}' (known: ${Object.keys(PROFILES).join(', ')})`);
+    process.exit(2);
+  }
+  return opts;
+}
+
+function installed(pkg) {
+  const r = spawnSync('dpkg-query', ['-W', '-f=${Status}', pkg], { encoding: 'utf8' });
+  return r.status === 0 && r.stdout.includes('install ok installed');
+}
+
+function run(cmd, args) {
+  const r = spawnSync(cmd, args, {
+    stdio: 'inherit',
+    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+  });
+  if (r.status !== 0) {
+    console.error(`ensure-tools: '${cmd} ${args.join(' ')}' failed with status ${r.status}`);
+    process.exit(1);
+  }
+}
+
+const opts = parseArgs(process.argv.slice(2));
+const hasDpkg = spawnSync('dpkg-query', ['--version']).status === 0;
+if (!hasDpkg) {
+  console.error('ensure-tools: dpkg-query not found; this script supports Debian-based systems only.');
+  console.error(`ensure-tools: install these packages by hand: ${PROFILES[opts.profile].join(' ')}`);
+  process.exit(1);
+}
+const missing = PROFILES[opts.profile].filter((p) => !installed(p));
+if (missing.length === 0) {
+  if (!opts.quiet) console.log(`ensure-tools: all ${opts.profile} tools present`);
+  process.exit(0);
+}
+const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+if (!isRoot) {
+  console.error(`ensure-tools: missing Debian packages: ${missing.join(' ')}`);
+  console.error(`ensure-tools: run: sudo apt-get update && sudo apt-get install -y ${missing.join(' ')}`);
+  process.exit(1);
+}
+console.log(`ensure-tools: installing ${missing.join(' ')}`);
+run('apt-get', ['update']);
+run('apt-get', ['install', '-y', ...missing]);
+const still = missing.filter((p) => !installed(p));
+if (still.length > 0) {
+  console.error(`ensure-tools: still missing after install: ${still.join(' ')}`);
+  process.exit(1);
+}

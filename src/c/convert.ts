@@ -1,0 +1,94 @@
+import { UBSignal } from './ub.js';
+import type { ArithType, CValue, IntType } from './types.js';
+
+/** A conversion between two arithmetic types' value representations. */
+export type Converter = (v: CValue) => CValue;
+
+const identity: Converter = (v) => v;
+
+/**
+ * Returns the kernel converting a value of type `from` to type `to` (C11 6.3.1.3):
+ * to an unsigned type, the value modulo 2^N; to a signed type, GCC's documented
+ * choice (reduction modulo 2^N into range). Floating → integer traps as UB when the
+ * truncated value is out of range (C11 6.3.1.4p1).
+ */
+export function converter(from: ArithType, to: ArithType): Converter {
+  if (from.kind === 'float' || to.kind === 'float') return floatConverter(from, to);
+  if (from.bits === to.bits && from.signed === to.signed) return identity;
+  const wideFrom = from.bits > 32;
+  if (to.bits > 32) {
+    // Target is a bigint type.
+    if (wideFrom) return to.signed ? (v) => BigInt.asIntN(64, v as bigint) : (v) => BigInt.asUintN(64, v as bigint);
+    return to.signed ? (v) => BigInt(v as number) : (v) => BigInt.asUintN(64, BigInt(v as number));
+  }
+  const narrow = narrowNumber(to);
+  if (wideFrom) {
+    // Take the low 32 bits first; every narrower conversion commutes with that truncation.
+    return (v) => narrow(Number(BigInt.asIntN(32, v as bigint)));
+  }
+  // Widening a number without changing signedness is the identity.
+  if (to.bits > from.bits && (to.signed || !from.signed)) return identity;
+  return narrow as Converter;
+}
+
+/** Kernel reducing an exact integer held in a JS number (|v| < 2^53) to a ≤ 32-bit type. */
+export function narrowNumber(to: IntType): (v: number) => number {
+  switch (to.bits) {
+    case 8:
+      return to.signed ? (v) => (v << 24) >> 24 : (v) => v & 0xff;
+    case 16:
+      return to.signed ? (v) => (v << 16) >> 16 : (v) => v & 0xffff;
+    case 32:
+      return to.signed ? (v) => v | 0 : (v) => v >>> 0;
+    default:
+      throw new Error(`unsupported integer width ${to.bits}`);
+  }
+}
+
+/** Kernel storing a value into a bit-field of `width` bits (GCC: modulo 2^width, signed wraps). */
+export function bitfieldStore(from: IntType, signed: boolean, width: number): Converter {
+  const shift = 32 - width;
+  const toNumber = from.bits > 32 ? (v: CValue) => Number(BigInt.asIntN(32, v as bigint)) : (v: CValue) => v as number;
+  if (signed) return (v) => (toNumber(v) << shift) >> shift;
+  if (width === 32) return (v) => toNumber(v) >>> 0;
+  return (v) => (toNumber(v) << shift) >>> shift;
+}
+
+function floatConverter(from: ArithType, to: ArithType): Converter {
+  if (from.kind === 'float' && to.kind === 'float') {
+    if (to.bits === 32 && from.bits === 64) return (v) => Math.fround(v as number);
+    return identity;
+  }
+  if (to.kind === 'float') {
+    // Integer → floating: the nearest representable value (exact for the values Kiln allows).
+    const round = to.bits === 32 ? Math.fround : (x: number) => x;
+    return from.kind === 'int' && from.bits > 32 ? (v) => round(Number(v as bigint)) : (v) => round(v as number);
+  }
+  // Floating → integer: truncate toward zero; out of range is UB.
+  const t = to as IntType;
+  const lo = t.signed ? -(2 ** (t.bits - 1)) : 0;
+  const hiExclusive = t.signed ? 2 ** (t.bits - 1) : 2 ** t.bits;
+  const wide = t.bits > 32;
+  return (v) => {
+    const x = Math.trunc(v as number);
+    if (!(x >= lo && x < hiExclusive)) throw new UBSignal('float-to-int-overflow');
+    return wide ? BigInt(x) : x === 0 ? 0 : x;
+  };
+}
+
+/** Converts a value of any arithmetic type to its truth value (C: compare with 0). */
+export function isTrue(v: CValue): boolean {
+  return v !== 0 && v !== 0n;
+}
+
+/** Converts an exact integer (bigint) to the runtime representation of `t`, reducing modulo 2^N. */
+export function fromBigInt(value: bigint, t: ArithType): CValue {
+  if (t.kind === 'float') return t.bits === 32 ? Math.fround(Number(value)) : Number(value);
+  if (t.bits > 32) return t.signed ? BigInt.asIntN(t.bits, value) : BigInt.asUintN(t.bits, value);
+  return t.signed ? Number(BigInt.asIntN(t.bits, value)) : Number(BigInt.asUintN(t.bits, value));
+}
+
+/** Converts a runtime integer value to an exact bigint. */
+export function toBigInt(v: CValue): bigint {
+  return typeof v === 'bigint' ? v : BigInt(v);
+}

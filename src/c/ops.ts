@@ -1,0 +1,307 @@
+import { UBSignal } from './ub.js';
+import type { ArithType, CValue, FloatType, IntType } from './types.js';
+
+/** Binary operators whose operands are both evaluated (no short circuit). */
+export type ArithBinaryOp = '+' | '-' | '*' | '/' | '%' | '<<' | '>>' | '&' | '|' | '^';
+/** Relational and equality operators (result `int` 0 or 1). */
+export type CompareOp = '<' | '>' | '<=' | '>=' | '==' | '!=';
+/** Short-circuit logical operators. */
+export type LogicalOp = '&&' | '||';
+/** Every binary operator of C's integer expressions. */
+export type BinaryOp = ArithBinaryOp | CompareOp | LogicalOp;
+/** Unary arithmetic operators. */
+export type UnaryOp = '-' | '+' | '~' | '!';
+
+export const ARITH_BINARY_OPS: readonly ArithBinaryOp[] = ['+', '-', '*', '/', '%', '<<', '>>', '&', '|', '^'];
+export const COMPARE_OPS: readonly CompareOp[] = ['<', '>', '<=', '>=', '==', '!='];
+export const LOGICAL_OPS: readonly LogicalOp[] = ['&&', '||'];
+export const BINARY_OPS: readonly BinaryOp[] = [...ARITH_BINARY_OPS, ...COMPARE_OPS, ...LOGICAL_OPS];
+export const UNARY_OPS: readonly UnaryOp[] = ['-', '+', '~', '!'];
+
+/** Whether `op` is a shift (its operands are promoted separately, not converted to a common type). */
+export function isShift(op: BinaryOp): op is '<<' | '>>' {
+  return op === '<<' || op === '>>';
+}
+
+/** Whether `op` is a comparison. */
+export function isCompare(op: BinaryOp): op is CompareOp {
+  return op === '<' || op === '>' || op === '<=' || op === '>=' || op === '==' || op === '!=';
+}
+
+/** Whether `op` only accepts integer operands. */
+export function isIntegerOnly(op: BinaryOp | UnaryOp): boolean {
+  return op === '%' || op === '<<' || op === '>>' || op === '&' || op === '|' || op === '^' || op === '~';
+}
+
+/** A binary operator kernel: operands already converted to the operation type; throws {@link UBSignal}. */
+export type BinaryKernel = (a: CValue, b: CValue) => CValue;
+/** A unary operator kernel on a promoted operand. */
+export type UnaryKernel = (a: CValue) => CValue;
+
+const I32_MIN = -2147483648;
+const I32_MAX = 2147483647;
+const I64_MIN = -(1n << 63n);
+const I64_MAX = (1n << 63n) - 1n;
+
+function ub(kind: ConstructorParameters<typeof UBSignal>[0]): never {
+  throw new UBSignal(kind);
+}
+
+/**
+ * The kernel of an arithmetic binary operator (not a shift) whose operands have already been
+ * converted to the common type `t`. Results are exact; every UB case throws.
+ */
+export function arithKernel(op: Exclude<ArithBinaryOp, '<<' | '>>'>, t: ArithType): BinaryKernel {
+  if (t.kind === 'float') return floatKernel(op, t);
+  if (t.bits === 32) return t.signed ? int32Kernel(op) : uint32Kernel(op);
+  if (t.bits === 64) return t.signed ? int64Kernel(op) : uint64Kernel(op);
+  throw new Error(`no arithmetic on ${t.bits}-bit values: operands must be promoted first`);
+}
+
+function int32Kernel(op: Exclude<ArithBinaryOp, '<<' | '>>'>): BinaryKernel {
+  switch (op) {
+    case '+':
+      return (a, b) => {
+        const r = (a as number) + (b as number);
+        return r > I32_MAX || r < I32_MIN ? ub('signed-overflow') : r;
+      };
+    case '-':
+      return (a, b) => {
+        const r = (a as number) - (b as number);
+        return r > I32_MAX || r < I32_MIN ? ub('signed-overflow') : r;
+      };
+    case '*':
+      return (a, b) => {
+        // The double product is exact whenever it is in range, and rounding is monotonic,
+        // so an out-of-range product can never round back into range.
+        const r = (a as number) * (b as number);
+        return r > I32_MAX || r < I32_MIN ? ub('signed-overflow') : r | 0;
+      };
+    case '/':
+      return (a, b) => {
+        if (b === 0) ub('division-by-zero');
+        if (a === I32_MIN && b === -1) ub('division-overflow');
+        return ((a as number) / (b as number)) | 0;
+      };
+    case '%':
+      return (a, b) => {
+        if (b === 0) ub('division-by-zero');
+        if (a === I32_MIN && b === -1) ub('remainder-overflow');
+        return ((a as number) % (b as number)) | 0;
+      };
+    case '&':
+      return (a, b) => (a as number) & (b as number);
+    case '|':
+      return (a, b) => (a as number) | (b as number);
+    case '^':
+      return (a, b) => (a as number) ^ (b as number);
+  }
+}
+
+function uint32Kernel(op: Exclude<ArithBinaryOp, '<<' | '>>'>): BinaryKernel {
+  switch (op) {
+    case '+':
+      return (a, b) => ((a as number) + (b as number)) >>> 0;
+    case '-':
+      return (a, b) => ((a as number) - (b as number)) >>> 0;
+    case '*':
+      return (a, b) => Math.imul(a as number, b as number) >>> 0;
+    case '/':
+      return (a, b) => (b === 0 ? ub('division-by-zero') : ((a as number) / (b as number)) >>> 0);
+    case '%':
+      return (a, b) => (b === 0 ? ub('division-by-zero') : (a as number) % (b as number));
+    case '&':
+      return (a, b) => ((a as number) & (b as number)) >>> 0;
+    case '|':
+      return (a, b) => ((a as number) | (b as number)) >>> 0;
+    case '^':
+      return (a, b) => ((a as number) ^ (b as number)) >>> 0;
+  }
+}
+
+function int64Kernel(op: Exclude<ArithBinaryOp, '<<' | '>>'>): BinaryKernel {
+  switch (op) {
+    case '+':
+      return (a, b) => {
+        const r = (a as bigint) + (b as bigint);
+        return r > I64_MAX || r < I64_MIN ? ub('signed-overflow') : r;
+      };
+    case '-':
+      return (a, b) => {
+        const r = (a as bigint) - (b as bigint);
+        return r > I64_MAX || r < I64_MIN ? ub('signed-overflow') : r;
+      };
+    case '*':
+      return (a, b) => {
+        const r = (a as bigint) * (b as bigint);
+        return r > I64_MAX || r < I64_MIN ? ub('signed-overflow') : r;
+      };
+    case '/':
+      return (a, b) => {
+        if (b === 0n) ub('division-by-zero');
+        if (a === I64_MIN && b === -1n) ub('division-overflow');
+        return (a as bigint) / (b as bigint);
+      };
+    case '%':
+      return (a, b) => {
+        if (b === 0n) ub('division-by-zero');
+        if (a === I64_MIN && b === -1n) ub('remainder-overflow');
+        return (a as bigint) % (b as bigint);
+      };
+    case '&':
+      return (a, b) => (a as bigint) & (b as bigint);
+    case '|':
+      return (a, b) => (a as bigint) | (b as bigint);
+    case '^':
+      return (a, b) => (a as bigint) ^ (b as bigint);
+  }
+}
+
+function uint64Kernel(op: Exclude<ArithBinaryOp, '<<' | '>>'>): BinaryKernel {
+  const w = (x: bigint) => BigInt.asUintN(64, x);
+  switch (op) {
+    case '+':
+      return (a, b) => w((a as bigint) + (b as bigint));
+    case '-':
+      return (a, b) => w((a as bigint) - (b as bigint));
+    case '*':
+      return (a, b) => w((a as bigint) * (b as bigint));
+    case '/':
+      return (a, b) => (b === 0n ? ub('division-by-zero') : (a as bigint) / (b as bigint));
+    case '%':
+      return (a, b) => (b === 0n ? ub('division-by-zero') : (a as bigint) % (b as bigint));
+    case '&':
+      return (a, b) => (a as bigint) & (b as bigint);
+    case '|':
+      return (a, b) => (a as bigint) | (b as bigint);
+    case '^':
+      return (a, b) => (a as bigint) ^ (b as bigint);
+  }
+}
+
+function floatKernel(op: Exclude<ArithBinaryOp, '<<' | '>>'>, t: FloatType): BinaryKernel {
+  // Kiln keeps floating values integral and inside the mantissa range (Nagai et al.'s rule),
+  // so every operation below is exact and no tolerance is needed in the oracle.
+  const round = t.bits === 32 ? Math.fround : (x: number) => x;
+  const limit = t.bits === 32 ? 2 ** 24 : 2 ** 53;
+  const exact = (r: number): number => {
+    if (!(r >= -limit && r <= limit) || !Number.isInteger(r)) ub('float-inexact');
+    return round(r) + 0; // + 0 turns -0 into +0: Kiln never produces negative zero
+  };
+  switch (op) {
+    case '+':
+      return (a, b) => exact((a as number) + (b as number));
+    case '-':
+      return (a, b) => exact((a as number) - (b as number));
+    case '*':
+      return (a, b) => exact((a as number) * (b as number));
+    case '/':
+      return (a, b) => (b === 0 ? ub('division-by-zero') : exact((a as number) / (b as number)));
+    default:
+      throw new Error(`operator ${op} does not apply to floating operands`);
+  }
+}
+
+/**
+ * The kernel of `<<` or `>>` with left operand of promoted type `lt` and count of promoted type `rt`.
+ * UB: negative count, count ≥ width of `lt`, left shift of a negative value, and a signed left
+ * shift whose mathematical result is not representable (C11 6.5.7).
+ */
+export function shiftKernel(op: '<<' | '>>', lt: IntType, rt: IntType): BinaryKernel {
+  const width = lt.bits;
+  const wideCount = rt.bits > 32;
+  const count = (b: CValue): number => {
+    if (wideCount) {
+      const c = b as bigint;
+      if (c < 0n) ub('shift-count-negative');
+      if (c >= BigInt(width)) ub('shift-count-too-large');
+      return Number(c);
+    }
+    const c = b as number;
+    if (c < 0) ub('shift-count-negative');
+    if (c >= width) ub('shift-count-too-large');
+    return c;
+  };
+  if (width === 32) {
+    if (lt.signed) {
+      return op === '<<'
+        ? (a, b) => {
+            const n = count(b);
+            const x = a as number;
+            if (x < 0) ub('shift-negative-value');
+            if (x > I32_MAX >> n) ub('shift-overflow');
+            return x << n;
+          }
+        : (a, b) => (a as number) >> count(b);
+    }
+    return op === '<<' ? (a, b) => ((a as number) << count(b)) >>> 0 : (a, b) => (a as number) >>> count(b);
+  }
+  if (width === 64) {
+    if (lt.signed) {
+      return op === '<<'
+        ? (a, b) => {
+            const n = BigInt(count(b));
+            const x = a as bigint;
+            if (x < 0n) ub('shift-negative-value');
+            if (x > I64_MAX >> n) ub('shift-overflow');
+            return x << n;
+          }
+        : (a, b) => (a as bigint) >> BigInt(count(b));
+    }
+    return op === '<<'
+      ? (a, b) => BigInt.asUintN(64, (a as bigint) << BigInt(count(b)))
+      : (a, b) => (a as bigint) >> BigInt(count(b));
+  }
+  throw new Error(`no shift on ${width}-bit values: operands must be promoted first`);
+}
+
+/** The kernel of a comparison of two operands converted to the common type; result is `int` 0/1. */
+export function compareKernel(op: CompareOp): BinaryKernel {
+  switch (op) {
+    case '<':
+      return (a, b) => (a < b ? 1 : 0);
+    case '>':
+      return (a, b) => (a > b ? 1 : 0);
+    case '<=':
+      return (a, b) => (a <= b ? 1 : 0);
+    case '>=':
+      return (a, b) => (a >= b ? 1 : 0);
+    case '==':
+      return (a, b) => (a === b ? 1 : 0);
+    case '!=':
+      return (a, b) => (a !== b ? 1 : 0);
+  }
+}
+
+/** The kernel of a unary operator on an operand of promoted type `t`. `!` yields `int`. */
+export function unaryKernel(op: UnaryOp, t: ArithType): UnaryKernel {
+  if (op === '+') return (a) => a;
+  if (op === '!') return (a) => (a === 0 || a === 0n ? 1 : 0);
+  if (t.kind === 'float') {
+    if (op === '-') return (a) => 0 - (a as number);
+    throw new Error('~ does not apply to floating operands');
+  }
+  if (t.bits === 32) {
+    if (t.signed) {
+      return op === '-' ? (a) => (a === I32_MIN ? ub('signed-overflow') : 0 - (a as number)) : (a) => ~(a as number);
+    }
+    return op === '-' ? (a) => (0 - (a as number)) >>> 0 : (a) => ~(a as number) >>> 0;
+  }
+  if (t.bits === 64) {
+    if (t.signed) {
+      return op === '-' ? (a) => (a === I64_MIN ? ub('signed-overflow') : -(a as bigint)) : (a) => ~(a as bigint);
+    }
+    return op === '-' ? (a) => BigInt.asUintN(64, -(a as bigint)) : (a) => BigInt.asUintN(64, ~(a as bigint));
+  }
+  throw new Error(`no unary arithmetic on ${t.bits}-bit values: operand must be promoted first`);
+}
+
+/** The kernel for any non-logical binary operator, given the operation (or left/right promoted) types. */
+export function binaryKernel(op: ArithBinaryOp | CompareOp, operationType: ArithType, countType?: IntType): BinaryKernel {
+  if (op === '<<' || op === '>>') {
+    if (operationType.kind !== 'int' || !countType) throw new Error('shift kernels need integer left and count types');
+    return shiftKernel(op, operationType, countType);
+  }
+  if (isCompare(op)) return compareKernel(op);
+  return arithKernel(op, operationType);
+}

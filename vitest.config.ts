@@ -1,0 +1,13 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    // Several suites compile C with real compilers; two cores are the norm on CI machines,
+    // so keep the file-level parallelism modest and the timeouts generous.
+    pool: 'forks',
+    maxWorkers: 2,
+    testTimeout: 120_000,
+    hookTimeout: 120_000,
+  },
+});
