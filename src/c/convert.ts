@@ -31,27 +31,17 @@ export function converter(from: ArithType, to: ArithType): Converter {
   return narrow as Converter;
 }
 
-/** Kernel reducing an exact integer held in a JS number (|v| < 2^53) to a ≤ 32-bit type. */
+/**
+ * Kernel reducing an exact integer held in a JS number (|v| < 2^53) to a type of at most 32 bits
+ * (bit-field types included): modulo 2^N, then into the signed range for signed types.
+ */
 export function narrowNumber(to: IntType): (v: number) => number {
-  switch (to.bits) {
-    case 8:
-      return to.signed ? (v) => (v << 24) >> 24 : (v) => v & 0xff;
-    case 16:
-      return to.signed ? (v) => (v << 16) >> 16 : (v) => v & 0xffff;
-    case 32:
-      return to.signed ? (v) => v | 0 : (v) => v >>> 0;
-    default:
-      throw new Error(`unsupported integer width ${to.bits}`);
-  }
-}
-
-/** Kernel storing a value into a bit-field of `width` bits (GCC: modulo 2^width, signed wraps). */
-export function bitfieldStore(from: IntType, signed: boolean, width: number): Converter {
-  const shift = 32 - width;
-  const toNumber = from.bits > 32 ? (v: CValue) => Number(BigInt.asIntN(32, v as bigint)) : (v: CValue) => v as number;
-  if (signed) return (v) => (toNumber(v) << shift) >> shift;
-  if (width === 32) return (v) => toNumber(v) >>> 0;
-  return (v) => (toNumber(v) << shift) >>> shift;
+  const b = to.bits;
+  if (b < 1 || b > 32) throw new Error(`unsupported integer width ${b}`);
+  if (b === 32) return to.signed ? (v) => v | 0 : (v) => v >>> 0;
+  const s = 32 - b;
+  // ToInt32 inside << already reduces modulo 2^32; the shifts then keep the low b bits.
+  return to.signed ? (v) => (v << s) >> s : (v) => (v << s) >>> s;
 }
 
 function floatConverter(from: ArithType, to: ArithType): Converter {

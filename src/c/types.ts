@@ -208,22 +208,33 @@ export function toSigned(t: IntType, types: CTypes = C): IntType {
 }
 
 /**
- * Integer promotion (C11 6.3.1.1p2): a type of rank below `int` becomes `int` when `int`
- * holds all its values, `unsigned int` otherwise. Other types are unchanged.
+ * Integer promotion (C11 6.3.1.1p2): a type of rank below `int`, or a bit-field narrower than
+ * `int` (an IntType whose `bits` is the field width), becomes `int` when `int` holds all its
+ * values, `unsigned int` otherwise. Other types are unchanged.
  */
 export function promote(t: IntType, types: CTypes = C): IntType {
-  if (t.rank >= types.int.rank) return t;
+  if (t.rank > types.int.rank) return t;
+  if (t.rank === types.int.rank && t.bits === types.int.bits) return t;
   const fitsInInt = t.signed ? t.bits <= types.int.bits : t.bits < types.int.bits;
   return fitsInInt ? types.int : types.uint;
 }
 
 /**
- * Promotion of a bit-field of the given width whose declared type is `int` or `unsigned int`
- * (C11 6.3.1.1p2, "as restricted by the width"): `int` if every value fits, else `unsigned int`.
+ * The expression type of a bit-field member of declared type `int`/`unsigned int` and the given
+ * width: an IntType whose `bits` is the width, so promotion and conversion follow from the width
+ * ("as restricted by the width", C11 6.3.1.1p2).
  */
-export function promoteBitfield(signed: boolean, width: number, types: CTypes = C): IntType {
-  if (signed) return types.int;
-  return width < types.int.bits ? types.int : types.uint;
+export function bitfieldType(signed: boolean, width: number, types: CTypes = C): IntType {
+  if (!Number.isInteger(width) || width < 1 || width > types.int.bits) {
+    throw new Error(`bit-field width must be in 1..${types.int.bits}, got ${width}`);
+  }
+  if (width === types.int.bits) return signed ? types.int : types.uint;
+  return Object.freeze({ kind: 'int', name: signed ? 'int' : 'unsigned int', bits: width, signed, rank: types.int.rank });
+}
+
+/** Whether an integer type is a bit-field type made by {@link bitfieldType}. */
+export function isBitfieldType(t: IntType, types: CTypes = C): boolean {
+  return t.rank === types.int.rank && t.bits < types.int.bits;
 }
 
 /** Promotion of any arithmetic type (floats are unchanged; `float` is not promoted to `double` in expressions). */

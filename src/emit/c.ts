@@ -1,0 +1,243 @@
+import { promote, type IntType } from '../c/types.js';
+import type { Block, Expr, FuncDecl, Init, Program, Stmt, VarDecl } from '../ir/nodes.js';
+import { unqualified, type RecordT } from '../ir/types.js';
+import { walkProgram } from '../ir/visit.js';
+import { HASH_PRIME, HASH_SEED } from '../interp/runtime.js';
+import { declare, safeName } from './names.js';
+import { safeDefinition, safeKey, type SafeUse } from './safe-math.js';
+
+/** Options of the C printer. */
+export interface EmitOptions {
+  /** The expected output line, recorded in the file's first comment. */
+  readonly expected?: string;
+  /** Extra lines for the header comment (seed, generator options). */
+  readonly header?: readonly string[];
+}
+
+const INDENT = '    ';
+
+/**
+ * Prints an IR program as one standalone C11 file using only <stdint.h> and <stdio.h>. The file
+ * prints exactly one line, `checksum = %016llX`, computed by the same hash the interpreter uses.
+ */
+export function emitC(p: Program, opts: EmitOptions = {}): string {
+  const names = nameTable(p);
+  const out: string[] = [];
+  if (opts.expected !== undefined) out.push(`/* kiln: expected "${opts.expected}" */`);
+  const header = [...(opts.header ?? []), ...(p.meta.notes ?? [])];
+  if (header.length) out.push(`/*\n${header.map((h) => ` * ${h}`).join('\n')}\n */`);
+  out.push('#include <stdint.h>', '#include <stdio.h>', '');
+  out.push(...p.records.map(recordDefinition), '');
+  out.push(`static uint64_t kiln_crc = 0x${HASH_SEED.toString(16).toUpperCase()}ULL;`);
+  out.push(
+    'static void kiln_hash(uint64_t v)',
+    '{',
+    `${INDENT}kiln_crc = (kiln_crc ^ v) * 0x${HASH_PRIME.toString(16).toUpperCase()}ULL;`,
+    `${INDENT}kiln_crc ^= kiln_crc >> 29;`,
+    '}',
+    '',
+  );
+  const safes = safeUses(p);
+  if (safes.length) {
+    out.push(...safes.map((u) => safeDefinition(u, p.meta.safeMath ?? 'function')), '');
+  }
+  for (const g of p.globals) out.push(`${storage(g)}${declare(g.type, g.name)}${g.init ? ' = ' + printInit(g.init, names) : ''};`);
+  out.push('');
+  const main = p.funcs.find((f) => f.id === p.main);
+  for (const f of p.funcs) if (f.id !== p.main) out.push(`${signature(f)};`);
+  out.push('');
+  for (const f of p.funcs) {
+    if (f.id === p.main) continue;
+    out.push(`${signature(f)}`, printBlock(f.body, names, 0), '');
+  }
+  if (main) {
+    const body = printBlock(main.body, names, 0).split('\n');
+    body.splice(body.length - 1, 0, `${INDENT}printf("checksum = %016llX\\n", (unsigned long long)kiln_crc);`, `${INDENT}return 0;`);
+    out.push('int main(void)', body.join('\n'), '');
+  }
+  return out.join('\n');
+}
+
+function storage(d: VarDecl): string {
+  return d.isStatic ? 'static ' : '';
+}
+
+function signature(f: FuncDecl): string {
+  const params = f.params.length ? f.params.map((p) => declare(p.type, p.name)).join(', ') : 'void';
+  return `${f.isStatic ? 'static ' : ''}${declare(f.ret, `${f.name}(${params})`)}`;
+}
+
+function recordDefinition(r: RecordT): string {
+  const fields = r.fields.map((f) => {
+    if (f.bits !== undefined) {
+      const base = f.type.kind === 'int' && f.type.signed ? 'signed' : 'unsigned';
+      return `${INDENT}${f.type.const ? 'const ' : ''}${f.type.volatile ? 'volatile ' : ''}${base}${f.bits === 0 ? '' : ' ' + f.name} : ${f.bits};`;
+    }
+    return `${INDENT}${declare(f.type, f.name)};`;
+  });
+  const body = `${r.kind} ${r.name} {\n${fields.join('\n')}\n};`;
+  if (r.kind === 'struct' && r.packed) return `#pragma pack(push, 1)\n${body}\n#pragma pack(pop)`;
+  return body;
+}
+
+/** Declaration id → printed name, and label id → printed name. */
+interface Names {
+  readonly vars: ReadonlyMap<number, string>;
+  readonly labels: ReadonlyMap<number, string>;
+  readonly funcs: ReadonlyMap<number, string>;
+}
+
+function nameTable(p: Program): Names {
+  const vars = new Map<number, string>();
+  const labels = new Map<number, string>();
+  const funcs = new Map<number, string>();
+  for (const f of p.funcs) funcs.set(f.id, f.name);
+  walkProgram(p, (n) => {
+    if (n.kind === 'var-decl') vars.set(n.id, n.name);
+    else if (n.kind === 'label') labels.set(n.id, n.name);
+  });
+  return { vars, labels, funcs };
+}
+
+/** The safe-math wrappers a program uses, in first-use order. */
+export function safeUses(p: Program): SafeUse[] {
+  const seen = new Map<string, SafeUse>();
+  walkProgram(p, (n) => {
+    if (n.kind !== 'safe') return;
+    const u = safeUseOf(n);
+    const k = safeKey(u);
+    if (!seen.has(k)) seen.set(k, u);
+  });
+  return [...seen.values()];
+}
+
+function safeUseOf(e: Expr & { kind: 'safe' }): SafeUse {
+  const t = e.type as IntType;
+  if ((e.op === '<<' || e.op === '>>') && e.right) {
+    return { op: e.op, type: t, count: promote(unqualified(e.right.type) as IntType) };
+  }
+  return { op: e.op, type: t };
+}
+
+/** Prints an integer or floating constant with a literal whose C type is the constant's promoted type. */
+export function printConst(e: Expr & { kind: 'const' }): string {
+  const t = e.type;
+  if (t.kind === 'float') {
+    const v = e.value as number;
+    const s = Number.isInteger(v) ? `${Math.abs(v)}.0` : `${Math.abs(v)}`;
+    const lit = t.bits === 32 ? `${s}f` : s;
+    return v < 0 || Object.is(v, -0) ? `(-${lit})` : lit;
+  }
+  const pt = promote(t);
+  const v = e.value as bigint;
+  const suffix = pt.bits > 32 ? (pt.rank === 5 ? (pt.signed ? 'LL' : 'ULL') : pt.signed ? 'L' : 'UL') : pt.signed ? '' : 'U';
+  if (v >= 0n) return `${v}${suffix}`;
+  const min = -(1n << BigInt(pt.bits - 1));
+  if (v === min) return `(-${-(v + 1n)}${suffix} - 1${suffix})`;
+  return `(-${-v}${suffix})`;
+}
+
+/** Prints an expression, fully parenthesised. */
+export function printExpr(e: Expr, n: Names): string {
+  switch (e.kind) {
+    case 'const':
+      return printConst(e);
+    case 'null':
+      return '(void*)0';
+    case 'var':
+      return n.vars.get(e.decl) ?? `v_${e.decl}`;
+    case 'index':
+      return `${printExpr(e.base, n)}[${printExpr(e.index, n)}]`;
+    case 'field': {
+      const rec = e.base.type as RecordT;
+      const fname = rec.fields[e.field]!.name;
+      if (e.base.kind === 'deref') return `${printExpr(e.base.ptr, n)}->${fname}`;
+      return `${printExpr(e.base, n)}.${fname}`;
+    }
+    case 'deref':
+      return `(*${printExpr(e.ptr, n)})`;
+    case 'addr':
+      return `(&${printExpr(e.target, n)})`;
+    case 'unary':
+      return `(${e.op}${printExpr(e.operand, n)})`;
+    case 'binary':
+      return `(${printExpr(e.left, n)} ${e.op} ${printExpr(e.right, n)})`;
+    case 'cond':
+      return `(${printExpr(e.cond, n)} ? ${printExpr(e.then, n)} : ${printExpr(e.else, n)})`;
+    case 'cast':
+      return `((${declare(e.type, '')})${printExpr(e.operand, n)})`;
+    case 'call':
+      return `${n.funcs.get(e.func) ?? `func_${e.func}`}(${e.args.map((a) => printExpr(a, n)).join(', ')})`;
+    case 'assign':
+      return `(${printExpr(e.target, n)} ${e.op} ${printExpr(e.value, n)})`;
+    case 'incdec':
+      return e.prefix ? `(${e.op}${printExpr(e.target, n)})` : `(${printExpr(e.target, n)}${e.op})`;
+    case 'comma':
+      return `(${printExpr(e.left, n)} , ${printExpr(e.right, n)})`;
+    case 'safe': {
+      const u = safeUseOf(e);
+      const args = e.right ? `${printExpr(e.left, n)}, ${printExpr(e.right, n)}` : printExpr(e.left, n);
+      return `${safeName(u.op, u.type, u.count)}(${args})`;
+    }
+  }
+}
+
+function stripParens(s: string): string {
+  if (!s.startsWith('(') || !s.endsWith(')')) return s;
+  let depth = 0;
+  for (let i = 0; i < s.length; i++) {
+    if (s[i] === '(') depth++;
+    else if (s[i] === ')') depth--;
+    if (depth === 0 && i < s.length - 1) return s;
+  }
+  return s.slice(1, -1);
+}
+
+function printInit(i: Init, n: Names): string {
+  if (i.kind === 'init-list') return `{${i.items.map((x) => printInit(x, n)).join(', ')}}`;
+  return stripParens(printExpr(i, n));
+}
+
+function printBlock(b: Block, n: Names, depth: number): string {
+  const pad = INDENT.repeat(depth);
+  const inner = INDENT.repeat(depth + 1);
+  const lines: string[] = [`${pad}{`];
+  for (const d of b.locals) lines.push(`${inner}${declare(d.type, d.name)}${d.init ? ' = ' + printInit(d.init, n) : ''};`);
+  for (const s of b.stmts) lines.push(printStmt(s, n, depth + 1));
+  lines.push(`${pad}}`);
+  return lines.join('\n');
+}
+
+function printStmt(s: Stmt, n: Names, depth: number): string {
+  const pad = INDENT.repeat(depth);
+  switch (s.kind) {
+    case 'block':
+      return printBlock(s, n, depth);
+    case 'expr':
+      return `${pad}${stripParens(printExpr(s.expr, n))};`;
+    case 'if': {
+      const head = `${pad}if (${stripParens(printExpr(s.cond, n))})\n${printBlock(s.then, n, depth)}`;
+      return s.else ? `${head}\n${pad}else\n${printBlock(s.else, n, depth)}` : head;
+    }
+    case 'for': {
+      const part = (e: Expr | undefined): string => (e ? stripParens(printExpr(e, n)) : '');
+      return `${pad}for (${part(s.init)}; ${part(s.cond)}; ${part(s.step)})\n${printBlock(s.body, n, depth)}`;
+    }
+    case 'return':
+      return s.value ? `${pad}return ${stripParens(printExpr(s.value, n))};` : `${pad}return;`;
+    case 'break':
+      return `${pad}break;`;
+    case 'continue':
+      return `${pad}continue;`;
+    case 'goto':
+      return `${pad}goto ${n.labels.get(s.label) ?? `lbl_${s.label}`};`;
+    case 'label':
+      return `${s.name}: ;`;
+    case 'hash': {
+      const t = s.value.type;
+      const v = stripParens(printExpr(s.value, n));
+      return t.kind === 'float' ? `${pad}kiln_hash((uint64_t)(int64_t)(${v}));` : `${pad}kiln_hash((uint64_t)(${v}));`;
+    }
+  }
+}
+

@@ -1,0 +1,69 @@
+import { C, type IntType } from '../c/types.js';
+import type { SafeOp } from '../ir/nodes.js';
+import type { Type } from '../ir/types.js';
+
+/** Short suffix naming a promoted integer type in wrapper names (`int` → `i32`, `long long` → `ll`). */
+export function typeSuffix(t: IntType): string {
+  if (t.rank === C.llong.rank) return t.signed ? 'll' : 'ull';
+  return `${t.signed ? 'i' : 'u'}${t.bits}`;
+}
+
+const OP_NAMES: Record<SafeOp, string> = {
+  '+': 'add',
+  '-': 'sub',
+  '*': 'mul',
+  '/': 'div',
+  '%': 'mod',
+  '<<': 'shl',
+  '>>': 'shr',
+  neg: 'neg',
+};
+
+/** Name of the safe-math wrapper for an operator on operation type `t` (and count type `ct` for shifts). */
+export function safeName(op: SafeOp, t: IntType, ct?: IntType): string {
+  const base = `kiln_${OP_NAMES[op]}_${typeSuffix(t)}`;
+  return ct ? `${base}_${typeSuffix(ct)}` : base;
+}
+
+/** The C spelling of a type's qualifiers, with a trailing space when non-empty. */
+export function qualPrefix(t: Type): string {
+  return `${t.const ? 'const ' : ''}${t.volatile ? 'volatile ' : ''}`;
+}
+
+/** The spelling of a non-derived type (no pointer/array declarator parts). */
+export function baseSpelling(t: Type): string {
+  switch (t.kind) {
+    case 'int':
+      // Bit-field expression types print as their declared type.
+      return t.bits < 32 && t.rank === C.int.rank ? (t.signed ? 'int' : 'unsigned int') : t.name;
+    case 'float':
+      return t.name;
+    case 'void':
+      return 'void';
+    case 'struct':
+      return `struct ${t.name}`;
+    case 'union':
+      return `union ${t.name}`;
+    default:
+      throw new Error(`${t.kind} has no base spelling`);
+  }
+}
+
+/**
+ * A C declaration of `name` with type `t`: `int32_t * const * volatile p`, `struct S0 a[2][3]`.
+ * An empty name gives an abstract declarator (for casts and prototypes).
+ */
+export function declare(t: Type, name: string): string {
+  switch (t.kind) {
+    case 'array':
+      return declare(t.of, `${name}[${t.length}]`);
+    case 'ptr': {
+      if (t.to.kind === 'array') throw new Error('pointers to arrays are not supported');
+      const q = `${t.const ? ' const' : ''}${t.volatile ? ' volatile' : ''}`;
+      const inner = `*${q}${name ? (q ? ' ' : '') + name : ''}`;
+      return declare(t.to, inner);
+    }
+    default:
+      return `${qualPrefix(t)}${baseSpelling(t)}${name ? (name.startsWith('*') || name.startsWith('(') ? ' ' : ' ') + name : ''}`;
+  }
+}

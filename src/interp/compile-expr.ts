@@ -1,0 +1,465 @@
+import { isTrue } from '../c/convert.js';
+import { binaryOperationType } from '../c/eval.js';
+import { arithKernel, binaryKernel, isCompare, shiftKernel, unaryKernel, type ArithBinaryOp, type CompareOp } from '../c/ops.js';
+import { promote, promoteArith, type ArithType, type CValue, type IntType } from '../c/types.js';
+import { UBSignal } from '../c/ub.js';
+import type { Expr } from '../ir/nodes.js';
+import { compoundOperator } from '../ir/nodes.js';
+import { isRecord, unqualified, type Type } from '../ir/types.js';
+import { conversion, withConversion, type CompileContext, type Ev, type Lv } from './context.js';
+import { cellCount, fieldOffset, type Cell, type Ptr } from './memory.js';
+import { atNode, raise, V } from './runtime.js';
+
+/** Truth value of any scalar cell. */
+export function truthy(v: Cell | Cell[]): boolean {
+  if (typeof v === 'object' && v !== null && !Array.isArray(v)) return (v as Ptr).obj !== null;
+  return isTrue(v as CValue);
+}
+
+function accessFlags(t: Type): number {
+  return t.volatile ? V : 0;
+}
+
+/** Compiles an lvalue expression to a closure that leaves its object and cell in `rt.lo`/`rt.lc`. */
+export function compileLvalue(cx: CompileContext, e: Expr): Lv {
+  const rt = cx.rt;
+  const id = e.id;
+  switch (e.kind) {
+    case 'var': {
+      const h = cx.home(e.decl);
+      if (h.kind === 'global') {
+        const o = h.obj;
+        return () => {
+          rt.lo = o;
+          rt.lc = 0;
+        };
+      }
+      const slot = h.slot;
+      return (f) => {
+        rt.lo = f.vars[slot]!;
+        rt.lc = 0;
+      };
+    }
+    case 'field': {
+      const b = compileLvalue(cx, e.base);
+      const off = fieldOffset(e.base.type, e.field);
+      return (f) => {
+        b(f);
+        rt.lc += off;
+      };
+    }
+    case 'index': {
+      const at = e.base.type;
+      if (at.kind !== 'array') throw new Error('index on a non-array');
+      const b = compileLvalue(cx, e.base);
+      const ix = compileExpr(cx, e.index);
+      const len = at.length;
+      const esz = cellCount(at.of);
+      const check = cx.effects.checkAt(e);
+      const baseId = e.base.id;
+      const indexId = e.index.id;
+      const bounds = (i: Cell | Cell[]): number => {
+        const n = typeof i === 'bigint' ? (i < 0n || i >= BigInt(len) ? -1 : Number(i)) : (i as number);
+        if (n < 0 || n >= len) raise('out-of-bounds', id, { index: typeof i === 'bigint' ? i : BigInt(i as number), length: len });
+        return n;
+      };
+      if (!check) {
+        return (f) => {
+          b(f);
+          const o = rt.lo;
+          const c = rt.lc;
+          const n = bounds(ix(f));
+          rt.lo = o;
+          rt.lc = c + n * esz;
+        };
+      }
+      return (f) => {
+        const s = rt.logLen;
+        b(f);
+        const o = rt.lo;
+        const c = rt.lc;
+        const m = rt.logLen;
+        const i = ix(f);
+        rt.checkUnsequenced(s, m, rt.logLen, id, baseId, indexId);
+        const n = bounds(i);
+        rt.lo = o;
+        rt.lc = c + n * esz;
+      };
+    }
+    case 'deref': {
+      const p = compileExpr(cx, e.ptr);
+      return (f) => {
+        const v = p(f) as Ptr;
+        const o = v.obj;
+        if (o === null) raise('null-dereference', id, { pointerOrigin: v.origin });
+        if (!o.alive) raise('dangling-dereference', id, { pointerOrigin: v.origin });
+        rt.lo = o;
+        rt.lc = v.cell;
+      };
+    }
+    default:
+      throw new Error(`${e.kind} is not an lvalue`);
+  }
+}
+
+/** Compiles an rvalue expression to a closure returning its value. */
+export function compileExpr(cx: CompileContext, e: Expr): Ev {
+  const rt = cx.rt;
+  const id = e.id;
+  switch (e.kind) {
+    case 'const': {
+      const t = e.type;
+      const v: CValue = t.kind === 'int' ? (t.bits > 32 ? (e.value as bigint) : Number(e.value)) : (e.value as number);
+      return () => v;
+    }
+    case 'null': {
+      const p: Ptr = { obj: null, cell: 0, origin: id };
+      return () => p;
+    }
+    case 'var':
+    case 'field':
+    case 'index':
+    case 'deref':
+      return compileRead(cx, e);
+    case 'addr': {
+      const l = compileLvalue(cx, e.target);
+      return (f) => {
+        l(f);
+        return { obj: rt.lo, cell: rt.lc, origin: id } as Ptr;
+      };
+    }
+    case 'unary': {
+      const x = compileExpr(cx, e.operand);
+      const ot = e.operand.type;
+      if (e.op === '!') return (f) => (truthy(x(f)) ? 0 : 1);
+      const pt = promoteArith(unqualified(ot) as ArithType);
+      const k = unaryKernel(e.op, pt);
+      const xc = withConversion(x, conversion(ot, pt));
+      return (f) => {
+        const a = xc(f) as CValue;
+        try {
+          return k(a);
+        } catch (err) {
+          throw atNode(err, id);
+        }
+      };
+    }
+    case 'binary':
+      return compileBinary(cx, e);
+    case 'cond': {
+      const c = compileExpr(cx, e.cond);
+      const a = withConversion(compileExpr(cx, e.then), conversion(e.then.type, e.type));
+      const b = withConversion(compileExpr(cx, e.else), conversion(e.else.type, e.type));
+      return (f) => (truthy(c(f)) ? a(f) : b(f));
+    }
+    case 'cast': {
+      const x = compileExpr(cx, e.operand);
+      const conv = conversion(e.operand.type, e.type);
+      if (!conv) return x;
+      return (f) => {
+        const v = x(f);
+        try {
+          return conv(v);
+        } catch (err) {
+          throw atNode(err, id);
+        }
+      };
+    }
+    case 'call':
+      return compileCall(cx, e);
+    case 'assign':
+      return compileAssign(cx, e);
+    case 'incdec': {
+      const l = compileLvalue(cx, e.target);
+      const tt = unqualified(e.target.type) as IntType;
+      const pt = promote(tt);
+      const k = arithKernel(e.op === '++' ? '+' : '-', pt);
+      const up = conversion(tt, pt);
+      const down = conversion(pt, tt);
+      const one: CValue = pt.bits > 32 ? 1n : 1;
+      const flags = accessFlags(e.target.type);
+      const prefix = e.prefix;
+      return (f) => {
+        l(f);
+        const o = rt.lo;
+        const c = rt.lc;
+        const old = rt.read(o, c, id, flags) as CValue;
+        let nv: CValue;
+        try {
+          const r = k(up ? (up(old) as CValue) : old, one);
+          nv = down ? (down(r) as CValue) : r;
+        } catch (err) {
+          throw atNode(err, id);
+        }
+        rt.write(o, c, nv, id, flags);
+        return prefix ? nv : old;
+      };
+    }
+    case 'comma': {
+      const l = compileExpr(cx, e.left);
+      const r = compileExpr(cx, e.right);
+      return (f) => {
+        l(f);
+        return r(f);
+      };
+    }
+    case 'safe':
+      return compileSafe(cx, e);
+  }
+}
+
+/** Reads the object an lvalue expression designates (scalar value or record cells). */
+function compileRead(cx: CompileContext, e: Expr): Ev {
+  const rt = cx.rt;
+  const id = e.id;
+  const t = e.type;
+  const flags = accessFlags(t);
+  if (t.kind === 'array') throw new Error(`array ${id} used as a value (Kiln has no array-to-pointer decay)`);
+  if (isRecord(t)) {
+    const l = compileLvalue(cx, e);
+    const n = cellCount(t);
+    return (f) => {
+      l(f);
+      return rt.readRange(rt.lo, rt.lc, n, id, flags);
+    };
+  }
+  let read: Ev;
+  if (e.kind === 'var') {
+    const h = cx.home(e.decl);
+    if (h.kind === 'global') {
+      const o = h.obj;
+      read = () => rt.read(o, 0, id, flags);
+    } else {
+      const slot = h.slot;
+      read = (f) => rt.read(f.vars[slot]!, 0, id, flags);
+    }
+  } else {
+    const l = compileLvalue(cx, e);
+    read = (f) => {
+      l(f);
+      return rt.read(rt.lo, rt.lc, id, flags);
+    };
+  }
+  if (t.kind !== 'ptr') return read;
+  return (f) => {
+    const p = read(f) as Ptr;
+    if (p.obj !== null && !p.obj.alive) raise('dangling-pointer-use', id, { pointerOrigin: p.origin });
+    return p;
+  };
+}
+
+function compileBinary(cx: CompileContext, e: Expr & { kind: 'binary' }): Ev {
+  const rt = cx.rt;
+  const id = e.id;
+  const L = compileExpr(cx, e.left);
+  const R = compileExpr(cx, e.right);
+  if (e.op === '&&') return (f) => (truthy(L(f)) ? (truthy(R(f)) ? 1 : 0) : 0);
+  if (e.op === '||') return (f) => (truthy(L(f)) ? 1 : truthy(R(f)) ? 1 : 0);
+  let op: (a: Cell | Cell[], b: Cell | Cell[]) => Cell;
+  if (e.left.type.kind === 'ptr') {
+    const eq = e.op === '==';
+    op = (a, b) => {
+      const p = a as Ptr;
+      const q = b as Ptr;
+      return (p.obj === q.obj && (p.obj === null || p.cell === q.cell)) === eq ? 1 : 0;
+    };
+  } else {
+    const lt = unqualified(e.left.type) as ArithType;
+    const rtp = unqualified(e.right.type) as ArithType;
+    const ot = binaryOperationType(e.op, lt, rtp);
+    const shift = e.op === '<<' || e.op === '>>';
+    const countType = shift ? promote(rtp as IntType) : undefined;
+    const k = shift
+      ? shiftKernel(e.op as '<<' | '>>', ot as IntType, countType!)
+      : isCompare(e.op)
+        ? binaryKernel(e.op as CompareOp, ot)
+        : arithKernel(e.op as Exclude<ArithBinaryOp, '<<' | '>>'>, ot);
+    const cl = conversion(lt, ot);
+    const cr = conversion(rtp, shift ? countType! : ot);
+    op = (a, b) => {
+      try {
+        return k((cl ? cl(a) : a) as CValue, (cr ? cr(b) : b) as CValue);
+      } catch (err) {
+        throw atNode(err, id);
+      }
+    };
+  }
+  if (!cx.effects.checkAt(e)) return (f) => op(L(f), R(f));
+  const lid = e.left.id;
+  const rid = e.right.id;
+  return (f) => {
+    const s = rt.logLen;
+    const a = L(f);
+    const m = rt.logLen;
+    const b = R(f);
+    rt.checkUnsequenced(s, m, rt.logLen, id, lid, rid);
+    return op(a, b);
+  };
+}
+
+function compileSafe(cx: CompileContext, e: Expr & { kind: 'safe' }): Ev {
+  const rt = cx.rt;
+  const id = e.id;
+  const lt = unqualified(e.left.type) as IntType;
+  const ot = e.type as IntType;
+  const L = withConversion(compileExpr(cx, e.left), conversion(lt, ot));
+  if (e.op === 'neg') {
+    const k = unaryKernel('-', ot);
+    return (f) => {
+      const a = L(f) as CValue;
+      try {
+        return k(a);
+      } catch (err) {
+        if (err instanceof UBSignal) return a;
+        throw err;
+      }
+    };
+  }
+  const right = e.right!;
+  const rtp = unqualified(right.type) as IntType;
+  const shift = e.op === '<<' || e.op === '>>';
+  const countType = shift ? promote(rtp) : ot;
+  const R = withConversion(compileExpr(cx, right), conversion(rtp, countType));
+  const k = shift ? shiftKernel(e.op as '<<' | '>>', ot, countType) : arithKernel(e.op as '+' | '-' | '*' | '/' | '%', ot);
+  const apply = (a: CValue, b: CValue): CValue => {
+    try {
+      return k(a, b);
+    } catch (err) {
+      if (err instanceof UBSignal) return a;
+      throw err;
+    }
+  };
+  if (!cx.effects.checkAt(e)) return (f) => apply(L(f) as CValue, R(f) as CValue);
+  const lid = e.left.id;
+  const rid = right.id;
+  return (f) => {
+    const s = rt.logLen;
+    const a = L(f) as CValue;
+    const m = rt.logLen;
+    const b = R(f) as CValue;
+    rt.checkUnsequenced(s, m, rt.logLen, id, lid, rid);
+    return apply(a, b);
+  };
+}
+
+function compileCall(cx: CompileContext, e: Expr & { kind: 'call' }): Ev {
+  const rt = cx.rt;
+  const id = e.id;
+  const slot = cx.funcs.get(e.func);
+  if (!slot) throw new Error(`call to unknown function ${e.func}`);
+  const params = slot.decl.params;
+  const args = e.args.map((a, i) => withConversion(compileExpr(cx, a), conversion(a.type, params[i]!.type)));
+  const n = args.length;
+  const check = cx.effects.checkAt(e);
+  const argIds = e.args.map((a) => a.id);
+  if (!check) {
+    return (f) => {
+      const s = rt.logLen;
+      const vals = new Array<Cell | Cell[]>(n);
+      for (let i = 0; i < n; i++) vals[i] = args[i]!(f);
+      const r = slot.invoke(vals);
+      if (rt.logging) rt.markDone(s, rt.logLen);
+      return r;
+    };
+  }
+  return (f) => {
+    const s = rt.logLen;
+    const marks = new Array<number>(n + 1);
+    const vals = new Array<Cell | Cell[]>(n);
+    for (let i = 0; i < n; i++) {
+      marks[i] = rt.logLen;
+      vals[i] = args[i]!(f);
+    }
+    marks[n] = rt.logLen;
+    for (let i = 0; i + 1 < n; i++) rt.checkUnsequenced(marks[i]!, marks[i + 1]!, marks[n]!, id, argIds[i]!, argIds[i + 1]!);
+    const r = slot.invoke(vals);
+    rt.markDone(s, rt.logLen);
+    return r;
+  };
+}
+
+function compileAssign(cx: CompileContext, e: Expr & { kind: 'assign' }): Ev {
+  const rt = cx.rt;
+  const id = e.id;
+  const tl = compileLvalue(cx, e.target);
+  const tt = e.target.type;
+  const flags = accessFlags(tt);
+  const check = cx.effects.checkAt(e);
+  const tid = e.target.id;
+  const vid = e.value.id;
+  if (e.op === '=') {
+    const V0 = withConversion(compileExpr(cx, e.value), conversion(e.value.type, tt));
+    if (isRecord(tt)) {
+      return (f) => {
+        const s = rt.logLen;
+        tl(f);
+        const o = rt.lo;
+        const c = rt.lc;
+        const m = rt.logLen;
+        const v = V0(f) as Cell[];
+        if (check) {
+          rt.checkUnsequenced(s, m, rt.logLen, id, tid, vid);
+          rt.checkStore(o, c, s, rt.logLen, id);
+        }
+        rt.writeRange(o, c, v, id, flags);
+        return v;
+      };
+    }
+    if (!check) {
+      return (f) => {
+        tl(f);
+        const o = rt.lo;
+        const c = rt.lc;
+        const v = V0(f) as Cell;
+        rt.write(o, c, v, id, flags);
+        return v;
+      };
+    }
+    return (f) => {
+      const s = rt.logLen;
+      tl(f);
+      const o = rt.lo;
+      const c = rt.lc;
+      const m = rt.logLen;
+      const v = V0(f) as Cell;
+      rt.checkUnsequenced(s, m, rt.logLen, id, tid, vid);
+      rt.checkStore(o, c, s, rt.logLen, id);
+      rt.write(o, c, v, id, flags);
+      return v;
+    };
+  }
+  // Compound assignment: E1 op= E2 is E1 = E1 op E2 with E1 evaluated once.
+  const op = compoundOperator(e.op);
+  const lt = unqualified(tt) as ArithType;
+  const vt = unqualified(e.value.type) as ArithType;
+  const shift = op === '<<' || op === '>>';
+  const ot = binaryOperationType(op, lt, vt);
+  const countType = shift ? promote(vt as IntType) : ot;
+  const k = shift ? shiftKernel(op as '<<' | '>>', ot as IntType, countType as IntType) : arithKernel(op as Exclude<ArithBinaryOp, '<<' | '>>'>, ot);
+  const up = conversion(lt, ot);
+  const rc = conversion(vt, countType);
+  const down = conversion(ot, lt);
+  const V1 = compileExpr(cx, e.value);
+  return (f) => {
+    const s = rt.logLen;
+    tl(f);
+    const o = rt.lo;
+    const c = rt.lc;
+    const old = rt.read(o, c, id, flags) as CValue;
+    const m = rt.logLen;
+    const b = V1(f) as CValue;
+    if (check) {
+      rt.checkUnsequenced(s, m, rt.logLen, id, tid, vid);
+      rt.checkStore(o, c, s, rt.logLen, id);
+    }
+    let nv: CValue;
+    try {
+      const r = k((up ? up(old) : old) as CValue, (rc ? rc(b) : b) as CValue);
+      nv = (down ? down(r) : r) as CValue;
+    } catch (err) {
+      throw atNode(err, id);
+    }
+    rt.write(o, c, nv, id, flags);
+    return nv;
+  };
+}

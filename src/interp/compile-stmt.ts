@@ -1,0 +1,400 @@
+import type { CValue } from '../c/types.js';
+import { fieldExprType } from '../ir/build.js';
+import type { Block, Expr, FuncDecl, Init, Stmt, VarDecl } from '../ir/nodes.js';
+import { isRecord, namedFields, type Type } from '../ir/types.js';
+import { compileExpr, truthy } from './compile-expr.js';
+import { conversion, type CompileContext, type Ev, type VarHome } from './context.js';
+import { cellCount, fieldOffset, layoutOf, zeroFill, type Cell, type Layout, type MemObject } from './memory.js';
+import { Completion, Frame, raise, type Runtime } from './runtime.js';
+
+/** A compiled statement: normal execution, and (when it contains labels) entry at a label. */
+interface CStmt {
+  readonly exec: (f: Frame) => Completion;
+  readonly from: ((f: Frame, label: number) => Completion) | undefined;
+  readonly labels: ReadonlySet<number>;
+}
+
+/** A variable visible at a statement, for the value profile. */
+interface Visible {
+  readonly decl: number;
+  readonly home: VarHome;
+}
+
+const NO_LABELS: ReadonlySet<number> = new Set();
+
+/** Wraps an expression evaluated as a full expression: sequencing checks are scoped to it. */
+export function fullExpr(cx: CompileContext, e: Expr): Ev {
+  const ev = compileExpr(cx, e);
+  if (!cx.effects.needsCheck(e)) return ev;
+  const rt = cx.rt;
+  return (f) => {
+    // Inside a call made from a checked expression: keep logging into the outer expression's log.
+    if (rt.logging) return ev(f);
+    rt.logging = true;
+    rt.logLen = 0;
+    rt.logOverflow = false;
+    try {
+      return ev(f);
+    } finally {
+      rt.logging = false;
+      rt.logLen = 0;
+    }
+  };
+}
+
+/** One step of an initialiser: store a value at a cell offset, copy a record, or select a union member. */
+type InitOp =
+  | { readonly kind: 'value'; readonly off: number; readonly ev: Ev }
+  | { readonly kind: 'copy'; readonly off: number; readonly ev: Ev }
+  | { readonly kind: 'tag'; readonly off: number; readonly member: number };
+
+function initOps(cx: CompileContext, t: Type, init: Init, off: number, out: InitOp[]): void {
+  if (init.kind === 'init-list') {
+    if (t.kind === 'array') {
+      const esz = cellCount(t.of);
+      init.items.forEach((item, i) => initOps(cx, t.of, item, off + i * esz, out));
+    } else if (t.kind === 'struct') {
+      const fields = namedFields(t);
+      init.items.forEach((item, i) => {
+        const nf = fields[i];
+        if (!nf) throw new Error(`too many initialisers for ${t.name}`);
+        initOps(cx, fieldExprType(t, nf.field), item, off + fieldOffset(t, nf.index), out);
+      });
+    } else if (t.kind === 'union') {
+      out.push({ kind: 'tag', off, member: 0 });
+      const first = t.fields[0]!;
+      if (init.items[0]) initOps(cx, fieldExprType(t, first), init.items[0], off + fieldOffset(t, 0), out);
+    } else if (init.items[0]) {
+      initOps(cx, t, init.items[0], off, out);
+    }
+    return;
+  }
+  const ev = fullExpr(cx, init);
+  if (isRecord(t)) out.push({ kind: 'copy', off, ev });
+  else {
+    const conv = conversion(init.type, t);
+    out.push({ kind: 'value', off, ev: conv ? (f) => conv(ev(f)) : ev });
+  }
+}
+
+/** Compiles a declaration's initialiser into a closure filling a fresh object. */
+function compileInit(cx: CompileContext, d: VarDecl): ((f: Frame, o: MemObject) => void) | undefined {
+  const needsZero = d.storage === 'global' || d.init?.kind === 'init-list';
+  if (!d.init) return needsZero ? (_f, o) => zeroFill(o, d.id) : undefined;
+  const ops: InitOp[] = [];
+  initOps(cx, d.type, d.init, 0, ops);
+  return (f, o) => {
+    if (needsZero) zeroFill(o, d.id);
+    for (const op of ops) {
+      if (op.kind === 'tag') o.cells[op.off] = op.member;
+      else if (op.kind === 'value') o.cells[op.off] = op.ev(f) as Cell;
+      else {
+        const v = op.ev(f) as Cell[];
+        for (let i = 0; i < v.length; i++) o.cells[op.off + i] = v[i];
+      }
+    }
+  };
+}
+
+/** Allocates and initialises the global objects; returns the closure that (re)initialises them for a run. */
+export function compileGlobals(cx: CompileContext): (f: Frame) => void {
+  const rt = cx.rt;
+  const objs: { o: MemObject; init: ((f: Frame, o: MemObject) => void) | undefined }[] = [];
+  for (const g of cx.program.globals) {
+    const o = rt.alloc(layoutOf(g.type), g.id, !!g.type.const);
+    cx.homes.set(g.id, { kind: 'global', obj: o });
+    cx.decls.set(g.id, g);
+  }
+  for (const g of cx.program.globals) {
+    const h = cx.homes.get(g.id) as { kind: 'global'; obj: MemObject };
+    objs.push({ o: h.obj, init: compileInit(cx, g) });
+  }
+  return (f) => {
+    for (const { o } of objs) {
+      o.cells = new Array<Cell>(o.layout.size);
+      o.alive = true;
+    }
+    for (const { o, init } of objs) init?.(f, o);
+  };
+}
+
+/** Compiles a function; its invoker is stored in the function slot created beforehand. */
+export function compileFunction(cx: CompileContext, fn: FuncDecl, globals: readonly Visible[]): void {
+  const rt = cx.rt;
+  cx.slots = 0;
+  const params = fn.params.map((p) => {
+    const slot = cx.slots++;
+    cx.homes.set(p.id, { kind: 'frame', slot });
+    cx.decls.set(p.id, p);
+    return { slot, layout: layoutOf(p.type), decl: p.id, record: isRecord(p.type), isConst: !!p.type.const };
+  });
+  const scope: Visible[] = [...globals, ...fn.params.filter((p) => p.type.kind === 'int').map((p) => ({ decl: p.id, home: cx.home(p.id) }))];
+  const body = compileBlock(cx, fn.body, scope);
+  const nslots = cx.slots;
+  // main may fall off its end (C99 5.1.2.2.3); other functions must return their value.
+  const returnsValue = fn.ret.kind !== 'void' && fn.id !== cx.program.main;
+  const slot = cx.funcs.get(fn.id)!;
+  const maxDepth = rt.limits.maxDepth;
+  slot.invoke = (args) => {
+    if (++rt.depth > maxDepth) raise('step-budget-exceeded', fn.id, { message: 'call depth limit' });
+    const f = new Frame(nslots);
+    for (let i = 0; i < params.length; i++) {
+      const p = params[i]!;
+      const o = rt.alloc(p.layout, p.decl, p.isConst);
+      const a = args[i]!;
+      if (p.record) {
+        const cells = a as Cell[];
+        for (let k = 0; k < cells.length; k++) o.cells[k] = cells[k];
+      } else o.cells[0] = a as Cell;
+      f.vars[p.slot] = o;
+    }
+    const r = body.exec(f);
+    if (r === Completion.Goto) throw new Error(`goto to label ${f.gotoLabel} escaped function ${fn.name}`);
+    for (const p of params) f.vars[p.slot]!.alive = false;
+    rt.depth--;
+    // Falling off the end of a function whose value the caller uses is undefined; Kiln's
+    // generators always return, so treat the missing value as an uninitialised read.
+    if (returnsValue && r !== Completion.Return) raise('uninitialised-read', fn.id, { message: `${fn.name} ended without return` });
+    return f.ret as Cell;
+  };
+}
+
+function compileStmt(cx: CompileContext, s: Stmt, scope: readonly Visible[]): CStmt {
+  const c = compileStmtInner(cx, s, scope);
+  const rt = cx.rt;
+  const idx = cx.stmtIndex.get(s.id);
+  if (idx === undefined) throw new Error(`statement ${s.id} missing from the index`);
+  const counts = rt.stmtCounts;
+  const id = s.id;
+  const inner = c.exec;
+  let exec: (f: Frame) => Completion = (f) => {
+    counts[idx]++;
+    rt.step(id);
+    return inner(f);
+  };
+  if (cx.profileValues) {
+    const vis = scope;
+    const counted = exec;
+    exec = (f) => {
+      recordValues(rt, id, vis, f);
+      return counted(f);
+    };
+  }
+  return { exec, from: c.from, labels: c.labels };
+}
+
+function recordValues(rt: Runtime, stmt: number, vis: readonly Visible[], f: Frame): void {
+  const values = rt.values;
+  if (!values) return;
+  let perStmt = values.get(stmt);
+  if (!perStmt) values.set(stmt, (perStmt = new Map()));
+  for (const v of vis) {
+    const o = v.home.kind === 'global' ? v.home.obj : f.vars[v.home.slot];
+    if (!o || !o.alive) continue;
+    const cell = o.cells[0];
+    if (cell === undefined || typeof cell === 'object') continue;
+    let set = perStmt.get(v.decl);
+    if (!set) perStmt.set(v.decl, (set = new Set()));
+    if (set.size < 64) set.add(cell as CValue);
+  }
+}
+
+function compileStmtInner(cx: CompileContext, s: Stmt, scope: readonly Visible[]): CStmt {
+  const rt = cx.rt;
+  switch (s.kind) {
+    case 'block':
+      return compileBlockInner(cx, s, scope);
+    case 'expr': {
+      const ev = fullExpr(cx, s.expr);
+      return {
+        exec: (f) => {
+          ev(f);
+          return Completion.Normal;
+        },
+        from: undefined,
+        labels: NO_LABELS,
+      };
+    }
+    case 'hash': {
+      const ev = fullExpr(cx, s.value);
+      const t = s.value.type;
+      const toU64 =
+        t.kind === 'float'
+          ? (v: CValue) => BigInt.asUintN(64, BigInt(Math.trunc(v as number)))
+          : (v: CValue) => BigInt.asUintN(64, typeof v === 'bigint' ? v : BigInt(v));
+      return {
+        exec: (f) => {
+          rt.hash(toU64(ev(f) as CValue));
+          return Completion.Normal;
+        },
+        from: undefined,
+        labels: NO_LABELS,
+      };
+    }
+    case 'if': {
+      const c = fullExpr(cx, s.cond);
+      const t = compileBlock(cx, s.then, scope);
+      const e = s.else ? compileBlock(cx, s.else, scope) : undefined;
+      const labels = new Set([...t.labels, ...(e?.labels ?? [])]);
+      return {
+        exec: e ? (f) => (truthy(c(f)) ? t.exec(f) : e.exec(f)) : (f) => (truthy(c(f)) ? t.exec(f) : Completion.Normal),
+        from: labels.size ? (f, label) => (t.labels.has(label) ? t.from!(f, label) : e!.from!(f, label)) : undefined,
+        labels,
+      };
+    }
+    case 'for': {
+      const init = s.init ? fullExpr(cx, s.init) : undefined;
+      const cond = s.cond ? fullExpr(cx, s.cond) : undefined;
+      const step = s.step ? fullExpr(cx, s.step) : undefined;
+      const body = compileBlock(cx, s.body, scope);
+      const li = cx.loopIndex.get(s.id)!;
+      const iters = rt.loopIters;
+      const id = s.id;
+      const loop = (f: Frame): Completion => {
+        for (;;) {
+          if (cond && !truthy(cond(f))) return Completion.Normal;
+          iters[li]++;
+          rt.step(id);
+          const r = body.exec(f);
+          if (r === Completion.Break) return Completion.Normal;
+          if (r === Completion.Return || r === Completion.Goto) return r;
+          if (step) step(f);
+        }
+      };
+      return {
+        exec: (f) => {
+          if (init) init(f);
+          return loop(f);
+        },
+        from: body.labels.size
+          ? (f, label) => {
+              const r = body.from!(f, label);
+              if (r === Completion.Break) return Completion.Normal;
+              if (r === Completion.Return || r === Completion.Goto) return r;
+              if (step) step(f);
+              return loop(f);
+            }
+          : undefined,
+        labels: body.labels,
+      };
+    }
+    case 'return': {
+      if (!s.value) {
+        return {
+          exec: () => Completion.Return,
+          from: undefined,
+          labels: NO_LABELS,
+        };
+      }
+      const fn = cx.currentFunc!;
+      const ev = fullExpr(cx, s.value);
+      const conv = conversion(s.value.type, fn.ret);
+      return {
+        exec: (f) => {
+          const v = ev(f);
+          f.ret = conv ? (conv(v) as Cell) : v;
+          return Completion.Return;
+        },
+        from: undefined,
+        labels: NO_LABELS,
+      };
+    }
+    case 'break':
+      return { exec: () => Completion.Break, from: undefined, labels: NO_LABELS };
+    case 'continue':
+      return { exec: () => Completion.Continue, from: undefined, labels: NO_LABELS };
+    case 'goto': {
+      const label = s.label;
+      return {
+        exec: (f) => {
+          f.gotoLabel = label;
+          return Completion.Goto;
+        },
+        from: undefined,
+        labels: NO_LABELS,
+      };
+    }
+    case 'label':
+      return { exec: () => Completion.Normal, from: () => Completion.Normal, labels: new Set([s.id]) };
+  }
+}
+
+/** Compiles a block as a statement (counted like any statement). */
+function compileBlock(cx: CompileContext, b: Block, scope: readonly Visible[]): CStmt {
+  return compileStmt(cx, b, scope);
+}
+
+function compileBlockInner(cx: CompileContext, b: Block, outer: readonly Visible[]): CStmt {
+  const rt = cx.rt;
+  const locals = b.locals.map((d) => {
+    const slot = cx.slots++;
+    cx.homes.set(d.id, { kind: 'frame', slot });
+    cx.decls.set(d.id, d);
+    return { slot, decl: d.id, layout: layoutOf(d.type) as Layout, isConst: !!d.type.const, init: compileInit(cx, d) };
+  });
+  const scope = [...outer, ...b.locals.filter((d) => d.type.kind === 'int').map((d) => ({ decl: d.id, home: cx.home(d.id) }))];
+  const kids = b.stmts.map((s) => compileStmt(cx, s, scope));
+  const n = kids.length;
+  const labelChild = new Map<number, number>();
+  kids.forEach((k, i) => {
+    for (const l of k.labels) labelChild.set(l, i);
+  });
+  const labels: ReadonlySet<number> = labelChild.size ? new Set(labelChild.keys()) : NO_LABELS;
+  const enter = (f: Frame, initialise: boolean): void => {
+    for (const l of locals) {
+      const o = rt.alloc(l.layout, l.decl, l.isConst);
+      f.vars[l.slot] = o;
+      if (initialise && l.init) l.init(f, o);
+    }
+  };
+  const leave = (f: Frame): void => {
+    for (const l of locals) f.vars[l.slot]!.alive = false;
+  };
+  // Runs children from `start`; a goto to a label inside this block resumes at that label.
+  const run = (f: Frame, start: number, label: number): Completion => {
+    let i = start;
+    let r: Completion = Completion.Normal;
+    if (label >= 0) {
+      r = kids[i]!.from!(f, label);
+      i++;
+    }
+    for (;;) {
+      while (r === Completion.Normal && i < n) {
+        r = kids[i]!.exec(f);
+        i++;
+      }
+      if (r !== Completion.Goto) return r;
+      const k = labelChild.get(f.gotoLabel);
+      if (k === undefined) return r;
+      r = kids[k]!.from!(f, f.gotoLabel);
+      i = k + 1;
+    }
+  };
+  if (locals.length === 0) {
+    return {
+      exec: (f) => run(f, 0, -1),
+      from: labels.size ? (f, label) => run(f, labelChild.get(label)!, label) : undefined,
+      labels,
+    };
+  }
+  return {
+    exec: (f) => {
+      enter(f, true);
+      const r = run(f, 0, -1);
+      leave(f);
+      return r;
+    },
+    from: labels.size
+      ? (f, label) => {
+          // Jumping into a block skips its declarations: the objects exist but are uninitialised.
+          enter(f, false);
+          const r = run(f, labelChild.get(label)!, label);
+          leave(f);
+          return r;
+        }
+      : undefined,
+    labels,
+  };
+}
+
+export type { Visible };

@@ -1,0 +1,68 @@
+import { converter } from '../c/convert.js';
+import type { ArithType } from '../c/types.js';
+import type { FuncDecl, Program, VarDecl } from '../ir/nodes.js';
+import { isArith, unqualified, type Type } from '../ir/types.js';
+import { EffectAnalysis } from './effects.js';
+import type { Cell, MemObject } from './memory.js';
+import type { Frame, Runtime } from './runtime.js';
+
+/** An expression closure: evaluates to a cell value (scalars) or an array of cells (records). */
+export type Ev = (f: Frame) => Cell | Cell[];
+/** An lvalue closure: leaves the designated object and cell in `rt.lo` / `rt.lc`. */
+export type Lv = (f: Frame) => void;
+
+/** A compiled function, filled in after all functions are compiled (calls may refer forward). */
+export interface FuncSlot {
+  decl: FuncDecl;
+  invoke: (args: (Cell | Cell[])[]) => Cell | Cell[];
+}
+
+/** Where a variable lives at run time. */
+export type VarHome = { readonly kind: 'global'; readonly obj: MemObject } | { readonly kind: 'frame'; readonly slot: number };
+
+/** Shared state of one program compilation. */
+export class CompileContext {
+  readonly effects = new EffectAnalysis();
+  readonly funcs = new Map<number, FuncSlot>();
+  readonly homes = new Map<number, VarHome>();
+  readonly decls = new Map<number, VarDecl>();
+  /** Dense index of every statement, for the execution counters. */
+  readonly stmtIndex = new Map<number, number>();
+  /** Dense index of every loop statement, for the iteration counters. */
+  readonly loopIndex = new Map<number, number>();
+  /** Number of frame slots of the function being compiled. */
+  slots = 0;
+  /** The function being compiled. */
+  currentFunc: FuncDecl | undefined;
+
+  constructor(
+    readonly program: Program,
+    readonly rt: Runtime,
+    readonly profileValues: boolean,
+  ) {}
+
+  /** Where a declared variable lives. */
+  home(decl: number): VarHome {
+    const h = this.homes.get(decl);
+    if (!h) throw new Error(`variable ${decl} is used outside its scope or never declared`);
+    return h;
+  }
+}
+
+/** The conversion applied when a value of type `from` is stored in or used as type `to`; null when none is needed. */
+export function conversion(from: Type, to: Type): ((v: Cell | Cell[]) => Cell | Cell[]) | null {
+  if (isArith(from) && isArith(to)) {
+    const a = unqualified(from) as ArithType;
+    const b = unqualified(to) as ArithType;
+    if (a.kind === b.kind && a.bits === b.bits && (a.kind === 'float' || (b.kind === 'int' && a.signed === b.signed))) return null;
+    const k = converter(a, b);
+    return k as (v: Cell | Cell[]) => Cell | Cell[];
+  }
+  return null;
+}
+
+/** Applies an optional conversion to a closure's result. */
+export function withConversion(ev: Ev, conv: ReturnType<typeof conversion>): Ev {
+  if (!conv) return ev;
+  return (f) => conv(ev(f));
+}

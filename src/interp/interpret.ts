@@ -1,0 +1,135 @@
+import type { CValue } from '../c/types.js';
+import { UBSignal, type UBDetail, type UBKind } from '../c/ub.js';
+import type { Program } from '../ir/nodes.js';
+import { walkProgram } from '../ir/visit.js';
+import { compileFunction, compileGlobals, type Visible } from './compile-stmt.js';
+import { CompileContext } from './context.js';
+import { DEFAULT_LIMITS, Frame, Runtime, type RunLimits } from './runtime.js';
+
+/** Options of an interpreter run. */
+export interface InterpOptions {
+  /** Overrides of the default limits (step budget, call depth, access-log size). */
+  readonly limits?: Partial<RunLimits>;
+  /** Record the set of values every integer variable in scope held before each statement. */
+  readonly profileValues?: boolean;
+}
+
+/** The first UB a run hit. */
+export interface UBReport {
+  readonly kind: UBKind;
+  /** Id of the node whose evaluation is undefined. */
+  readonly node: number;
+  readonly detail: UBDetail | undefined;
+}
+
+/** What a run executed. */
+export interface Profile {
+  /** Statement executions + loop iterations. */
+  readonly steps: number;
+  /** Executions per statement id (statements never run are absent). */
+  readonly stmtCounts: ReadonlyMap<number, number>;
+  /** Iterations per loop statement id (loops never iterated are absent). */
+  readonly loopIters: ReadonlyMap<number, number>;
+  /** With `profileValues`: statement id → variable decl id → values held just before it ran. */
+  readonly values: ReadonlyMap<number, ReadonlyMap<number, ReadonlySet<CValue>>> | undefined;
+}
+
+/** The outcome of one run: the program's output, or the first UB. */
+export type RunOutcome =
+  | { readonly ok: true; readonly output: string; readonly checksum: bigint; readonly profile: Profile }
+  | { readonly ok: false; readonly ub: UBReport; readonly profile: Profile };
+
+/** Formats the checksum line every Kiln program prints. */
+export function checksumLine(checksum: bigint): string {
+  return `checksum = ${checksum.toString(16).toUpperCase().padStart(16, '0')}`;
+}
+
+/** A program compiled to closures; `run` may be called repeatedly (each run starts fresh). */
+export class CompiledProgram {
+  private constructor(
+    private readonly cx: CompileContext,
+    private readonly initGlobals: (f: Frame) => void,
+  ) {}
+
+  /** Compiles a program for the reference interpreter. */
+  static compile(p: Program, opts: InterpOptions = {}): CompiledProgram {
+    const stmtIds: number[] = [];
+    const loopIds: number[] = [];
+    walkProgram(p, (n) => {
+      switch (n.kind) {
+        case 'block':
+        case 'expr':
+        case 'if':
+        case 'for':
+        case 'return':
+        case 'break':
+        case 'continue':
+        case 'goto':
+        case 'label':
+        case 'hash':
+          stmtIds.push(n.id);
+          if (n.kind === 'for') loopIds.push(n.id);
+      }
+    });
+    const rt = new Runtime({ ...DEFAULT_LIMITS, ...opts.limits }, stmtIds.length, loopIds.length);
+    const cx = new CompileContext(p, rt, !!opts.profileValues);
+    stmtIds.forEach((id, i) => cx.stmtIndex.set(id, i));
+    loopIds.forEach((id, i) => cx.loopIndex.set(id, i));
+    const initGlobals = compileGlobals(cx);
+    for (const fn of p.funcs) {
+      cx.funcs.set(fn.id, {
+        decl: fn,
+        invoke: () => {
+          throw new Error(`function ${fn.name} called before it was compiled`);
+        },
+      });
+    }
+    const globals: Visible[] = p.globals.filter((g) => g.type.kind === 'int').map((g) => ({ decl: g.id, home: cx.home(g.id) }));
+    for (const fn of p.funcs) {
+      cx.currentFunc = fn;
+      compileFunction(cx, fn, globals);
+    }
+    cx.currentFunc = undefined;
+    return new CompiledProgram(cx, initGlobals);
+  }
+
+  /** Runs the program from the start. */
+  run(): RunOutcome {
+    const rt = this.cx.rt;
+    rt.reset();
+    rt.values = this.cx.profileValues ? new Map() : undefined;
+    const main = this.cx.funcs.get(this.cx.program.main);
+    if (!main) throw new Error('program has no main function');
+    try {
+      this.initGlobals(new Frame(0));
+      main.invoke([]);
+    } catch (e) {
+      if (e instanceof UBSignal) {
+        return { ok: false, ub: { kind: e.kind, node: e.node ?? -1, detail: e.detail }, profile: this.profile() };
+      }
+      throw e;
+    }
+    const checksum = rt.hashState;
+    return { ok: true, output: checksumLine(checksum) + '\n', checksum, profile: this.profile() };
+  }
+
+  private profile(): Profile {
+    const rt = this.cx.rt;
+    const stmtCounts = new Map<number, number>();
+    for (const [id, i] of this.cx.stmtIndex) {
+      const c = rt.stmtCounts[i]!;
+      if (c > 0) stmtCounts.set(id, c);
+    }
+    const loopIters = new Map<number, number>();
+    for (const [id, i] of this.cx.loopIndex) {
+      const c = rt.loopIters[i]!;
+      if (c > 0) loopIters.set(id, c);
+    }
+    return { steps: rt.steps, stmtCounts, loopIters, values: rt.values };
+  }
+}
+
+/** Compiles and runs a program once. */
+export function interpret(p: Program, opts: InterpOptions = {}): RunOutcome {
+  return CompiledProgram.compile(p, opts).run();
+}

@@ -1,0 +1,265 @@
+import type { CValue } from '../c/types.js';
+import { UBSignal, type UBDetail, type UBKind } from '../c/ub.js';
+import { MemObject, type Cell, type Layout } from './memory.js';
+
+/** Access-log flag: the access is a write (a side effect). */
+export const W = 1;
+/** Access-log flag: the access is to a volatile object. */
+export const V = 2;
+/** Access-log flag: the access happened while evaluating a call that has returned (sequenced before the call's value). */
+export const DONE = 4;
+/** Access-log flags keep the call depth above this shift. */
+const DEPTH_SHIFT = 3;
+
+/** Raises UB at a node. */
+export function raise(kind: UBKind, node: number, detail?: UBDetail): never {
+  const s = new UBSignal(kind, detail);
+  s.node = node;
+  throw s;
+}
+
+/** Attaches a node id to a UB signal thrown by an operator kernel (the innermost node wins). */
+export function atNode(e: unknown, node: number): unknown {
+  if (e instanceof UBSignal && e.node === undefined) e.node = node;
+  return e;
+}
+
+/** Completion codes of statement closures. */
+export const enum Completion {
+  Normal = 0,
+  Break = 1,
+  Continue = 2,
+  Return = 3,
+  Goto = 4,
+}
+
+/** One activation of a function. */
+export class Frame {
+  readonly vars: MemObject[];
+  ret: Cell | Cell[] = undefined;
+  gotoLabel = -1;
+  constructor(slots: number) {
+    this.vars = new Array<MemObject>(slots);
+  }
+}
+
+/** Limits of one interpreter run. */
+export interface RunLimits {
+  /** Statement executions plus loop iterations before the run counts as non-terminating. */
+  readonly maxSteps: number;
+  /** Maximum call depth (Kiln programs are not recursive; this guards against bugs). */
+  readonly maxDepth: number;
+  /** Access-log entries kept while checking one full expression before the check gives up conservatively. */
+  readonly maxLog: number;
+}
+
+export const DEFAULT_LIMITS: RunLimits = { maxSteps: 5_000_000, maxDepth: 256, maxLog: 1 << 20 };
+
+const LOC_SCALE = 2 ** 24;
+
+/**
+ * Mutable state of one run: step budget, access log for the sequencing checks, object ids,
+ * statement counters and the checksum. One instance per compiled program, reset before each run.
+ */
+export class Runtime {
+  steps = 0;
+  depth = 0;
+  nextUid = 1;
+  /** Whether accesses are being logged (inside a full expression that needs sequencing checks). */
+  logging = false;
+  logKey: number[] = [];
+  logFlag: number[] = [];
+  logLen = 0;
+  /** Set when the access log overflowed; the next check then fails conservatively. */
+  logOverflow = false;
+  /** Result of the last lvalue evaluation (an object and a cell). */
+  lo: MemObject = undefined as unknown as MemObject;
+  lc = 0;
+  hashState = 0n;
+  readonly stmtCounts: Uint32Array;
+  readonly loopIters: Float64Array;
+  output: string[] = [];
+  /** Value profile (statement → variable → values), when requested. */
+  values: Map<number, Map<number, Set<CValue>>> | undefined;
+
+  constructor(
+    readonly limits: RunLimits,
+    stmtCount: number,
+    loopCount: number,
+  ) {
+    this.stmtCounts = new Uint32Array(stmtCount);
+    this.loopIters = new Float64Array(loopCount);
+  }
+
+  /** Prepares for a new run. */
+  reset(): void {
+    this.steps = 0;
+    this.depth = 0;
+    this.nextUid = 1;
+    this.logging = false;
+    this.logLen = 0;
+    this.logOverflow = false;
+    this.hashState = HASH_SEED;
+    this.stmtCounts.fill(0);
+    this.loopIters.fill(0);
+    this.output = [];
+  }
+
+  /** Allocates a fresh (uninitialised) object. */
+  alloc(layout: Layout, decl: number, isConst: boolean): MemObject {
+    return new MemObject(this.nextUid++, layout, decl, isConst);
+  }
+
+  /** Reads one scalar cell, checking initialisation and union state, and logging the access. */
+  read(o: MemObject, c: number, node: number, flags: number): Cell {
+    if (o.layout.hasUnions) this.checkUnionRead(o, c, node);
+    const v = o.cells[c];
+    if (v === undefined) raise('uninitialised-read', node);
+    if (this.logging) this.log(o, c, flags);
+    return v;
+  }
+
+  /** Writes one scalar cell, switching union members as needed, and logging the access. */
+  write(o: MemObject, c: number, v: Cell, node: number, flags: number): void {
+    if (o.isConst) raise('const-write', node);
+    if (o.layout.hasUnions) this.activate(o, c);
+    if (this.logging) this.log(o, c, flags | W);
+    o.cells[c] = v;
+  }
+
+  /** Reads `n` cells as an aggregate value (struct or array copy: uninitialised members are copied as such). */
+  readRange(o: MemObject, c: number, n: number, node: number, flags: number): Cell[] {
+    if (o.layout.hasUnions && o.layout.unions[c]!.length > 0) this.checkUnionRead(o, c, node);
+    if (this.logging) for (let i = 0; i < n; i++) this.log(o, c + i, flags);
+    return o.cells.slice(c, c + n);
+  }
+
+  /** Writes an aggregate value into `n` cells. */
+  writeRange(o: MemObject, c: number, values: readonly Cell[], node: number, flags: number): void {
+    if (o.isConst) raise('const-write', node);
+    if (o.layout.hasUnions) this.activate(o, c);
+    for (let i = 0; i < values.length; i++) {
+      if (this.logging) this.log(o, c + i, flags | W);
+      o.cells[c + i] = values[i];
+    }
+  }
+
+  private checkUnionRead(o: MemObject, c: number, node: number): void {
+    const us = o.layout.unions[c]!;
+    for (let i = 0; i < us.length; i++) {
+      const [tag, m] = us[i]!;
+      const active = o.cells[tag];
+      if (active === undefined) raise('uninitialised-read', node);
+      if (active !== m) raise('inactive-union-read', node, { member: m, activeMember: active as number });
+    }
+  }
+
+  /** Makes the unions enclosing cell `c` have the members containing `c` active (others become indeterminate). */
+  private activate(o: MemObject, c: number): void {
+    const us = o.layout.unions[c]!;
+    for (let i = 0; i < us.length; i++) {
+      const [tag, m] = us[i]!;
+      if (o.cells[tag] === m) continue;
+      const [from, to] = o.layout.unionSpan.get(tag)!;
+      for (let k = from; k < to; k++) o.cells[k] = undefined;
+      o.cells[tag] = m;
+    }
+  }
+
+  /** Records an access for the sequencing checks. */
+  log(o: MemObject, c: number, flags: number): void {
+    if (this.logLen >= this.limits.maxLog) {
+      // A call inside a checked expression ran a very long loop: stop recording, and let the
+      // next check fail conservatively (repair then hoists or replaces the call).
+      this.logOverflow = true;
+      return;
+    }
+    const i = this.logLen++;
+    this.logKey[i] = o.uid * LOC_SCALE + o.layout.loc[c]!;
+    this.logFlag[i] = flags | (this.depth << DEPTH_SHIFT);
+  }
+
+  /**
+   * Checks two unsequenced operands whose accesses are log[s, m) and log[m, e): a write/write or
+   * write/read overlap is UB (or an order dependence when made inside a call); volatile accesses
+   * on both sides are an observable order (Csmith's one-volatile-access rule).
+   */
+  checkUnsequenced(s: number, m: number, e: number, node: number, left: number, right: number): void {
+    if (this.logOverflow) raise('order-dependence', node, { operands: [left, right], message: 'access log overflow' });
+    if (s === m || m === e) return;
+    const key = this.logKey;
+    const flag = this.logFlag;
+    const here = this.depth;
+    let lv = false;
+    let rv = false;
+    for (let i = s; i < m; i++) if (flag[i]! & V) lv = true;
+    for (let j = m; j < e; j++) if (flag[j]! & V) rv = true;
+    if (lv && rv) raise('multiple-volatile-access', node, { operands: [left, right] });
+    const report = (i: number, j: number): never => {
+      const inCall = flag[i]! >> DEPTH_SHIFT > here || flag[j]! >> DEPTH_SHIFT > here;
+      return raise(inCall ? 'order-dependence' : 'unsequenced-access', node, { operands: [left, right] });
+    };
+    if ((m - s) * (e - m) <= 256) {
+      for (let i = s; i < m; i++) {
+        const k = key[i];
+        const fi = flag[i]!;
+        for (let j = m; j < e; j++) {
+          if (key[j] === k && ((fi | flag[j]!) & W) !== 0) report(i, j);
+        }
+      }
+      return;
+    }
+    const left2 = new Map<number, number>(); // key → index of a write, else of a read
+    for (let i = s; i < m; i++) {
+      const k = key[i]!;
+      const prev = left2.get(k);
+      if (prev === undefined || (flag[i]! & W && !(flag[prev]! & W))) left2.set(k, i);
+    }
+    for (let j = m; j < e; j++) {
+      const i = left2.get(key[j]!);
+      if (i !== undefined && ((flag[i]! | flag[j]!) & W) !== 0) report(i, j);
+    }
+  }
+
+  /**
+   * Checks the store of an assignment to (o, c) against side effects on the same location made
+   * directly (not inside calls) by either operand, which are unsequenced relative to the store.
+   */
+  checkStore(o: MemObject, c: number, s: number, e: number, node: number): void {
+    const k = o.uid * LOC_SCALE + o.layout.loc[c]!;
+    for (let i = s; i < e; i++) {
+      const f = this.logFlag[i]!;
+      if (this.logKey[i] === k && f & W && !(f & DONE)) raise('unsequenced-access', node);
+    }
+  }
+
+  /** Marks log[s, e) as belonging to a call that has returned (its side effects are complete). */
+  markDone(s: number, e: number): void {
+    for (let i = s; i < e; i++) this.logFlag[i]! |= DONE;
+  }
+
+  /** Counts one step; throws when the budget is exhausted. */
+  step(node: number): void {
+    if (++this.steps > this.limits.maxSteps) raise('step-budget-exceeded', node);
+  }
+
+  /** Adds a 64-bit value to the checksum. */
+  hash(v: bigint): void {
+    this.hashState = mixHash(this.hashState, v);
+  }
+}
+
+/** Initial checksum state (the FNV-1a 64-bit offset basis). */
+export const HASH_SEED = 0xcbf29ce484222325n;
+/** The checksum's multiplier (the FNV-1a 64-bit prime). */
+export const HASH_PRIME = 0x100000001b3n;
+
+/**
+ * One checksum step over a value already converted to uint64: `h = (h ^ v) * P; h ^= h >> 29`.
+ * Each step is a bijection of `h`, so a single wrong value always changes the final checksum.
+ */
+export function mixHash(h: bigint, v: bigint): bigint {
+  let x = BigInt.asUintN(64, (h ^ v) * HASH_PRIME);
+  x ^= x >> 29n;
+  return x;
+}

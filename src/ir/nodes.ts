@@ -1,0 +1,356 @@
+import type { BinaryOp, UnaryOp } from '../c/ops.js';
+import type { FloatT, IntT, PointerT, RecordT, Type } from './types.js';
+
+/**
+ * Kiln's program IR: readonly tagged unions. Every node carries an `id` that is unique in its
+ * program and stable across rewrites of other nodes, so the interpreter can report UB "at node
+ * N" and the repair step can rewrite exactly that node. Expressions carry their C type.
+ */
+
+/** Assignment operators. */
+export type AssignOp = '=' | '+=' | '-=' | '*=' | '/=' | '%=' | '<<=' | '>>=' | '&=' | '|=' | '^=';
+/** The binary operator a compound assignment applies (`+=` → `+`). */
+export function compoundOperator(op: Exclude<AssignOp, '='>): Exclude<BinaryOp, '&&' | '||'> {
+  return op.slice(0, -1) as Exclude<BinaryOp, '&&' | '||'>;
+}
+
+/** Operators a safe-math wrapper can guard (`neg` is unary minus). */
+export type SafeOp = '+' | '-' | '*' | '/' | '%' | '<<' | '>>' | 'neg';
+
+/** An integer or floating constant. Integers are exact bigints; floats are numbers. */
+export interface ConstExpr {
+  readonly kind: 'const';
+  readonly id: number;
+  readonly type: IntT | FloatT;
+  readonly value: bigint | number;
+}
+
+/** The null pointer constant of a pointer type. */
+export interface NullExpr {
+  readonly kind: 'null';
+  readonly id: number;
+  readonly type: PointerT;
+}
+
+/** A named object: global, local or parameter (by declaration id). */
+export interface VarExpr {
+  readonly kind: 'var';
+  readonly id: number;
+  readonly type: Type;
+  readonly decl: number;
+}
+
+/** `base[index]` on an array lvalue. */
+export interface IndexExpr {
+  readonly kind: 'index';
+  readonly id: number;
+  readonly type: Type;
+  readonly base: Expr;
+  readonly index: Expr;
+}
+
+/** `base.f` (printed `p->f` when `base` is a dereference). */
+export interface FieldExpr {
+  readonly kind: 'field';
+  readonly id: number;
+  readonly type: Type;
+  readonly base: Expr;
+  readonly field: number;
+}
+
+/** `*ptr`. */
+export interface DerefExpr {
+  readonly kind: 'deref';
+  readonly id: number;
+  readonly type: Type;
+  readonly ptr: Expr;
+}
+
+/** `&target`. */
+export interface AddrExpr {
+  readonly kind: 'addr';
+  readonly id: number;
+  readonly type: PointerT;
+  readonly target: Expr;
+}
+
+/** `op operand`. */
+export interface UnaryExpr {
+  readonly kind: 'unary';
+  readonly id: number;
+  readonly type: Type;
+  readonly op: UnaryOp;
+  readonly operand: Expr;
+}
+
+/** `left op right`, including comparisons and the short-circuit operators. */
+export interface BinaryExpr {
+  readonly kind: 'binary';
+  readonly id: number;
+  readonly type: Type;
+  readonly op: BinaryOp;
+  readonly left: Expr;
+  readonly right: Expr;
+}
+
+/** `cond ? then : else`. */
+export interface CondExpr {
+  readonly kind: 'cond';
+  readonly id: number;
+  readonly type: Type;
+  readonly cond: Expr;
+  readonly then: Expr;
+  readonly else: Expr;
+}
+
+/** `(type) operand`. */
+export interface CastExpr {
+  readonly kind: 'cast';
+  readonly id: number;
+  readonly type: Type;
+  readonly operand: Expr;
+}
+
+/** A call to a function of the program (by declaration id). */
+export interface CallExpr {
+  readonly kind: 'call';
+  readonly id: number;
+  readonly type: Type;
+  readonly func: number;
+  readonly args: readonly Expr[];
+}
+
+/** `target op= value`. */
+export interface AssignExpr {
+  readonly kind: 'assign';
+  readonly id: number;
+  readonly type: Type;
+  readonly op: AssignOp;
+  readonly target: Expr;
+  readonly value: Expr;
+}
+
+/** `++x`, `x++`, `--x`, `x--`. */
+export interface IncDecExpr {
+  readonly kind: 'incdec';
+  readonly id: number;
+  readonly type: Type;
+  readonly op: '++' | '--';
+  readonly prefix: boolean;
+  readonly target: Expr;
+}
+
+/** `left, right`. */
+export interface CommaExpr {
+  readonly kind: 'comma';
+  readonly id: number;
+  readonly type: Type;
+  readonly left: Expr;
+  readonly right: Expr;
+}
+
+/**
+ * A safe-math wrapper (Csmith/CERT style): the operation's result, or the left operand when the
+ * operation would be undefined. Printed as a function or a macro call, per program.
+ */
+export interface SafeExpr {
+  readonly kind: 'safe';
+  readonly id: number;
+  readonly type: Type;
+  readonly op: SafeOp;
+  readonly left: Expr;
+  readonly right: Expr | undefined;
+}
+
+/** Any expression. */
+export type Expr =
+  | ConstExpr
+  | NullExpr
+  | VarExpr
+  | IndexExpr
+  | FieldExpr
+  | DerefExpr
+  | AddrExpr
+  | UnaryExpr
+  | BinaryExpr
+  | CondExpr
+  | CastExpr
+  | CallExpr
+  | AssignExpr
+  | IncDecExpr
+  | CommaExpr
+  | SafeExpr;
+
+/** A brace-enclosed initialiser for arrays, structs and unions (a union's list initialises its first member). */
+export interface InitList {
+  readonly kind: 'init-list';
+  readonly id: number;
+  readonly items: readonly Init[];
+}
+
+/** An initialiser: an expression or a nested list. */
+export type Init = Expr | InitList;
+
+/** A variable: global, block-scope local or parameter. */
+export interface VarDecl {
+  readonly kind: 'var-decl';
+  readonly id: number;
+  readonly name: string;
+  readonly type: Type;
+  readonly storage: 'global' | 'local' | 'param';
+  readonly init: Init | undefined;
+  /** Printed with `static` (globals and locals only). */
+  readonly isStatic?: boolean;
+}
+
+/** A function definition. */
+export interface FuncDecl {
+  readonly kind: 'func';
+  readonly id: number;
+  readonly name: string;
+  readonly ret: Type;
+  readonly params: readonly VarDecl[];
+  readonly body: Block;
+  readonly isStatic?: boolean;
+}
+
+/** `{ locals; stmts }`: locals are declared (and initialised, in order) at block entry. */
+export interface Block {
+  readonly kind: 'block';
+  readonly id: number;
+  readonly locals: readonly VarDecl[];
+  readonly stmts: readonly Stmt[];
+}
+
+export interface ExprStmt {
+  readonly kind: 'expr';
+  readonly id: number;
+  readonly expr: Expr;
+}
+
+export interface IfStmt {
+  readonly kind: 'if';
+  readonly id: number;
+  readonly cond: Expr;
+  readonly then: Block;
+  readonly else: Block | undefined;
+}
+
+/** `for (init; cond; step) body`; each clause may be absent. */
+export interface ForStmt {
+  readonly kind: 'for';
+  readonly id: number;
+  readonly init: Expr | undefined;
+  readonly cond: Expr | undefined;
+  readonly step: Expr | undefined;
+  readonly body: Block;
+}
+
+export interface ReturnStmt {
+  readonly kind: 'return';
+  readonly id: number;
+  readonly value: Expr | undefined;
+}
+
+export interface BreakStmt {
+  readonly kind: 'break';
+  readonly id: number;
+}
+
+export interface ContinueStmt {
+  readonly kind: 'continue';
+  readonly id: number;
+}
+
+/** `goto` to a label statement of the same function (by the label's node id). */
+export interface GotoStmt {
+  readonly kind: 'goto';
+  readonly id: number;
+  readonly label: number;
+}
+
+/** `name: ;` — a jump target. */
+export interface LabelStmt {
+  readonly kind: 'label';
+  readonly id: number;
+  readonly name: string;
+}
+
+/** Adds one scalar's value to the program's checksum (used by `main`). */
+export interface HashStmt {
+  readonly kind: 'hash';
+  readonly id: number;
+  readonly value: Expr;
+}
+
+/** Any statement. */
+export type Stmt = Block | ExprStmt | IfStmt | ForStmt | ReturnStmt | BreakStmt | ContinueStmt | GotoStmt | LabelStmt | HashStmt;
+
+/** How safe-math wrappers are printed: as static functions or as statement-expression macros. */
+export type SafeMathForm = 'function' | 'macro';
+
+/** Provenance and printing choices of a program. */
+export interface ProgramMeta {
+  readonly seed?: string;
+  readonly mode?: string;
+  readonly safeMath?: SafeMathForm;
+  /** Free-form notes printed in the file's header comment. */
+  readonly notes?: readonly string[];
+}
+
+/**
+ * A whole program. `main` (by id) runs the entry function and hashes the globals; its output is
+ * one line, `checksum = %016llX`.
+ */
+export interface Program {
+  readonly records: readonly RecordT[];
+  readonly globals: readonly VarDecl[];
+  readonly funcs: readonly FuncDecl[];
+  readonly main: number;
+  /** Smallest id not yet used by any node (new nodes take ids from here). */
+  readonly nextId: number;
+  readonly meta: ProgramMeta;
+}
+
+/** Any IR node with an id. */
+export type Node = Expr | Stmt | VarDecl | FuncDecl | InitList;
+
+/** Whether a node is an expression. */
+export function isExpr(n: Node): n is Expr {
+  switch (n.kind) {
+    case 'const':
+    case 'null':
+    case 'var':
+    case 'index':
+    case 'field':
+    case 'deref':
+    case 'addr':
+    case 'unary':
+    case 'binary':
+    case 'cond':
+    case 'cast':
+    case 'call':
+    case 'assign':
+    case 'incdec':
+    case 'comma':
+    case 'safe':
+      return true;
+    default:
+      return false;
+  }
+}
+
+/** Whether an expression designates an object (can be assigned or have its address taken). */
+export function isLvalue(e: Expr): boolean {
+  switch (e.kind) {
+    case 'var':
+    case 'deref':
+      return true;
+    case 'index':
+      return isLvalue(e.base);
+    case 'field':
+      return isLvalue(e.base);
+    default:
+      return false;
+  }
+}
