@@ -12,6 +12,12 @@ export interface EmitOptions {
   readonly expected?: string;
   /** Extra lines for the header comment (seed, generator options). */
   readonly header?: readonly string[];
+  /**
+   * Prefix for every file-scope identifier (globals, functions, record tags, runtime helpers),
+   * and the entry function is named `<prefix>main` and returns the checksum line's status:
+   * lets several programs share one translation unit (used by tests to amortise compiler start-up).
+   */
+  readonly prefix?: string;
 }
 
 const INDENT = '    ';
@@ -21,39 +27,42 @@ const INDENT = '    ';
  * prints exactly one line, `checksum = %016llX`, computed by the same hash the interpreter uses.
  */
 export function emitC(p: Program, opts: EmitOptions = {}): string {
-  const names = nameTable(p);
+  const px = opts.prefix ?? '';
+  const names = nameTable(p, px);
+  const crc = `${px}kiln_crc`;
+  const hashFn = `${px}kiln_hash`;
   const out: string[] = [];
   if (opts.expected !== undefined) out.push(`/* kiln: expected "${opts.expected}" */`);
   const header = [...(opts.header ?? []), ...(p.meta.notes ?? [])];
   if (header.length) out.push(`/*\n${header.map((h) => ` * ${h}`).join('\n')}\n */`);
   out.push('#include <stdint.h>', '#include <stdio.h>', '');
-  out.push(...p.records.map(recordDefinition), '');
-  out.push(`static uint64_t kiln_crc = 0x${HASH_SEED.toString(16).toUpperCase()}ULL;`);
+  out.push(...p.records.map((r) => recordDefinition(r, px)), '');
+  out.push(`static uint64_t ${crc} = 0x${HASH_SEED.toString(16).toUpperCase()}ULL;`);
   out.push(
-    'static void kiln_hash(uint64_t v)',
+    `static void ${hashFn}(uint64_t v)`,
     '{',
-    `${INDENT}kiln_crc = (kiln_crc ^ v) * 0x${HASH_PRIME.toString(16).toUpperCase()}ULL;`,
-    `${INDENT}kiln_crc ^= kiln_crc >> 29;`,
+    `${INDENT}${crc} = (${crc} ^ v) * 0x${HASH_PRIME.toString(16).toUpperCase()}ULL;`,
+    `${INDENT}${crc} ^= ${crc} >> 29;`,
     '}',
     '',
   );
   const safes = safeUses(p);
   if (safes.length) {
-    out.push(...safes.map((u) => safeDefinition(u, p.meta.safeMath ?? 'function')), '');
+    out.push(...safes.map((u) => safeDefinition(u, p.meta.safeMath ?? 'function', px)), '');
   }
-  for (const g of p.globals) out.push(`${storage(g)}${declare(g.type, g.name)}${g.init ? ' = ' + printInit(g.init, names) : ''};`);
+  for (const g of p.globals) out.push(`${storage(g)}${declare(g.type, names.vars.get(g.id)!, px)}${g.init ? ' = ' + printInit(g.init, names) : ''};`);
   out.push('');
   const main = p.funcs.find((f) => f.id === p.main);
-  for (const f of p.funcs) if (f.id !== p.main) out.push(`${signature(f)};`);
+  for (const f of p.funcs) if (f.id !== p.main) out.push(`${signature(f, names)};`);
   out.push('');
   for (const f of p.funcs) {
     if (f.id === p.main) continue;
-    out.push(`${signature(f)}`, printBlock(f.body, names, 0), '');
+    out.push(`${signature(f, names)}`, printBlock(f.body, names, 0), '');
   }
   if (main) {
     const body = printBlock(main.body, names, 0).split('\n');
-    body.splice(body.length - 1, 0, `${INDENT}printf("checksum = %016llX\\n", (unsigned long long)kiln_crc);`, `${INDENT}return 0;`);
-    out.push('int main(void)', body.join('\n'), '');
+    body.splice(body.length - 1, 0, `${INDENT}printf("checksum = %016llX\\n", (unsigned long long)${crc});`, `${INDENT}return 0;`);
+    out.push(`${px ? 'static ' : ''}int ${px}main(void)`, body.join('\n'), '');
   }
   return out.join('\n');
 }
@@ -62,20 +71,20 @@ function storage(d: VarDecl): string {
   return d.isStatic ? 'static ' : '';
 }
 
-function signature(f: FuncDecl): string {
-  const params = f.params.length ? f.params.map((p) => declare(p.type, p.name)).join(', ') : 'void';
-  return `${f.isStatic ? 'static ' : ''}${declare(f.ret, `${f.name}(${params})`)}`;
+function signature(f: FuncDecl, n: Names): string {
+  const params = f.params.length ? f.params.map((p) => declare(p.type, p.name, n.prefix)).join(', ') : 'void';
+  return `${f.isStatic ? 'static ' : ''}${declare(f.ret, `${n.funcs.get(f.id)!}(${params})`, n.prefix)}`;
 }
 
-function recordDefinition(r: RecordT): string {
+function recordDefinition(r: RecordT, prefix: string): string {
   const fields = r.fields.map((f) => {
     if (f.bits !== undefined) {
       const base = f.type.kind === 'int' && f.type.signed ? 'signed' : 'unsigned';
       return `${INDENT}${f.type.const ? 'const ' : ''}${f.type.volatile ? 'volatile ' : ''}${base}${f.bits === 0 ? '' : ' ' + f.name} : ${f.bits};`;
     }
-    return `${INDENT}${declare(f.type, f.name)};`;
+    return `${INDENT}${declare(f.type, f.name, prefix)};`;
   });
-  const body = `${r.kind} ${r.name} {\n${fields.join('\n')}\n};`;
+  const body = `${r.kind} ${prefix}${r.name} {\n${fields.join('\n')}\n};`;
   if (r.kind === 'struct' && r.packed) return `#pragma pack(push, 1)\n${body}\n#pragma pack(pop)`;
   return body;
 }
@@ -85,18 +94,20 @@ interface Names {
   readonly vars: ReadonlyMap<number, string>;
   readonly labels: ReadonlyMap<number, string>;
   readonly funcs: ReadonlyMap<number, string>;
+  readonly prefix: string;
 }
 
-function nameTable(p: Program): Names {
+function nameTable(p: Program, prefix: string): Names {
   const vars = new Map<number, string>();
   const labels = new Map<number, string>();
   const funcs = new Map<number, string>();
-  for (const f of p.funcs) funcs.set(f.id, f.name);
+  for (const f of p.funcs) funcs.set(f.id, prefix + f.name);
+  for (const g of p.globals) vars.set(g.id, prefix + g.name);
   walkProgram(p, (n) => {
-    if (n.kind === 'var-decl') vars.set(n.id, n.name);
+    if (n.kind === 'var-decl' && n.storage !== 'global') vars.set(n.id, n.name);
     else if (n.kind === 'label') labels.set(n.id, n.name);
   });
-  return { vars, labels, funcs };
+  return { vars, labels, funcs, prefix };
 }
 
 /** The safe-math wrappers a program uses, in first-use order. */
@@ -165,7 +176,7 @@ export function printExpr(e: Expr, n: Names): string {
     case 'cond':
       return `(${printExpr(e.cond, n)} ? ${printExpr(e.then, n)} : ${printExpr(e.else, n)})`;
     case 'cast':
-      return `((${declare(e.type, '')})${printExpr(e.operand, n)})`;
+      return `((${declare(e.type, '', n.prefix)})${printExpr(e.operand, n)})`;
     case 'call':
       return `${n.funcs.get(e.func) ?? `func_${e.func}`}(${e.args.map((a) => printExpr(a, n)).join(', ')})`;
     case 'assign':
@@ -177,7 +188,7 @@ export function printExpr(e: Expr, n: Names): string {
     case 'safe': {
       const u = safeUseOf(e);
       const args = e.right ? `${printExpr(e.left, n)}, ${printExpr(e.right, n)}` : printExpr(e.left, n);
-      return `${safeName(u.op, u.type, u.count)}(${args})`;
+      return `${safeName(u.op, u.type, u.count, n.prefix)}(${args})`;
     }
   }
 }
@@ -202,7 +213,7 @@ function printBlock(b: Block, n: Names, depth: number): string {
   const pad = INDENT.repeat(depth);
   const inner = INDENT.repeat(depth + 1);
   const lines: string[] = [`${pad}{`];
-  for (const d of b.locals) lines.push(`${inner}${declare(d.type, d.name)}${d.init ? ' = ' + printInit(d.init, n) : ''};`);
+  for (const d of b.locals) lines.push(`${inner}${declare(d.type, d.name, n.prefix)}${d.init ? ' = ' + printInit(d.init, n) : ''};`);
   for (const s of b.stmts) lines.push(printStmt(s, n, depth + 1));
   lines.push(`${pad}}`);
   return lines.join('\n');
@@ -236,7 +247,7 @@ function printStmt(s: Stmt, n: Names, depth: number): string {
     case 'hash': {
       const t = s.value.type;
       const v = stripParens(printExpr(s.value, n));
-      return t.kind === 'float' ? `${pad}kiln_hash((uint64_t)(int64_t)(${v}));` : `${pad}kiln_hash((uint64_t)(${v}));`;
+      return t.kind === 'float' ? `${pad}${n.prefix}kiln_hash((uint64_t)(int64_t)(${v}));` : `${pad}${n.prefix}kiln_hash((uint64_t)(${v}));`;
     }
   }
 }

@@ -20,8 +20,8 @@ const OP_NAMES: Record<SafeOp, string> = {
 };
 
 /** Name of the safe-math wrapper for an operator on operation type `t` (and count type `ct` for shifts). */
-export function safeName(op: SafeOp, t: IntType, ct?: IntType): string {
-  const base = `kiln_${OP_NAMES[op]}_${typeSuffix(t)}`;
+export function safeName(op: SafeOp, t: IntType, ct?: IntType, prefix = ''): string {
+  const base = `${prefix}kiln_${OP_NAMES[op]}_${typeSuffix(t)}`;
   return ct ? `${base}_${typeSuffix(ct)}` : base;
 }
 
@@ -30,8 +30,8 @@ export function qualPrefix(t: Type): string {
   return `${t.const ? 'const ' : ''}${t.volatile ? 'volatile ' : ''}`;
 }
 
-/** The spelling of a non-derived type (no pointer/array declarator parts). */
-export function baseSpelling(t: Type): string {
+/** The spelling of a non-derived type (no pointer/array declarator parts); `prefix` qualifies record tags. */
+export function baseSpelling(t: Type, prefix = ''): string {
   switch (t.kind) {
     case 'int':
       // Bit-field expression types print as their declared type.
@@ -41,9 +41,9 @@ export function baseSpelling(t: Type): string {
     case 'void':
       return 'void';
     case 'struct':
-      return `struct ${t.name}`;
+      return `struct ${prefix}${t.name}`;
     case 'union':
-      return `union ${t.name}`;
+      return `union ${prefix}${t.name}`;
     default:
       throw new Error(`${t.kind} has no base spelling`);
   }
@@ -53,17 +53,17 @@ export function baseSpelling(t: Type): string {
  * A C declaration of `name` with type `t`: `int32_t * const * volatile p`, `struct S0 a[2][3]`.
  * An empty name gives an abstract declarator (for casts and prototypes).
  */
-export function declare(t: Type, name: string): string {
+export function declare(t: Type, name: string, prefix = ''): string {
   switch (t.kind) {
     case 'array':
-      return declare(t.of, `${name}[${t.length}]`);
+      return declare(t.of, `${name}[${t.length}]`, prefix);
     case 'ptr': {
       if (t.to.kind === 'array') throw new Error('pointers to arrays are not supported');
       const q = `${t.const ? ' const' : ''}${t.volatile ? ' volatile' : ''}`;
       const inner = `*${q}${name ? (q ? ' ' : '') + name : ''}`;
-      return declare(t.to, inner);
+      return declare(t.to, inner, prefix);
     }
     default:
-      return `${qualPrefix(t)}${baseSpelling(t)}${name ? (name.startsWith('*') || name.startsWith('(') ? ' ' : ' ') + name : ''}`;
+      return `${qualPrefix(t)}${baseSpelling(t, prefix)}${name ? ' ' + name : ''}`;
   }
 }

@@ -61,8 +61,8 @@ function guard(u: SafeUse): { unsafe: string; result: string } {
 }
 
 /** The definition of one wrapper, as a static function or a statement-expression macro. */
-export function safeDefinition(u: SafeUse, form: SafeMathForm): string {
-  const name = safeName(u.op, u.type, u.count);
+export function safeDefinition(u: SafeUse, form: SafeMathForm, prefix = ''): string {
+  const name = safeName(u.op, u.type, u.count, prefix);
   const t = baseSpelling(u.type);
   const ct = u.count ? baseSpelling(u.count) : t;
   const g = guard(u);

@@ -1,0 +1,61 @@
+/**
+ * User-facing errors with stable codes. A user error (bad flag, broken config, unknown compiler,
+ * unparsable C file, missing tool) is a `KilnError`: the CLI prints `kiln: error[CODE]: message`
+ * and a hint, and exits with status 2, never a stack trace. Tests assert on codes.
+ */
+export class KilnError extends Error {
+  constructor(
+    /** Stable, searchable code, e.g. `KILN_BAD_OPTION`. */
+    readonly code: string,
+    message: string,
+    /** What the user can do about it. */
+    readonly hint?: string,
+  ) {
+    super(message);
+    this.name = 'KilnError';
+  }
+}
+
+/** Whether a value is a KilnError. */
+export function isKilnError(e: unknown): e is KilnError {
+  return e instanceof KilnError;
+}
+
+/** An invalid command-line option value. */
+export function errBadOption(option: string, value: string, expected: string): KilnError {
+  return new KilnError('KILN_BAD_OPTION', `invalid value '${value}' for ${option}: expected ${expected}`, `see 'kiln help' for the accepted values`);
+}
+
+/** A configuration or policy file that cannot be read or validated. */
+export function errBadConfig(file: string, detail: string): KilnError {
+  return new KilnError('KILN_BAD_CONFIG', `${file}: ${detail}`, 'fix the field named above; the README documents every field and its default');
+}
+
+/** A compiler that is not installed or cannot be run. */
+export function errUnknownCompiler(name: string, detail?: string): KilnError {
+  return new KilnError(
+    'KILN_UNKNOWN_COMPILER',
+    `compiler '${name}' cannot be used${detail ? `: ${detail}` : ''}`,
+    "check the name with 'kiln compilers', or give a path to the compiler driver",
+  );
+}
+
+/** A required external tool is missing. */
+export function errMissingTool(tool: string, pkg: string): KilnError {
+  return new KilnError('KILN_MISSING_TOOL', `required tool '${tool}' is not installed`, `install it with 'npm run tools' (apt-get install -y ${pkg})`);
+}
+
+/** A file or directory Kiln cannot read or write. */
+export function errFile(path: string, detail: string): KilnError {
+  return new KilnError('KILN_FILE', `${path}: ${detail}`, 'check the path and its permissions');
+}
+
+/** A C file that cannot be parsed. */
+export function errParse(path: string, detail: string): KilnError {
+  return new KilnError('KILN_PARSE', `${path}: cannot parse C: ${detail}`, 'kiln reduce needs a preprocessed, syntactically valid C file');
+}
+
+/** A request that conflicts with the state on disk (e.g. resuming a campaign that does not exist). */
+export function errState(detail: string, hint?: string): KilnError {
+  return new KilnError('KILN_STATE', detail, hint);
+}
