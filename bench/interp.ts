@@ -7,7 +7,7 @@
 // so the timed runs carry no extra instrumentation.
 import { C, type IntType } from '../src/c/types.js';
 import { IRBuilder } from '../src/ir/build.js';
-import type { Expr, Program, Stmt } from '../src/ir/nodes.js';
+import type { Expr, Program } from '../src/ir/nodes.js';
 import { arrayOf } from '../src/ir/types.js';
 import { children, walkProgram } from '../src/ir/visit.js';
 import { CompiledProgram } from '../src/interp/interpret.js';

@@ -1,4 +1,4 @@
-import { UBSignal } from './ub.js';
+import { UBSignal, type UBKind } from './ub.js';
 import type { ArithType, CValue, FloatType, IntType } from './types.js';
 
 /** Binary operators whose operands are both evaluated (no short circuit). */
@@ -33,17 +33,27 @@ export function isIntegerOnly(op: BinaryOp | UnaryOp): boolean {
   return op === '%' || op === '<<' || op === '>>' || op === '&' || op === '|' || op === '^' || op === '~';
 }
 
-/** A binary operator kernel: operands already converted to the operation type; throws {@link UBSignal}. */
-export type BinaryKernel = (a: CValue, b: CValue) => CValue;
-/** A unary operator kernel on a promoted operand. */
-export type UnaryKernel = (a: CValue) => CValue;
+/**
+ * Called by a kernel instead of throwing when `onUB` is given: returns the value the operation
+ * should produce anyway (e.g. the left operand, as a safe-math wrapper does).
+ */
+export type OnUB = (kind: UBKind, a: CValue, b: CValue) => CValue;
+
+/**
+ * A binary operator kernel: operands already converted to the operation type. On UB it calls
+ * `onUB` when given, and otherwise throws {@link UBSignal}.
+ */
+export type BinaryKernel = (a: CValue, b: CValue, onUB?: OnUB) => CValue;
+/** A unary operator kernel on a promoted operand (same UB convention, with `b` = 0). */
+export type UnaryKernel = (a: CValue, onUB?: OnUB) => CValue;
 
 const I32_MIN = -2147483648;
 const I32_MAX = 2147483647;
 const I64_MIN = -(1n << 63n);
 const I64_MAX = (1n << 63n) - 1n;
 
-function ub(kind: ConstructorParameters<typeof UBSignal>[0]): never {
+function ub(kind: UBKind, a: CValue, b: CValue, onUB: OnUB | undefined): CValue {
+  if (onUB) return onUB(kind, a, b);
   throw new UBSignal(kind);
 }
 
@@ -61,32 +71,32 @@ export function arithKernel(op: Exclude<ArithBinaryOp, '<<' | '>>'>, t: ArithTyp
 function int32Kernel(op: Exclude<ArithBinaryOp, '<<' | '>>'>): BinaryKernel {
   switch (op) {
     case '+':
-      return (a, b) => {
+      return (a, b, onUB) => {
         const r = (a as number) + (b as number);
-        return r > I32_MAX || r < I32_MIN ? ub('signed-overflow') : r;
+        return r > I32_MAX || r < I32_MIN ? ub('signed-overflow', a, b, onUB) : r;
       };
     case '-':
-      return (a, b) => {
+      return (a, b, onUB) => {
         const r = (a as number) - (b as number);
-        return r > I32_MAX || r < I32_MIN ? ub('signed-overflow') : r;
+        return r > I32_MAX || r < I32_MIN ? ub('signed-overflow', a, b, onUB) : r;
       };
     case '*':
-      return (a, b) => {
+      return (a, b, onUB) => {
         // The double product is exact whenever it is in range, and rounding is monotonic,
         // so an out-of-range product can never round back into range.
         const r = (a as number) * (b as number);
-        return r > I32_MAX || r < I32_MIN ? ub('signed-overflow') : r | 0;
+        return r > I32_MAX || r < I32_MIN ? ub('signed-overflow', a, b, onUB) : r | 0;
       };
     case '/':
-      return (a, b) => {
-        if (b === 0) ub('division-by-zero');
-        if (a === I32_MIN && b === -1) ub('division-overflow');
+      return (a, b, onUB) => {
+        if (b === 0) return ub('division-by-zero', a, b, onUB);
+        if (a === I32_MIN && b === -1) return ub('division-overflow', a, b, onUB);
         return ((a as number) / (b as number)) | 0;
       };
     case '%':
-      return (a, b) => {
-        if (b === 0) ub('division-by-zero');
-        if (a === I32_MIN && b === -1) ub('remainder-overflow');
+      return (a, b, onUB) => {
+        if (b === 0) return ub('division-by-zero', a, b, onUB);
+        if (a === I32_MIN && b === -1) return ub('remainder-overflow', a, b, onUB);
         return ((a as number) % (b as number)) | 0;
       };
     case '&':
@@ -107,9 +117,9 @@ function uint32Kernel(op: Exclude<ArithBinaryOp, '<<' | '>>'>): BinaryKernel {
     case '*':
       return (a, b) => Math.imul(a as number, b as number) >>> 0;
     case '/':
-      return (a, b) => (b === 0 ? ub('division-by-zero') : ((a as number) / (b as number)) >>> 0);
+      return (a, b, onUB) => (b === 0 ? ub('division-by-zero', a, b, onUB) : ((a as number) / (b as number)) >>> 0);
     case '%':
-      return (a, b) => (b === 0 ? ub('division-by-zero') : (a as number) % (b as number));
+      return (a, b, onUB) => (b === 0 ? ub('division-by-zero', a, b, onUB) : (a as number) % (b as number));
     case '&':
       return (a, b) => ((a as number) & (b as number)) >>> 0;
     case '|':
@@ -122,30 +132,30 @@ function uint32Kernel(op: Exclude<ArithBinaryOp, '<<' | '>>'>): BinaryKernel {
 function int64Kernel(op: Exclude<ArithBinaryOp, '<<' | '>>'>): BinaryKernel {
   switch (op) {
     case '+':
-      return (a, b) => {
+      return (a, b, onUB) => {
         const r = (a as bigint) + (b as bigint);
-        return r > I64_MAX || r < I64_MIN ? ub('signed-overflow') : r;
+        return r > I64_MAX || r < I64_MIN ? ub('signed-overflow', a, b, onUB) : r;
       };
     case '-':
-      return (a, b) => {
+      return (a, b, onUB) => {
         const r = (a as bigint) - (b as bigint);
-        return r > I64_MAX || r < I64_MIN ? ub('signed-overflow') : r;
+        return r > I64_MAX || r < I64_MIN ? ub('signed-overflow', a, b, onUB) : r;
       };
     case '*':
-      return (a, b) => {
+      return (a, b, onUB) => {
         const r = (a as bigint) * (b as bigint);
-        return r > I64_MAX || r < I64_MIN ? ub('signed-overflow') : r;
+        return r > I64_MAX || r < I64_MIN ? ub('signed-overflow', a, b, onUB) : r;
       };
     case '/':
-      return (a, b) => {
-        if (b === 0n) ub('division-by-zero');
-        if (a === I64_MIN && b === -1n) ub('division-overflow');
+      return (a, b, onUB) => {
+        if (b === 0n) return ub('division-by-zero', a, b, onUB);
+        if (a === I64_MIN && b === -1n) return ub('division-overflow', a, b, onUB);
         return (a as bigint) / (b as bigint);
       };
     case '%':
-      return (a, b) => {
-        if (b === 0n) ub('division-by-zero');
-        if (a === I64_MIN && b === -1n) ub('remainder-overflow');
+      return (a, b, onUB) => {
+        if (b === 0n) return ub('division-by-zero', a, b, onUB);
+        if (a === I64_MIN && b === -1n) return ub('remainder-overflow', a, b, onUB);
         return (a as bigint) % (b as bigint);
       };
     case '&':
@@ -167,9 +177,9 @@ function uint64Kernel(op: Exclude<ArithBinaryOp, '<<' | '>>'>): BinaryKernel {
     case '*':
       return (a, b) => w((a as bigint) * (b as bigint));
     case '/':
-      return (a, b) => (b === 0n ? ub('division-by-zero') : (a as bigint) / (b as bigint));
+      return (a, b, onUB) => (b === 0n ? ub('division-by-zero', a, b, onUB) : (a as bigint) / (b as bigint));
     case '%':
-      return (a, b) => (b === 0n ? ub('division-by-zero') : (a as bigint) % (b as bigint));
+      return (a, b, onUB) => (b === 0n ? ub('division-by-zero', a, b, onUB) : (a as bigint) % (b as bigint));
     case '&':
       return (a, b) => (a as bigint) & (b as bigint);
     case '|':
@@ -184,19 +194,19 @@ function floatKernel(op: Exclude<ArithBinaryOp, '<<' | '>>'>, t: FloatType): Bin
   // so every operation below is exact and no tolerance is needed in the oracle.
   const round = t.bits === 32 ? Math.fround : (x: number) => x;
   const limit = t.bits === 32 ? 2 ** 24 : 2 ** 53;
-  const exact = (r: number): number => {
-    if (!(r >= -limit && r <= limit) || !Number.isInteger(r)) ub('float-inexact');
+  const exact = (r: number, a: CValue, b: CValue, onUB: OnUB | undefined): CValue => {
+    if (!(r >= -limit && r <= limit) || !Number.isInteger(r)) return ub('float-inexact', a, b, onUB);
     return round(r) + 0; // + 0 turns -0 into +0: Kiln never produces negative zero
   };
   switch (op) {
     case '+':
-      return (a, b) => exact((a as number) + (b as number));
+      return (a, b, onUB) => exact((a as number) + (b as number), a, b, onUB);
     case '-':
-      return (a, b) => exact((a as number) - (b as number));
+      return (a, b, onUB) => exact((a as number) - (b as number), a, b, onUB);
     case '*':
-      return (a, b) => exact((a as number) * (b as number));
+      return (a, b, onUB) => exact((a as number) * (b as number), a, b, onUB);
     case '/':
-      return (a, b) => (b === 0 ? ub('division-by-zero') : exact((a as number) / (b as number)));
+      return (a, b, onUB) => (b === 0 ? ub('division-by-zero', a, b, onUB) : exact((a as number) / (b as number), a, b, onUB));
     default:
       throw new Error(`operator ${op} does not apply to floating operands`);
   }
@@ -210,49 +220,39 @@ function floatKernel(op: Exclude<ArithBinaryOp, '<<' | '>>'>, t: FloatType): Bin
 export function shiftKernel(op: '<<' | '>>', lt: IntType, rt: IntType): BinaryKernel {
   const width = lt.bits;
   const wideCount = rt.bits > 32;
-  const count = (b: CValue): number => {
+  /** The count as a number, or the UB kind of an invalid count. */
+  const count = (b: CValue): number | UBKind => {
     if (wideCount) {
       const c = b as bigint;
-      if (c < 0n) ub('shift-count-negative');
-      if (c >= BigInt(width)) ub('shift-count-too-large');
+      if (c < 0n) return 'shift-count-negative';
+      if (c >= BigInt(width)) return 'shift-count-too-large';
       return Number(c);
     }
     const c = b as number;
-    if (c < 0) ub('shift-count-negative');
-    if (c >= width) ub('shift-count-too-large');
+    if (c < 0) return 'shift-count-negative';
+    if (c >= width) return 'shift-count-too-large';
     return c;
   };
-  if (width === 32) {
-    if (lt.signed) {
-      return op === '<<'
-        ? (a, b) => {
-            const n = count(b);
-            const x = a as number;
-            if (x < 0) ub('shift-negative-value');
-            if (x > I32_MAX >> n) ub('shift-overflow');
-            return x << n;
-          }
-        : (a, b) => (a as number) >> count(b);
-    }
-    return op === '<<' ? (a, b) => ((a as number) << count(b)) >>> 0 : (a, b) => (a as number) >>> count(b);
+  if (width !== 32 && width !== 64) throw new Error(`no shift on ${width}-bit values: operands must be promoted first`);
+  const wide = width === 64;
+  const max = wide ? I64_MAX : I32_MAX;
+  let shift: (x: CValue, n: number, a: CValue, b: CValue, onUB: OnUB | undefined) => CValue;
+  if (op === '>>') {
+    shift = wide ? (x, n) => (x as bigint) >> BigInt(n) : lt.signed ? (x, n) => (x as number) >> n : (x, n) => (x as number) >>> n;
+  } else if (!lt.signed) {
+    shift = wide ? (x, n) => BigInt.asUintN(64, (x as bigint) << BigInt(n)) : (x, n) => ((x as number) << n) >>> 0;
+  } else {
+    shift = (x, n, a, b, onUB) => {
+      if (x < 0 || x < 0n) return ub('shift-negative-value', a, b, onUB);
+      if (wide ? (x as bigint) > (max as bigint) >> BigInt(n) : (x as number) > (max as number) >> n) return ub('shift-overflow', a, b, onUB);
+      return wide ? (x as bigint) << BigInt(n) : (x as number) << n;
+    };
   }
-  if (width === 64) {
-    if (lt.signed) {
-      return op === '<<'
-        ? (a, b) => {
-            const n = BigInt(count(b));
-            const x = a as bigint;
-            if (x < 0n) ub('shift-negative-value');
-            if (x > I64_MAX >> n) ub('shift-overflow');
-            return x << n;
-          }
-        : (a, b) => (a as bigint) >> BigInt(count(b));
-    }
-    return op === '<<'
-      ? (a, b) => BigInt.asUintN(64, (a as bigint) << BigInt(count(b)))
-      : (a, b) => (a as bigint) >> BigInt(count(b));
-  }
-  throw new Error(`no shift on ${width}-bit values: operands must be promoted first`);
+  return (a, b, onUB) => {
+    const n = count(b);
+    if (typeof n === 'string') return ub(n, a, b, onUB);
+    return shift(a, n, a, b, onUB);
+  };
 }
 
 /** The kernel of a comparison of two operands converted to the common type; result is `int` 0/1. */
@@ -283,13 +283,13 @@ export function unaryKernel(op: UnaryOp, t: ArithType): UnaryKernel {
   }
   if (t.bits === 32) {
     if (t.signed) {
-      return op === '-' ? (a) => (a === I32_MIN ? ub('signed-overflow') : 0 - (a as number)) : (a) => ~(a as number);
+      return op === '-' ? (a, onUB) => (a === I32_MIN ? ub('signed-overflow', a, 0, onUB) : 0 - (a as number)) : (a) => ~(a as number);
     }
     return op === '-' ? (a) => (0 - (a as number)) >>> 0 : (a) => ~(a as number) >>> 0;
   }
   if (t.bits === 64) {
     if (t.signed) {
-      return op === '-' ? (a) => (a === I64_MIN ? ub('signed-overflow') : -(a as bigint)) : (a) => ~(a as bigint);
+      return op === '-' ? (a, onUB) => (a === I64_MIN ? ub('signed-overflow', a, 0n, onUB) : -(a as bigint)) : (a) => ~(a as bigint);
     }
     return op === '-' ? (a) => BigInt.asUintN(64, -(a as bigint)) : (a) => BigInt.asUintN(64, ~(a as bigint));
   }

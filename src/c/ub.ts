@@ -88,6 +88,8 @@ export interface UBDetail {
   /** For union reads: the member read and the member last stored. */
   readonly member?: number;
   readonly activeMember?: number;
+  /** For arithmetic UB: the operand values the operator saw (already converted to the operation types). */
+  readonly values?: readonly (number | bigint)[];
   /** Free text for humans. */
   readonly message?: string;
 }

@@ -1,14 +1,27 @@
 import { isTrue } from '../c/convert.js';
 import { binaryOperationType } from '../c/eval.js';
-import { arithKernel, binaryKernel, isCompare, shiftKernel, unaryKernel, type ArithBinaryOp, type CompareOp } from '../c/ops.js';
+import { arithKernel, binaryKernel, isCompare, shiftKernel, unaryKernel, type ArithBinaryOp, type CompareOp, type OnUB } from '../c/ops.js';
 import { promote, promoteArith, type ArithType, type CValue, type IntType } from '../c/types.js';
-import { UBSignal } from '../c/ub.js';
 import type { Expr } from '../ir/nodes.js';
 import { compoundOperator } from '../ir/nodes.js';
 import { isRecord, unqualified, type Type } from '../ir/types.js';
 import { conversion, withConversion, type CompileContext, type Ev, type Lv } from './context.js';
-import { cellCount, fieldOffset, type Cell, type Ptr } from './memory.js';
-import { atNode, raise, V } from './runtime.js';
+import { cellCount, fieldOffset, layoutOf, type Cell, type Ptr } from './memory.js';
+import { V, type Runtime } from './runtime.js';
+
+/** Safe-math semantics: when the operation would be undefined, the result is the left operand. */
+const leftOperand: OnUB = (_kind, a) => a;
+
+/**
+ * The UB handler of an operator node: reports UB at `node` with the operand values (throwing,
+ * or recording in collect mode) and lets execution continue with the left operand.
+ */
+function faultAt(rt: Runtime, node: number): OnUB {
+  return (kind, a, b) => {
+    rt.fault(kind, node, { values: [a, b] });
+    return a;
+  };
+}
 
 /** Truth value of any scalar cell. */
 export function truthy(v: Cell | Cell[]): boolean {
@@ -60,8 +73,11 @@ export function compileLvalue(cx: CompileContext, e: Expr): Lv {
       const indexId = e.index.id;
       const bounds = (i: Cell | Cell[]): number => {
         const n = typeof i === 'bigint' ? (i < 0n || i >= BigInt(len) ? -1 : Number(i)) : (i as number);
-        if (n < 0 || n >= len) raise('out-of-bounds', id, { index: typeof i === 'bigint' ? i : BigInt(i as number), length: len });
-        return n;
+        if (n >= 0 && n < len) return n;
+        const big = typeof i === 'bigint' ? i : BigInt(i as number);
+        rt.fault('out-of-bounds', id, { index: big, length: len });
+        // Collect mode: continue at the index the repair would give, (unsigned) i % len.
+        return Number(BigInt.asUintN(32, big) % BigInt(len));
       };
       if (!check) {
         return (f) => {
@@ -88,11 +104,17 @@ export function compileLvalue(cx: CompileContext, e: Expr): Lv {
     }
     case 'deref': {
       const p = compileExpr(cx, e.ptr);
+      const pointee = e.type.kind === 'void' ? undefined : layoutOf(e.type);
       return (f) => {
         const v = p(f) as Ptr;
         const o = v.obj;
-        if (o === null) raise('null-dereference', id, { pointerOrigin: v.origin });
-        if (!o.alive) raise('dangling-dereference', id, { pointerOrigin: v.origin });
+        if (o === null || !o.alive) {
+          rt.fault(o === null ? 'null-dereference' : 'dangling-dereference', id, { pointerOrigin: v.origin });
+          // Collect mode: continue on a zero-filled stand-in object.
+          rt.lo = rt.standIn(pointee!);
+          rt.lc = 0;
+          return;
+        }
         rt.lo = o;
         rt.lc = v.cell;
       };
@@ -135,14 +157,8 @@ export function compileExpr(cx: CompileContext, e: Expr): Ev {
       const pt = promoteArith(unqualified(ot) as ArithType);
       const k = unaryKernel(e.op, pt);
       const xc = withConversion(x, conversion(ot, pt));
-      return (f) => {
-        const a = xc(f) as CValue;
-        try {
-          return k(a);
-        } catch (err) {
-          throw atNode(err, id);
-        }
-      };
+      const onUB = faultAt(rt, id);
+      return (f) => k(xc(f) as CValue, onUB);
     }
     case 'binary':
       return compileBinary(cx, e);
@@ -156,12 +172,14 @@ export function compileExpr(cx: CompileContext, e: Expr): Ev {
       const x = compileExpr(cx, e.operand);
       const conv = conversion(e.operand.type, e.type);
       if (!conv) return x;
+      const zero: CValue = e.type.kind === 'int' && e.type.bits > 32 ? 0n : 0;
       return (f) => {
         const v = x(f);
         try {
           return conv(v);
         } catch (err) {
-          throw atNode(err, id);
+          rt.kernelFault(err, id);
+          return zero;
         }
       };
     }
@@ -179,18 +197,14 @@ export function compileExpr(cx: CompileContext, e: Expr): Ev {
       const one: CValue = pt.bits > 32 ? 1n : 1;
       const flags = accessFlags(e.target.type);
       const prefix = e.prefix;
+      const onUB = faultAt(rt, id);
       return (f) => {
         l(f);
         const o = rt.lo;
         const c = rt.lc;
         const old = rt.read(o, c, id, flags) as CValue;
-        let nv: CValue;
-        try {
-          const r = k(up ? (up(old) as CValue) : old, one);
-          nv = down ? (down(r) as CValue) : r;
-        } catch (err) {
-          throw atNode(err, id);
-        }
+        const r = k(up ? (up(old) as CValue) : old, one, onUB);
+        const nv = down ? (down(r) as CValue) : r;
         rt.write(o, c, nv, id, flags);
         return prefix ? nv : old;
       };
@@ -243,7 +257,7 @@ function compileRead(cx: CompileContext, e: Expr): Ev {
   if (t.kind !== 'ptr') return read;
   return (f) => {
     const p = read(f) as Ptr;
-    if (p.obj !== null && !p.obj.alive) raise('dangling-pointer-use', id, { pointerOrigin: p.origin });
+    if (p.obj !== null && !p.obj.alive) rt.fault('dangling-pointer-use', id, { pointerOrigin: p.origin });
     return p;
   };
 }
@@ -276,13 +290,8 @@ function compileBinary(cx: CompileContext, e: Expr & { kind: 'binary' }): Ev {
         : arithKernel(e.op as Exclude<ArithBinaryOp, '<<' | '>>'>, ot);
     const cl = conversion(lt, ot);
     const cr = conversion(rtp, shift ? countType! : ot);
-    op = (a, b) => {
-      try {
-        return k((cl ? cl(a) : a) as CValue, (cr ? cr(b) : b) as CValue);
-      } catch (err) {
-        throw atNode(err, id);
-      }
-    };
+    const onUB = faultAt(rt, id);
+    op = (a, b) => k((cl ? cl(a) : a) as CValue, (cr ? cr(b) : b) as CValue, onUB);
   }
   if (!cx.effects.checkAt(e)) return (f) => op(L(f), R(f));
   const lid = e.left.id;
@@ -305,15 +314,7 @@ function compileSafe(cx: CompileContext, e: Expr & { kind: 'safe' }): Ev {
   const L = withConversion(compileExpr(cx, e.left), conversion(lt, ot));
   if (e.op === 'neg') {
     const k = unaryKernel('-', ot);
-    return (f) => {
-      const a = L(f) as CValue;
-      try {
-        return k(a);
-      } catch (err) {
-        if (err instanceof UBSignal) return a;
-        throw err;
-      }
-    };
+    return (f) => k(L(f) as CValue, leftOperand);
   }
   const right = e.right!;
   const rtp = unqualified(right.type) as IntType;
@@ -321,14 +322,7 @@ function compileSafe(cx: CompileContext, e: Expr & { kind: 'safe' }): Ev {
   const countType = shift ? promote(rtp) : ot;
   const R = withConversion(compileExpr(cx, right), conversion(rtp, countType));
   const k = shift ? shiftKernel(e.op as '<<' | '>>', ot, countType) : arithKernel(e.op as '+' | '-' | '*' | '/' | '%', ot);
-  const apply = (a: CValue, b: CValue): CValue => {
-    try {
-      return k(a, b);
-    } catch (err) {
-      if (err instanceof UBSignal) return a;
-      throw err;
-    }
-  };
+  const apply = (a: CValue, b: CValue): CValue => k(a, b, leftOperand);
   if (!cx.effects.checkAt(e)) return (f) => apply(L(f) as CValue, R(f) as CValue);
   const lid = e.left.id;
   const rid = right.id;
@@ -371,7 +365,9 @@ function compileCall(cx: CompileContext, e: Expr & { kind: 'call' }): Ev {
       vals[i] = args[i]!(f);
     }
     marks[n] = rt.logLen;
-    for (let i = 0; i + 1 < n; i++) rt.checkUnsequenced(marks[i]!, marks[i + 1]!, marks[n]!, id, argIds[i]!, argIds[i + 1]!);
+    for (let i = 0; i + 1 < n; i++) {
+      for (let j = i + 1; j < n; j++) rt.checkRanges(marks[i]!, marks[i + 1]!, marks[j]!, marks[j + 1]!, id, argIds[i]!, argIds[j]!);
+    }
     const r = slot.invoke(vals);
     rt.markDone(s, rt.logLen);
     return r;
@@ -399,7 +395,7 @@ function compileAssign(cx: CompileContext, e: Expr & { kind: 'assign' }): Ev {
         const v = V0(f) as Cell[];
         if (check) {
           rt.checkUnsequenced(s, m, rt.logLen, id, tid, vid);
-          rt.checkStore(o, c, s, rt.logLen, id);
+          rt.checkStore(o, c, s, rt.logLen, id, tid, vid);
         }
         rt.writeRange(o, c, v, id, flags);
         return v;
@@ -423,7 +419,7 @@ function compileAssign(cx: CompileContext, e: Expr & { kind: 'assign' }): Ev {
       const m = rt.logLen;
       const v = V0(f) as Cell;
       rt.checkUnsequenced(s, m, rt.logLen, id, tid, vid);
-      rt.checkStore(o, c, s, rt.logLen, id);
+      rt.checkStore(o, c, s, rt.logLen, id, tid, vid);
       rt.write(o, c, v, id, flags);
       return v;
     };
@@ -440,6 +436,7 @@ function compileAssign(cx: CompileContext, e: Expr & { kind: 'assign' }): Ev {
   const rc = conversion(vt, countType);
   const down = conversion(ot, lt);
   const V1 = compileExpr(cx, e.value);
+  const onUB = faultAt(rt, id);
   return (f) => {
     const s = rt.logLen;
     tl(f);
@@ -450,15 +447,10 @@ function compileAssign(cx: CompileContext, e: Expr & { kind: 'assign' }): Ev {
     const b = V1(f) as CValue;
     if (check) {
       rt.checkUnsequenced(s, m, rt.logLen, id, tid, vid);
-      rt.checkStore(o, c, s, rt.logLen, id);
+      rt.checkStore(o, c, s, rt.logLen, id, tid, vid);
     }
-    let nv: CValue;
-    try {
-      const r = k((up ? up(old) : old) as CValue, (rc ? rc(b) : b) as CValue);
-      nv = (down ? down(r) : r) as CValue;
-    } catch (err) {
-      throw atNode(err, id);
-    }
+    const r = k((up ? up(old) : old) as CValue, (rc ? rc(b) : b) as CValue, onUB);
+    const nv = (down ? down(r) : r) as CValue;
     rt.write(o, c, nv, id, flags);
     return nv;
   };

@@ -4,7 +4,7 @@ import type { Block, Expr, FuncDecl, Init, Stmt, VarDecl } from '../ir/nodes.js'
 import { isRecord, namedFields, type Type } from '../ir/types.js';
 import { compileExpr, truthy } from './compile-expr.js';
 import { conversion, type CompileContext, type Ev, type VarHome } from './context.js';
-import { cellCount, fieldOffset, layoutOf, zeroFill, type Cell, type Layout, type MemObject } from './memory.js';
+import { cellCount, fieldOffset, layoutOf, zeroFill, zeroOf, type Cell, type Layout, type MemObject } from './memory.js';
 import { Completion, Frame, raise, type Runtime } from './runtime.js';
 
 /** A compiled statement: normal execution, and (when it contains labels) entry at a label. */
@@ -134,6 +134,7 @@ export function compileFunction(cx: CompileContext, fn: FuncDecl, globals: reado
   // main may fall off its end (C99 5.1.2.2.3); other functions must return their value.
   const returnsValue = fn.ret.kind !== 'void' && fn.id !== cx.program.main;
   const slot = cx.funcs.get(fn.id)!;
+  const zeroRet = fn.ret.kind === 'int' || fn.ret.kind === 'float' || fn.ret.kind === 'ptr' ? zeroOf(fn.ret, fn.id) : undefined;
   const maxDepth = rt.limits.maxDepth;
   slot.invoke = (args) => {
     if (++rt.depth > maxDepth) raise('step-budget-exceeded', fn.id, { message: 'call depth limit' });
@@ -154,7 +155,10 @@ export function compileFunction(cx: CompileContext, fn: FuncDecl, globals: reado
     rt.depth--;
     // Falling off the end of a function whose value the caller uses is undefined; Kiln's
     // generators always return, so treat the missing value as an uninitialised read.
-    if (returnsValue && r !== Completion.Return) raise('uninitialised-read', fn.id, { message: `${fn.name} ended without return` });
+    if (returnsValue && r !== Completion.Return) {
+      rt.fault('uninitialised-read', fn.id, { message: `${fn.name} ended without return` });
+      return zeroRet;
+    }
     return f.ret as Cell;
   };
 }

@@ -4,7 +4,7 @@ import type { Program } from '../ir/nodes.js';
 import { walkProgram } from '../ir/visit.js';
 import { compileFunction, compileGlobals, type Visible } from './compile-stmt.js';
 import { CompileContext } from './context.js';
-import { DEFAULT_LIMITS, Frame, Runtime, type RunLimits } from './runtime.js';
+import { DEFAULT_LIMITS, Frame, Runtime, STOP, type RunLimits } from './runtime.js';
 
 /** Options of an interpreter run. */
 export interface InterpOptions {
@@ -12,6 +12,12 @@ export interface InterpOptions {
   readonly limits?: Partial<RunLimits>;
   /** Record the set of values every integer variable in scope held before each statement. */
   readonly profileValues?: boolean;
+  /**
+   * Keep going after UB with a provisional value and report every UB site met (first occurrence
+   * per node, up to `limits.maxReports`). A run is only trusted if it reports nothing; the repair
+   * loop uses this to fix many sites per run.
+   */
+  readonly collect?: boolean;
 }
 
 /** The first UB a run hit. */
@@ -37,7 +43,7 @@ export interface Profile {
 /** The outcome of one run: the program's output, or the first UB. */
 export type RunOutcome =
   | { readonly ok: true; readonly output: string; readonly checksum: bigint; readonly profile: Profile }
-  | { readonly ok: false; readonly ub: UBReport; readonly profile: Profile };
+  | { readonly ok: false; readonly ub: UBReport; readonly reports: readonly UBReport[]; readonly profile: Profile };
 
 /** Formats the checksum line every Kiln program prints. */
 export function checksumLine(checksum: bigint): string {
@@ -72,6 +78,7 @@ export class CompiledProgram {
       }
     });
     const rt = new Runtime({ ...DEFAULT_LIMITS, ...opts.limits }, stmtIds.length, loopIds.length);
+    rt.collect = !!opts.collect;
     const cx = new CompileContext(p, rt, !!opts.profileValues);
     stmtIds.forEach((id, i) => cx.stmtIndex.set(id, i));
     loopIds.forEach((id, i) => cx.loopIndex.set(id, i));
@@ -104,10 +111,12 @@ export class CompiledProgram {
       this.initGlobals(new Frame(0));
       main.invoke([]);
     } catch (e) {
-      if (e instanceof UBSignal) {
-        return { ok: false, ub: { kind: e.kind, node: e.node ?? -1, detail: e.detail }, profile: this.profile() };
-      }
-      throw e;
+      if (e instanceof UBSignal) rt.reports.push(e);
+      else if (e !== STOP) throw e;
+    }
+    if (rt.reports.length) {
+      const reports = rt.reports.map((r) => ({ kind: r.kind, node: r.node ?? -1, detail: r.detail }));
+      return { ok: false, ub: reports[0]!, reports, profile: this.profile() };
     }
     const checksum = rt.hashState;
     return { ok: true, output: checksumLine(checksum) + '\n', checksum, profile: this.profile() };

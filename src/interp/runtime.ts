@@ -1,6 +1,6 @@
 import type { CValue } from '../c/types.js';
 import { UBSignal, type UBDetail, type UBKind } from '../c/ub.js';
-import { MemObject, type Cell, type Layout } from './memory.js';
+import { MemObject, zeroFill, zeroOf, type Cell, type Layout } from './memory.js';
 
 /** Access-log flag: the access is a write (a side effect). */
 export const W = 1;
@@ -18,9 +18,15 @@ export function raise(kind: UBKind, node: number, detail?: UBDetail): never {
   throw s;
 }
 
-/** Attaches a node id to a UB signal thrown by an operator kernel (the innermost node wins). */
-export function atNode(e: unknown, node: number): unknown {
-  if (e instanceof UBSignal && e.node === undefined) e.node = node;
+/**
+ * Attaches a node id (and the operand values, for the repair rules) to a UB signal thrown by an
+ * operator kernel; the innermost node wins.
+ */
+export function atNode(e: unknown, node: number, ...values: (CValue | undefined)[]): unknown {
+  if (e instanceof UBSignal && e.node === undefined) {
+    e.node = node;
+    if (values.length) e.detail = { ...e.detail, values: values.filter((v): v is CValue => v !== undefined) };
+  }
   return e;
 }
 
@@ -43,6 +49,9 @@ export class Frame {
   }
 }
 
+/** Thrown in collect mode once enough reports were gathered: ends the run early. */
+export const STOP = { stop: true } as const;
+
 /** Limits of one interpreter run. */
 export interface RunLimits {
   /** Statement executions plus loop iterations before the run counts as non-terminating. */
@@ -51,9 +60,11 @@ export interface RunLimits {
   readonly maxDepth: number;
   /** Access-log entries kept while checking one full expression before the check gives up conservatively. */
   readonly maxLog: number;
+  /** In collect mode: distinct UB reports gathered before the run stops. */
+  readonly maxReports: number;
 }
 
-export const DEFAULT_LIMITS: RunLimits = { maxSteps: 5_000_000, maxDepth: 256, maxLog: 1 << 20 };
+export const DEFAULT_LIMITS: RunLimits = { maxSteps: 5_000_000, maxDepth: 256, maxLog: 1 << 20, maxReports: 64 };
 
 const LOC_SCALE = 2 ** 24;
 
@@ -81,6 +92,14 @@ export class Runtime {
   output: string[] = [];
   /** Value profile (statement → variable → values), when requested. */
   values: Map<number, Map<number, Set<CValue>>> | undefined;
+  /**
+   * Collect mode (used while repairing): UB is recorded and execution goes on with a provisional
+   * value, so one run finds many sites. Only a run with no report at all is trusted.
+   */
+  collect = false;
+  /** UB recorded in collect mode, first occurrence per node, in execution order. */
+  reports: UBSignal[] = [];
+  private reportedNodes = new Set<number>();
 
   constructor(
     readonly limits: RunLimits,
@@ -103,6 +122,40 @@ export class Runtime {
     this.stmtCounts.fill(0);
     this.loopIters.fill(0);
     this.output = [];
+    this.reports = [];
+    this.reportedNodes.clear();
+  }
+
+  /**
+   * Reports UB at a node. Outside collect mode it throws; in collect mode it records the first
+   * report per node and returns, and the caller continues with a provisional value. After
+   * `maxReports` distinct reports the run stops.
+   */
+  fault(kind: UBKind, node: number, detail?: UBDetail): void {
+    if (!this.collect) raise(kind, node, detail);
+    if (this.reportedNodes.has(node)) return;
+    this.reportedNodes.add(node);
+    const s = new UBSignal(kind, detail);
+    s.node = node;
+    this.reports.push(s);
+    if (this.reports.length >= this.limits.maxReports) throw STOP;
+  }
+
+  /**
+   * Handles an exception thrown by an operator kernel at `node`: UB is tagged with the node and
+   * operand values and thrown, or, in collect mode, recorded (the caller then continues with a
+   * provisional value). Anything else is rethrown.
+   */
+  kernelFault(err: unknown, node: number, ...values: (CValue | undefined)[]): void {
+    if (!(err instanceof UBSignal) || err.node !== undefined || !this.collect) throw atNode(err, node, ...values);
+    this.fault(err.kind, node, { ...err.detail, values: values.filter((v): v is CValue => v !== undefined) });
+  }
+
+  /** A fresh zero-filled object standing in for the target of a bad pointer in collect mode. */
+  standIn(layout: Layout): MemObject {
+    const o = this.alloc(layout, -1, false);
+    zeroFill(o, -1);
+    return o;
   }
 
   /** Allocates a fresh (uninitialised) object. */
@@ -112,16 +165,19 @@ export class Runtime {
 
   /** Reads one scalar cell, checking initialisation and union state, and logging the access. */
   read(o: MemObject, c: number, node: number, flags: number): Cell {
-    if (o.layout.hasUnions) this.checkUnionRead(o, c, node);
+    if (o.layout.hasUnions && !this.checkUnionRead(o, c, node)) return zeroOf(o.layout.cellType[c]!, node);
     const v = o.cells[c];
-    if (v === undefined) raise('uninitialised-read', node);
+    if (v === undefined) {
+      this.fault('uninitialised-read', node);
+      return zeroOf(o.layout.cellType[c]!, node);
+    }
     if (this.logging) this.log(o, c, flags);
     return v;
   }
 
   /** Writes one scalar cell, switching union members as needed, and logging the access. */
   write(o: MemObject, c: number, v: Cell, node: number, flags: number): void {
-    if (o.isConst) raise('const-write', node);
+    if (o.isConst) return this.fault('const-write', node);
     if (o.layout.hasUnions) this.activate(o, c);
     if (this.logging) this.log(o, c, flags | W);
     o.cells[c] = v;
@@ -130,13 +186,14 @@ export class Runtime {
   /** Reads `n` cells as an aggregate value (struct or array copy: uninitialised members are copied as such). */
   readRange(o: MemObject, c: number, n: number, node: number, flags: number): Cell[] {
     if (o.layout.hasUnions && o.layout.unions[c]!.length > 0) this.checkUnionRead(o, c, node);
+    // (In collect mode an inactive member is copied as it is: its cells are indeterminate.)
     if (this.logging) for (let i = 0; i < n; i++) this.log(o, c + i, flags);
     return o.cells.slice(c, c + n);
   }
 
   /** Writes an aggregate value into `n` cells. */
   writeRange(o: MemObject, c: number, values: readonly Cell[], node: number, flags: number): void {
-    if (o.isConst) raise('const-write', node);
+    if (o.isConst) return this.fault('const-write', node);
     if (o.layout.hasUnions) this.activate(o, c);
     for (let i = 0; i < values.length; i++) {
       if (this.logging) this.log(o, c + i, flags | W);
@@ -144,14 +201,22 @@ export class Runtime {
     }
   }
 
-  private checkUnionRead(o: MemObject, c: number, node: number): void {
+  /** Checks that the unions enclosing cell `c` have the right members active; false after a fault in collect mode. */
+  private checkUnionRead(o: MemObject, c: number, node: number): boolean {
     const us = o.layout.unions[c]!;
     for (let i = 0; i < us.length; i++) {
       const [tag, m] = us[i]!;
       const active = o.cells[tag];
-      if (active === undefined) raise('uninitialised-read', node);
-      if (active !== m) raise('inactive-union-read', node, { member: m, activeMember: active as number });
+      if (active === undefined) {
+        this.fault('uninitialised-read', node);
+        return false;
+      }
+      if (active !== m) {
+        this.fault('inactive-union-read', node, { member: m, activeMember: active as number });
+        return false;
+      }
     }
+    return true;
   }
 
   /** Makes the unions enclosing cell `c` have the members containing `c` active (others become indeterminate). */
@@ -185,39 +250,44 @@ export class Runtime {
    * on both sides are an observable order (Csmith's one-volatile-access rule).
    */
   checkUnsequenced(s: number, m: number, e: number, node: number, left: number, right: number): void {
-    if (this.logOverflow) raise('order-dependence', node, { operands: [left, right], message: 'access log overflow' });
-    if (s === m || m === e) return;
+    this.checkRanges(s, m, m, e, node, left, right);
+  }
+
+  /** The same check for two arbitrary log ranges [ls, le) and [rs, re) (e.g. two call arguments). */
+  checkRanges(ls: number, le: number, rs: number, re: number, node: number, left: number, right: number): void {
+    if (this.logOverflow) return this.fault('order-dependence', node, { operands: [left, right], message: 'access log overflow' });
+    if (ls === le || rs === re) return;
     const key = this.logKey;
     const flag = this.logFlag;
     const here = this.depth;
     let lv = false;
     let rv = false;
-    for (let i = s; i < m; i++) if (flag[i]! & V) lv = true;
-    for (let j = m; j < e; j++) if (flag[j]! & V) rv = true;
-    if (lv && rv) raise('multiple-volatile-access', node, { operands: [left, right] });
-    const report = (i: number, j: number): never => {
+    for (let i = ls; i < le; i++) if (flag[i]! & V) lv = true;
+    for (let j = rs; j < re; j++) if (flag[j]! & V) rv = true;
+    if (lv && rv) return this.fault('multiple-volatile-access', node, { operands: [left, right] });
+    const report = (i: number, j: number): void => {
       const inCall = flag[i]! >> DEPTH_SHIFT > here || flag[j]! >> DEPTH_SHIFT > here;
-      return raise(inCall ? 'order-dependence' : 'unsequenced-access', node, { operands: [left, right] });
+      this.fault(inCall ? 'order-dependence' : 'unsequenced-access', node, { operands: [left, right] });
     };
-    if ((m - s) * (e - m) <= 256) {
-      for (let i = s; i < m; i++) {
+    if ((le - ls) * (re - rs) <= 256) {
+      for (let i = ls; i < le; i++) {
         const k = key[i];
         const fi = flag[i]!;
-        for (let j = m; j < e; j++) {
-          if (key[j] === k && ((fi | flag[j]!) & W) !== 0) report(i, j);
+        for (let j = rs; j < re; j++) {
+          if (key[j] === k && ((fi | flag[j]!) & W) !== 0) return report(i, j);
         }
       }
       return;
     }
-    const left2 = new Map<number, number>(); // key → index of a write, else of a read
-    for (let i = s; i < m; i++) {
+    const firstLeft = new Map<number, number>(); // key → index of a write, else of a read
+    for (let i = ls; i < le; i++) {
       const k = key[i]!;
-      const prev = left2.get(k);
-      if (prev === undefined || (flag[i]! & W && !(flag[prev]! & W))) left2.set(k, i);
+      const prev = firstLeft.get(k);
+      if (prev === undefined || (flag[i]! & W && !(flag[prev]! & W))) firstLeft.set(k, i);
     }
-    for (let j = m; j < e; j++) {
-      const i = left2.get(key[j]!);
-      if (i !== undefined && ((flag[i]! | flag[j]!) & W) !== 0) report(i, j);
+    for (let j = rs; j < re; j++) {
+      const i = firstLeft.get(key[j]!);
+      if (i !== undefined && ((flag[i]! | flag[j]!) & W) !== 0) return report(i, j);
     }
   }
 
@@ -225,11 +295,11 @@ export class Runtime {
    * Checks the store of an assignment to (o, c) against side effects on the same location made
    * directly (not inside calls) by either operand, which are unsequenced relative to the store.
    */
-  checkStore(o: MemObject, c: number, s: number, e: number, node: number): void {
+  checkStore(o: MemObject, c: number, s: number, e: number, node: number, target: number, value: number): void {
     const k = o.uid * LOC_SCALE + o.layout.loc[c]!;
     for (let i = s; i < e; i++) {
       const f = this.logFlag[i]!;
-      if (this.logKey[i] === k && f & W && !(f & DONE)) raise('unsequenced-access', node);
+      if (this.logKey[i] === k && f & W && !(f & DONE)) return this.fault('unsequenced-access', node, { operands: [target, value] });
     }
   }
 

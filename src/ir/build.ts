@@ -24,7 +24,7 @@ import {
   isRecord,
   isScalar,
   pointerTo,
-  qualify,
+  qualifyMember,
   sameType,
   unqualified,
   type Field,
@@ -156,7 +156,9 @@ export class IRBuilder {
   idx(base: Expr, index: Expr): Expr {
     if (base.type.kind !== 'array') fail(`indexing a non-array (${base.type.kind})`);
     if (index.type.kind !== 'int') fail('array index must be an integer');
-    return { kind: 'index', id: this.id(), type: base.type.of, base, index };
+    // Qualifiers on an array object apply to its elements.
+    const type = qualifyMember(base.type.of, { const: !!base.type.const, volatile: !!base.type.volatile });
+    return { kind: 'index', id: this.id(), type, base, index };
   }
 
   /** `base.field` (by index or name). */
@@ -355,7 +357,7 @@ export class IRBuilder {
 export function fieldExprType(record: RecordT, f: Field, types: CTypes = C): Type {
   let t: Type = f.type;
   if (f.bits !== undefined && f.type.kind === 'int') t = bitfieldType(f.type.signed, f.bits, types);
-  return qualify(t, { const: !!(record.const || f.type.const), volatile: !!(record.volatile || f.type.volatile) });
+  return qualifyMember(t, { const: !!(record.const || f.type.const), volatile: !!(record.volatile || f.type.volatile) });
 }
 
 /** Whether an lvalue designates a bit-field. */

@@ -85,6 +85,16 @@ export function qualify<T extends Type>(t: T, q: Quals): T {
   return Object.freeze({ ...t, ...(q.const ? { const: true } : {}), ...(q.volatile ? { volatile: true } : {}) }) as unknown as T;
 }
 
+/**
+ * The type with qualifiers added the way C applies them to a member or object: on an array they
+ * apply to its elements (C11 6.7.3p9: there are no qualified array types).
+ */
+export function qualifyMember(t: Type, q: Quals): Type {
+  if (!q.const && !q.volatile) return t;
+  if (t.kind === 'array') return arrayOf(qualifyMember(t.of, q), t.length);
+  return qualify(t, q);
+}
+
 /** The same type without top-level qualifiers. */
 export function unqualified<T extends Type>(t: T): T {
   if (!t.const && !t.volatile) return t;

@@ -1,0 +1,251 @@
+import { fieldExprType, isBitfieldAccess } from '../ir/build.js';
+import type { Expr, VarDecl } from '../ir/nodes.js';
+import { isRecord, namedFields, pointerTo, sameType, unqualified, type Type } from '../ir/types.js';
+import type { GenContext } from './context.js';
+import { constant, initialiser, newVarType, pointerType } from './types.js';
+
+/**
+ * Access paths: every way to reach an object from a variable (`v`, `v.f`, `a[i][j]`, `*p`,
+ * `p->f`), so the generator can pick "a variable of type T" the way Csmith does (§1.4:
+ * variable = `v`, `v.f`, `*…*v`, `&v`).
+ */
+
+type Step = { readonly k: 'field'; readonly index: number } | { readonly k: 'index'; readonly len: number } | { readonly k: 'deref' };
+
+interface Path {
+  readonly steps: readonly Step[];
+  readonly type: Type;
+  /** Passes through a packed struct member (taking its address would make a misaligned pointer). */
+  readonly packed: boolean;
+  readonly bitfield: boolean;
+}
+
+const pathCache = new WeakMap<Type, readonly Path[]>();
+
+/** Every access path from an object of type `t` (including the empty path), derefs bounded. */
+function pathsOf(t: Type, derefs: number): readonly Path[] {
+  const cached = derefs === 2 ? pathCache.get(t) : undefined;
+  if (cached) return cached;
+  const out: Path[] = [];
+  const rec = (ty: Type, steps: Step[], packed: boolean, bitfield: boolean, d: number): void => {
+    out.push({ steps, type: ty, packed, bitfield });
+    if (out.length > 400) return; // very wide aggregates: enough choice already
+    switch (ty.kind) {
+      case 'array':
+        rec(ty.of, [...steps, { k: 'index', len: ty.length }], packed, false, d);
+        return;
+      case 'struct':
+      case 'union':
+        for (const { field, index } of namedFields(ty)) {
+          const isPacked = packed || (ty.kind === 'struct' && !!ty.packed);
+          rec(fieldExprType(ty, field), [...steps, { k: 'field', index }], isPacked, field.bits !== undefined, d);
+        }
+        return;
+      case 'ptr':
+        if (d > 0 && ty.to.kind !== 'void') rec(ty.to, [...steps, { k: 'deref' }], false, false, d - 1);
+        return;
+      default:
+        return;
+    }
+  };
+  rec(t, [], false, false, derefs);
+  if (derefs === 2) pathCache.set(t, out);
+  return out;
+}
+
+/** What kind of object is wanted. */
+export interface Want {
+  /** Exactly this type (top-level qualifiers ignored). */
+  readonly type?: Type;
+  /** Any integer type. */
+  readonly anyInt?: boolean;
+  /** Any pointer type. */
+  readonly pointer?: boolean;
+  /** Will be assigned: not const, not an array, not a record with const members. */
+  readonly writable?: boolean;
+  /** Its address will be taken: no bit-fields, no packed members. */
+  readonly addressable?: boolean;
+  /** Exclude volatile objects (e.g. loop induction variables). */
+  readonly noVolatile?: boolean;
+}
+
+function matches(p: Path, w: Want): boolean {
+  const t = p.type;
+  if (t.kind === 'array' || t.kind === 'void') return false;
+  if (w.type) {
+    if (!sameType(unqualified(t), unqualified(w.type))) return false;
+    // A pointer's pointee qualifiers are part of its type; `sameType` already compared them.
+  } else if (w.anyInt && t.kind !== 'int') return false;
+  else if (w.pointer && t.kind !== 'ptr') return false;
+  if (w.writable && (t.const || hasConst(t))) return false;
+  if (w.addressable && (p.packed || p.bitfield)) return false;
+  if (w.noVolatile && t.volatile) return false;
+  return true;
+}
+
+function readOnlyVar(g: GenContext, v: VarDecl, want: Want): boolean {
+  return !!want.writable && g.readOnly.has(v.id);
+}
+
+function hasConst(t: Type): boolean {
+  return isRecord(t) && t.fields.some((f) => f.type.const || hasConst(f.type));
+}
+
+/** Variables of the current function's scopes: globals, parameters, and locals of the open blocks. */
+function scopeVars(g: GenContext, scope: 'global' | 'local' | 'param'): readonly VarDecl[] {
+  if (scope === 'global') return g.globals;
+  if (g.fnStack.length === 0) return [];
+  if (scope === 'param') return g.fn.params;
+  return g.fn.blocks.flatMap((b) => b.locals);
+}
+
+/** Builds the expression of a path from a variable (constant indices for address constants in initialisers). */
+function materialise(g: GenContext, v: VarDecl, p: Path, constantIndices = false): Expr {
+  let e = g.b.v(v);
+  for (const s of p.steps) {
+    if (s.k === 'field') e = g.b.fld(e, s.index);
+    else if (s.k === 'deref') e = g.b.deref(e);
+    else e = g.b.idx(e, constantIndices ? g.b.lit(g.rng.int(0, s.len - 1)) : indexExpr(g, s.len));
+  }
+  return e;
+}
+
+/**
+ * An index for an array of `len` elements: an enclosing loop's induction variable when its range
+ * fits (as Csmith's array-statements do), mostly a constant in range, sometimes any expression
+ * (repair wraps it in `% len` if it ever goes out of bounds).
+ */
+export function indexExpr(g: GenContext, len: number): Expr {
+  const { rng, b } = g;
+  const loops = g.fnStack.length ? g.fn.loops.filter((l) => l.decl !== undefined && l.lo >= 0 && l.hi < len) : [];
+  if (loops.length && rng.chance(g.loopIndexBias ?? g.policy.choices.loopVarIndex)) return b.v(rng.pick(loops).decl!);
+  if (g.complexity > 0 && rng.chance(0.1)) {
+    g.complexity--;
+    return b.v(pickIndexVar(g) ?? freshIndexLocal(g));
+  }
+  return b.lit(rng.int(0, len - 1));
+}
+
+function pickIndexVar(g: GenContext): VarDecl | undefined {
+  const vars = [...scopeVars(g, 'local'), ...scopeVars(g, 'param'), ...g.globals].filter((v) => v.type.kind === 'int' && !v.type.volatile);
+  return vars.length ? g.rng.pick(vars) : undefined;
+}
+
+function freshIndexLocal(g: GenContext): VarDecl {
+  const t = g.intType();
+  const d = g.b.local(g.name('l_'), t, constant(g, t));
+  g.block.locals.push(d);
+  return d;
+}
+
+/**
+ * Picks an object matching `want`, choosing the scope with Csmith's weights (global 35, local 30,
+ * parameter 30, new 5) and falling back to the other scopes, then to a new variable.
+ */
+export function pickLvalue(g: GenContext, want: Want): Expr | undefined {
+  const { rng } = g;
+  const w = g.policy.scopes;
+  const order = rng.weighted<'global' | 'local' | 'param' | 'new'>([
+    ['global', w.global],
+    ['local', g.fnStack.length ? w.local : 0],
+    ['param', g.fnStack.length ? w.param : 0],
+    ['new', w.new],
+  ]);
+  const tryScope = (scope: 'global' | 'local' | 'param'): Expr | undefined => {
+    const vars = scopeVars(g, scope);
+    if (vars.length === 0) return undefined;
+    // Start from a random variable and take the first with a matching path.
+    const start = rng.int(0, vars.length - 1);
+    for (let k = 0; k < vars.length; k++) {
+      const v = vars[(start + k) % vars.length]!;
+      if (!g.typeAllowed(v.type) || readOnlyVar(g, v, want)) continue;
+      const paths = pathsOf(v.type, 2).filter((p) => matches(p, want) && !(want.writable && p.steps.length === 0 && g.readOnly.has(v.id)));
+      if (paths.length) return materialise(g, v, rng.pick(paths));
+    }
+    return undefined;
+  };
+  if (order !== 'new') {
+    const first = tryScope(order);
+    if (first) return first;
+    for (const s of rng.shuffle(['global', 'local', 'param'] as const)) {
+      if (s === order) continue;
+      const e = tryScope(s);
+      if (e) return e;
+    }
+  }
+  const v = newVariable(g, want);
+  return v ? g.b.v(v) : undefined;
+}
+
+/** Creates a new variable (a local of the current block or a global) of the wanted type. */
+export function newVariable(g: GenContext, want: Want): VarDecl | undefined {
+  const { rng, b } = g;
+  const asLocal = g.fnStack.length > 0 && (rng.chance(0.5) || !g.canAddGlobal());
+  if (want.pointer && !g.policy.features.pointers) return undefined;
+  let t: Type = want.type ? unqualified(want.type) : want.anyInt ? g.intType() : want.pointer ? pointerType(g) : newVarType(g, asLocal ? 'local' : 'global');
+  if (want.writable && t.const) t = unqualified(t);
+  if (want.type && isRecord(t) && want.writable && hasConst(t)) return undefined;
+  const addressable = (pointee: Type): Expr | undefined => addressOf(g, pointee, true);
+  if (asLocal) {
+    if (g.block.locals.length >= g.policy.limits.maxLocalsPerBlock) {
+      if (!g.canAddGlobal()) return undefined;
+    } else {
+      const d = b.local(g.name('l_'), t, initialiser(g, t, addressable));
+      g.block.locals.push(d);
+      return d;
+    }
+  }
+  if (!g.canAddGlobal()) return undefined;
+  return g.addGlobal(b.global(g.name('g_'), t, initialiser(g, t, (pointee) => addressOfGlobal(g, pointee))));
+}
+
+/**
+ * `&x` for some object of type `pointee` visible here (qualifiers of the pointee may only be
+ * added, never dropped); creates a global target when none exists.
+ */
+export function addressOf(g: GenContext, pointee: Type, forInitialiser = false): Expr | undefined {
+  const e = pickAddressable(g, pointee, true, forInitialiser);
+  if (e) return e;
+  return addressOfGlobal(g, pointee);
+}
+
+/** `&g` of a global of type `pointee`, creating it (before any user) when needed. */
+export function addressOfGlobal(g: GenContext, pointee: Type): Expr | undefined {
+  const e = pickAddressable(g, pointee, false, true);
+  if (e) return e;
+  if (!g.canAddGlobal() || pointee.kind === 'void') return undefined;
+  const t = unqualified(pointee);
+  const d = g.addGlobal(g.b.global(g.name('g_'), t, initialiser(g, t, (pt) => (pt === pointee ? undefined : addressOfGlobal(g, pt)))));
+  return g.b.addr(g.b.v(d));
+}
+
+function pickAddressable(g: GenContext, pointee: Type, includeLocals: boolean, constantIndices: boolean): Expr | undefined {
+  const { rng } = g;
+  const pools: VarDecl[][] = [g.globals.slice()];
+  if (includeLocals && g.fnStack.length) pools.push([...g.fn.params, ...g.fn.blocks.flatMap((b) => b.locals)]);
+  const vars = pools.flat();
+  if (vars.length === 0) return undefined;
+  const start = rng.int(0, vars.length - 1);
+  for (let k = 0; k < vars.length; k++) {
+    const v = vars[(start + k) % vars.length]!;
+    if (!g.typeAllowed(v.type)) continue;
+    // Without locals we may be building a global's initialiser: an address constant has no dereference.
+    const paths = pathsOf(v.type, includeLocals ? 1 : 0).filter((p) => p.type.kind !== 'array' && !p.packed && !p.bitfield && addressCompatible(p.type, pointee));
+    if (paths.length === 0) continue;
+    const target = materialise(g, v, rng.pick(paths), constantIndices);
+    if (isBitfieldAccess(target)) continue;
+    return g.b.addr(target);
+  }
+  return undefined;
+}
+
+/** Whether `&x` (x of type `objType`) converts to a pointer to `pointee` (qualifiers only added). */
+function addressCompatible(objType: Type, pointee: Type): boolean {
+  if ((objType.const && !pointee.const) || (objType.volatile && !pointee.volatile)) return false;
+  return sameType(unqualified(objType), unqualified(pointee));
+}
+
+/** The pointer type of `&x` converted to a pointer to `pointee`. */
+export function pointerToPointee(pointee: Type): Type {
+  return pointerTo(pointee);
+}

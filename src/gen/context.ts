@@ -1,0 +1,126 @@
+import { C, type IntType } from '../c/types.js';
+import { IRBuilder, type FuncSig } from '../ir/build.js';
+import type { Expr, FuncDecl, LabelStmt, Stmt, VarDecl } from '../ir/nodes.js';
+import type { RecordT, Type } from '../ir/types.js';
+import type { Rng } from '../random/rng.js';
+import type { Policy } from './policy.js';
+
+/** A function of the program being generated. Only complete functions may be called (so no recursion can arise). */
+export interface FuncInfo {
+  readonly sig: FuncSig & { readonly name: string };
+  decl: FuncDecl | undefined;
+  complete: boolean;
+}
+
+/** A block under construction: its locals and the statements generated so far. */
+export interface BlockCtx {
+  readonly locals: VarDecl[];
+  readonly stmts: Stmt[];
+  /** Labels not yet placed: each goes somewhere after statement index `after`. */
+  readonly pendingLabels: { label: LabelStmt; after: number }[];
+  /** Whether this block is (directly or transitively) inside a loop of the current function. */
+  readonly inLoop: boolean;
+  readonly depth: number;
+}
+
+/** An enclosing loop whose induction variable array indices may use. */
+export interface LoopCtx {
+  readonly induction: Expr;
+  readonly decl: VarDecl | undefined;
+  /** The values the induction variable ranges over, when known from the header. */
+  readonly lo: number;
+  readonly hi: number;
+}
+
+/** A function under construction. */
+export interface FnCtx {
+  readonly info: FuncInfo;
+  readonly params: readonly VarDecl[];
+  readonly blocks: BlockCtx[];
+  readonly loops: LoopCtx[];
+}
+
+/** All the state of one program's generation; one instance per program, nothing global. */
+export class GenContext {
+  readonly b: IRBuilder;
+  readonly records: RecordT[] = [];
+  readonly globals: VarDecl[] = [];
+  readonly funcs: FuncInfo[] = [];
+  /** Stack of functions under construction (a call may start a new function mid-expression). */
+  readonly fnStack: FnCtx[] = [];
+  /** Integer types enabled by the policy. */
+  readonly intTypes: readonly IntType[];
+  private names = new Map<string, number>();
+  /** Operators left in the expression being generated. */
+  complexity = 0;
+  /** Variables that must not be written (induction variables of array loops). */
+  readonly readOnly = new Set<number>();
+  /** Inside an array loop: a raised chance of indexing with its induction variable. */
+  loopIndexBias: number | undefined;
+
+  constructor(
+    readonly rng: Rng,
+    readonly policy: Policy,
+  ) {
+    this.b = new IRBuilder();
+    const all = [C.int8, C.uint8, C.int16, C.uint16, C.int32, C.uint32, C.int64, C.uint64];
+    this.intTypes = policy.features.math64 ? all : all.filter((t) => t.bits <= 32);
+  }
+
+  /** A fresh name with a prefix: g_1, l_2, p_3, func_4, lbl_5, S0, U1 (one counter per prefix). */
+  name(prefix: string): string {
+    const n = (this.names.get(prefix) ?? 0) + 1;
+    this.names.set(prefix, n);
+    return prefix.endsWith('_') ? `${prefix}${n}` : `${prefix}${n - 1}`;
+  }
+
+  /** The function under construction. */
+  get fn(): FnCtx {
+    const f = this.fnStack[this.fnStack.length - 1];
+    if (!f) throw new Error('no function under construction');
+    return f;
+  }
+
+  /** The innermost block under construction. */
+  get block(): BlockCtx {
+    const blocks = this.fn.blocks;
+    const b = blocks[blocks.length - 1];
+    if (!b) throw new Error('no block under construction');
+    return b;
+  }
+
+  /** A random enabled integer type. */
+  intType(): IntType {
+    return this.rng.pick(this.intTypes);
+  }
+
+  /** Whether another global may be created. */
+  canAddGlobal(): boolean {
+    return this.globals.length < this.policy.limits.maxGlobals;
+  }
+
+  /** Records a new global (kept in creation order, so initialisers only refer to earlier globals). */
+  addGlobal(d: VarDecl): VarDecl {
+    this.globals.push(d);
+    return d;
+  }
+
+  /** Whether a type may be used given the enabled features. */
+  typeAllowed(t: Type): boolean {
+    const f = this.policy.features;
+    switch (t.kind) {
+      case 'int':
+        return f.math64 || t.bits <= 32;
+      case 'ptr':
+        return f.pointers && this.typeAllowed(t.to);
+      case 'array':
+        return f.arrays && this.typeAllowed(t.of);
+      case 'struct':
+        return f.structs;
+      case 'union':
+        return f.unions;
+      default:
+        return true;
+    }
+  }
+}

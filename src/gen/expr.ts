@@ -1,0 +1,210 @@
+import type { BinaryOp } from '../c/ops.js';
+import type { IntType } from '../c/types.js';
+import { pointerConvertible } from '../ir/build.js';
+import type { AssignOp, Expr } from '../ir/nodes.js';
+import { isRecord, sameType, unqualified, type PointerT, type Type } from '../ir/types.js';
+import { addressOf, pickLvalue } from './access.js';
+import type { GenContext } from './context.js';
+import { callFunction } from './func.js';
+import type { Policy } from './policy.js';
+import { constant } from './types.js';
+
+/**
+ * Expressions, generated top-down for a wanted type. Kinds follow Csmith's Table 3.2: a call
+ * (70) — an operator invocation, or with `choices.userCall` a user function, falling back to a
+ * binary (95%) or unary (5%) operation when no function can be called or created; a variable
+ * (20); a constant (10); a comma expression (10); an embedded assignment (10).
+ * Kiln adds `?:` and casts, which Csmith does not generate, at a small share of the fallback.
+ */
+
+type Weights = Policy['expressions'];
+
+const ARITH_OPS: readonly (readonly [BinaryOp, number])[] = [
+  ['+', 10],
+  ['-', 10],
+  ['*', 6],
+  ['/', 4],
+  ['%', 4],
+  ['<<', 4],
+  ['>>', 4],
+  ['&', 6],
+  ['|', 6],
+  ['^', 6],
+  ['<', 3],
+  ['>', 3],
+  ['<=', 3],
+  ['>=', 3],
+  ['==', 4],
+  ['!=', 4],
+  ['&&', 3],
+  ['||', 3],
+];
+
+const COMPOUND_OPS: readonly AssignOp[] = ['+=', '-=', '*=', '/=', '%=', '<<=', '>>=', '&=', '|=', '^='];
+
+/** An expression whose value converts to type `t`. */
+export function genExpr(g: GenContext, t: Type, weights: Weights = g.policy.expressions): Expr {
+  const u = unqualified(t);
+  if (u.kind === 'int') return genInt(g, u, weights);
+  if (u.kind === 'ptr') return genPointer(g, u);
+  if (isRecord(u)) return genRecordValue(g, u);
+  if (u.kind === 'float') return g.b.lit(g.rng.int(-100, 100), u);
+  throw new Error(`cannot generate a value of type ${u.kind}`);
+}
+
+/** An integer expression for a context of type `t` (its own type may be any integer type). */
+export function genInt(g: GenContext, t: IntType, weights: Weights = g.policy.expressions): Expr {
+  const { rng, policy } = g;
+  const f = policy.features;
+  if (g.complexity <= 0) return leaf(g, t);
+  const kind = rng.weighted<keyof Weights>([
+    ['call', weights.call],
+    ['variable', weights.variable],
+    ['constant', weights.constant],
+    ['comma', f.comma ? weights.comma : 0],
+    ['assign', f.embeddedAssign || f.incDec ? weights.assign : 0],
+  ]);
+  switch (kind) {
+    case 'call':
+      // Csmith's call production invokes an operator (its safe-math functions) most of the time.
+      return (rng.chance(policy.choices.userCall) ? callFunction(g, t) : undefined) ?? operator(g, t);
+    case 'variable':
+      return readInt(g, t) ?? constant(g, t);
+    case 'constant':
+      return constant(g, t);
+    case 'comma': {
+      g.complexity--;
+      const left = genInt(g, g.intType());
+      return g.b.comma(left, genInt(g, t));
+    }
+    case 'assign':
+      return embeddedAssign(g, t) ?? leaf(g, t);
+  }
+}
+
+/** A variable or constant (no operators): what remains when the complexity budget is spent. */
+function leaf(g: GenContext, t: IntType): Expr {
+  if (g.rng.chance(0.6)) {
+    const v = readInt(g, t);
+    if (v) return v;
+  }
+  return constant(g, t);
+}
+
+function operandType(g: GenContext, t: IntType): IntType {
+  return g.rng.chance(g.policy.choices.exactType) ? t : g.intType();
+}
+
+/** Reads an integer object (of type `t`, or of any integer type per the policy). */
+function readInt(g: GenContext, t: IntType): Expr | undefined {
+  const exact = g.rng.chance(g.policy.choices.exactType);
+  return pickLvalue(g, exact ? { type: t } : { anyInt: true });
+}
+
+/** The fallback of a call: a binary (95) or unary (5) operation, plus Kiln's `?:` and casts. */
+function operator(g: GenContext, t: IntType): Expr {
+  const { rng, b, policy } = g;
+  const f = policy.features;
+  g.complexity--;
+  const kind = rng.weighted<'binary' | 'unary' | 'cond' | 'cast' | 'ptrcmp'>([
+    ['binary', 95],
+    ['unary', 5],
+    ['cond', f.conditional ? 3 : 0],
+    ['cast', f.casts ? 3 : 0],
+    ['ptrcmp', f.pointers ? 2 : 0],
+  ]);
+  switch (kind) {
+    case 'unary': {
+      const op = rng.pick(['-', '~', '!', '+'] as const);
+      return b.un(op, genInt(g, operandType(g, t)));
+    }
+    case 'cond':
+      return b.cond(genInt(g, g.intType()), genInt(g, operandType(g, t)), genInt(g, operandType(g, t)));
+    case 'cast':
+      return b.cast(rng.chance(0.5) ? t : g.intType(), genInt(g, g.intType()));
+    case 'ptrcmp': {
+      const cmp = pointerComparison(g);
+      if (cmp) return cmp;
+      return binary(g, t);
+    }
+    case 'binary':
+      return binary(g, t);
+  }
+}
+
+function binary(g: GenContext, t: IntType): Expr {
+  const { rng, b, policy } = g;
+  const f = policy.features;
+  const op = rng.weighted(ARITH_OPS.map(([o, w]) => [o, (o === '/' || o === '%') && !f.divs ? 0 : o === '*' && !f.muls ? 0 : w] as const));
+  const left = genInt(g, operandType(g, t));
+  if ((op === '<<' || op === '>>') && rng.chance(0.6)) {
+    // Shift counts are mostly constants below the promoted width, as in Csmith's programs.
+    return b.bin(op, left, b.lit(rng.int(0, 31), rng.pick(g.intTypes.filter((x) => x.bits >= 8))));
+  }
+  return b.bin(op, left, genInt(g, operandType(g, t)));
+}
+
+/** `p == q` or `p != q` on two pointers of one type (Csmith's only pointer operators besides * and &). */
+function pointerComparison(g: GenContext): Expr | undefined {
+  const { rng, b } = g;
+  const p = pickLvalue(g, { pointer: true });
+  if (!p || p.type.kind !== 'ptr') return undefined;
+  const pt = unqualified(p.type) as PointerT;
+  const q = rng.chance(0.3) ? b.nullptr(pt) : exactPointer(g, pt) ?? b.nullptr(pt);
+  return b.bin(rng.pick(['==', '!='] as const), p, q);
+}
+
+/** A pointer expression of exactly type `t` (for comparisons, where C needs compatible types). */
+function exactPointer(g: GenContext, t: PointerT): Expr | undefined {
+  const v = pickLvalue(g, { type: t });
+  if (v && sameType(unqualified(v.type), t)) return v;
+  const a = addressOf(g, t.to);
+  if (a && sameType(unqualified(a.type), t)) return a;
+  return undefined;
+}
+
+/** `(lv = e)`, `(lv op= e)`, `lv++`, `--lv`, … as a value of type `t`. */
+function embeddedAssign(g: GenContext, t: IntType): Expr | undefined {
+  const { rng, b, policy } = g;
+  const f = policy.features;
+  const lv = pickLvalue(g, { type: rng.chance(policy.choices.exactType) ? t : undefined, anyInt: true, writable: true });
+  if (!lv || lv.type.kind !== 'int') return undefined;
+  g.complexity--;
+  if (f.incDec && (!f.embeddedAssign || rng.chance(0.35))) {
+    return b.incdec(rng.pick(['++', '--'] as const), lv, rng.chance(0.5));
+  }
+  if (!f.embeddedAssign) return undefined;
+  const op: AssignOp = f.compoundAssign && rng.chance(0.3) ? rng.pick(COMPOUND_OPS) : '=';
+  return b.assign(lv, genInt(g, unqualified(lv.type) as IntType), op);
+}
+
+/** A pointer value assignable to type `t`: `&x`, another pointer, NULL, or a call. */
+export function genPointer(g: GenContext, t: PointerT): Expr {
+  const { rng, b } = g;
+  const r = rng.float();
+  if (r < 0.1) return b.nullptr(t);
+  if (r < 0.5) {
+    const a = addressOf(g, t.to);
+    if (a && a.type.kind === 'ptr' && pointerConvertible(a.type, t)) return a;
+  }
+  if (r < 0.6) {
+    const c = callFunction(g, t);
+    if (c) return c;
+  }
+  const v = pickLvalue(g, { type: t });
+  if (v) return v;
+  const a = addressOf(g, t.to);
+  if (a && a.type.kind === 'ptr' && pointerConvertible(a.type, t)) return a;
+  return b.nullptr(t);
+}
+
+/** A struct or union value of type `t`: a variable or a call. */
+function genRecordValue(g: GenContext, t: Type): Expr {
+  if (g.rng.chance(0.2)) {
+    const c = callFunction(g, t);
+    if (c) return c;
+  }
+  const v = pickLvalue(g, { type: t });
+  if (v) return v;
+  throw new Error(`no object of type ${t.kind} available`);
+}

@@ -1,0 +1,81 @@
+import type { IntType } from '../c/types.js';
+import type { Expr, VarDecl } from '../ir/nodes.js';
+import { isRecord, pointerConvertible, sameType, unqualified, type Type } from '../ir/index.js';
+import type { FuncInfo, GenContext } from './context.js';
+import { genExpr } from './expr.js';
+import { genBlock } from './stmt.js';
+import { pointerType } from './types.js';
+
+/**
+ * Functions are created on demand, as in Csmith (§3.4): when an expression wants a call and no
+ * complete function returns a suitable type, the caller is suspended, the arguments' function is
+ * generated, and the caller resumes. Only complete functions are ever called, so the call graph
+ * has no cycles.
+ */
+
+/** Whether a function returning `ret` can stand where a value of type `want` is needed. */
+function returnFits(g: GenContext, ret: Type, want: Type): boolean {
+  const r = unqualified(ret);
+  const w = unqualified(want);
+  if (w.kind === 'int') {
+    if (r.kind !== 'int') return false;
+    return sameType(r, w) || !g.rng.chance(g.policy.choices.exactType);
+  }
+  if (w.kind === 'ptr') return r.kind === 'ptr' && pointerConvertible(r, w);
+  return sameType(r, w);
+}
+
+/** A call returning a value usable as type `want`: an existing complete function, or a new one. */
+export function callFunction(g: GenContext, want: Type): Expr | undefined {
+  const { rng } = g;
+  if (g.fnStack.length === 0) return undefined;
+  const candidates = g.funcs.filter((f) => f.complete && f.decl && returnFits(g, f.sig.ret, want));
+  const canCreate = g.funcs.length - 1 < g.policy.limits.maxFuncs;
+  let callee: FuncInfo | undefined;
+  if (candidates.length && (!canCreate || rng.chance(0.5))) callee = rng.pick(candidates);
+  else if (canCreate) callee = createFunction(g, unqualified(want));
+  if (!callee) return undefined;
+  g.complexity--;
+  const saved = g.complexity;
+  const args = callee.sig.params.map((p) => {
+    g.complexity = Math.min(saved, 3);
+    return genExpr(g, p.type, g.policy.argumentExpressions);
+  });
+  g.complexity = saved;
+  return g.b.call(callee.sig, args);
+}
+
+/** Parameter types: mostly integers, some pointers (Csmith: "parameters are integers or pointers"). */
+function paramType(g: GenContext): Type {
+  const { rng, policy } = g;
+  if (policy.features.pointers && rng.chance(0.2)) return pointerType(g);
+  if (g.records.length && rng.chance(0.05)) return rng.pick(g.records);
+  return g.intType();
+}
+
+/** Generates a complete new function returning `ret` (suspending the function under construction). */
+export function createFunction(g: GenContext, ret: Type, opts: { name?: string; noParams?: boolean } = {}): FuncInfo {
+  const { rng, b, policy } = g;
+  const nParams = opts.noParams ? 0 : rng.int(0, Math.max(0, policy.limits.maxParams));
+  const params: VarDecl[] = [];
+  for (let i = 0; i < nParams; i++) params.push(b.param(g.name('p_'), paramType(g)));
+  const info: FuncInfo = {
+    sig: { id: b.id(), name: opts.name ?? g.name('func_'), ret, params },
+    decl: undefined,
+    complete: false,
+  };
+  g.funcs.push(info);
+  const savedComplexity = g.complexity;
+  g.fnStack.push({ info, params, blocks: [], loops: [] });
+  const body = genBlock(g, { inLoop: false, ret: isRecord(ret) || ret.kind !== 'void' ? ret : undefined, functionBody: true });
+  g.fnStack.pop();
+  g.complexity = savedComplexity;
+  info.decl = b.func(info.sig.name, ret, params, body, info.sig.id);
+  info.complete = true;
+  return info;
+}
+
+/** An integer return type for a new function. */
+export function returnType(g: GenContext): IntType {
+  return g.intType();
+}

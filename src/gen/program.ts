@@ -1,0 +1,99 @@
+import { C } from '../c/types.js';
+import type { Expr, Program, Stmt, VarDecl } from '../ir/nodes.js';
+import { namedFields, type Type } from '../ir/types.js';
+import { Rng } from '../random/rng.js';
+import { newVariable } from './access.js';
+import { GenContext } from './context.js';
+import { createFunction, returnType } from './func.js';
+import type { Policy } from './policy.js';
+import { genRecords } from './types.js';
+
+/**
+ * A whole program in Csmith's shape (§1.1): type definitions, globals, functions generated on
+ * demand from `func_1`, and `main`, which calls `func_1` once and hashes every global scalar,
+ * struct field and array element into the checksum it prints.
+ *
+ * The program is *not yet* UB-free: the repair loop (src/repair) executes it with the reference
+ * interpreter and rewrites each site that would hit undefined behaviour.
+ */
+export function generateRaw(seed: number | bigint | string, policy: Policy): Program {
+  const rng = Rng.seeded(seed);
+  const g = new GenContext(rng, policy);
+  genRecords(g);
+  const nGlobals = rng.int(policy.limits.minGlobals, Math.max(policy.limits.minGlobals, Math.min(policy.limits.maxGlobals, policy.limits.minGlobals * 2)));
+  for (let i = 0; i < nGlobals && g.canAddGlobal(); i++) newVariable(g, {});
+  // The first function takes the name counter's first value: func_1, the root of generation.
+  const func1 = createFunction(g, returnType(g), { noParams: true });
+  const main = genMain(g, func1.sig);
+  const funcs = g.funcs.map((f) => f.decl!);
+  const safeMath = rng.chance(policy.choices.macroSafeMath) ? 'macro' : 'function';
+  return g.b.program({
+    records: g.records,
+    globals: g.globals,
+    funcs: [...funcs, main],
+    main,
+    meta: { seed: String(seed), mode: 'csmith', safeMath },
+  });
+}
+
+function genMain(g: GenContext, func1: { id: number; ret: Type; params: readonly { type: Type }[] }) {
+  const { b } = g;
+  const locals: VarDecl[] = [];
+  const stmts: Stmt[] = [b.stmt(b.call(func1, []))];
+  for (const v of g.globals) {
+    const s = hashObject(g, b.v(v), locals, 0);
+    if (s.length) stmts.push(b.block(s));
+  }
+  return b.func('main', C.int, [], b.block(stmts, locals), undefined, false);
+}
+
+/**
+ * Statements adding every scalar inside an object to the checksum: arrays by loops (one index
+ * local per nesting depth, shared), struct fields in order, a union through its first member
+ * (repair switches to the member last stored if that differs), pointers skipped.
+ */
+export function hashObject(g: GenContext, e: Expr, locals: VarDecl[], depth: number): Stmt[] {
+  const { b } = g;
+  const t = e.type;
+  switch (t.kind) {
+    case 'int':
+    case 'float':
+      return [b.hash(e)];
+    case 'ptr':
+    case 'void':
+      return [];
+    case 'array': {
+      let idx = locals[depth];
+      if (!idx) {
+        idx = b.local(`i_${depth}`, C.int32);
+        locals.push(idx);
+      }
+      const body = hashObject(g, b.idx(e, b.v(idx)), locals, depth + 1);
+      if (body.length === 0) return [];
+      return [b.for(b.assign(b.v(idx), b.lit(0)), b.bin('<', b.v(idx), b.lit(t.length)), b.incdec('++', b.v(idx), false), b.block(body))];
+    }
+    case 'struct':
+      return namedFields(t).flatMap(({ index }) => hashObject(g, b.fld(clone(g, e), index), locals, depth));
+    case 'union':
+      return hashObject(g, b.fld(e, 0), locals, depth);
+  }
+}
+
+/** A copy of an expression tree with fresh ids (IR nodes must not be shared). */
+function clone(g: GenContext, e: Expr): Expr {
+  const rec = (x: Expr): Expr => {
+    switch (x.kind) {
+      case 'var':
+        return { ...x, id: g.b.id() };
+      case 'index':
+        return { ...x, id: g.b.id(), base: rec(x.base), index: rec(x.index) };
+      case 'field':
+        return { ...x, id: g.b.id(), base: rec(x.base) };
+      case 'const':
+        return { ...x, id: g.b.id() };
+      default:
+        throw new Error(`unexpected ${x.kind} in a checksum access path`);
+    }
+  };
+  return rec(e);
+}

@@ -1,0 +1,237 @@
+import { intMax, intMin, type IntType } from '../c/types.js';
+import type { AssignOp, Block, Expr, LabelStmt, Stmt, VarDecl } from '../ir/nodes.js';
+import { isRecord, unqualified, type Type } from '../ir/types.js';
+import { pickLvalue } from './access.js';
+import type { BlockCtx, GenContext, LoopCtx } from './context.js';
+import { genExpr, genInt } from './expr.js';
+import type { Policy } from './policy.js';
+import { constant } from './types.js';
+
+/**
+ * Statements and blocks, with Csmith's Table 3.1 weights: assignment 40+, if-else 15, for 15,
+ * array loop 10, return 5, goto 5, break 5, continue 5 (the last two only inside loops).
+ */
+
+type StmtKind = keyof Policy['statements'];
+
+const COMPOUND_OPS: readonly AssignOp[] = ['+=', '-=', '*=', '/=', '%=', '<<=', '>>=', '&=', '|=', '^='];
+
+/** Options of a block being generated. */
+export interface BlockOptions {
+  readonly inLoop: boolean;
+  /** Return type of the enclosing function, or undefined for void. */
+  readonly ret: Type | undefined;
+  /** The function's outermost block ends with a return of the function's type. */
+  readonly functionBody: boolean;
+}
+
+/** Generates a block: up to `maxBlockSize` statements (plus a final return in function bodies). */
+export function genBlock(g: GenContext, opts: BlockOptions, extraLocals: readonly VarDecl[] = []): Block {
+  const fn = g.fn;
+  const depth = fn.blocks.length;
+  const ctx: BlockCtx = { locals: [...extraLocals], stmts: [], pendingLabels: [], inLoop: opts.inLoop, depth };
+  fn.blocks.push(ctx);
+  // A function body gets at least half the block limit, so programs rarely end after a line or two.
+  const max = Math.max(1, g.policy.limits.maxBlockSize);
+  const n = g.rng.int(opts.functionBody ? Math.ceil(max / 2) : 1, max);
+  for (let i = 0; i < n; i++) {
+    const s = genStmt(g, opts);
+    if (s) ctx.stmts.push(s);
+  }
+  // Labels go before the final return, so a forward goto never skips it.
+  placePendingLabels(g, ctx);
+  if (opts.functionBody && opts.ret) ctx.stmts.push(returnStmt(g, opts.ret));
+  fn.blocks.pop();
+  return g.b.block(ctx.stmts, ctx.locals);
+}
+
+function placePendingLabels(g: GenContext, ctx: BlockCtx): void {
+  for (const { label, after } of ctx.pendingLabels) {
+    const pos = g.rng.int(Math.min(after + 1, ctx.stmts.length), ctx.stmts.length);
+    ctx.stmts.splice(pos, 0, label);
+  }
+  ctx.pendingLabels.length = 0;
+}
+
+function genStmt(g: GenContext, opts: BlockOptions): Stmt | undefined {
+  const { rng, policy } = g;
+  const w = policy.statements;
+  const f = policy.features;
+  const depthOk = g.fn.blocks.length < policy.limits.maxBlockDepth;
+  const kind = rng.weighted<StmtKind>([
+    ['assign', w.assign],
+    ['if', depthOk ? w.if : 0],
+    ['for', depthOk && f.loops ? w.for : 0],
+    ['arrayLoop', depthOk && f.loops && f.arrays ? w.arrayLoop : 0],
+    ['return', w.return],
+    ['goto', f.goto ? w.goto : 0],
+    ['break', opts.inLoop ? w.break : 0],
+    ['continue', opts.inLoop ? w.continue : 0],
+  ]);
+  switch (kind) {
+    case 'assign':
+      return assignment(g);
+    case 'if':
+      return ifElse(g, opts);
+    case 'for':
+      return forLoop(g, opts);
+    case 'arrayLoop':
+      return arrayLoop(g, opts) ?? assignment(g);
+    case 'return':
+      return opts.ret ? returnStmt(g, opts.ret) : g.b.ret();
+    case 'goto':
+      return gotoStmt(g);
+    case 'break':
+      return g.b.brk();
+    case 'continue':
+      return g.b.cont();
+  }
+}
+
+/** Starts a fresh complexity budget for one full expression. */
+function budget(g: GenContext): void {
+  g.complexity = g.rng.int(1, Math.max(1, g.policy.limits.maxExprComplexity));
+}
+
+function returnStmt(g: GenContext, ret: Type): Stmt {
+  budget(g);
+  return g.b.ret(genExpr(g, ret));
+}
+
+/** An assignment: mostly to an integer object (simple or compound), sometimes a pointer or a record. */
+function assignment(g: GenContext): Stmt | undefined {
+  const { rng, b, policy } = g;
+  const f = policy.features;
+  budget(g);
+  const r = rng.float();
+  if (f.pointers && r < 0.12) {
+    const lv = pickLvalue(g, { pointer: true, writable: true });
+    if (lv && lv.type.kind === 'ptr') return b.stmt(b.assign(lv, genExpr(g, lv.type)));
+  } else if ((f.structs || f.unions) && g.records.length && r < 0.18) {
+    const rt = rng.pick(g.records);
+    const lv = pickLvalue(g, { type: rt, writable: true });
+    if (lv && isRecord(lv.type)) return b.stmt(b.assign(lv, genExpr(g, lv.type)));
+  }
+  const lv = pickLvalue(g, { anyInt: true, writable: true });
+  if (!lv || lv.type.kind !== 'int') return undefined;
+  const t = unqualified(lv.type) as IntType;
+  const op: AssignOp = f.compoundAssign && rng.chance(0.3) ? rng.pick(COMPOUND_OPS) : '=';
+  return b.stmt(b.assign(lv, genInt(g, t), op));
+}
+
+function ifElse(g: GenContext, opts: BlockOptions): Stmt {
+  budget(g);
+  const cond = genInt(g, g.intType());
+  const inner = { ...opts, functionBody: false };
+  const then = genBlock(g, inner);
+  // Csmith always generates both branches.
+  return g.b.if(cond, then, genBlock(g, inner));
+}
+
+/**
+ * `for (v = c0; v < c1; v += s)` with a small trip count (Csmith's header shape). The body may
+ * write the induction variable, as Csmith allows; the interpreter's step budget and the repair
+ * step keep such loops finite.
+ */
+function forLoop(g: GenContext, opts: BlockOptions): Stmt {
+  const { rng, b, policy } = g;
+  // Induction variable: usually a fresh local, sometimes an existing integer variable.
+  let iv: Expr | undefined;
+  let decl: VarDecl | undefined;
+  if (rng.chance(0.35)) {
+    iv = pickLvalue(g, { anyInt: true, writable: true, noVolatile: true });
+    if (iv && iv.kind === 'var') decl = findDecl(g, iv.decl);
+    else iv = undefined;
+  }
+  if (!iv) {
+    const t = rng.pick(g.intTypes);
+    decl = b.local(g.name('l_'), t, constant(g, t));
+    g.block.locals.push(decl);
+    iv = b.v(decl);
+  }
+  const t = unqualified(iv.type) as IntType;
+  const trip = Math.floor(policy.limits.maxLoopTrip * rng.float() ** 2);
+  const step = rng.chance(0.75) ? 1 : rng.int(2, 3);
+  const up = rng.chance(0.7);
+  const span = BigInt(trip * step);
+  const lo = intMin(t);
+  const hi = intMax(t);
+  let c0 = rng.chance(0.6) ? 0n : constantIn(g, t);
+  if (up && c0 + span > hi) c0 = hi - span;
+  if (!up && c0 - span < lo) c0 = lo + span;
+  const c1 = up ? c0 + span : c0 - span;
+  const cmp = up ? rng.pick(['<', '<=', '!='] as const) : rng.pick(['>', '>=', '!='] as const);
+  const init = b.assign(iv, b.lit(c0, t));
+  const cond = b.bin(cmp, cloneVar(g, iv), b.lit(c1, t));
+  const stepExpr =
+    step === 1 && rng.chance(0.7)
+      ? b.incdec(up ? '++' : '--', cloneVar(g, iv), rng.chance(0.5))
+      : b.assign(cloneVar(g, iv), b.lit(step, t), up ? '+=' : '-=');
+  const range: LoopCtx = {
+    induction: iv,
+    decl,
+    lo: Number(up ? c0 : c1),
+    hi: Number(up ? c1 : c0),
+  };
+  g.fn.loops.push(range);
+  const body = genBlock(g, { ...opts, inLoop: true, functionBody: false });
+  g.fn.loops.pop();
+  return b.for(init, cond, stepExpr, body);
+}
+
+/**
+ * Csmith's array-statement: `for (i = 0; i < n; i++)` over one dimension of an array, with a
+ * body biased to index that array with `i` (targets loop vectorisers). `i` is read-only.
+ */
+function arrayLoop(g: GenContext, opts: BlockOptions): Stmt | undefined {
+  const { rng, b } = g;
+  const arrays = [...g.globals, ...g.fn.params, ...g.fn.blocks.flatMap((x) => x.locals)].filter((v) => v.type.kind === 'array');
+  if (arrays.length === 0) return undefined;
+  const a = rng.pick(arrays);
+  const n = (a.type as { length: number }).length;
+  const t = rng.pick(g.intTypes.filter((x) => x.bits >= 16));
+  const i = b.local(g.name('l_'), t, b.lit(0, t));
+  g.block.locals.push(i);
+  g.readOnly.add(i.id);
+  const bias = g.loopIndexBias;
+  g.loopIndexBias = 0.9;
+  g.fn.loops.push({ induction: b.v(i), decl: i, lo: 0, hi: n - 1 });
+  const body = genBlock(g, { ...opts, inLoop: true, functionBody: false });
+  g.fn.loops.pop();
+  g.loopIndexBias = bias;
+  return b.for(b.assign(b.v(i), b.lit(0, t)), b.bin('<', b.v(i), b.lit(n, t)), b.incdec('++', b.v(i), false), body);
+}
+
+/** `if (c) goto L;` with L a label in this block or an enclosing one, placed before (backward) or after. */
+function gotoStmt(g: GenContext): Stmt {
+  const { rng, b } = g;
+  const blocks = g.fn.blocks;
+  const target = blocks[rng.int(0, blocks.length - 1)]!;
+  const label = b.label(g.name('lbl_')) as LabelStmt;
+  const here = target.stmts.length; // index the statement under construction will take in `target`
+  if (rng.chance(g.policy.choices.backwardGoto)) {
+    const pos = rng.int(0, here);
+    target.stmts.splice(pos, 0, label);
+    for (const p of target.pendingLabels) if (p.after >= pos) p.after++;
+  } else {
+    target.pendingLabels.push({ label, after: here });
+  }
+  budget(g);
+  const cond = genInt(g, g.intType());
+  return b.if(cond, b.block([b.goto(label)]));
+}
+
+function constantIn(g: GenContext, t: IntType): bigint {
+  const v = g.rng.bigint(-20n, 20n);
+  return v < intMin(t) ? intMin(t) : v > intMax(t) ? intMax(t) : v;
+}
+
+/** A fresh node reading the same variable (IR nodes are never shared). */
+function cloneVar(g: GenContext, e: Expr): Expr {
+  if (e.kind !== 'var') throw new Error('induction variables are plain variables');
+  return { ...e, id: g.b.id() };
+}
+
+function findDecl(g: GenContext, id: number): VarDecl | undefined {
+  return [...g.globals, ...g.fn.params, ...g.fn.blocks.flatMap((x) => x.locals)].find((d) => d.id === id);
+}

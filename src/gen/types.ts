@@ -1,0 +1,182 @@
+import { C, intMax, intMin, type IntType } from '../c/types.js';
+import type { Expr, Init } from '../ir/nodes.js';
+import { arrayOf, isRecord, namedFields, pointerDepth, pointerTo, qualify, unqualified, type Field, type RecordT, type Type } from '../ir/types.js';
+import type { GenContext } from './context.js';
+
+/**
+ * Types and constants: struct/union definitions, the types of new variables, and constant
+ * values (biased to the boundary values Csmith's case studies credit, §6.5.1).
+ */
+
+/** Creates the program's struct and union types up front (each may nest earlier ones). */
+export function genRecords(g: GenContext): void {
+  const { rng, policy } = g;
+  const f = policy.features;
+  if (!f.structs && !f.unions) return;
+  const n = rng.int(0, policy.limits.maxRecords);
+  for (let i = 0; i < n; i++) {
+    const isUnion = f.unions && (!f.structs || rng.chance(0.3));
+    g.records.push(isUnion ? genUnion(g) : genStruct(g));
+  }
+}
+
+function fieldType(g: GenContext, allowRecord: boolean): Type {
+  const { rng } = g;
+  const earlier = g.records.filter((r) => r.kind === 'struct' || g.policy.features.unions);
+  if (allowRecord && earlier.length && rng.chance(0.15)) return rng.pick(earlier);
+  if (g.policy.features.arrays && rng.chance(0.08)) return arrayOf(g.intType(), rng.int(2, Math.max(2, Math.min(5, g.policy.limits.maxArrayLen))));
+  return g.intType();
+}
+
+function genStruct(g: GenContext): RecordT {
+  const { rng, policy } = g;
+  const fields: Field[] = [];
+  const n = rng.int(1, Math.max(1, policy.limits.maxStructFields));
+  const bitfields = policy.features.bitfields && rng.chance(0.5);
+  for (let i = 0; i < n; i++) {
+    const name = `f${fields.filter((x) => x.bits !== 0).length}`;
+    if (bitfields && rng.chance(policy.choices.bitfieldShare)) {
+      if (rng.chance(0.1)) {
+        fields.push({ name: '', type: C.uint, bits: 0 });
+        continue;
+      }
+      const signed = rng.chance(0.5);
+      fields.push({ name, type: qualifyField(g, signed ? C.int : C.uint), bits: rng.int(1, 32) });
+      continue;
+    }
+    fields.push({ name, type: qualifyField(g, fieldType(g, true)) });
+  }
+  if (fields.every((x) => x.bits === 0)) fields.push({ name: 'f0', type: g.intType() });
+  const packed = policy.features.packedStructs && rng.chance(policy.choices.packedShare);
+  return g.b.struct(g.name('S'), fields, packed);
+}
+
+function genUnion(g: GenContext): RecordT {
+  const { rng, policy } = g;
+  const fields: Field[] = [];
+  const n = rng.int(1, Math.max(1, policy.limits.maxUnionFields));
+  for (let i = 0; i < n; i++) fields.push({ name: `f${i}`, type: fieldType(g, true) });
+  return g.b.union(g.name('U'), fields);
+}
+
+function qualifyField(g: GenContext, t: Type): Type {
+  const { rng, policy } = g;
+  // Const fields make whole-struct assignment impossible, so keep them rare.
+  const c = policy.features.const && t.kind === 'int' && rng.chance(0.03);
+  const v = policy.features.volatile && t.kind === 'int' && rng.chance(0.05);
+  return c || v ? qualify(t, { const: c, volatile: v }) : t;
+}
+
+/** A type for a new variable: integer, array, record or pointer, per the policy's shares. */
+export function newVarType(g: GenContext, scope: 'global' | 'local'): Type {
+  const { rng, policy } = g;
+  const ch = policy.choices;
+  const f = policy.features;
+  let t: Type = g.intType();
+  const r = rng.float();
+  if (f.pointers && r < ch.pointerShare) t = pointerType(g);
+  else if (g.records.length && r < ch.pointerShare + ch.recordShare) t = rng.pick(g.records);
+  if (f.arrays && t.kind !== 'ptr' && rng.chance(ch.arrayShare)) t = arrayType(g, t);
+  if (scope === 'global' && t.kind === 'int') {
+    const c = f.const && rng.chance(ch.constShare);
+    const v = f.volatile && rng.chance(ch.volatileShare);
+    if (c || v) t = qualify(t, { const: c, volatile: v });
+  }
+  return t;
+}
+
+/** An array of `elem` with 1…maxArrayDims dimensions (small dimensions favoured). */
+export function arrayType(g: GenContext, elem: Type): Type {
+  const { rng, policy } = g;
+  const dims = rng.int(1, Math.max(1, Math.min(policy.limits.maxArrayDims, rng.chance(0.7) ? 1 : 3)));
+  let t = elem;
+  for (let i = 0; i < dims; i++) t = arrayOf(t, rng.int(1, Math.max(1, policy.limits.maxArrayLen)));
+  return t;
+}
+
+/** A pointer type up to the policy's depth, to an integer or a record. */
+export function pointerType(g: GenContext): Type {
+  const { rng, policy } = g;
+  let base: Type = g.records.length && rng.chance(0.25) ? rng.pick(g.records) : g.intType();
+  if (policy.features.const && rng.chance(policy.choices.constShare)) base = qualify(base, { const: true });
+  if (policy.features.volatile && rng.chance(0.05)) base = qualify(base, { volatile: true });
+  let t = pointerTo(base);
+  const depth = rng.int(1, Math.max(1, policy.limits.maxPointerDepth));
+  for (let i = 1; i < depth; i++) t = pointerTo(t);
+  return t;
+}
+
+/** A constant of integer type `t`, biased to small magnitudes and boundary values. */
+export function constantValue(g: GenContext, t: IntType): bigint {
+  const { rng } = g;
+  const lo = intMin(t);
+  const hi = intMax(t);
+  let v: bigint;
+  if (rng.chance(g.policy.choices.specialConstant)) {
+    v = rng.pick([0n, 1n, -1n, 2n, lo, hi, lo + 1n, hi - 1n, 1n << BigInt(rng.int(0, t.bits - 1)), (1n << BigInt(rng.int(1, Math.max(1, t.bits - 1)))) - 1n]);
+  } else {
+    switch (rng.int(0, 3)) {
+      case 0:
+        v = rng.bigint(-16n, 16n);
+        break;
+      case 1:
+        v = rng.bigint(-1000n, 1000n);
+        break;
+      default:
+        v = rng.bigint(lo, hi);
+    }
+  }
+  if (v < lo) v = t.signed ? v : -v;
+  return v < lo ? lo : v > hi ? hi : v;
+}
+
+/** A constant expression of integer type `t`. */
+export function constant(g: GenContext, t: IntType): Expr {
+  return g.b.lit(constantValue(g, unqualified(t)), unqualified(t));
+}
+
+/**
+ * An initialiser for a variable of type `t`: constants for scalars, `&x` or NULL for pointers
+ * (with `addressable` supplying a matching object), nested lists for aggregates.
+ */
+export function initialiser(g: GenContext, t: Type, addressable: (pointee: Type) => Expr | undefined): Init {
+  const { b, rng } = g;
+  switch (t.kind) {
+    case 'int':
+      return constant(g, t);
+    case 'float':
+      return b.lit(rng.int(-100, 100), t);
+    case 'ptr': {
+      const target = rng.chance(0.85) ? addressable(t.to) : undefined;
+      return target ?? b.nullptr(unqualified(t));
+    }
+    case 'array':
+      return b.list(Array.from({ length: t.length }, () => initialiser(g, t.of, addressable)));
+    case 'struct':
+      return b.list(namedFields(t).map(({ field, index }) => {
+        const ft = field.bits !== undefined ? bitfieldInitType(field) : t.fields[index]!.type;
+        return initialiser(g, ft, addressable);
+      }));
+    case 'union':
+      return b.list([initialiser(g, t.fields[0]!.type, addressable)]);
+    default:
+      throw new Error(`no initialiser for ${t.kind}`);
+  }
+}
+
+function bitfieldInitType(f: Field): IntType {
+  const base = f.type as IntType;
+  // A constant that fits the bit-field's width: use the smallest exact type of that width.
+  const w = f.bits!;
+  if (w <= 7) return base.signed ? C.int8 : C.uint8;
+  if (w <= 15) return base.signed ? C.int8 : C.uint8;
+  return base.signed ? C.int16 : C.uint16;
+}
+
+/** Whether a variable of this type can be given a constant initialiser the checksum will cover. */
+export function isAggregate(t: Type): boolean {
+  return t.kind === 'array' || isRecord(t);
+}
+
+/** Pointer depth of a type (re-exported for generators). */
+export { pointerDepth };

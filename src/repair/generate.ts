@@ -1,0 +1,77 @@
+import type { Program } from '../ir/nodes.js';
+import { generateRaw } from '../gen/program.js';
+import type { Policy } from '../gen/policy.js';
+import { CompiledProgram, type Profile, type UBReport } from '../interp/interpret.js';
+import { walkProgram } from '../ir/visit.js';
+import { repairOnce } from './repair.js';
+import { RepairState, type RepairStats } from './state.js';
+
+/** A UB-free program and everything known about it. */
+export interface Generated {
+  readonly ok: true;
+  readonly seed: string;
+  readonly program: Program;
+  /** The exact line the program prints. */
+  readonly expected: string;
+  readonly checksum: bigint;
+  readonly profile: Profile;
+  readonly stats: RepairStats;
+  readonly genMs: number;
+}
+
+/** A program that could not be repaired within the budget (counted, never emitted). */
+export interface Discarded {
+  readonly ok: false;
+  readonly seed: string;
+  readonly reason: string;
+  readonly lastUB: UBReport | undefined;
+  readonly stats: RepairStats;
+  readonly genMs: number;
+}
+
+/**
+ * Generate, execute, repair: draws a program for `seed`, runs it with the reference interpreter,
+ * and rewrites each site that would hit UB until a run is clean (DESIGN.md, "the central idea").
+ */
+export function generateProgram(seed: number | bigint | string, policy: Policy): Generated | Discarded {
+  const t0 = performance.now();
+  const seedText = String(seed);
+  const st = new RepairState(seedText, policy.repair.rewritesPerSite);
+  let p = generateRaw(seed, policy);
+  let last: UBReport | undefined;
+  for (;;) {
+    // Collect mode: one run reports every UB site it meets; all are repaired before the next run.
+    const compiled = CompiledProgram.compile(p, { limits: { maxSteps: policy.repair.maxSteps }, collect: true });
+    const r = compiled.run();
+    st.stats.runs++;
+    if (r.ok) {
+      return { ok: true, seed: seedText, program: p, expected: r.output.trimEnd(), checksum: r.checksum, profile: r.profile, stats: st.stats, genMs: performance.now() - t0 };
+    }
+    last = r.ub;
+    let repaired = 0;
+    for (const ub of r.reports) {
+      if (st.stats.repairs >= policy.repair.maxRepairs) return discard(`more than ${policy.repair.maxRepairs} repairs`);
+      // An earlier repair of this batch may have removed the node (e.g. a hoisted call's statement).
+      if (ub.node >= 0 && !nodeExists(p, ub.node)) continue;
+      const fixed = repairOnce(p, ub, r.profile, st);
+      if (!fixed) {
+        if (repaired === 0 && ub === r.reports[r.reports.length - 1]) return discard(`no repair rule for ${ub.kind} at node ${ub.node}`);
+        continue;
+      }
+      p = fixed.program;
+      repaired++;
+    }
+    if (repaired === 0) return discard(`no repair rule for ${r.ub.kind} at node ${r.ub.node}`);
+  }
+  function nodeExists(prog: Program, id: number): boolean {
+    let found = false;
+    walkProgram(prog, (n) => {
+      if (n.id === id) found = true;
+      return !found;
+    });
+    return found;
+  }
+  function discard(reason: string): Discarded {
+    return { ok: false, seed: seedText, reason, lastUB: last, stats: st.stats, genMs: performance.now() - t0 };
+  }
+}
