@@ -10,7 +10,7 @@ import { constant, initialiser, newVarType, pointerType } from './types.js';
  * variable = `v`, `v.f`, `*…*v`, `&v`).
  */
 
-type Step = { readonly k: 'field'; readonly index: number } | { readonly k: 'index'; readonly len: number } | { readonly k: 'deref' };
+type Step = { readonly k: 'field'; readonly index: number; readonly union: boolean } | { readonly k: 'index'; readonly len: number } | { readonly k: 'deref' };
 
 interface Path {
   readonly steps: readonly Step[];
@@ -38,7 +38,7 @@ function pathsOf(t: Type, derefs: number): readonly Path[] {
       case 'union':
         for (const { field, index } of namedFields(ty)) {
           const isPacked = packed || (ty.kind === 'struct' && !!ty.packed);
-          rec(fieldExprType(ty, field), [...steps, { k: 'field', index }], isPacked, field.bits !== undefined, d);
+          rec(fieldExprType(ty, field), [...steps, { k: 'field', index, union: ty.kind === 'union' }], isPacked, field.bits !== undefined, d);
         }
         return;
       case 'ptr':
@@ -67,6 +67,63 @@ export interface Want {
   readonly addressable?: boolean;
   /** Exclude volatile objects (e.g. loop induction variables). */
   readonly noVolatile?: boolean;
+  /**
+   * Where a pointer value may point, so it cannot outlive its target once stored: -1 = globals
+   * only (for globals, return values, and stores through pointers); d ≥ 0 = also parameters and
+   * locals of blocks at depth ≤ d (for a local pointer declared at depth d). Applies to reads of
+   * pointer variables and to `&x`.
+   */
+  readonly scopeLimit?: number;
+}
+
+/** Whether a variable may be used under a pointer scope limit. */
+function withinScope(g: GenContext, v: VarDecl, limit: number | undefined): boolean {
+  if (limit === undefined || v.storage === 'global') return true;
+  if (limit < 0) return false;
+  if (v.storage === 'param') return true;
+  const depth = g.fn.blocks.findIndex((b) => b.locals.includes(v));
+  return depth >= 0 && depth <= limit;
+}
+
+/** The depth limit for pointers stored into lvalue `e`: its variable's block depth, or -1 for globals and stores through pointers. */
+export function scopeLimitOf(g: GenContext, e: Expr): number {
+  let root: Expr = e;
+  for (;;) {
+    if (root.kind === 'field') root = root.base;
+    else if (root.kind === 'index') root = root.base;
+    else break;
+  }
+  if (root.kind !== 'var' || g.fnStack.length === 0) return -1;
+  const decl = root.decl;
+  if (g.fn.params.some((p) => p.id === decl)) return 0;
+  const depth = g.fn.blocks.findIndex((b) => b.locals.some((l) => l.id === decl));
+  return depth;
+}
+
+/** Key of a union object reached by a path prefix, for the last-stored-member heuristic. */
+function unionKey(v: VarDecl, steps: readonly Step[], upTo: number): string {
+  return `${v.id}:${steps
+    .slice(0, upTo)
+    .map((s) => (s.k === 'field' ? `f${s.index}` : s.k === 'index' ? 'i' : 'd'))
+    .join('.')}`;
+}
+
+/** Reads follow the member last stored (as generated so far); Csmith tracks this with its union analysis. */
+function unionReadOk(g: GenContext, v: VarDecl, p: Path): boolean {
+  for (let i = 0; i < p.steps.length; i++) {
+    const s = p.steps[i]!;
+    if (s.k === 'deref') return true; // through a pointer the union's state is unknown: allow
+    if (s.k === 'field' && s.union && s.index !== (g.unionMembers.get(unionKey(v, p.steps, i)) ?? 0)) return false;
+  }
+  return true;
+}
+
+function noteUnionWrite(g: GenContext, v: VarDecl, p: Path): void {
+  for (let i = 0; i < p.steps.length; i++) {
+    const s = p.steps[i]!;
+    if (s.k === 'deref') return;
+    if (s.k === 'field' && s.union) g.unionMembers.set(unionKey(v, p.steps, i), s.index);
+  }
 }
 
 function matches(p: Path, w: Want): boolean {
@@ -154,13 +211,20 @@ export function pickLvalue(g: GenContext, want: Want): Expr | undefined {
   const tryScope = (scope: 'global' | 'local' | 'param'): Expr | undefined => {
     const vars = scopeVars(g, scope);
     if (vars.length === 0) return undefined;
+    const limited = want.scopeLimit !== undefined;
     // Start from a random variable and take the first with a matching path.
     const start = rng.int(0, vars.length - 1);
     for (let k = 0; k < vars.length; k++) {
       const v = vars[(start + k) % vars.length]!;
-      if (!g.typeAllowed(v.type) || readOnlyVar(g, v, want)) continue;
-      const paths = pathsOf(v.type, 2).filter((p) => matches(p, want) && !(want.writable && p.steps.length === 0 && g.readOnly.has(v.id)));
-      if (paths.length) return materialise(g, v, rng.pick(paths));
+      if (!g.typeAllowed(v.type) || readOnlyVar(g, v, want) || !withinScope(g, v, want.scopeLimit)) continue;
+      const paths = pathsOf(v.type, limited ? 0 : 2).filter(
+        (p) => matches(p, want) && !(want.writable && p.steps.length === 0 && g.readOnly.has(v.id)) && (want.writable || unionReadOk(g, v, p)),
+      );
+      if (paths.length) {
+        const p = rng.pick(paths);
+        if (want.writable) noteUnionWrite(g, v, p);
+        return materialise(g, v, p);
+      }
     }
     return undefined;
   };
@@ -177,6 +241,16 @@ export function pickLvalue(g: GenContext, want: Want): Expr | undefined {
   return v ? g.b.v(v) : undefined;
 }
 
+/** Declares a new initialised local of a random type in the current block. */
+export function newLocal(g: GenContext): VarDecl | undefined {
+  if (g.block.locals.length >= g.policy.limits.maxLocalsPerBlock) return undefined;
+  const t = newVarType(g, 'local');
+  const depth = g.fn.blocks.length - 1;
+  const d = g.b.local(g.name('l_'), t, initialiser(g, t, (pointee) => addressOf(g, pointee, true, depth)));
+  g.block.locals.push(d);
+  return d;
+}
+
 /** Creates a new variable (a local of the current block or a global) of the wanted type. */
 export function newVariable(g: GenContext, want: Want): VarDecl | undefined {
   const { rng, b } = g;
@@ -185,8 +259,10 @@ export function newVariable(g: GenContext, want: Want): VarDecl | undefined {
   let t: Type = want.type ? unqualified(want.type) : want.anyInt ? g.intType() : want.pointer ? pointerType(g) : newVarType(g, asLocal ? 'local' : 'global');
   if (want.writable && t.const) t = unqualified(t);
   if (want.type && isRecord(t) && want.writable && hasConst(t)) return undefined;
-  const addressable = (pointee: Type): Expr | undefined => addressOf(g, pointee, true);
   if (asLocal) {
+    // A pointer local may point at objects of its own block or outer ones, never deeper ones.
+    const depth = g.fn.blocks.length - 1;
+    const addressable = (pointee: Type): Expr | undefined => addressOf(g, pointee, true, depth);
     if (g.block.locals.length >= g.policy.limits.maxLocalsPerBlock) {
       if (!g.canAddGlobal()) return undefined;
     } else {
@@ -203,8 +279,8 @@ export function newVariable(g: GenContext, want: Want): VarDecl | undefined {
  * `&x` for some object of type `pointee` visible here (qualifiers of the pointee may only be
  * added, never dropped); creates a global target when none exists.
  */
-export function addressOf(g: GenContext, pointee: Type, forInitialiser = false): Expr | undefined {
-  const e = pickAddressable(g, pointee, true, forInitialiser);
+export function addressOf(g: GenContext, pointee: Type, forInitialiser = false, scopeLimit?: number): Expr | undefined {
+  const e = scopeLimit !== undefined && scopeLimit < 0 ? undefined : pickAddressable(g, pointee, true, forInitialiser, scopeLimit);
   if (e) return e;
   return addressOfGlobal(g, pointee);
 }
@@ -219,10 +295,10 @@ export function addressOfGlobal(g: GenContext, pointee: Type): Expr | undefined 
   return g.b.addr(g.b.v(d));
 }
 
-function pickAddressable(g: GenContext, pointee: Type, includeLocals: boolean, constantIndices: boolean): Expr | undefined {
+function pickAddressable(g: GenContext, pointee: Type, includeLocals: boolean, constantIndices: boolean, scopeLimit?: number): Expr | undefined {
   const { rng } = g;
   const pools: VarDecl[][] = [g.globals.slice()];
-  if (includeLocals && g.fnStack.length) pools.push([...g.fn.params, ...g.fn.blocks.flatMap((b) => b.locals)]);
+  if (includeLocals && g.fnStack.length) pools.push([...g.fn.params, ...g.fn.blocks.flatMap((b) => b.locals)].filter((v) => withinScope(g, v, scopeLimit)));
   const vars = pools.flat();
   if (vars.length === 0) return undefined;
   const start = rng.int(0, vars.length - 1);
@@ -230,7 +306,7 @@ function pickAddressable(g: GenContext, pointee: Type, includeLocals: boolean, c
     const v = vars[(start + k) % vars.length]!;
     if (!g.typeAllowed(v.type)) continue;
     // Without locals we may be building a global's initialiser: an address constant has no dereference.
-    const paths = pathsOf(v.type, includeLocals ? 1 : 0).filter((p) => p.type.kind !== 'array' && !p.packed && !p.bitfield && addressCompatible(p.type, pointee));
+    const paths = pathsOf(v.type, includeLocals && scopeLimit === undefined ? 1 : 0).filter((p) => p.type.kind !== 'array' && !p.packed && !p.bitfield && addressCompatible(p.type, pointee));
     if (paths.length === 0) continue;
     const target = materialise(g, v, rng.pick(paths), constantIndices);
     if (isBitfieldAccess(target)) continue;

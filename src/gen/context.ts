@@ -55,6 +55,8 @@ export class GenContext {
   complexity = 0;
   /** Variables that must not be written (induction variables of array loops). */
   readonly readOnly = new Set<number>();
+  /** The union member last stored (in generation order) per union object path: a heuristic for reads. */
+  readonly unionMembers = new Map<string, number>();
   /** Inside an array loop: a raised chance of indexing with its induction variable. */
   loopIndexBias: number | undefined;
 

@@ -42,11 +42,14 @@ const ARITH_OPS: readonly (readonly [BinaryOp, number])[] = [
 
 const COMPOUND_OPS: readonly AssignOp[] = ['+=', '-=', '*=', '/=', '%=', '<<=', '>>=', '&=', '|=', '^='];
 
-/** An expression whose value converts to type `t`. */
-export function genExpr(g: GenContext, t: Type, weights: Weights = g.policy.expressions): Expr {
+/**
+ * An expression whose value converts to type `t`. For pointers, `scopeLimit` bounds what the
+ * value may point at (see `Want.scopeLimit`), so a stored pointer never outlives its target.
+ */
+export function genExpr(g: GenContext, t: Type, weights: Weights = g.policy.expressions, scopeLimit?: number): Expr {
   const u = unqualified(t);
   if (u.kind === 'int') return genInt(g, u, weights);
-  if (u.kind === 'ptr') return genPointer(g, u);
+  if (u.kind === 'ptr') return genPointer(g, u, scopeLimit);
   if (isRecord(u)) return genRecordValue(g, u);
   if (u.kind === 'float') return g.b.lit(g.rng.int(-100, 100), u);
   throw new Error(`cannot generate a value of type ${u.kind}`);
@@ -178,22 +181,26 @@ function embeddedAssign(g: GenContext, t: IntType): Expr | undefined {
   return b.assign(lv, genInt(g, unqualified(lv.type) as IntType), op);
 }
 
-/** A pointer value assignable to type `t`: `&x`, another pointer, NULL, or a call. */
-export function genPointer(g: GenContext, t: PointerT): Expr {
+/**
+ * A pointer value assignable to type `t`: `&x`, another pointer, NULL (rarely: dereferencing it
+ * would need a repair), or a call (functions only return pointers to globals, so calls are safe
+ * under any scope limit).
+ */
+export function genPointer(g: GenContext, t: PointerT, scopeLimit?: number): Expr {
   const { rng, b } = g;
   const r = rng.float();
-  if (r < 0.1) return b.nullptr(t);
+  if (r < 0.04) return b.nullptr(t);
   if (r < 0.5) {
-    const a = addressOf(g, t.to);
+    const a = addressOf(g, t.to, false, scopeLimit);
     if (a && a.type.kind === 'ptr' && pointerConvertible(a.type, t)) return a;
   }
   if (r < 0.6) {
     const c = callFunction(g, t);
     if (c) return c;
   }
-  const v = pickLvalue(g, { type: t });
+  const v = pickLvalue(g, { type: t, scopeLimit });
   if (v) return v;
-  const a = addressOf(g, t.to);
+  const a = addressOf(g, t.to, false, scopeLimit);
   if (a && a.type.kind === 'ptr' && pointerConvertible(a.type, t)) return a;
   return b.nullptr(t);
 }

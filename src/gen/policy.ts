@@ -84,9 +84,10 @@ export const Limits = z
     maxUnionFields: count(5, 'fields per union (Csmith --max-union-fields)', 100),
     maxPointerDepth: count(2, 'levels of indirection (Csmith --max-pointer-depth)', 6),
     maxRecords: count(6, 'struct and union types per program', 100),
-    minGlobals: count(4, 'globals created before generation starts', 1000),
-    maxGlobals: count(40, 'globals in all (more are never created on demand)', 10_000),
-    maxLocalsPerBlock: count(6, 'locals declared in one block', 1000),
+    minGlobals: count(8, 'globals created before generation starts', 1000),
+    maxGlobals: count(60, 'globals in all (more are never created on demand)', 10_000),
+    maxLocalsPerBlock: count(10, 'locals declared in one block', 1000),
+    blockLocals: count(8, 'locals a block declares up front (0..n, uniformly); Csmith programs declare about 20 per block', 1000),
     maxLoopTrip: count(16, 'largest trip count a generated loop header aims for', 100_000),
   })
   .strict();
@@ -118,7 +119,7 @@ export const Choices = z
 /** Limits of the generate-execute-repair loop. */
 export const RepairLimits = z
   .object({
-    maxSteps: count(200_000, 'interpreter steps (statements + loop iterations) a generated program may take', 1e9),
+    maxSteps: count(50_000, 'interpreter steps (statements + loop iterations) a generated program may take', 1e9),
     rewritesPerSite: count(3, 'rewrites tried at one site before a stronger repair (safe-math wrapper, constant)', 100),
     maxRepairs: count(400, 'repairs per program before it is discarded', 100_000),
   })
@@ -149,9 +150,9 @@ export const CSMITH_POLICY: Policy = PolicySchema.parse({});
 
 /** Named size presets: multipliers of the Csmith limits (medium is Csmith's default size). */
 export const SIZE_PRESETS = {
-  small: { maxFuncs: 3, maxBlockSize: 3, maxBlockDepth: 3, maxGlobals: 12, minGlobals: 3 },
+  small: { maxFuncs: 3, maxBlockSize: 3, maxBlockDepth: 3, maxGlobals: 12, minGlobals: 3, blockLocals: 1 },
   medium: {},
-  large: { maxFuncs: 20, maxBlockSize: 5, maxBlockDepth: 6, maxGlobals: 80, minGlobals: 8 },
+  large: { maxFuncs: 20, maxBlockSize: 5, maxBlockDepth: 6, maxGlobals: 120, minGlobals: 12, blockLocals: 5 },
 } as const satisfies Record<string, Partial<z.input<typeof Limits>>>;
 
 /** Size preset names. */

@@ -1,7 +1,7 @@
 import { intMax, intMin, type IntType } from '../c/types.js';
 import type { AssignOp, Block, Expr, LabelStmt, Stmt, VarDecl } from '../ir/nodes.js';
 import { isRecord, unqualified, type Type } from '../ir/types.js';
-import { pickLvalue } from './access.js';
+import { newLocal, pickLvalue, scopeLimitOf } from './access.js';
 import type { BlockCtx, GenContext, LoopCtx } from './context.js';
 import { genExpr, genInt } from './expr.js';
 import type { Policy } from './policy.js';
@@ -31,16 +31,23 @@ export function genBlock(g: GenContext, opts: BlockOptions, extraLocals: readonl
   const depth = fn.blocks.length;
   const ctx: BlockCtx = { locals: [...extraLocals], stmts: [], pendingLabels: [], inLoop: opts.inLoop, depth };
   fn.blocks.push(ctx);
+  // Like Csmith, declare some initialised locals up front for the block's statements to use.
+  const nLocals = g.rng.int(0, g.policy.limits.blockLocals);
+  for (let i = 0; i < nLocals; i++) newLocal(g);
   // A function body gets at least half the block limit, so programs rarely end after a line or two.
   const max = Math.max(1, g.policy.limits.maxBlockSize);
   const n = g.rng.int(opts.functionBody ? Math.ceil(max / 2) : 1, max);
   for (let i = 0; i < n; i++) {
     const s = genStmt(g, opts);
-    if (s) ctx.stmts.push(s);
+    if (!s) continue;
+    ctx.stmts.push(s);
+    // As in Csmith, an unconditional jump ends the block: what would follow could never run.
+    if (s.kind === 'return' || s.kind === 'break' || s.kind === 'continue') break;
   }
   // Labels go before the final return, so a forward goto never skips it.
   placePendingLabels(g, ctx);
-  if (opts.functionBody && opts.ret) ctx.stmts.push(returnStmt(g, opts.ret));
+  const last = ctx.stmts[ctx.stmts.length - 1];
+  if (opts.functionBody && opts.ret && last?.kind !== 'return') ctx.stmts.push(returnStmt(g, opts.ret));
   fn.blocks.pop();
   return g.b.block(ctx.stmts, ctx.locals);
 }
@@ -95,7 +102,8 @@ function budget(g: GenContext): void {
 
 function returnStmt(g: GenContext, ret: Type): Stmt {
   budget(g);
-  return g.b.ret(genExpr(g, ret));
+  // A returned pointer must point at a global: the function's locals die on return.
+  return g.b.ret(genExpr(g, ret, g.policy.expressions, -1));
 }
 
 /** An assignment: mostly to an integer object (simple or compound), sometimes a pointer or a record. */
@@ -106,7 +114,7 @@ function assignment(g: GenContext): Stmt | undefined {
   const r = rng.float();
   if (f.pointers && r < 0.12) {
     const lv = pickLvalue(g, { pointer: true, writable: true });
-    if (lv && lv.type.kind === 'ptr') return b.stmt(b.assign(lv, genExpr(g, lv.type)));
+    if (lv && lv.type.kind === 'ptr') return b.stmt(b.assign(lv, genExpr(g, lv.type, policy.expressions, scopeLimitOf(g, lv))));
   } else if ((f.structs || f.unions) && g.records.length && r < 0.18) {
     const rt = rng.pick(g.records);
     const lv = pickLvalue(g, { type: rt, writable: true });
@@ -150,7 +158,8 @@ function forLoop(g: GenContext, opts: BlockOptions): Stmt {
     iv = b.v(decl);
   }
   const t = unqualified(iv.type) as IntType;
-  const trip = Math.floor(policy.limits.maxLoopTrip * rng.float() ** 2);
+  // Small trip counts are favoured; zero-trip loops (dead bodies) are kept rare.
+  const trip = rng.chance(0.05) ? 0 : 1 + Math.floor((policy.limits.maxLoopTrip - 1) * rng.float() ** 2);
   const step = rng.chance(0.75) ? 1 : rng.int(2, 3);
   const up = rng.chance(0.7);
   const span = BigInt(trip * step);
@@ -160,7 +169,9 @@ function forLoop(g: GenContext, opts: BlockOptions): Stmt {
   if (up && c0 + span > hi) c0 = hi - span;
   if (!up && c0 - span < lo) c0 = lo + span;
   const c1 = up ? c0 + span : c0 - span;
-  const cmp = up ? rng.pick(['<', '<=', '!='] as const) : rng.pick(['>', '>=', '!='] as const);
+  // `v <= MAX` and `v >= MIN` never become false: use the strict form at the type's limits.
+  const atLimit = up ? c1 === hi : c1 === lo;
+  const cmp = up ? rng.pick(atLimit ? (['<', '!='] as const) : (['<', '<=', '!='] as const)) : rng.pick(atLimit ? (['>', '!='] as const) : (['>', '>=', '!='] as const));
   const init = b.assign(iv, b.lit(c0, t));
   const cond = b.bin(cmp, cloneVar(g, iv), b.lit(c1, t));
   const stepExpr =

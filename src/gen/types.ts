@@ -147,7 +147,7 @@ export function initialiser(g: GenContext, t: Type, addressable: (pointee: Type)
     case 'float':
       return b.lit(rng.int(-100, 100), t);
     case 'ptr': {
-      const target = rng.chance(0.85) ? addressable(t.to) : undefined;
+      const target = rng.chance(0.95) ? addressable(t.to) : undefined;
       return target ?? b.nullptr(unqualified(t));
     }
     case 'array':

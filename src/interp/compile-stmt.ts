@@ -28,11 +28,21 @@ export function fullExpr(cx: CompileContext, e: Expr): Ev {
   if (!cx.effects.needsCheck(e)) return ev;
   const rt = cx.rt;
   return (f) => {
-    // Inside a call made from a checked expression: keep logging into the outer expression's log.
-    if (rt.logging) return ev(f);
+    if (rt.logging) {
+      // Inside a call made from a checked expression: keep logging into the outer log, and also
+      // log objects created since the outer expression began (this expression's checks see them).
+      const saved = rt.epoch;
+      rt.epoch = rt.nextUid;
+      try {
+        return ev(f);
+      } finally {
+        rt.epoch = saved;
+      }
+    }
     rt.logging = true;
     rt.logLen = 0;
     rt.logOverflow = false;
+    rt.epoch = rt.nextUid;
     try {
       return ev(f);
     } finally {
@@ -101,8 +111,12 @@ export function compileGlobals(cx: CompileContext): (f: Frame) => void {
   const rt = cx.rt;
   const objs: { o: MemObject; init: ((f: Frame, o: MemObject) => void) | undefined }[] = [];
   for (const g of cx.program.globals) {
-    const o = rt.alloc(layoutOf(g.type), g.id, !!g.type.const);
-    cx.homes.set(g.id, { kind: 'global', obj: o });
+    // Keep the object of a global whose type is unchanged: code compiled earlier refers to it.
+    const prev = cx.homes.get(g.id);
+    const prevDecl = cx.decls.get(g.id);
+    if (!(prev?.kind === 'global' && prevDecl && prevDecl.type === g.type)) {
+      cx.homes.set(g.id, { kind: 'global', obj: rt.alloc(layoutOf(g.type), g.id, !!g.type.const) });
+    }
     cx.decls.set(g.id, g);
   }
   for (const g of cx.program.globals) {
@@ -168,11 +182,10 @@ function compileStmt(cx: CompileContext, s: Stmt, scope: readonly Visible[]): CS
   const rt = cx.rt;
   const idx = cx.stmtIndex.get(s.id);
   if (idx === undefined) throw new Error(`statement ${s.id} missing from the index`);
-  const counts = rt.stmtCounts;
   const id = s.id;
   const inner = c.exec;
   let exec: (f: Frame) => Completion = (f) => {
-    counts[idx]++;
+    rt.stmtCounts[idx]++;
     rt.step(id);
     return inner(f);
   };
@@ -252,12 +265,11 @@ function compileStmtInner(cx: CompileContext, s: Stmt, scope: readonly Visible[]
       const step = s.step ? fullExpr(cx, s.step) : undefined;
       const body = compileBlock(cx, s.body, scope);
       const li = cx.loopIndex.get(s.id)!;
-      const iters = rt.loopIters;
       const id = s.id;
       const loop = (f: Frame): Completion => {
         for (;;) {
           if (cond && !truthy(cond(f))) return Completion.Normal;
-          iters[li]++;
+          rt.loopIters[li]++;
           rt.step(id);
           const r = body.exec(f);
           if (r === Completion.Break) return Completion.Normal;

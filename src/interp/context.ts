@@ -36,7 +36,7 @@ export class CompileContext {
   currentFunc: FuncDecl | undefined;
 
   constructor(
-    readonly program: Program,
+    public program: Program,
     readonly rt: Runtime,
     readonly profileValues: boolean,
   ) {}

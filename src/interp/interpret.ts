@@ -1,7 +1,7 @@
 import type { CValue } from '../c/types.js';
 import { UBSignal, type UBDetail, type UBKind } from '../c/ub.js';
-import type { Program } from '../ir/nodes.js';
-import { walkProgram } from '../ir/visit.js';
+import type { FuncDecl, Node, Program } from '../ir/nodes.js';
+import { walk } from '../ir/visit.js';
 import { compileFunction, compileGlobals, type Visible } from './compile-stmt.js';
 import { CompileContext } from './context.js';
 import { DEFAULT_LIMITS, Frame, Runtime, STOP, type RunLimits } from './runtime.js';
@@ -45,59 +45,80 @@ export type RunOutcome =
   | { readonly ok: true; readonly output: string; readonly checksum: bigint; readonly profile: Profile }
   | { readonly ok: false; readonly ub: UBReport; readonly reports: readonly UBReport[]; readonly profile: Profile };
 
+const STATEMENT_KINDS: ReadonlySet<string> = new Set(['block', 'expr', 'if', 'for', 'return', 'break', 'continue', 'goto', 'label', 'hash']);
+
 /** Formats the checksum line every Kiln program prints. */
 export function checksumLine(checksum: bigint): string {
   return `checksum = ${checksum.toString(16).toUpperCase().padStart(16, '0')}`;
 }
 
-/** A program compiled to closures; `run` may be called repeatedly (each run starts fresh). */
+/**
+ * A program compiled to closures; `run` may be called repeatedly (each run starts fresh).
+ * `update` recompiles only the functions whose IR changed (nodes are immutable, so an unchanged
+ * function is the same object): the repair loop edits a few sites per run, and unchanged
+ * functions keep their closures, warm in the JavaScript engine.
+ */
 export class CompiledProgram {
-  private constructor(
-    private readonly cx: CompileContext,
-    private readonly initGlobals: (f: Frame) => void,
-  ) {}
+  private readonly cx: CompileContext;
+  private initGlobals: (f: Frame) => void = () => {};
+  private readonly compiled = new Map<number, FuncDecl>();
+
+  private constructor(p: Program, opts: InterpOptions) {
+    const rt = new Runtime({ ...DEFAULT_LIMITS, ...opts.limits }, 1024, 64);
+    rt.collect = !!opts.collect;
+    this.cx = new CompileContext(p, rt, !!opts.profileValues);
+  }
 
   /** Compiles a program for the reference interpreter. */
   static compile(p: Program, opts: InterpOptions = {}): CompiledProgram {
-    const stmtIds: number[] = [];
-    const loopIds: number[] = [];
-    walkProgram(p, (n) => {
-      switch (n.kind) {
-        case 'block':
-        case 'expr':
-        case 'if':
-        case 'for':
-        case 'return':
-        case 'break':
-        case 'continue':
-        case 'goto':
-        case 'label':
-        case 'hash':
-          stmtIds.push(n.id);
-          if (n.kind === 'for') loopIds.push(n.id);
-      }
-    });
-    const rt = new Runtime({ ...DEFAULT_LIMITS, ...opts.limits }, stmtIds.length, loopIds.length);
-    rt.collect = !!opts.collect;
-    const cx = new CompileContext(p, rt, !!opts.profileValues);
-    stmtIds.forEach((id, i) => cx.stmtIndex.set(id, i));
-    loopIds.forEach((id, i) => cx.loopIndex.set(id, i));
-    const initGlobals = compileGlobals(cx);
-    for (const fn of p.funcs) {
-      cx.funcs.set(fn.id, {
-        decl: fn,
-        invoke: () => {
-          throw new Error(`function ${fn.name} called before it was compiled`);
-        },
+    const c = new CompiledProgram(p, opts);
+    c.update(p);
+    return c;
+  }
+
+  /** Brings the compiled code up to date with a new version of the program. */
+  update(p: Program): void {
+    const cx = this.cx;
+    const rt = cx.rt;
+    cx.program = p;
+    const changed = p.funcs.filter((f) => this.compiled.get(f.id) !== f);
+    const index = (n: Node): void =>
+      walk(n, (x) => {
+        if (!STATEMENT_KINDS.has(x.kind) || cx.stmtIndex.has(x.id)) return;
+        cx.stmtIndex.set(x.id, cx.stmtIndex.size);
+        if (x.kind === 'for') cx.loopIndex.set(x.id, cx.loopIndex.size);
       });
+    for (const g of p.globals) index(g);
+    for (const f of changed) index(f);
+    rt.ensureCounters(cx.stmtIndex.size, cx.loopIndex.size);
+    this.initGlobals = compileGlobals(cx);
+    // Objects made during runs are numbered after every global.
+    rt.firstRunUid = rt.nextUid;
+    for (const fn of p.funcs) {
+      const slot = cx.funcs.get(fn.id);
+      if (slot) slot.decl = fn;
+      else {
+        cx.funcs.set(fn.id, {
+          decl: fn,
+          invoke: () => {
+            throw new Error(`function ${fn.name} called before it was compiled`);
+          },
+        });
+      }
     }
     const globals: Visible[] = p.globals.filter((g) => g.type.kind === 'int').map((g) => ({ decl: g.id, home: cx.home(g.id) }));
-    for (const fn of p.funcs) {
-      cx.currentFunc = fn;
-      compileFunction(cx, fn, globals);
+    // Functions compile at their first call: code behind dead call sites never costs anything.
+    for (const fn of changed) {
+      const slot = cx.funcs.get(fn.id)!;
+      slot.invoke = (args) => {
+        const outer = cx.currentFunc;
+        cx.currentFunc = fn;
+        compileFunction(cx, fn, globals);
+        cx.currentFunc = outer;
+        return slot.invoke(args);
+      };
+      this.compiled.set(fn.id, fn);
     }
-    cx.currentFunc = undefined;
-    return new CompiledProgram(cx, initGlobals);
   }
 
   /** Runs the program from the start. */

@@ -36,6 +36,8 @@ export interface Layout {
   readonly unions: readonly (readonly (readonly [number, number])[])[];
   /** Whether any cell lies inside a union (fast path for objects without unions). */
   readonly hasUnions: boolean;
+  /** Whether any cell holds a pointer (their zero values carry a provenance, so no shared template). */
+  readonly hasPointers: boolean;
   /** Per union tag cell: [firstCell, endCell) of the union's member cells (the tag is at firstCell - 1). */
   readonly unionSpan: ReadonlyMap<number, readonly [number, number]>;
   /** Per union tag cell: the start cell of each member. */
@@ -118,6 +120,7 @@ export function layoutOf(t: Type): Layout {
     loc: Int32Array.from(loc),
     unions,
     hasUnions: unionSpan.size > 0,
+    hasPointers: cellType.some((ct) => ct?.kind === 'ptr'),
     unionSpan,
     memberStart,
   };
@@ -161,9 +164,25 @@ export class MemObject {
   }
 }
 
+const zeroTemplates = new WeakMap<Layout, Cell[]>();
+
 /** Fills an object's cells with zero values, as C does for objects of static storage duration. */
 export function zeroFill(o: MemObject, nullOrigin: number): void {
   const { cellType, size, memberStart } = o.layout;
+  if (!o.layout.hasPointers) {
+    // Without pointers the zero image is the same for every object: copy a cached template.
+    let tpl = zeroTemplates.get(o.layout);
+    if (!tpl) {
+      tpl = new Array<Cell>(size);
+      for (let i = 0; i < size; i++) {
+        const t = cellType[i];
+        tpl[i] = t === undefined ? (memberStart.has(i) ? 0 : undefined) : zeroOf(t, nullOrigin);
+      }
+      zeroTemplates.set(o.layout, tpl);
+    }
+    o.cells = tpl.slice();
+    return;
+  }
   for (let i = 0; i < size; i++) {
     const t = cellType[i];
     if (t === undefined) o.cells[i] = memberStart.has(i) ? 0 : undefined; // union: first member active

@@ -76,6 +76,8 @@ export class Runtime {
   steps = 0;
   depth = 0;
   nextUid = 1;
+  /** First uid of objects created during a run (globals, allocated at compile time, come before). */
+  firstRunUid = 1;
   /** Whether accesses are being logged (inside a full expression that needs sequencing checks). */
   logging = false;
   logKey: number[] = [];
@@ -83,12 +85,19 @@ export class Runtime {
   logLen = 0;
   /** Set when the access log overflowed; the next check then fails conservatively. */
   logOverflow = false;
+  /**
+   * Objects with a uid at or above this were created after the innermost checked full expression
+   * began: no operand of an active check can reach them, so their accesses are not logged.
+   */
+  epoch = 0;
   /** Result of the last lvalue evaluation (an object and a cell). */
   lo: MemObject = undefined as unknown as MemObject;
   lc = 0;
   hashState = 0n;
-  readonly stmtCounts: Uint32Array;
-  readonly loopIters: Float64Array;
+  /** Executions per statement (by dense statement index); grows when an update adds statements. */
+  stmtCounts: Uint32Array;
+  /** Iterations per loop (by dense loop index). */
+  loopIters: Float64Array;
   output: string[] = [];
   /** Value profile (statement → variable → values), when requested. */
   values: Map<number, Map<number, Set<CValue>>> | undefined;
@@ -110,14 +119,21 @@ export class Runtime {
     this.loopIters = new Float64Array(loopCount);
   }
 
+  /** Makes room for at least this many statement and loop counters (closures read the arrays through `rt`). */
+  ensureCounters(stmts: number, loops: number): void {
+    if (stmts > this.stmtCounts.length) this.stmtCounts = new Uint32Array(Math.max(stmts, this.stmtCounts.length * 2));
+    if (loops > this.loopIters.length) this.loopIters = new Float64Array(Math.max(loops, this.loopIters.length * 2));
+  }
+
   /** Prepares for a new run. */
   reset(): void {
     this.steps = 0;
     this.depth = 0;
-    this.nextUid = 1;
+    this.nextUid = this.firstRunUid;
     this.logging = false;
     this.logLen = 0;
     this.logOverflow = false;
+    this.epoch = 0;
     this.hashState = HASH_SEED;
     this.stmtCounts.fill(0);
     this.loopIters.fill(0);
@@ -171,7 +187,7 @@ export class Runtime {
       this.fault('uninitialised-read', node);
       return zeroOf(o.layout.cellType[c]!, node);
     }
-    if (this.logging) this.log(o, c, flags);
+    if (this.logging && o.uid < this.epoch) this.log(o, c, flags);
     return v;
   }
 
@@ -179,7 +195,7 @@ export class Runtime {
   write(o: MemObject, c: number, v: Cell, node: number, flags: number): void {
     if (o.isConst) return this.fault('const-write', node);
     if (o.layout.hasUnions) this.activate(o, c);
-    if (this.logging) this.log(o, c, flags | W);
+    if (this.logging && o.uid < this.epoch) this.log(o, c, flags | W);
     o.cells[c] = v;
   }
 
@@ -187,7 +203,7 @@ export class Runtime {
   readRange(o: MemObject, c: number, n: number, node: number, flags: number): Cell[] {
     if (o.layout.hasUnions && o.layout.unions[c]!.length > 0) this.checkUnionRead(o, c, node);
     // (In collect mode an inactive member is copied as it is: its cells are indeterminate.)
-    if (this.logging) for (let i = 0; i < n; i++) this.log(o, c + i, flags);
+    if (this.logging && o.uid < this.epoch) for (let i = 0; i < n; i++) this.log(o, c + i, flags);
     return o.cells.slice(c, c + n);
   }
 
@@ -196,7 +212,7 @@ export class Runtime {
     if (o.isConst) return this.fault('const-write', node);
     if (o.layout.hasUnions) this.activate(o, c);
     for (let i = 0; i < values.length; i++) {
-      if (this.logging) this.log(o, c + i, flags | W);
+      if (this.logging && o.uid < this.epoch) this.log(o, c + i, flags | W);
       o.cells[c + i] = values[i];
     }
   }

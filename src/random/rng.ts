@@ -89,6 +89,8 @@ export class Rng {
   bigint(lo: bigint, hi: bigint): bigint {
     if (hi < lo) throw new Error(`bad range [${lo}, ${hi}]`);
     const span = hi - lo + 1n;
+    // Fast path (same stream as `int` for spans that fit 32 bits).
+    if (span <= 0x100000000n) return lo + BigInt(this.int(0, Number(span) - 1));
     const bits = span.toString(2).length;
     const words = Math.ceil(bits / 32);
     for (;;) {

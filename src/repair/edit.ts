@@ -3,40 +3,52 @@ import { IRBuilder } from '../ir/build.js';
 import type { Block, Expr, FuncDecl, Node, Program, Stmt, VarDecl } from '../ir/nodes.js';
 import { isExpr } from '../ir/nodes.js';
 import { unqualified, type Type } from '../ir/types.js';
-import { indexProgram, isStmt, mapChildren, type ProgramIndex } from '../ir/visit.js';
+import { children, isStmt, mapChildren, walk } from '../ir/visit.js';
 
 /**
- * A program being repaired: the current IR plus an id index and a builder continuing its id
- * space. Rules read through it and return a new program; `Editor` keeps the two consistent.
+ * The program being repaired, kept with a live id index and a builder continuing its id space.
+ * One editor serves a whole batch of repairs: each replacement copies only the path from the
+ * node to its function (or global) and updates the index incrementally, so a repair costs the
+ * depth of the node, not the size of the program.
  */
 export class Editor {
-  readonly index: ProgramIndex;
+  private current: Program;
+  private readonly nodes: Map<number, Node>;
+  private readonly parents: Map<number, number>;
+  private readonly funcOf: Map<number, number>;
   readonly b: IRBuilder;
-  private readonly newGlobals: VarDecl[] = [];
-  /** Globals to insert before an existing global (so an earlier initialiser may refer to them). */
-  private readonly globalsBefore = new Map<number, VarDecl[]>();
 
-  constructor(readonly program: Program) {
-    this.index = indexProgram(program);
+  constructor(program: Program) {
+    this.current = program;
+    this.nodes = new Map();
+    this.parents = new Map();
+    this.funcOf = new Map();
+    for (const g of program.globals) this.indexSubtree(g, undefined, undefined);
+    for (const f of program.funcs) this.indexSubtree(f, undefined, f.id);
     this.b = IRBuilder.continuing(program);
   }
 
-  /** The node with this id. */
+  /** The program with every edit so far. */
+  get program(): Program {
+    return { ...this.current, nextId: this.b.nextId };
+  }
+
+  /** The node with this id (throws when absent). */
   node(id: number): Node {
-    const n = this.index.nodes.get(id);
+    const n = this.nodes.get(id);
     if (!n) throw new Error(`repair: no node ${id}`);
     return n;
   }
 
-  /** The node with this id, if it exists. */
+  /** The node with this id, if it is still in the program. */
   find(id: number): Node | undefined {
-    return this.index.nodes.get(id);
+    return this.nodes.get(id);
   }
 
   /** The parent of a node. */
   parent(id: number): Node | undefined {
-    const p = this.index.parent.get(id);
-    return p === undefined ? undefined : this.index.nodes.get(p);
+    const p = this.parents.get(id);
+    return p === undefined ? undefined : this.nodes.get(p);
   }
 
   /** Ancestors from the parent up to the function (or global declaration). */
@@ -59,55 +71,108 @@ export class Editor {
 
   /** The function containing the node, if any. */
   functionOf(id: number): FuncDecl | undefined {
-    const f = this.index.funcOf.get(id);
-    return f === undefined ? undefined : (this.index.nodes.get(f) as FuncDecl);
+    const f = this.funcOf.get(id);
+    return f === undefined ? undefined : (this.nodes.get(f) as FuncDecl);
   }
 
-  /** A declaration by id. */
-  decl(id: number): VarDecl | undefined {
-    const n = this.index.nodes.get(id);
-    return n?.kind === 'var-decl' ? n : undefined;
-  }
-
-  /** Adds a global variable, after all existing globals or just before global `before`. */
-  addGlobal(d: VarDecl, before?: number): VarDecl {
-    if (before === undefined) this.newGlobals.push(d);
-    else this.globalsBefore.set(before, [...(this.globalsBefore.get(before) ?? []), d]);
-    return d;
-  }
-
-  /** All globals in file order, including those added during this edit. */
+  /** All globals in file order. */
   globals(): readonly VarDecl[] {
-    return [...this.program.globals.flatMap((g) => [...(this.globalsBefore.get(g.id) ?? []), g]), ...this.newGlobals];
+    return this.current.globals;
   }
 
   /** The global declaration whose initialiser contains the node, if any. */
   enclosingGlobal(id: number): VarDecl | undefined {
-    if (this.index.funcOf.has(id)) return undefined;
+    if (this.funcOf.has(id)) return undefined;
     const top = [this.node(id), ...this.ancestors(id)].pop();
     return top?.kind === 'var-decl' && top.storage === 'global' ? top : undefined;
   }
 
-  /** The program with the given replacements applied (ids must not be nested in one another). */
-  apply(replacements: ReadonlyMap<number, (old: Node) => Node>): Program {
-    const rec = (n: Node): Node => {
-      const r = replacements.get(n.id);
-      if (r) return r(n);
-      return mapChildren(n, rec);
-    };
-    const globals = [...this.program.globals.flatMap((g) => [...(this.globalsBefore.get(g.id) ?? []), rec(g) as VarDecl]), ...this.newGlobals];
-    const funcs = this.program.funcs.map((f) => rec(f) as FuncDecl);
-    return { ...this.program, globals, funcs, nextId: this.b.nextId };
+  /** Adds a global variable, after all existing globals or just before global `before`. */
+  addGlobal(d: VarDecl, before?: number): VarDecl {
+    const gs = [...this.current.globals];
+    const at = before === undefined ? gs.length : gs.findIndex((g) => g.id === before);
+    gs.splice(at < 0 ? gs.length : at, 0, d);
+    this.current = { ...this.current, globals: gs };
+    this.indexSubtree(d, undefined, undefined);
+    return d;
   }
 
-  /** Replaces one node. */
-  replace(id: number, f: (old: Node) => Node): Program {
-    return this.apply(new Map([[id, f]]));
+  /**
+   * Replaces node `id` by `f(old)`, copying the path to the root. Returns the new program, or
+   * undefined when the node is no longer part of the program (an earlier edit removed it).
+   */
+  replace(id: number, f: (old: Node) => Node): Program | undefined {
+    const old = this.nodes.get(id);
+    if (!old) return undefined;
+    const fresh = f(old);
+    // Rebuild the ancestors, innermost first, each with its child swapped for the new one.
+    let child: Node = old;
+    let replacement: Node = fresh;
+    let p = this.parents.get(id);
+    while (p !== undefined) {
+      const parent = this.nodes.get(p)!;
+      const oldChild = child;
+      const newChild = replacement;
+      let found = false;
+      const rebuilt = mapChildren(parent, (c) => {
+        if (c === oldChild) {
+          found = true;
+          return newChild;
+        }
+        return c;
+      });
+      if (!found) return undefined; // the index is stale for this node: it was replaced away
+      this.nodes.set(p, rebuilt);
+      child = parent;
+      replacement = rebuilt;
+      p = this.parents.get(p);
+    }
+    // `child` is now a top-level declaration; swap it in the program.
+    const top = child;
+    const topNew = replacement;
+    if (top.kind === 'func') {
+      this.current = { ...this.current, funcs: this.current.funcs.map((x) => (x === top ? (topNew as FuncDecl) : x)) };
+    } else if (top.kind === 'var-decl') {
+      this.current = { ...this.current, globals: this.current.globals.map((x) => (x === top ? (topNew as VarDecl) : x)) };
+    } else {
+      return undefined;
+    }
+    // Drop the old subtree from the index, then index the new one.
+    const parentOfOld = this.parents.get(id);
+    const fn = this.funcOf.get(id);
+    walk(old, (n) => {
+      if (this.nodes.get(n.id) === n) {
+        this.nodes.delete(n.id);
+        this.parents.delete(n.id);
+        this.funcOf.delete(n.id);
+      }
+    });
+    this.indexSubtree(fresh, parentOfOld, fn);
+    return this.program;
+  }
+
+  private indexSubtree(n: Node, parent: number | undefined, fn: number | undefined): void {
+    const visit = (x: Node, par: number | undefined): void => {
+      this.nodes.set(x.id, x);
+      if (par === undefined) this.parents.delete(x.id);
+      else this.parents.set(x.id, par);
+      const f = x.kind === 'func' ? x.id : fn;
+      if (f === undefined) this.funcOf.delete(x.id);
+      else this.funcOf.set(x.id, f);
+      if (x.kind === 'init-list') {
+        // Constants in initialiser lists (large arrays have thousands) are never repair sites.
+        for (const c of x.items) if (c.kind !== 'const') visit(c, x.id);
+        return;
+      }
+      for (const c of children(x)) visit(c, x.id);
+    };
+    visit(n, parent);
   }
 
   /**
    * Inserts statements before statement `stmtId` in its block (optionally declaring new locals in
-   * that block). Returns undefined when the statement is not directly inside a block.
+   * that block, and replacing nodes inside the statement). Undefined when the statement is not
+   * directly inside a block.
    */
   insertBefore(stmtId: number, stmts: readonly Stmt[], locals: readonly VarDecl[] = [], alsoReplace?: ReadonlyMap<number, (old: Node) => Node>): Program | undefined {
     const block = this.parent(stmtId);
@@ -123,7 +188,7 @@ export class Editor {
       const out: Stmt[] = [];
       for (const s of b.stmts) {
         if (s.id === stmtId) out.push(...stmts);
-        out.push(rec(s) as Stmt);
+        out.push(s.id === stmtId ? (rec(s) as Stmt) : s);
       }
       return { ...b, locals: [...b.locals, ...locals], stmts: out };
     });
@@ -167,13 +232,7 @@ export function pure(e: Expr): boolean {
 
 /** The expression children of an expression. */
 export function childExprs(e: Expr): Expr[] {
-  const out: Expr[] = [];
-  const n = e as Node;
-  mapChildren(n, (c) => {
-    if (isExpr(c)) out.push(c);
-    return c;
-  });
-  return out;
+  return children(e).filter(isExpr);
 }
 
 /** A zero value expression of a scalar type (integer 0 or the null pointer). */

@@ -2,7 +2,7 @@ import type { Program } from '../ir/nodes.js';
 import { generateRaw } from '../gen/program.js';
 import type { Policy } from '../gen/policy.js';
 import { CompiledProgram, type Profile, type UBReport } from '../interp/interpret.js';
-import { walkProgram } from '../ir/visit.js';
+import { Editor } from './edit.js';
 import { repairOnce } from './repair.js';
 import { RepairState, type RepairStats } from './state.js';
 
@@ -39,37 +39,29 @@ export function generateProgram(seed: number | bigint | string, policy: Policy):
   const st = new RepairState(seedText, policy.repair.rewritesPerSite);
   let p = generateRaw(seed, policy);
   let last: UBReport | undefined;
+  // Collect mode: one run reports every UB site it meets; all are repaired before the next run.
+  // The compiled program and the editor live across runs: each update recompiles only the
+  // functions the repairs changed, and the editor's index is updated edit by edit.
+  const compiled = CompiledProgram.compile(p, { limits: { maxSteps: policy.repair.maxSteps }, collect: true });
+  let ed: Editor | undefined; // made at the first repair: many programs need none
   for (;;) {
-    // Collect mode: one run reports every UB site it meets; all are repaired before the next run.
-    const compiled = CompiledProgram.compile(p, { limits: { maxSteps: policy.repair.maxSteps }, collect: true });
     const r = compiled.run();
     st.stats.runs++;
     if (r.ok) {
       return { ok: true, seed: seedText, program: p, expected: r.output.trimEnd(), checksum: r.checksum, profile: r.profile, stats: st.stats, genMs: performance.now() - t0 };
     }
     last = r.ub;
+    ed ??= new Editor(p);
     let repaired = 0;
     for (const ub of r.reports) {
       if (st.stats.repairs >= policy.repair.maxRepairs) return discard(`more than ${policy.repair.maxRepairs} repairs`);
-      // An earlier repair of this batch may have removed the node (e.g. a hoisted call's statement).
-      if (ub.node >= 0 && !nodeExists(p, ub.node)) continue;
-      const fixed = repairOnce(p, ub, r.profile, st);
-      if (!fixed) {
-        if (repaired === 0 && ub === r.reports[r.reports.length - 1]) return discard(`no repair rule for ${ub.kind} at node ${ub.node}`);
-        continue;
-      }
-      p = fixed.program;
-      repaired++;
+      // An earlier repair of this batch may have removed the node (e.g. a whole loop).
+      if (ub.node >= 0 && !ed.find(ub.node)) continue;
+      if (repairOnce(ed, ub, r.profile, st)) repaired++;
     }
     if (repaired === 0) return discard(`no repair rule for ${r.ub.kind} at node ${r.ub.node}`);
-  }
-  function nodeExists(prog: Program, id: number): boolean {
-    let found = false;
-    walkProgram(prog, (n) => {
-      if (n.id === id) found = true;
-      return !found;
-    });
-    return found;
+    p = ed.program;
+    compiled.update(p);
   }
   function discard(reason: string): Discarded {
     return { ok: false, seed: seedText, reason, lastUB: last, stats: st.stats, genMs: performance.now() - t0 };

@@ -1,6 +1,5 @@
-import type { Program } from '../ir/nodes.js';
 import type { Profile, UBReport } from '../interp/interpret.js';
-import { Editor } from './edit.js';
+import type { Editor } from './edit.js';
 import { repairArithmetic } from './rules/arith.js';
 import { repairConstWrite, repairOutOfBounds, repairPointer, repairUninitialised, repairUnionRead } from './rules/memory.js';
 import { repairOrder } from './rules/order.js';
@@ -8,11 +7,10 @@ import { repairTermination } from './rules/termination.js';
 import type { Repaired, RepairState } from './state.js';
 
 /**
- * Applies one repair for the UB a run reported: the rule for that UB kind rewrites the one
- * offending site. Returns undefined when no rule applies (the program is then discarded).
+ * Applies one repair for a UB report: the rule for that UB kind rewrites the one offending site
+ * through the editor. Returns undefined when no rule applies or the site is gone.
  */
-export function repairOnce(p: Program, ub: UBReport, profile: Profile, st: RepairState): Repaired | undefined {
-  const ed = new Editor(p);
+export function repairOnce(ed: Editor, ub: UBReport, profile: Profile, st: RepairState): Repaired | undefined {
   let r: Repaired | undefined;
   switch (ub.kind) {
     case 'signed-overflow':

@@ -8,6 +8,11 @@ export interface Repaired {
   readonly rule: string;
 }
 
+/** A repair result, or undefined when the edit could not be made (its node was already gone). */
+export function repaired(program: Program | undefined, rule: string): Repaired | undefined {
+  return program ? { program, rule } : undefined;
+}
+
 /** Counts of repairs, by rule and by UB kind. */
 export interface RepairStats {
   /** Interpreter runs (the last one clean when the program was kept). */
@@ -44,6 +49,11 @@ export class RepairState {
     this.stats.repairs++;
     this.stats.byRule[rule] = (this.stats.byRule[rule] ?? 0) + 1;
     this.stats.byKind[kind] = (this.stats.byKind[kind] ?? 0) + 1;
+  }
+
+  /** Counts an attempt at a site without recording a repair (when the rule acted elsewhere than the reported node). */
+  touch(site: number): void {
+    this.attemptsAt.set(site, this.attempts(site) + 1);
   }
 
   /** Carries attempts over to a node that replaced another (so a rewritten site keeps its history). */

@@ -4,7 +4,7 @@ import type { AssignExpr, BinaryExpr, Expr, IncDecExpr, Node, UnaryExpr } from '
 import { unqualified } from '../../ir/types.js';
 import type { UBReport } from '../../interp/interpret.js';
 import { pure, type Editor } from '../edit.js';
-import type { Repaired, RepairState } from '../state.js';
+import { repaired, type Repaired, type RepairState } from '../state.js';
 
 /**
  * Arithmetic UB: YARPGen's rewrite table (Livinskii et al., Table 1) first, a Csmith/CERT
@@ -62,10 +62,10 @@ function rewrite(ed: Editor, n: Node, ub: UBReport, st: RepairState): Repaired |
 /** `+`↔`-`, `*`→`/` (or `-` for MIN·-1), unary `-`→`+`, and the same on compound assignment and ++/--. */
 function flipOverflow(ed: Editor, n: Node, a: bigint | undefined, b: bigint | undefined): Repaired | undefined {
   if (n.kind === 'unary' && n.op === '-') {
-    return { program: ed.replace(n.id, (o) => ({ ...(o as UnaryExpr), op: '+' })), rule: 'rewrite-neg-to-plus' };
+    return repaired(ed.replace(n.id, (o) => ({ ...(o as UnaryExpr), op: '+' })), 'rewrite-neg-to-plus');
   }
   if (n.kind === 'incdec') {
-    return { program: ed.replace(n.id, (o) => ({ ...(o as IncDecExpr), op: (o as IncDecExpr).op === '++' ? '--' : '++' })), rule: 'rewrite-flip-incdec' };
+    return repaired(ed.replace(n.id, (o) => ({ ...(o as IncDecExpr), op: (o as IncDecExpr).op === '++' ? '--' : '++' })), 'rewrite-flip-incdec');
   }
   const minTimesMinusOne = (t: IntType): boolean => a !== undefined && b !== undefined && ((a === -(intMax(t) + 1n) && b === -1n) || (b === -(intMax(t) + 1n) && a === -1n));
   if (n.kind === 'binary') {
@@ -85,7 +85,7 @@ function swapOp(ed: Editor, n: Node, table: Record<string, string>, rule: string
   if (n.kind !== 'binary' && n.kind !== 'assign') return undefined;
   const next = table[n.op];
   if (!next) return undefined;
-  return { program: ed.replace(n.id, (o) => ({ ...(o as BinaryExpr | AssignExpr), op: next }) as Node), rule };
+  return repaired(ed.replace(n.id, (o) => ({ ...(o as BinaryExpr | AssignExpr), op: next }) as Node), rule);
 }
 
 /**
@@ -114,7 +114,7 @@ function adjustShiftCount(ed: Editor, n: Node, kind: UBKind, a: bigint, b: bigin
   const delta = kind === 'shift-count-negative' ? target - b : b - target;
   const adjusted = ed.b.bin(kind === 'shift-count-negative' ? '+' : '-', countExpr, ed.constant(ct, delta));
   const replaced = ed.replace(countExpr.id, () => adjusted);
-  return { program: replaced, rule: kind === 'shift-count-negative' ? 'rewrite-shift-count-plus' : 'rewrite-shift-count-minus' };
+  return repaired(replaced, kind === 'shift-count-negative' ? 'rewrite-shift-count-plus' : 'rewrite-shift-count-minus');
 }
 
 /** A negative left operand of `<<` becomes `(a & MAX)`, which is never negative. */
@@ -122,7 +122,7 @@ function clearSignBit(ed: Editor, n: Node): Repaired | undefined {
   if (n.kind === 'binary' && n.op === '<<') {
     const lt = n.type as IntType;
     const masked = ed.b.bin('&', n.left, ed.b.lit(intMax(lt), lt));
-    return { program: ed.replace(n.left.id, () => masked), rule: 'rewrite-shift-mask-sign' };
+    return repaired(ed.replace(n.left.id, () => masked), 'rewrite-shift-mask-sign');
   }
   if (n.kind === 'assign' && n.op === '<<=') {
     // The object itself is negative: shift the other way (arithmetic on GCC's targets).
@@ -141,19 +141,19 @@ function wrap(ed: Editor, n: Node): Repaired | undefined {
   if (n.kind === 'binary') {
     const op = n.op;
     if (op === '+' || op === '-' || op === '*' || op === '/' || op === '%' || op === '<<' || op === '>>') {
-      return { program: ed.replace(n.id, () => b.safe(op, n.left, n.right)), rule: 'wrap-safe-math' };
+      return repaired(ed.replace(n.id, () => b.safe(op, n.left, n.right)), 'wrap-safe-math');
     }
     return undefined;
   }
-  if (n.kind === 'unary' && n.op === '-') return { program: ed.replace(n.id, () => b.safe('neg', n.operand)), rule: 'wrap-safe-math' };
+  if (n.kind === 'unary' && n.op === '-') return repaired(ed.replace(n.id, () => b.safe('neg', n.operand)), 'wrap-safe-math');
   if (n.kind === 'assign' && n.op !== '=') {
     const op = n.op.slice(0, -1) as '+' | '-' | '*' | '/' | '%' | '<<' | '>>' | '&' | '|' | '^';
     if (pure(n.target) && op !== '&' && op !== '|' && op !== '^') {
       const value = b.safe(op, ed.clone(n.target), n.value);
-      return { program: ed.replace(n.id, () => b.assign(n.target, value)), rule: 'wrap-safe-math' };
+      return repaired(ed.replace(n.id, () => b.assign(n.target, value)), 'wrap-safe-math');
     }
-    return { program: ed.replace(n.id, () => b.assign(n.target, n.value)), rule: 'drop-compound-operator' };
+    return repaired(ed.replace(n.id, () => b.assign(n.target, n.value)), 'drop-compound-operator');
   }
-  if (n.kind === 'incdec') return { program: ed.replace(n.id, () => n.target), rule: 'drop-incdec' };
+  if (n.kind === 'incdec') return repaired(ed.replace(n.id, () => n.target), 'drop-incdec');
   return undefined;
 }

@@ -4,7 +4,7 @@ import { isExpr } from '../../ir/nodes.js';
 import { isRecord, namedFields, sameType, unqualified, type PointerT, type RecordT, type Type } from '../../ir/types.js';
 import type { UBReport } from '../../interp/interpret.js';
 import { zeroOf, type Editor } from '../edit.js';
-import type { Repaired, RepairState } from '../state.js';
+import { repaired, type Repaired, type RepairState } from '../state.js';
 
 /**
  * Memory and object UB: out-of-bounds indices, null or dangling pointers, uninitialised reads,
@@ -19,10 +19,10 @@ export function repairOutOfBounds(ed: Editor, ub: UBReport): Repaired | undefine
   const ix = n.index;
   if (ix.kind === 'const') {
     const v = ((ix.value as bigint) % BigInt(len) + BigInt(len)) % BigInt(len);
-    return { program: ed.replace(ix.id, () => ed.b.lit(v, ix.type as IntType)), rule: 'clamp-constant-index' };
+    return repaired(ed.replace(ix.id, () => ed.b.lit(v, ix.type as IntType)), 'clamp-constant-index');
   }
   const wrapped = ed.b.bin('%', ed.b.cast(C.uint32, ix), ed.b.lit(len, C.uint32));
-  return { program: ed.replace(ix.id, () => wrapped), rule: 'wrap-index-modulo' };
+  return repaired(ed.replace(ix.id, () => wrapped), 'wrap-index-modulo');
 }
 
 /**
@@ -41,17 +41,17 @@ export function repairPointer(ed: Editor, ub: UBReport, st: RepairState): Repair
     const target = globalOfType(ed, pt.to, ed.enclosingGlobal(originNode.id));
     if (target) {
       st.inherit(n.id, originNode.id);
-      return { program: ed.replace(originNode.id, () => ed.b.addr(ed.b.v(target))), rule: 'repoint-to-global' };
+      return repaired(ed.replace(originNode.id, () => ed.b.addr(ed.b.v(target))), 'repoint-to-global');
     }
   }
   if (n.kind === 'deref') {
     const target = globalOfType(ed, n.type);
-    if (target) return { program: ed.replace(n.id, () => ed.b.v(target)), rule: 'replace-deref-with-global' };
+    if (target) return repaired(ed.replace(n.id, () => ed.b.v(target)), 'replace-deref-with-global');
   }
   if (n.type.kind === 'ptr') {
     const target = globalOfType(ed, n.type.to);
     const replacement = target ? ed.b.addr(ed.b.v(target)) : ed.b.nullptr(unqualified(n.type));
-    return { program: ed.replace(n.id, () => replacement), rule: 'replace-dangling-pointer' };
+    return repaired(ed.replace(n.id, () => replacement), 'replace-dangling-pointer');
   }
   return undefined;
 }
@@ -96,12 +96,12 @@ export function repairUninitialised(ed: Editor, ub: UBReport): Repaired | undefi
     if (n.ret.kind === 'void') return undefined;
     const value = n.ret.kind === 'int' || n.ret.kind === 'ptr' || n.ret.kind === 'float' ? zeroOf(ed, n.ret) : undefined;
     if (!value) return undefined;
-    return { program: ed.replace(n.body.id, (o) => ({ ...(o as typeof n.body), stmts: [...n.body.stmts, ed.b.ret(value)] })), rule: 'add-missing-return' };
+    return repaired(ed.replace(n.body.id, (o) => ({ ...(o as typeof n.body), stmts: [...n.body.stmts, ed.b.ret(value)] })), 'add-missing-return');
   }
-  if (n.kind === 'assign' && n.op !== '=') return { program: ed.replace(n.id, () => ed.b.assign(n.target, n.value)), rule: 'compound-to-plain-assign' };
-  if (n.kind === 'incdec') return { program: ed.replace(n.id, () => ed.b.assign(n.target, ed.b.lit(0))), rule: 'incdec-to-assign' };
+  if (n.kind === 'assign' && n.op !== '=') return repaired(ed.replace(n.id, () => ed.b.assign(n.target, n.value)), 'compound-to-plain-assign');
+  if (n.kind === 'incdec') return repaired(ed.replace(n.id, () => ed.b.assign(n.target, ed.b.lit(0))), 'incdec-to-assign');
   if (isExpr(n) && (n.type.kind === 'int' || n.type.kind === 'ptr' || n.type.kind === 'float')) {
-    return { program: ed.replace(n.id, () => zeroOf(ed, n.type)), rule: 'replace-uninitialised-read' };
+    return repaired(ed.replace(n.id, () => zeroOf(ed, n.type)), 'replace-uninitialised-read');
   }
   return undefined;
 }
@@ -115,19 +115,38 @@ export function repairUnionRead(ed: Editor, ub: UBReport, st: RepairState): Repa
   if (!n) return undefined;
   const stmt = ed.statementOf(n.id);
   const active = ub.detail?.activeMember;
-  if (stmt?.kind === 'hash' && active !== undefined && st.attempts(stmt.id) < 4) {
-    const switched = switchHashedMember(ed, stmt, ub.detail?.member ?? -1, active);
-    if (switched) return switched;
+  if (stmt?.kind === 'hash' && active !== undefined) {
+    // Attempts are counted per union variable: switching creates new statements (new ids), and
+    // the elements of an array of unions may each have a different active member.
+    const site = -1 - rootDecl(stmt.value);
+    if (st.attempts(site) < 2) {
+      const switched = switchHashedMember(ed, stmt, ub.detail?.member ?? -1, active);
+      if (switched) {
+        st.touch(site);
+        return switched;
+      }
+    }
   }
-  if (stmt?.kind === 'hash') return { program: ed.replace(stmt.id, () => ed.b.block([])), rule: 'drop-union-hash' };
-  if (n.kind === 'assign' && n.op !== '=') return { program: ed.replace(n.id, () => ed.b.assign(n.target, n.value)), rule: 'compound-to-plain-assign' };
-  if (n.kind === 'incdec') return { program: ed.replace(n.id, () => ed.b.assign(n.target, ed.b.lit(0))), rule: 'incdec-to-assign' };
-  if (isExpr(n) && (n.type.kind === 'int' || n.type.kind === 'ptr')) return { program: ed.replace(n.id, () => zeroOf(ed, n.type)), rule: 'replace-inactive-union-read' };
+  if (stmt?.kind === 'hash') return repaired(ed.replace(stmt.id, () => ed.b.block([])), 'drop-union-hash');
+  if (n.kind === 'assign' && n.op !== '=') return repaired(ed.replace(n.id, () => ed.b.assign(n.target, n.value)), 'compound-to-plain-assign');
+  if (n.kind === 'incdec') return repaired(ed.replace(n.id, () => ed.b.assign(n.target, ed.b.lit(0))), 'incdec-to-assign');
+  if (isExpr(n) && (n.type.kind === 'int' || n.type.kind === 'ptr')) return repaired(ed.replace(n.id, () => zeroOf(ed, n.type)), 'replace-inactive-union-read');
   if (isExpr(n) && isRecord(n.type)) {
     const g = globalOfType(ed, n.type);
-    if (g) return { program: ed.replace(n.id, () => ed.b.v(g)), rule: 'replace-inactive-union-read' };
+    if (g) return repaired(ed.replace(n.id, () => ed.b.v(g)), 'replace-inactive-union-read');
   }
   return undefined;
+}
+
+/** The variable an access path starts from. */
+function rootDecl(e: Expr): number {
+  let x = e;
+  for (;;) {
+    if (x.kind === 'field' || x.kind === 'index') x = x.base;
+    else if (x.kind === 'deref') x = x.ptr;
+    else break;
+  }
+  return x.kind === 'var' ? x.decl : x.id;
 }
 
 /** Replaces a checksum statement reading union member `member` by statements hashing member `active`. */
@@ -145,7 +164,7 @@ function switchHashedMember(ed: Editor, h: HashStmt, member: number, active: num
   const access = ed.b.fld(ed.clone(unionAccess.base), active);
   const locals: VarDecl[] = [];
   const stmts = hashLeaves(ed, access, locals);
-  return { program: ed.replace(h.id, () => ed.b.block(stmts, locals)), rule: 'hash-active-union-member' };
+  return repaired(ed.replace(h.id, () => ed.b.block(stmts, locals)), 'hash-active-union-member');
 }
 
 /** Statements hashing every scalar inside `e` (arrays by loops over fresh locals). */
@@ -175,8 +194,8 @@ export function hashLeaves(ed: Editor, e: Expr, locals: VarDecl[]): Stmt[] {
 export function repairConstWrite(ed: Editor, ub: UBReport): Repaired | undefined {
   const n = ed.find(ub.node);
   if (!n) return undefined;
-  if (n.kind === 'assign') return { program: ed.replace(n.id, () => (n as AssignExpr).value), rule: 'drop-const-store' };
-  if (n.kind === 'incdec') return { program: ed.replace(n.id, () => n.target), rule: 'drop-const-store' };
+  if (n.kind === 'assign') return repaired(ed.replace(n.id, () => (n as AssignExpr).value), 'drop-const-store');
+  if (n.kind === 'incdec') return repaired(ed.replace(n.id, () => n.target), 'drop-const-store');
   return undefined;
 }
 

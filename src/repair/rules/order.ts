@@ -3,7 +3,7 @@ import { isExpr } from '../../ir/nodes.js';
 import { isRecord, unqualified } from '../../ir/types.js';
 import type { UBReport } from '../../interp/interpret.js';
 import { childExprs, pure, zeroOf, type Editor } from '../edit.js';
-import type { Repaired } from '../state.js';
+import { repaired, type Repaired } from '../state.js';
 import { globalOfType } from './memory.js';
 
 /**
@@ -32,7 +32,7 @@ export function repairOrder(ed: Editor, ub: UBReport): Repaired | undefined {
   const parts = candidates.flatMap((op) => rvalueParts(op, inLvaluePosition(ed, op)));
   for (const part of [...parts.filter((p) => !pure(p)), ...parts]) {
     const replacement = pureValue(ed, part);
-    if (replacement) return { program: ed.replace(part.id, () => replacement), rule: 'replace-effectful-operand' };
+    if (replacement) return repaired(ed.replace(part.id, () => replacement), 'replace-effectful-operand');
   }
   return undefined;
 }
@@ -107,7 +107,7 @@ function hoistCall(ed: Editor, at: number, call: CallExpr): Repaired | undefined
   const tmp = ed.b.local(`t_${ed.b.nextId}`, t);
   const assign = ed.b.stmt(ed.b.assign(ed.b.v(tmp), call));
   const program = ed.insertBefore(stmt.id, [assign], [tmp], new Map([[call.id, () => ed.b.v(tmp)]]));
-  return program ? { program, rule: 'hoist-call-to-temporary' } : undefined;
+  return program ? repaired(program, 'hoist-call-to-temporary') : undefined;
 }
 
 function contains(e: Expr, id: number): boolean {

@@ -1,41 +1,169 @@
-import type { ForStmt } from '../../ir/nodes.js';
+import type { IntType } from '../../c/types.js';
+import type { Block, Expr, ForStmt, Node, Program } from '../../ir/nodes.js';
+import { unqualified } from '../../ir/types.js';
 import type { Profile } from '../../interp/interpret.js';
-import type { Editor } from '../edit.js';
-import type { Repaired, RepairState } from '../state.js';
+import { zeroOf, type Editor } from '../edit.js';
+import { isStmt, walk } from '../../ir/visit.js';
+import { repaired, type Repaired, type RepairState } from '../state.js';
 
 /**
- * Non-termination (the step budget ran out). The culprit is the loop that iterated most, or a
- * backward goto that ran most: a loop first has its trip count shrunk (its bound moved toward
- * its start); a loop that stays hot, or any goto, is removed.
+ * Non-termination (the step budget ran out). The profile shows which loops ran and how often:
+ *
+ * - a loop that iterated more often per entry than its header allows (`for (v = c0; v < c1;
+ *   v += s)` runs at most |c1 − c0| / s times) has a body that writes its induction variable:
+ *   it gets a fresh induction variable, so the body keeps its code but can no longer reset the
+ *   count (all such loops are fixed in one go);
+ * - otherwise every hot loop (at least 5% of all iterations) has its trip count shrunk to an
+ *   eighth, or is removed if it was shrunk before, and every hot backward goto is removed.
  */
 export function repairTermination(ed: Editor, profile: Profile, st: RepairState): Repaired | undefined {
-  let best: { id: number; count: number; kind: 'for' | 'goto' } | undefined;
-  for (const [id, count] of profile.loopIters) {
-    if (!best || count > best.count) best = { id, count, kind: 'for' };
+  let last: Program | undefined;
+  for (const [id, iters] of profile.loopIters) {
+    const loop = ed.find(id);
+    if (loop?.kind !== 'for') continue;
+    const trip = staticTrip(loop);
+    const entries = Math.max(1, profile.stmtCounts.get(id) ?? 1);
+    if (trip !== undefined && iters / entries > trip + 1 && st.attempts(id) === 0) {
+      const p = freshInductionVariable(ed, loop);
+      if (p) {
+        st.touch(id);
+        last = p;
+      }
+    }
   }
-  for (const [id, count] of profile.stmtCounts) {
-    const n = ed.find(id);
-    if (n?.kind === 'goto' && (!best || count > best.count)) best = { id, count, kind: 'goto' };
+  if (last) return repaired(last, 'fresh-induction-variable');
+  // Everything hot at once: each further run that hits the budget is the costliest kind of run.
+  const total = [...profile.loopIters.values()].reduce((a, b) => a + b, 0);
+  const hotLoops = [...profile.loopIters]
+    .filter(([id, n]) => n >= HOT_SHARE * total && ed.find(id)?.kind === 'for')
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, MAX_PER_RUN);
+  const hotGotos = [...profile.stmtCounts].filter(([id, n]) => ed.find(id)?.kind === 'goto' && n >= HOT_SHARE * profile.steps);
+  let rule: string | undefined;
+  for (const [id] of hotGotos) {
+    const p = ed.replace(id, () => ed.b.block([]));
+    if (p) [last, rule] = [p, 'remove-hot-goto'];
   }
-  if (!best) return undefined;
-  if (best.kind === 'goto') return { program: ed.replace(best.id, () => ed.b.block([])), rule: 'remove-hot-goto' };
-  const loop = ed.node(best.id) as ForStmt;
-  if (st.attempts(loop.id) === 0) {
-    const shrunk = shrinkTripCount(ed, loop);
-    if (shrunk) return { program: shrunk, rule: 'shrink-loop-trip-count' };
+  for (const [id] of hotLoops) {
+    const loop = ed.find(id) as ForStmt | undefined;
+    if (!loop) continue; // removed with an enclosing hot loop
+    const shrunk = st.attempts(id) === 0 ? shrinkTripCount(ed, loop) : undefined;
+    st.touch(id);
+    const p = shrunk ?? ed.replace(id, () => ed.b.block([]));
+    if (p) [last, rule] = [p, shrunk ? 'shrink-loop-trip-count' : 'remove-hot-loop'];
   }
-  return { program: ed.replace(loop.id, () => ed.b.block([])), rule: 'remove-hot-loop' };
+  if (rule) return repaired(last, rule);
+  return replaceHotCalls(ed, profile);
+}
+
+/**
+ * Without a hot loop, the steps come from call fan-out (a function calling another from several
+ * places, down a chain): the call sites in the most-executed statements become plain values.
+ */
+function replaceHotCalls(ed: Editor, profile: Profile): Repaired | undefined {
+  const max = Math.max(0, ...profile.stmtCounts.values());
+  // Fan-out spreads the steps over many statements, each run as often as the deepest callee.
+  const hot = [...profile.stmtCounts].filter(([, n]) => n >= max / 2).sort((a, b) => b[1] - a[1]);
+  let last: Program | undefined;
+  let replaced = 0;
+  for (const [id] of hot) {
+    const stmt = ed.find(id);
+    if (!stmt || stmt.kind === 'block' || stmt.kind === 'for' || stmt.kind === 'if') continue;
+    for (const call of callsIn(stmt)) {
+      if (call.type.kind !== 'int' && call.type.kind !== 'ptr' && call.type.kind !== 'float') continue;
+      const p = ed.replace(call.id, () => zeroOf(ed, call.type));
+      if (p) {
+        last = p;
+        replaced++;
+      }
+    }
+    if (replaced >= MAX_PER_RUN) break;
+  }
+  return repaired(last, 'replace-hot-call');
+}
+
+function callsIn(n: Node): (Expr & { kind: 'call' })[] {
+  const out: (Expr & { kind: 'call' })[] = [];
+  walk(n, (x) => {
+    if (x.kind === 'call') {
+      out.push(x);
+      return false;
+    }
+    return isStmt(x) && x.id !== n.id ? false : undefined;
+  });
+  return out;
+}
+
+/** A loop (or goto) doing at least this share of all iterations (steps) counts as hot. */
+const HOT_SHARE = 0.05;
+/** At most this many loops are changed for one budget overrun. */
+const MAX_PER_RUN = 8;
+
+/** The header's analysable shape: `v = c0`, `v cmp c1`, and a constant step on `v`. */
+interface Header {
+  readonly decl: number;
+  readonly c0: bigint;
+  readonly c1: bigint;
+  readonly step: bigint;
+}
+
+function header(loop: ForStmt): Header | undefined {
+  const { init, cond, step } = loop;
+  if (!init || !cond || !step || init.kind !== 'assign' || init.op !== '=' || init.target.kind !== 'var' || init.value.kind !== 'const') return undefined;
+  if (cond.kind !== 'binary' || cond.left.kind !== 'var' || cond.left.decl !== init.target.decl || cond.right.kind !== 'const') return undefined;
+  const decl = init.target.decl;
+  let s: bigint | undefined;
+  if (step.kind === 'incdec' && step.target.kind === 'var' && step.target.decl === decl) s = 1n;
+  else if (step.kind === 'assign' && step.target.kind === 'var' && step.target.decl === decl && step.value.kind === 'const' && (step.op === '+=' || step.op === '-=')) {
+    s = step.value.value as bigint;
+  }
+  if (s === undefined || s === 0n) return undefined;
+  return { decl, c0: init.value.value as bigint, c1: cond.right.value as bigint, step: s < 0n ? -s : s };
+}
+
+/** Iterations the header allows per entry, when it has Kiln's generated shape. */
+function staticTrip(loop: ForStmt): number | undefined {
+  const h = header(loop);
+  if (!h) return undefined;
+  const span = h.c1 > h.c0 ? h.c1 - h.c0 : h.c0 - h.c1;
+  return Number(span / h.step) + 1;
+}
+
+/** Rewrites the header to count with a new local declared in the enclosing block. */
+function freshInductionVariable(ed: Editor, loop: ForStmt): Program | undefined {
+  const h = header(loop);
+  const block = ed.parent(loop.id);
+  if (!h || !block || block.kind !== 'block') return undefined;
+  const t = unqualified((loop.init as Expr & { kind: 'assign' }).target.type) as IntType;
+  const v = ed.b.local(`i_r${ed.b.nextId}`, t);
+  const swap = (e: Expr | undefined): Expr | undefined => {
+    if (!e) return e;
+    const rec = (x: Expr): Expr => (x.kind === 'var' && x.decl === h.decl ? ed.b.v(v) : x);
+    switch (e.kind) {
+      case 'assign':
+        return { ...e, target: rec(e.target) };
+      case 'binary':
+        return { ...e, left: rec(e.left) };
+      case 'incdec':
+        return { ...e, target: rec(e.target) };
+      default:
+        return e;
+    }
+  };
+  return ed.replace(block.id, (old) => {
+    const b = old as Block;
+    const stmts = b.stmts.map((s) => (s.id === loop.id ? ({ ...loop, init: swap(loop.init), cond: swap(loop.cond), step: swap(loop.step) } as Node as ForStmt) : s));
+    return { ...b, locals: [...b.locals, v], stmts };
+  });
 }
 
 /** `for (v = c0; v cmp c1; …)` → the same with c1 moved toward c0 (an eighth of the distance). */
-function shrinkTripCount(ed: Editor, loop: ForStmt) {
-  const { init, cond } = loop;
-  if (!init || !cond || init.kind !== 'assign' || init.value.kind !== 'const' || cond.kind !== 'binary' || cond.right.kind !== 'const') return undefined;
-  const c0 = init.value.value as bigint;
-  const c1 = cond.right.value as bigint;
-  if (typeof c0 !== 'bigint' || typeof c1 !== 'bigint') return undefined;
-  const next = c0 + (c1 - c0) / 8n;
-  if (next === c1) return undefined;
+function shrinkTripCount(ed: Editor, loop: ForStmt): Program | undefined {
+  const h = header(loop);
+  const cond = loop.cond;
+  if (!h || !cond || cond.kind !== 'binary' || cond.right.kind !== 'const') return undefined;
+  const next = h.c0 + (h.c1 - h.c0) / 8n;
+  if (next === h.c1) return undefined;
   const bound = cond.right;
   return ed.replace(bound.id, () => ed.b.lit(next, bound.type));
 }
