@@ -1,0 +1,33 @@
+#!/usr/bin/env node
+import { readFileSync } from 'node:fs';
+import { Command, CommanderError } from 'commander';
+import { registerGen } from './gen.js';
+
+/** The `kiln` command: a thin layer over the library (every command can be run from code too). */
+export function buildCli(): Command {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  const program = new Command();
+  program
+    .name('kiln')
+    .description('Kiln finds bugs in C compilers: it generates UB-free C programs whose output it knows, runs them through compilers and options, and turns every crash, hang and wrong result into a small, deduplicated test case.')
+    .version(pkg.version, '-V, --version')
+    .showHelpAfterError('(run kiln help for the list of commands)')
+    .exitOverride();
+  registerGen(program);
+  return program;
+}
+
+async function main(): Promise<void> {
+  const program = buildCli();
+  try {
+    await program.parseAsync(process.argv);
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      // Commander already printed the message (or the help/version text).
+      process.exit(e.exitCode === 0 ? 0 : 2);
+    }
+    throw e;
+  }
+}
+
+void main();
