@@ -1,5 +1,5 @@
 import type { BinaryOp } from '../c/ops.js';
-import type { IntType } from '../c/types.js';
+import { C, isBitfieldType, type IntType } from '../c/types.js';
 import { pointerConvertible } from '../ir/build.js';
 import type { AssignOp, Expr } from '../ir/nodes.js';
 import { isRecord, sameType, unqualified, type PointerT, type Type } from '../ir/types.js';
@@ -56,8 +56,10 @@ export function genExpr(g: GenContext, t: Type, weights: Weights = g.policy.expr
 }
 
 /** An integer expression for a context of type `t` (its own type may be any integer type). */
-export function genInt(g: GenContext, t: IntType, weights: Weights = g.policy.expressions): Expr {
+export function genInt(g: GenContext, context: IntType, weights: Weights = g.policy.expressions): Expr {
   const { rng, policy } = g;
+  // A bit-field's type (an `int` narrower than int) is not a type a value can be declared with.
+  const t = declarable(context);
   const f = policy.features;
   if (g.complexity <= 0) return leaf(g, t);
   const kind = rng.weighted<keyof Weights>([
@@ -83,6 +85,11 @@ export function genInt(g: GenContext, t: IntType, weights: Weights = g.policy.ex
     case 'assign':
       return embeddedAssign(g, t) ?? leaf(g, t);
   }
+}
+
+/** The declared type for a context type: `int`/`unsigned int` for a bit-field's width-restricted type. */
+export function declarable(t: IntType): IntType {
+  return isBitfieldType(t) ? (t.signed ? C.int : C.uint) : t;
 }
 
 /** A variable or constant (no operators): what remains when the complexity budget is spent. */

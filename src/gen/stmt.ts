@@ -3,7 +3,7 @@ import type { AssignOp, Block, Expr, LabelStmt, Stmt, VarDecl } from '../ir/node
 import { isRecord, unqualified, type Type } from '../ir/types.js';
 import { newLocal, pickLvalue, scopeLimitOf } from './access.js';
 import type { BlockCtx, GenContext, LoopCtx } from './context.js';
-import { genExpr, genInt } from './expr.js';
+import { declarable, genExpr, genInt } from './expr.js';
 import type { Policy } from './policy.js';
 import { constant } from './types.js';
 
@@ -157,14 +157,14 @@ function forLoop(g: GenContext, opts: BlockOptions): Stmt {
     g.block.locals.push(decl);
     iv = b.v(decl);
   }
-  const t = unqualified(iv.type) as IntType;
+  const t = declarable(unqualified(iv.type) as IntType);
   // Small trip counts are favoured; zero-trip loops (dead bodies) are kept rare.
   const trip = rng.chance(0.05) ? 0 : 1 + Math.floor((policy.limits.maxLoopTrip - 1) * rng.float() ** 2);
   const step = rng.chance(0.75) ? 1 : rng.int(2, 3);
   const up = rng.chance(0.7);
-  const span = BigInt(trip * step);
   const lo = intMin(t);
   const hi = intMax(t);
+  const span = BigInt(trip * step) > hi - lo ? ((hi - lo) / BigInt(step)) * BigInt(step) : BigInt(trip * step);
   let c0 = rng.chance(0.6) ? 0n : constantIn(g, t);
   if (up && c0 + span > hi) c0 = hi - span;
   if (!up && c0 - span < lo) c0 = lo + span;

@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import { parsePolicy, type SizePreset } from '../../src/gen/policy.js';
+import { generateRaw } from '../../src/gen/program.js';
+import type { Type } from '../../src/ir/types.js';
+import { walkProgram } from '../../src/ir/visit.js';
+
+function declaredIntWidths(t: Type, out: number[]): void {
+  if (t.kind === 'int') out.push(t.bits);
+  else if (t.kind === 'array') declaredIntWidths(t.of, out);
+  else if (t.kind === 'ptr') declaredIntWidths(t.to, out);
+}
+
+describe('generator output shape', () => {
+  for (const size of ['small', 'medium', 'large'] as SizePreset[]) {
+    it(`${size}: declarations only use real integer types (never a bit-field's width-restricted type)`, () => {
+      const policy = parsePolicy({}, size);
+      for (let seed = 1; seed <= 60; seed++) {
+        const p = generateRaw(seed, policy);
+        walkProgram(p, (n) => {
+          if (n.kind === 'var-decl' || n.kind === 'func') {
+            const widths: number[] = [];
+            declaredIntWidths(n.kind === 'func' ? n.ret : n.type, widths);
+            for (const w of widths) expect([8, 16, 32, 64]).toContain(w);
+          }
+        });
+      }
+    });
+  }
+});
