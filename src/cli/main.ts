@@ -2,6 +2,10 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { registerGen } from './gen.js';
+import { registerFuzz } from './fuzz.js';
+import { registerCompilers } from './compilers.js';
+import { registerFindings } from './findings.js';
+import { registerReduce } from './reduce-text.js';
 
 /** The `kiln` command: a thin layer over the library (every command can be run from code too). */
 export function buildCli(): Command {
@@ -14,6 +18,10 @@ export function buildCli(): Command {
     .showHelpAfterError('(run kiln help for the list of commands)')
     .exitOverride();
   registerGen(program);
+  registerFuzz(program);
+  registerCompilers(program);
+  registerFindings(program);
+  registerReduce(program);
   return program;
 }
 

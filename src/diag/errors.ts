@@ -59,3 +59,32 @@ export function errParse(path: string, detail: string): KilnError {
 export function errState(detail: string, hint?: string): KilnError {
   return new KilnError('KILN_STATE', detail, hint);
 }
+
+/** An interestingness test that does not accept the original file, so there is nothing to reduce. */
+export function errNotInteresting(file: string, detail: string): KilnError {
+  return new KilnError(
+    'KILN_NOT_INTERESTING',
+    `${file}: the interestingness test does not accept the original file (${detail})`,
+    'run the test by hand in a directory holding a copy of the file under the same name: it must exit with status 0',
+  );
+}
+
+/** An interestingness test script that cannot be run. */
+export function errBadTestScript(script: string, detail: string): KilnError {
+  return new KilnError('KILN_BAD_TEST', `interestingness test ${script}: ${detail}`, 'give an executable script (chmod +x) that exits 0 when the file is interesting');
+}
+
+/** A directory given to `kiln reduce` that does not hold a Kiln finding. */
+export function errNotAFinding(dir: string): KilnError {
+  return new KilnError('KILN_NOT_A_FINDING', `${dir}: not a Kiln finding (no finding.json)`, 'give a finding directory written by kiln fuzz, or a .c file with --test SCRIPT');
+}
+
+/** A feature that exists in the interface but is not available yet. */
+export function errUnsupported(what: string, hint?: string): KilnError {
+  return new KilnError('KILN_UNSUPPORTED', what, hint);
+}
+
+/** A Kiln database that cannot be opened, is not a Kiln database, or comes from a newer Kiln. */
+export function errDatabase(path: string, detail: string): KilnError {
+  return new KilnError('KILN_DATABASE', `${path}: ${detail}`, 'point --out at the folder of a Kiln campaign, or at a new folder');
+}

@@ -86,8 +86,8 @@ export const Limits = z
     maxRecords: count(6, 'struct and union types per program', 100),
     minGlobals: count(8, 'globals created before generation starts', 1000),
     maxGlobals: count(60, 'globals in all (more are never created on demand)', 10_000),
-    maxLocalsPerBlock: count(10, 'locals declared in one block', 1000),
-    blockLocals: count(8, 'locals a block declares up front (0..n, uniformly); Csmith programs declare about 20 per block', 1000),
+    maxLocalsPerBlock: count(16, 'locals declared in one block', 1000),
+    blockLocals: count(12, 'locals a block declares up front (0..n, uniformly); Csmith programs declare about 20 per block', 1000),
     maxLoopTrip: count(16, 'largest trip count a generated loop header aims for', 100_000),
   })
   .strict();

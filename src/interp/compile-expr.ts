@@ -6,7 +6,7 @@ import type { Expr } from '../ir/nodes.js';
 import { compoundOperator } from '../ir/nodes.js';
 import { isRecord, unqualified, type Type } from '../ir/types.js';
 import { conversion, withConversion, type CompileContext, type Ev, type Lv } from './context.js';
-import { cellCount, fieldOffset, layoutOf, type Cell, type Ptr } from './memory.js';
+import { cellCount, dangling, fieldOffset, layoutOf, type Cell, type Ptr } from './memory.js';
 import { V, type Runtime } from './runtime.js';
 
 /** Safe-math semantics: when the operation would be undefined, the result is the left operand. */
@@ -108,7 +108,7 @@ export function compileLvalue(cx: CompileContext, e: Expr): Lv {
       return (f) => {
         const v = p(f) as Ptr;
         const o = v.obj;
-        if (o === null || !o.alive) {
+        if (o === null || !o.alive || o.gen !== v.gen) {
           rt.fault(o === null ? 'null-dereference' : 'dangling-dereference', id, { pointerOrigin: v.origin });
           // Collect mode: continue on a zero-filled stand-in object.
           rt.lo = rt.standIn(pointee!);
@@ -135,7 +135,7 @@ export function compileExpr(cx: CompileContext, e: Expr): Ev {
       return () => v;
     }
     case 'null': {
-      const p: Ptr = { obj: null, cell: 0, origin: id };
+      const p: Ptr = { obj: null, cell: 0, origin: id, gen: 0 };
       return () => p;
     }
     case 'var':
@@ -147,7 +147,8 @@ export function compileExpr(cx: CompileContext, e: Expr): Ev {
       const l = compileLvalue(cx, e.target);
       return (f) => {
         l(f);
-        return { obj: rt.lo, cell: rt.lc, origin: id } as Ptr;
+        const o = rt.lo;
+        return { obj: o, cell: rt.lc, origin: id, gen: o.gen } as Ptr;
       };
     }
     case 'unary': {
@@ -257,7 +258,7 @@ function compileRead(cx: CompileContext, e: Expr): Ev {
   if (t.kind !== 'ptr') return read;
   return (f) => {
     const p = read(f) as Ptr;
-    if (p.obj !== null && !p.obj.alive) rt.fault('dangling-pointer-use', id, { pointerOrigin: p.origin });
+    if (dangling(p)) rt.fault('dangling-pointer-use', id, { pointerOrigin: p.origin });
     return p;
   };
 }

@@ -55,6 +55,7 @@ export function fullExpr(cx: CompileContext, e: Expr): Ev {
 /** One step of an initialiser: store a value at a cell offset, copy a record, or select a union member. */
 type InitOp =
   | { readonly kind: 'value'; readonly off: number; readonly ev: Ev }
+  | { readonly kind: 'fixed'; readonly off: number; readonly value: Cell }
   | { readonly kind: 'copy'; readonly off: number; readonly ev: Ev }
   | { readonly kind: 'tag'; readonly off: number; readonly member: number };
 
@@ -79,6 +80,17 @@ function initOps(cx: CompileContext, t: Type, init: Init, off: number, out: Init
     }
     return;
   }
+  if (init.kind === 'const' && !isRecord(t)) {
+    // A constant initialiser is computed once, here (most initialisers are constants).
+    const conv = conversion(init.type, t);
+    const raw: CValue = init.type.kind === 'int' ? (init.type.bits > 32 ? (init.value as bigint) : Number(init.value)) : (init.value as number);
+    try {
+      out.push({ kind: 'fixed', off, value: (conv ? conv(raw) : raw) as Cell });
+      return;
+    } catch {
+      // A conversion that is UB (float to int out of range) is reported when the program runs.
+    }
+  }
   const ev = fullExpr(cx, init);
   if (isRecord(t)) out.push({ kind: 'copy', off, ev });
   else {
@@ -93,10 +105,24 @@ function compileInit(cx: CompileContext, d: VarDecl): ((f: Frame, o: MemObject) 
   if (!d.init) return needsZero ? (_f, o) => zeroFill(o, d.id) : undefined;
   const ops: InitOp[] = [];
   initOps(cx, d.type, d.init, 0, ops);
+  if (ops.every((op) => op.kind === 'fixed' || op.kind === 'tag')) {
+    // Everything is known now: build the object's image once and copy it at each entry.
+    let image: Cell[] | undefined;
+    return (_f, o) => {
+      if (image) {
+        o.cells = image.slice();
+        return;
+      }
+      if (needsZero) zeroFill(o, d.id);
+      for (const op of ops) o.cells[op.off] = op.kind === 'tag' ? op.member : (op as { value: Cell }).value;
+      image = o.cells.slice();
+    };
+  }
   return (f, o) => {
     if (needsZero) zeroFill(o, d.id);
     for (const op of ops) {
       if (op.kind === 'tag') o.cells[op.off] = op.member;
+      else if (op.kind === 'fixed') o.cells[op.off] = op.value;
       else if (op.kind === 'value') o.cells[op.off] = op.ev(f) as Cell;
       else {
         const v = op.ev(f) as Cell[];
@@ -358,7 +384,7 @@ function compileBlockInner(cx: CompileContext, b: Block, outer: readonly Visible
   const labels: ReadonlySet<number> = labelChild.size ? new Set(labelChild.keys()) : NO_LABELS;
   const enter = (f: Frame, initialise: boolean): void => {
     for (const l of locals) {
-      const o = rt.alloc(l.layout, l.decl, l.isConst);
+      const o = rt.renew(f.vars[l.slot], l.layout, l.decl, l.isConst);
       f.vars[l.slot] = o;
       if (initialise && l.init) l.init(f, o);
     }

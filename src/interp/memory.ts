@@ -10,11 +10,22 @@ import { isRecord, type Type } from '../ir/types.js';
  * reported as UB, and pointers only ever point at whole cells.
  */
 
-/** A pointer value: an object and a cell index, or null (`obj === null`). `origin` is the id of the expression that created it. */
+/**
+ * A pointer value: an object and a cell index, or null (`obj === null`). `origin` is the id of
+ * the expression that created it; `gen` the object's lifetime it was taken in (objects of block
+ * locals are reused by later entries of the block, so `alive` alone cannot tell a stale pointer).
+ */
 export interface Ptr {
   readonly obj: MemObject | null;
   readonly cell: number;
   readonly origin: number;
+  readonly gen: number;
+}
+
+/** Whether a pointer refers to an object that is no longer (or not in this lifetime) alive. */
+export function dangling(p: Ptr): boolean {
+  const o = p.obj;
+  return o !== null && (!o.alive || o.gen !== p.gen);
 }
 
 /** What a cell holds: an arithmetic value, a pointer, a union tag, or `undefined` when uninitialised. */
@@ -151,9 +162,11 @@ function fieldCells(f: { bits?: number; type: Type }): number {
 export class MemObject {
   cells: Cell[];
   alive = true;
+  /** Lifetime counter: bumped when the object is reused for a new lifetime. */
+  gen = 0;
   constructor(
-    /** Unique within one run; used as the access-log key. */
-    readonly uid: number,
+    /** Unique within one run per lifetime; used as the access-log key. */
+    public uid: number,
     readonly layout: Layout,
     /** Declaration id of the variable this object instantiates. */
     readonly decl: number,
@@ -198,7 +211,7 @@ export function zeroOf(t: Type, nullOrigin: number): Cell {
     case 'float':
       return 0;
     case 'ptr':
-      return { obj: null, cell: 0, origin: nullOrigin };
+      return { obj: null, cell: 0, origin: nullOrigin, gen: 0 };
     default:
       throw new Error(`no zero value for ${t.kind}`);
   }

@@ -179,6 +179,19 @@ export class Runtime {
     return new MemObject(this.nextUid++, layout, decl, isConst);
   }
 
+  /**
+   * An object for a new lifetime of a block local: the previous object of the same frame slot
+   * when it is dead (a loop body entered again), with a new uid and generation, else a fresh one.
+   */
+  renew(prev: MemObject | undefined, layout: Layout, decl: number, isConst: boolean): MemObject {
+    if (prev === undefined || prev.alive || prev.layout !== layout) return this.alloc(layout, decl, isConst);
+    prev.uid = this.nextUid++;
+    prev.gen++;
+    prev.alive = true;
+    prev.cells.fill(undefined);
+    return prev;
+  }
+
   /** Reads one scalar cell, checking initialisation and union state, and logging the access. */
   read(o: MemObject, c: number, node: number, flags: number): Cell {
     if (o.layout.hasUnions && !this.checkUnionRead(o, c, node)) return zeroOf(o.layout.cellType[c]!, node);

@@ -13,16 +13,16 @@ import { children, isStmt, mapChildren, walk } from '../ir/visit.js';
  */
 export class Editor {
   private current: Program;
-  private readonly nodes: Map<number, Node>;
-  private readonly parents: Map<number, number>;
-  private readonly funcOf: Map<number, number>;
+  // Node ids are small dense integers, so the index is a set of arrays (much cheaper than maps).
+  private readonly nodes = new IdMap<Node>();
+  private readonly parents = new IdMap<number>();
+  private readonly funcOf = new IdMap<number>();
   readonly b: IRBuilder;
 
   constructor(program: Program) {
     this.current = program;
-    this.nodes = new Map();
-    this.parents = new Map();
-    this.funcOf = new Map();
+    // Pre-size the tables: writing far past an array's end turns it into a slow dictionary.
+    for (const m of [this.nodes, this.parents, this.funcOf]) m.reserve(program.nextId + 1024);
     for (const g of program.globals) this.indexSubtree(g, undefined, undefined);
     for (const f of program.funcs) this.indexSubtree(f, undefined, f.id);
     this.b = IRBuilder.continuing(program);
@@ -208,6 +208,31 @@ export class Editor {
       return { ...c, id: this.b.id() };
     };
     return rec(e) as E;
+  }
+}
+
+/** A map from node ids to values, stored in an array indexed by id. */
+class IdMap<V> {
+  private items: (V | undefined)[] = [];
+
+  reserve(n: number): void {
+    if (n > this.items.length) this.items = this.items.concat(new Array<V | undefined>(n - this.items.length).fill(undefined));
+  }
+
+  get(id: number): V | undefined {
+    return this.items[id];
+  }
+
+  set(id: number, v: V): void {
+    this.items[id] = v;
+  }
+
+  has(id: number): boolean {
+    return this.items[id] !== undefined;
+  }
+
+  delete(id: number): void {
+    if (id < this.items.length) this.items[id] = undefined;
   }
 }
 

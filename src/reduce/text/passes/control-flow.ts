@@ -33,8 +33,7 @@ export function controlFlowPass(): Pass<number> {
           break;
         }
         case 'labeled_statement': {
-          const label = n.childForFieldName('label');
-          const stmt = n.namedChildren.find((c) => c.type !== 'comment' && c !== label && c.startIndex > (label?.endIndex ?? -1));
+          const stmt = n.namedChildren.find((c) => c.type !== 'comment' && c.type !== 'statement_identifier');
           if (stmt) out.push([replaceNode(n, stmt.text)]);
           break;
         }

@@ -1,0 +1,37 @@
+import type { Command } from 'commander';
+import { detectCompilers, resolveCompilers } from '../harness/compilers.js';
+import { reportAndExit } from './util.js';
+
+interface CompilersFlags {
+  json?: boolean;
+}
+
+/** Registers `kiln compilers`. */
+export function registerCompilers(program: Command): void {
+  program
+    .command('compilers')
+    .description('list the C compilers kiln fuzz would test (gcc, gcc-N, clang, clang-N, tcc, pcc, cc on PATH), with their versions')
+    .argument('[names...]', 'check these compiler commands or paths instead of detecting')
+    .option('--json', 'print a JSON array of {name, command, realPath, family, version}')
+    .action(async (names: string[], flags: CompilersFlags) => {
+      try {
+        const list = names.length ? await resolveCompilers(names) : await detectCompilers();
+        if (flags.json) {
+          process.stdout.write(JSON.stringify(list, null, 2) + '\n');
+          return;
+        }
+        if (list.length === 0) {
+          process.stdout.write('no C compiler found on PATH (looked for gcc, gcc-N, clang, clang-N, tcc, pcc, cc)\n');
+          process.exitCode = 1;
+          return;
+        }
+        const width = Math.max(...list.map((c) => c.name.length));
+        for (const c of list) {
+          const where = c.command === c.realPath ? c.command : `${c.command} -> ${c.realPath}`;
+          process.stdout.write(`${c.name.padEnd(width)}  ${c.version}\n${' '.repeat(width)}  ${where}\n`);
+        }
+      } catch (e) {
+        reportAndExit(e);
+      }
+    });
+}

@@ -1,0 +1,361 @@
+import { availableParallelism } from 'node:os';
+import { dirname, resolve } from 'node:path';
+import type { Command } from 'commander';
+import { errBadConfig, errBadOption, errDatabase, errState, errUnknownCompiler } from '../diag/errors.js';
+import { parsePolicy, PolicyError, type Policy, type SizePreset } from '../gen/policy.js';
+import { runCampaign, seedSequence, type CampaignSummary, type ProgramReport } from '../harness/campaign.js';
+import { detectCompilers, resolveCompilers, type Compiler } from '../harness/compilers.js';
+import { memoryMb, parseFuzzConfig, type FuzzConfig } from '../harness/config.js';
+import { draftProgram } from '../harness/findings.js';
+import { buildMatrix, DEFAULT_LIMITS, DEFAULT_OPTION_SETS, splitOptionSets, type Configuration, type Limits } from '../harness/matrix.js';
+import { sweepStaleTempRoots } from '../harness/tempdir.js';
+import { KilnStore, type CampaignRow } from '../store/store.js';
+import { Progress } from './progress.js';
+import { loadPolicy, parseCount, parseDuration, parseSeed, parseSize, readConfigFile, reportAndExit } from './util.js';
+
+/** Flags of `kiln fuzz`, as Commander hands them over. */
+export interface FuzzFlags {
+  config?: string;
+  compilers?: string;
+  opts?: string;
+  jobs?: string;
+  time?: string;
+  tests?: string;
+  out?: string;
+  seedStart?: string;
+  resume?: boolean;
+  policy?: string;
+  size?: string;
+  compileTimeout?: string;
+  runTimeout?: string;
+  memory?: string;
+  rerun?: boolean;
+}
+
+/** The settings of a campaign as stored with it (and reused by `--resume`). */
+export interface StoredSettings {
+  readonly optionSets: readonly string[];
+  readonly limits: Limits;
+  readonly policy: Policy;
+  readonly rerun: boolean;
+}
+
+/** Fully resolved settings of one `kiln fuzz` session. */
+export interface FuzzSettings extends StoredSettings {
+  readonly out: string;
+  readonly compilers: readonly Compiler[];
+  readonly configurations: readonly Configuration[];
+  readonly jobs: number;
+  readonly timeMs: number | undefined;
+  /** Programs to test in all (for a resumed campaign: including those already done). */
+  readonly maxTests: number | undefined;
+  /** First seed of a new campaign; undefined: after every seed the store has used. */
+  readonly seedStart: bigint | undefined;
+  /** The campaign being resumed. */
+  readonly resume: CampaignRow | undefined;
+}
+
+/** Registers `kiln fuzz`. */
+export function registerFuzz(program: Command): void {
+  program
+    .command('fuzz')
+    .description('run a campaign: generate programs, compile and run them with every compiler and option set, keep every failure')
+    .option('--config <file>', 'campaign configuration (YAML or JSON; see docs/config.md)')
+    .option('--compilers <list>', 'comma-separated compiler commands or paths (default: every gcc, clang, tcc, pcc, cc on PATH)')
+    .option('--opts <sets>', "option sets separated by ';' or ',' (default '-O0;-O1;-O2;-Os;-O3')")
+    .option('-j, --jobs <n>', 'concurrent jobs (default: one per core)')
+    .option('--time <duration>', 'stop after this wall time, e.g. 90s, 10m, 2h')
+    .option('--tests <n>', 'stop after N programs in all (each is tested with every configuration)')
+    .option('--out <dir>', 'output folder: database, findings (default ./kiln-out)')
+    .option('--seed-start <n>', 'first seed of a new campaign (default: after the seeds already used in --out)')
+    .option('--resume', 'continue the latest campaign in the output folder with its settings')
+    .option('--policy <file>', 'generation policy file (YAML or JSON)')
+    .option('--size <preset>', 'program size: small, medium (default) or large')
+    .option('--compile-timeout <duration>', 'wall-clock limit of one compile (default 120s)')
+    .option('--run-timeout <duration>', 'wall-clock limit of one binary run (default 10s)')
+    .option('--memory <size>', 'address-space limit of compiles and runs, e.g. 2GiB, or none (default 2GiB)')
+    .option('--no-rerun', 'keep failures without testing them a second time')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  kiln fuzz                                   every compiler on PATH at -O0 -O1 -O2 -Os -O3, all cores
+  kiln fuzz --compilers gcc,clang-15 --opts '-O0;-O3 -march=native' --time 2h
+  kiln fuzz --resume                          continue the latest campaign in ./kiln-out
+Ctrl-C stops cleanly (a second Ctrl-C aborts); 'kiln findings' lists what was found.`,
+    )
+    .action(async (flags: FuzzFlags) => {
+      try {
+        const settings = await resolveSettings(flags);
+        await fuzz(settings);
+      } catch (e) {
+        reportAndExit(e);
+      }
+    });
+}
+
+/** Flags a resumed campaign takes from its stored settings instead. */
+const FIXED_ON_RESUME: readonly (keyof FuzzFlags)[] = ['config', 'compilers', 'opts', 'seedStart', 'policy', 'size', 'compileTimeout', 'runTimeout', 'memory'];
+
+/**
+ * Merges flags over the configuration file over the defaults, and validates everything — compilers
+ * included — before anything is written: a bad input leaves an existing output folder untouched.
+ */
+export async function resolveSettings(flags: FuzzFlags): Promise<FuzzSettings> {
+  const jobs = flags.jobs !== undefined ? parseCount('--jobs', flags.jobs, 1, 1) : undefined;
+  const timeMs = parseDuration('--time', flags.time);
+  if (timeMs !== undefined && timeMs <= 0) throw errBadOption('--time', flags.time!, 'a positive duration such as 90s, 10m or 2h');
+  const tests = flags.tests !== undefined ? parseCount('--tests', flags.tests, 1, 1) : undefined;
+  if (flags.resume) return resolveResume(flags, jobs, timeMs, tests);
+
+  const cfgFile = flags.config;
+  const cfg: FuzzConfig = cfgFile ? parseFuzzConfig(readConfigFile(cfgFile), cfgFile) : {};
+  const cfgDir = cfgFile ? dirname(resolve(cfgFile)) : process.cwd();
+  const seedStart = flags.seedStart !== undefined ? parseSeed('--seed-start', flags.seedStart, 1n) : cfg.seedStart !== undefined ? BigInt(cfg.seedStart) : undefined;
+  const optionSets = flags.opts !== undefined ? splitOptionSets(flags.opts) : (cfg.options ?? [...DEFAULT_OPTION_SETS]);
+  if (flags.opts !== undefined && (flags.opts.trim() === '' || optionSets.length === 0)) throw errBadOption('--opts', flags.opts, "option sets such as '-O0;-O2 -flto'");
+  const limits = resolveLimits(flags, cfg);
+  const size = flags.size !== undefined ? parseSize(flags.size) : (cfg.size ?? 'medium');
+  const policy = flags.policy !== undefined ? loadPolicy(flags.policy, size) : configPolicy(cfg, cfgFile, cfgDir, size);
+  const compilerSpecs = flags.compilers !== undefined ? splitList('--compilers', flags.compilers) : cfg.compilers;
+  const compilers = compilerSpecs ? await resolveCompilers(compilerSpecs, process.env, cfgFile && !flags.compilers ? cfgDir : process.cwd()) : await detectCompilers();
+  if (compilers.length === 0) throw errUnknownCompiler('(none)', 'no gcc, clang, tcc, pcc or cc found on PATH; name one with --compilers');
+  return {
+    out: flags.out ?? cfg.out ?? 'kiln-out',
+    compilers,
+    configurations: buildMatrix(compilers, optionSets),
+    optionSets,
+    limits,
+    policy,
+    rerun: flags.rerun ?? true,
+    jobs: jobs ?? cfg.jobs ?? availableParallelism(),
+    timeMs: timeMs ?? cfg.time,
+    maxTests: tests ?? cfg.tests,
+    seedStart,
+    resume: undefined,
+  };
+}
+
+async function resolveResume(flags: FuzzFlags, jobs: number | undefined, timeMs: number | undefined, tests: number | undefined): Promise<FuzzSettings> {
+  for (const k of FIXED_ON_RESUME) {
+    const v = flags[k];
+    if (v !== undefined) throw errBadOption(`--${k.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase())}`, String(v), 'no value with --resume (a resumed campaign keeps its own settings)');
+  }
+  const out = flags.out ?? 'kiln-out';
+  // Read-only first: nothing is written until the stored settings and compilers check out.
+  const store = KilnStore.open(out, 'read');
+  let campaign: CampaignRow | undefined;
+  try {
+    campaign = store.latestCampaign();
+  } finally {
+    store.close();
+  }
+  if (!campaign) throw errState(`no campaign to resume in ${out}`, "start one with 'kiln fuzz'");
+  const stored = storedSettings(campaign, store.path);
+  const storedCompilers = campaign.compilers as { command: string; name: string; version: string }[];
+  const compilers = await resolveCompilers(storedCompilers.map((c) => c.command));
+  const renamed = compilers.map((c, i) => ({ ...c, name: storedCompilers[i]?.name ?? c.name }));
+  return {
+    out,
+    compilers: renamed,
+    configurations: buildMatrix(renamed, stored.optionSets),
+    ...stored,
+    rerun: flags.rerun === false ? false : stored.rerun,
+    jobs: jobs ?? availableParallelism(),
+    timeMs,
+    maxTests: tests ?? campaign.maxTests ?? undefined,
+    seedStart: undefined,
+    resume: campaign,
+  };
+}
+
+function storedSettings(c: CampaignRow, dbPath: string): StoredSettings {
+  const s = c.config as Partial<StoredSettings> | null;
+  if (!s || !Array.isArray(s.optionSets) || !s.limits || !s.policy || !Array.isArray(c.compilers)) {
+    throw errDatabase(dbPath, `campaign ${c.id} has no usable settings to resume`);
+  }
+  let policy: Policy;
+  try {
+    policy = parsePolicy(s.policy);
+  } catch (e) {
+    if (e instanceof PolicyError) throw errDatabase(dbPath, `campaign ${c.id}: stored policy: ${e.message}`);
+    throw e;
+  }
+  const step = (x: { timeoutMs: number; memoryMb?: number | null }) => ({ timeoutMs: x.timeoutMs, memoryMb: x.memoryMb ?? undefined });
+  return { optionSets: s.optionSets, limits: { compile: step(s.limits.compile), run: step(s.limits.run) }, policy, rerun: s.rerun ?? true };
+}
+
+function resolveLimits(flags: FuzzFlags, cfg: FuzzConfig): Limits {
+  const mem = (flag: string | undefined, fromCfg: number | false | undefined, fallback: number | undefined): number | undefined => {
+    if (flag !== undefined) {
+      const m = memoryMb(flag);
+      if (m === undefined) throw errBadOption('--memory', flag, 'a size such as 2GiB or 512MiB, or none');
+      return m === false ? undefined : m;
+    }
+    if (fromCfg !== undefined) return fromCfg === false ? undefined : fromCfg;
+    return fallback;
+  };
+  const positive = (opt: string, v: string | undefined): number | undefined => {
+    const ms = parseDuration(opt, v);
+    if (ms !== undefined && ms <= 0) throw errBadOption(opt, v!, 'a positive duration such as 10s');
+    return ms;
+  };
+  return {
+    compile: {
+      timeoutMs: positive('--compile-timeout', flags.compileTimeout) ?? cfg.limits?.compile?.timeout ?? DEFAULT_LIMITS.compile.timeoutMs,
+      memoryMb: mem(flags.memory, cfg.limits?.compile?.memory, DEFAULT_LIMITS.compile.memoryMb),
+    },
+    run: {
+      timeoutMs: positive('--run-timeout', flags.runTimeout) ?? cfg.limits?.run?.timeout ?? DEFAULT_LIMITS.run.timeoutMs,
+      memoryMb: mem(flags.memory, cfg.limits?.run?.memory, DEFAULT_LIMITS.run.memoryMb),
+    },
+  };
+}
+
+function configPolicy(cfg: FuzzConfig, file: string | undefined, dir: string, size: SizePreset): Policy {
+  if (cfg.policy === undefined) return loadPolicy(undefined, size);
+  if (typeof cfg.policy === 'string') return loadPolicy(resolve(dir, cfg.policy), size);
+  try {
+    return parsePolicy(cfg.policy, size);
+  } catch (e) {
+    if (e instanceof PolicyError) throw errBadConfig(file ?? 'config', `policy: ${e.message}`);
+    throw e;
+  }
+}
+
+function splitList(option: string, text: string): string[] {
+  const items = text
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
+  if (items.length === 0) throw errBadOption(option, text, 'a comma-separated list such as gcc,clang-14,/opt/cc/bin/cc');
+  return items;
+}
+
+/** Runs one session of a campaign with resolved settings; resolves when it has stopped cleanly. */
+export async function fuzz(s: FuzzSettings): Promise<CampaignSummary> {
+  const store = KilnStore.open(s.out, 'write');
+  const campaignId = s.resume
+    ? s.resume.id
+    : store.createCampaign({
+        config: { optionSets: s.optionSets, limits: s.limits, policy: s.policy, rerun: s.rerun, jobs: s.jobs, timeMs: s.timeMs ?? null } satisfies StoredSettings & Record<string, unknown>,
+        compilers: s.compilers,
+        seedStart: s.seedStart ?? store.nextUnusedSeed(),
+        ...(s.maxTests !== undefined ? { maxTests: s.maxTests } : {}),
+      });
+  try {
+    store.claimCampaign(campaignId);
+  } catch (e) {
+    store.close();
+    throw e;
+  }
+  sweepStaleTempRoots();
+  const progress = new Progress(process.stderr, `kiln fuzz [campaign ${campaignId}]`);
+  const seeds = store.seedProgress(campaignId);
+  const remaining = s.maxTests === undefined ? undefined : Math.max(0, s.maxTests - seeds.done);
+  const knownBuckets = store.knownBuckets();
+  say(progress, describeSession(s, campaignId, seeds));
+  if (s.resume) warnVersionChanges(progress, s);
+
+  const stop = new AbortController();
+  let interrupts = 0;
+  const onSignal = (sig: NodeJS.Signals): void => {
+    interrupts++;
+    if (interrupts === 1) {
+      progress.println(`kiln fuzz: ${sig}: stopping; tests in flight are abandoned and will run again on --resume (${sig === 'SIGINT' ? 'Ctrl-C' : sig} again aborts at once)`, process.stderr);
+      stop.abort();
+    } else {
+      process.exit(130);
+    }
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+
+  const ctx = { campaignId, limits: s.limits, policyName: s.policy.name };
+  let summary: CampaignSummary | undefined;
+  try {
+    if (remaining === 0) {
+      summary = { stoppedBy: 'tests', programs: 0, tests: 0, reruns: 0, elapsedMs: 0 };
+    } else {
+      summary = await runCampaign(
+        {
+          configurations: s.configurations,
+          limits: s.limits,
+          policy: s.policy,
+          jobs: s.jobs,
+          seeds: seedSequence(seeds.gaps, seeds.next),
+          ...(remaining !== undefined ? { maxPrograms: remaining } : {}),
+          ...(s.timeMs !== undefined ? { timeMs: s.timeMs } : {}),
+          signal: stop.signal,
+          rerunFailures: s.rerun,
+        },
+        {
+          onTest: (r) => progress.test(r.judgement.outcome),
+          onProgram: (r) => {
+            // Written and committed first, announced after: what is shown is never lost.
+            const draft = draftProgram(r, ctx);
+            store.recordProgram(campaignId, draft);
+            announce(progress, r, draft, knownBuckets, s.out);
+          },
+        },
+      );
+    }
+  } finally {
+    progress.stop();
+    process.removeListener('SIGINT', onSignal);
+    process.removeListener('SIGTERM', onSignal);
+    store.endCampaign(campaignId, summary?.stoppedBy ?? 'error');
+  }
+  const row = store.campaign(campaignId)!;
+  store.close();
+  if (!summary) throw new Error('campaign ended without a summary');
+  process.stdout.write(
+    `kiln fuzz: campaign ${campaignId} stopped (${summary.stoppedBy}): this session ${summary.programs} programs, ${summary.tests} tests in ${(summary.elapsedMs / 1000).toFixed(1)} s; ` +
+      `campaign total ${row.programs} programs, ${row.findings} findings, ${row.internal} internal; results in ${s.out}\n`,
+  );
+  return summary;
+}
+
+function describeSession(s: FuzzSettings, id: number, seeds: { done: number; gaps: bigint[]; next: bigint }): string {
+  const compilers = s.compilers.map((c) => `  ${c.name.padEnd(12)} ${c.version}`).join('\n');
+  const head = s.resume
+    ? `kiln fuzz: resuming campaign ${id}: ${seeds.done} programs done, ${seeds.gaps.length} unfinished below seed ${seeds.next}`
+    : `kiln fuzz: campaign ${id}, seeds from ${seeds.next}`;
+  return `${head}; ${s.compilers.length} compilers × ${s.optionSets.length} option sets = ${s.configurations.length} configurations, ${s.jobs} jobs; results in ${s.out}\n${compilers}`;
+}
+
+function warnVersionChanges(progress: Progress, s: FuzzSettings): void {
+  const before = new Map((s.resume!.compilers as { name: string; version: string }[]).map((c) => [c.name, c.version]));
+  for (const c of s.compilers) {
+    const v = before.get(c.name);
+    if (v !== undefined && v !== c.version) progress.println(`kiln fuzz: warning: ${c.name} changed version since the campaign started: was '${v}', now '${c.version}'`, process.stderr);
+  }
+}
+
+function announce(progress: Progress, r: ProgramReport, draft: ReturnType<typeof draftProgram>, known: Set<string>, out: string): void {
+  const c = progress.counts;
+  c.programs++;
+  if (r.status !== 'tested') c.discarded++;
+  if (r.status === 'error') progress.println(`kiln fuzz: KILN BUG: the generator failed on seed ${r.seed}: ${(r.reason ?? '').split('\n')[0]} (please report it)`, process.stderr);
+  c.flaky += r.results.filter((x) => x.flaky).length;
+  for (const f of draft.findings) {
+    c.findings++;
+    const isNew = !known.has(f.bucket);
+    if (isNew) {
+      known.add(f.bucket);
+      c.newBuckets++;
+    }
+    progress.println(`finding ${f.id}: ${f.outcome} with ${f.compiler}${f.options ? ' ' + f.options : ''} (seed ${r.seed})${isNew ? ' [new bucket]' : ''} → ${out}/findings/${f.id}`, process.stdout);
+  }
+  if (draft.internal) {
+    c.internal++;
+    progress.println(
+      `kiln fuzz: KILN BUG (internal): seed ${r.seed}: every configuration prints '${draft.internal.actual}' but the interpreter expects '${draft.internal.expected}'; kept in ${out}/internal/${draft.internal.id} — please report it (not counted as a compiler bug)`,
+      process.stderr,
+    );
+  }
+}
+
+function say(progress: Progress, text: string): void {
+  progress.println(text, process.stderr);
+}

@@ -1,0 +1,137 @@
+import { statSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import type { Command } from 'commander';
+import { errBadOption, errFile } from '../diag/errors.js';
+import { reduceFinding } from '../reduce/finding.js';
+import type { ReduceEvent } from '../reduce/text/manager.js';
+import { reduceFile } from '../reduce/text/reduce-file.js';
+import { parseCount, parseDuration, reportAndExit } from './util.js';
+
+interface ReduceCliOptions {
+  test?: string;
+  output?: string;
+  jobs?: string;
+  timeout?: string;
+  maxTime?: string;
+  crash?: string;
+  match?: string;
+  wrongCode?: string;
+  reference?: string;
+  expected?: string;
+  quiet?: boolean;
+}
+
+/** Registers `kiln reduce`: a Kiln finding directory (IR reducer) or any C file (text reducer). */
+export function registerReduce(program: Command): void {
+  program
+    .command('reduce')
+    .description('reduce a C file with an interestingness test (C-Reduce/C-Vise convention), or a Kiln finding directory')
+    .argument('<path>', 'a .c file (text reducer) or a finding directory written by kiln fuzz (IR reducer)')
+    .option('--test <script>', 'interestingness test: run in a fresh directory holding a copy of the file; exit 0 = interesting')
+    .option('-o, --output <file>', 'where the reduced file goes (default FILE.reduced.c); the input is never modified')
+    .option('-j, --jobs <n>', 'candidates tested in parallel (default: number of cores)')
+    .option('--timeout <seconds>', 'limit of one test run (default 60s); a run that exceeds it is not interesting')
+    .option('--max-time <duration>', 'stop after this long (e.g. 10m) and keep the best result so far')
+    .option('--crash <cc>', 'write the test: interesting iff this compiler command (e.g. "gcc -O2") crashes')
+    .option('--match <regex>', 'with --crash: the crash output must match this ERE (default: the original crash signature)')
+    .option('--wrong-code <cc>', 'write a UB-guarded test: interesting iff this compiler command miscompiles')
+    .option('--reference <cc>', 'with --wrong-code: a compiler command believed correct (e.g. "gcc -O0")')
+    .option('--expected <line>', 'with --wrong-code: the correct output of the program (one line)')
+    .option('-q, --quiet', 'no progress on stderr')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  kiln reduce bug.c --test ./interesting.sh             reduce bug.c into bug.reduced.c
+  kiln reduce bug.c --crash "gcc -O2"                   reduce a compiler crash (test saved as bug.reduced.c.test.sh)
+  kiln reduce bug.c --wrong-code "gcc -O2" --reference "gcc -O0"
+  kiln reduce kiln-out/findings/17                      reduce a Kiln finding with the IR reducer`,
+    )
+    .action(async (path: string, opts: ReduceCliOptions) => {
+      try {
+        await runReduce(path, opts);
+      } catch (e) {
+        reportAndExit(e);
+      }
+    });
+}
+
+async function runReduce(path: string, opts: ReduceCliOptions): Promise<void> {
+  let isDir: boolean;
+  try {
+    isDir = statSync(path).isDirectory();
+  } catch {
+    throw errFile(path, 'no such file or directory');
+  }
+  const jobs = parseCount('--jobs', opts.jobs, availableParallelism(), 1);
+  const timeoutMs = parseDuration('--timeout', opts.timeout) ?? 60_000;
+  if (timeoutMs <= 0) throw errBadOption('--timeout', opts.timeout!, 'a positive duration');
+  const maxTimeMs = parseDuration('--max-time', opts.maxTime);
+  const note = (line: string): void => {
+    if (!opts.quiet) process.stderr.write(`kiln reduce: ${line}\n`);
+  };
+  if (isDir) {
+    for (const o of ['test', 'crash', 'wrongCode', 'match', 'reference', 'expected'] as const) {
+      if (opts[o] !== undefined) throw errBadOption(`--${o === 'wrongCode' ? 'wrong-code' : o}`, String(opts[o]), 'a .c file argument (a finding carries its own test)');
+    }
+    await reduceFinding(path, { output: opts.output, jobs, timeoutMs, maxTimeMs, onProgress: note });
+    return;
+  }
+  if (opts.test === undefined && opts.crash === undefined && opts.wrongCode === undefined) {
+    throw errBadOption('--test', '(none)', 'an interestingness script (or --crash / --wrong-code to have one written)');
+  }
+  const progress = progressPrinter(!!opts.quiet);
+  const r = await reduceFile({
+    input: path,
+    output: opts.output,
+    test: opts.test,
+    crash: opts.crash,
+    match: opts.match,
+    wrongCode: opts.wrongCode,
+    reference: opts.reference,
+    expected: opts.expected,
+    jobs,
+    timeoutMs,
+    maxTimeMs,
+    onEvent: progress,
+    onNote: note,
+  });
+  progress.end();
+  const res = r.result;
+  const pct = res.originalBytes === 0 ? 0 : (100 * (res.originalBytes - res.bytes)) / res.originalBytes;
+  note(
+    `${res.originalBytes} → ${res.bytes} bytes (−${pct.toFixed(1)}%), ${res.lines} lines; ${res.tests} tests, ${res.cacheHits} cache hits, ` +
+      `${(res.ms / 1000).toFixed(1)}s${res.stoppedBy === 'fixpoint' ? '' : ` (stopped: ${res.stoppedBy})`}; wrote ${r.output}`,
+  );
+}
+
+/** Progress on stderr: a live status line on a terminal, one line per pass otherwise. */
+function progressPrinter(quiet: boolean): ((e: ReduceEvent) => void) & { end(): void } {
+  const tty = process.stderr.isTTY === true;
+  let pass = '';
+  let round = 0;
+  let live = false;
+  const show = (bytes: number, lines: number, extra = ''): void => {
+    const line = `kiln reduce: round ${round} ${pass.padEnd(12)} ${bytes} bytes, ${lines} lines${extra}`;
+    if (tty) {
+      process.stderr.write(`\r\x1b[K${line}`);
+      live = true;
+    } else {
+      process.stderr.write(`${line}\n`);
+    }
+  };
+  const f = (e: ReduceEvent): void => {
+    if (quiet) return;
+    if (e.kind === 'start') process.stderr.write(`kiln reduce: original ${e.bytes} bytes, ${e.lines} lines\n`);
+    else if (e.kind === 'pass') {
+      pass = e.pass;
+      round = e.round;
+      show(e.bytes, e.lines);
+    } else if (tty) show(e.bytes, e.lines, ` (${e.tests} tests)`);
+  };
+  return Object.assign(f, {
+    end(): void {
+      if (live) process.stderr.write('\n');
+    },
+  });
+}

@@ -1,0 +1,184 @@
+import { accessSync, constants, readdirSync, realpathSync, statSync } from 'node:fs';
+import { basename, delimiter, isAbsolute, join, resolve } from 'node:path';
+import { errUnknownCompiler } from '../diag/errors.js';
+import { runProcess, SpawnError } from './process.js';
+
+/** Compiler families Kiln knows how to drive (they differ in version flag and crash text only). */
+export type CompilerFamily = 'gcc' | 'clang' | 'tcc' | 'pcc' | 'cc';
+
+/** One C compiler driver, as detected or named by the user. */
+export interface Compiler {
+  /** Display name, unique within a campaign (`gcc`, `clang-15`, `fake-cc`). */
+  readonly name: string;
+  /** Absolute path of the command as found; argv[0] is kept (clang-14 behaves as clang-14). */
+  readonly command: string;
+  /** The binary behind symlinks: two names with one real path are one compiler. */
+  readonly realPath: string;
+  readonly family: CompilerFamily;
+  /** First line of `--version` (`-v` for tcc), e.g. `gcc (Debian 12.2.0-14) 12.2.0`. */
+  readonly version: string;
+}
+
+/** Command names looked for on PATH: gcc, gcc-12, clang, clang-15, tcc, pcc, cc. */
+const DETECTABLE = /^(gcc|clang|tcc|pcc|cc)(-\d+(?:\.\d+)*)?$/;
+const FAMILY_ORDER: readonly CompilerFamily[] = ['gcc', 'clang', 'tcc', 'pcc', 'cc'];
+
+/** Libraries appended to every link: tcc needs libm for some programs; harmless for the others. */
+export const LINK_LIBRARIES: readonly string[] = ['-lm'];
+
+/**
+ * Detects the C compilers on PATH with their versions. Symlinks to one binary are one compiler
+ * (`gcc` and `gcc-12` → `gcc`); `cc` is kept only when it is not one of the others.
+ */
+export async function detectCompilers(env: NodeJS.ProcessEnv = process.env): Promise<Compiler[]> {
+  const found = new Map<string, string>(); // name → absolute command, first on PATH wins
+  for (const dir of (env.PATH ?? '').split(delimiter)) {
+    if (!dir) continue;
+    let names: string[];
+    try {
+      names = readdirSync(dir);
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      if (!DETECTABLE.test(name) || found.has(name)) continue;
+      const path = join(dir, name);
+      if (isExecutableFile(path)) found.set(name, path);
+    }
+  }
+  // One entry per real binary, named by the most familiar of its names.
+  const byReal = new Map<string, { name: string; command: string }>();
+  for (const [name, command] of [...found].sort((a, b) => namePreference(a[0]) - namePreference(b[0]) || compareNames(a[0], b[0]))) {
+    let real: string;
+    try {
+      real = realpathSync(command);
+    } catch {
+      continue;
+    }
+    if (!byReal.has(real)) byReal.set(real, { name, command });
+  }
+  const probed = await Promise.all(
+    [...byReal].map(async ([realPath, { name, command }]) => {
+      try {
+        const version = await probeVersion(command, familyFromName(name));
+        return { name, command, realPath, family: familyOf(name, version), version } satisfies Compiler;
+      } catch {
+        return undefined; // a broken installation is not a compiler to test
+      }
+    }),
+  );
+  return probed.filter((c): c is Compiler => c !== undefined).sort((a, b) => compareNames(a.name, b.name));
+}
+
+/**
+ * Resolves a compiler named by the user: a command on PATH (`clang-14`) or a path
+ * (`/opt/cc/bin/cc`, `./fake-gcc`). Throws `KILN_UNKNOWN_COMPILER` when it cannot be run.
+ */
+export async function resolveCompiler(spec: string, env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Promise<Compiler> {
+  const trimmed = spec.trim();
+  if (!trimmed) throw errUnknownCompiler(spec, 'empty name');
+  let command: string;
+  if (trimmed.includes('/')) {
+    command = isAbsolute(trimmed) ? trimmed : resolve(cwd, trimmed);
+    if (!isExecutableFile(command)) throw errUnknownCompiler(trimmed, 'no executable file at that path');
+  } else {
+    const onPath = findOnPath(trimmed, env);
+    if (!onPath) throw errUnknownCompiler(trimmed, 'not found on PATH');
+    command = onPath;
+  }
+  const name = basename(command);
+  let version: string;
+  try {
+    version = await probeVersion(command, familyFromName(name));
+  } catch (e) {
+    throw errUnknownCompiler(trimmed, (e as Error).message);
+  }
+  return { name, command, realPath: realpathSync(command), family: familyOf(name, version), version };
+}
+
+/** Resolves a list of compilers, dropping repeats of one binary and making display names unique. */
+export async function resolveCompilers(specs: readonly string[], env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Promise<Compiler[]> {
+  const all = await Promise.all(specs.map((s) => resolveCompiler(s, env, cwd)));
+  const seen = new Set<string>();
+  const names = new Set<string>();
+  const out: Compiler[] = [];
+  for (const c of all) {
+    if (seen.has(c.realPath)) continue; // `gcc,gcc-12` name one binary: test it once
+    seen.add(c.realPath);
+    let name = c.name;
+    for (let i = 2; names.has(name); i++) name = `${c.name}~${i}`;
+    names.add(name);
+    out.push({ ...c, name });
+  }
+  return out;
+}
+
+/** Runs the compiler's version flag and returns the first non-empty line it prints. */
+export async function probeVersion(command: string, family: CompilerFamily): Promise<string> {
+  const flag = family === 'tcc' ? '-v' : '--version';
+  let r;
+  try {
+    r = await runProcess(command, [flag], { timeoutMs: 15_000, maxOutputBytes: 64 << 10 });
+  } catch (e) {
+    if (e instanceof SpawnError) throw new Error(`cannot run it (${e.code ?? e.message})`);
+    throw e;
+  }
+  if (r.timedOut) throw new Error(`'${flag}' did not finish within 15 s`);
+  // pcc prints its version and then complains about missing input files: the text counts.
+  const line = firstLine(r.stdout) ?? firstLine(r.stderr);
+  if (!line) throw new Error(`'${basename(command)} ${flag}' printed nothing (status ${r.status ?? r.signal})`);
+  return line;
+}
+
+function firstLine(text: string): string | undefined {
+  return text
+    .split('\n')
+    .map((l) => l.trim())
+    .find((l) => l.length > 0);
+}
+
+function findOnPath(name: string, env: NodeJS.ProcessEnv): string | undefined {
+  for (const dir of (env.PATH ?? '').split(delimiter)) {
+    if (!dir) continue;
+    const p = join(dir, name);
+    if (isExecutableFile(p)) return isAbsolute(p) ? p : resolve(p);
+  }
+  return undefined;
+}
+
+function isExecutableFile(path: string): boolean {
+  try {
+    if (!statSync(path).isFile()) return false;
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function familyFromName(name: string): CompilerFamily {
+  const m = /(gcc|clang|tcc|pcc)(?:-[\d.]+)?$/.exec(name);
+  return m ? (m[1] as CompilerFamily) : 'cc';
+}
+
+/** The family, from the version text first (a `cc` is usually gcc or clang), then from the name. */
+function familyOf(name: string, version: string): CompilerFamily {
+  if (/clang/i.test(version)) return 'clang';
+  if (/tcc version|tiny ?c/i.test(version)) return 'tcc';
+  if (/portable c compiler/i.test(version)) return 'pcc';
+  if (/\bgcc\b|free software foundation/i.test(version)) return 'gcc';
+  return familyFromName(name);
+}
+
+/** Lower is preferred as the display name of a binary with several names. */
+function namePreference(name: string): number {
+  if (name === 'cc') return 2;
+  return name.includes('-') ? 1 : 0;
+}
+
+function compareNames(a: string, b: string): number {
+  const fa = FAMILY_ORDER.indexOf(familyFromName(a));
+  const fb = FAMILY_ORDER.indexOf(familyFromName(b));
+  if (fa !== fb) return fa - fb;
+  return a.localeCompare(b, 'en', { numeric: true });
+}

@@ -1,0 +1,201 @@
+import type { FinalResult, ProgramReport } from './campaign.js';
+import { compileCommand, SOURCE_FILE, type ConfigResult } from './execute.js';
+import type { Limits } from './matrix.js';
+import { FINDING_OUTCOMES } from './oracle.js';
+import { reproScript } from './repro.js';
+
+/** Characters of compiler or binary stderr kept with a finding. */
+const STDERR_EXCERPT = 4000;
+
+/** A file to write into a finding folder. */
+export interface DraftFile {
+  readonly name: string;
+  readonly content: string;
+  readonly mode?: number;
+}
+
+/** A finding ready to be stored: its row and the files of its folder. */
+export interface FindingDraft {
+  readonly id: string;
+  readonly outcome: string;
+  readonly bucket: string;
+  readonly compiler: string;
+  readonly compilerVersion: string;
+  readonly options: string;
+  readonly command: readonly string[];
+  readonly expected: string;
+  readonly actual: string;
+  readonly stderr: string;
+  readonly files: readonly DraftFile[];
+}
+
+/** A program on which all configurations agreed against the interpreter, ready to be stored. */
+export interface InternalDraft {
+  readonly id: string;
+  readonly expected: string;
+  readonly actual: string;
+  readonly files: readonly DraftFile[];
+}
+
+/** One stored (program, configuration) outcome. */
+export interface TestDraft {
+  readonly compiler: string;
+  readonly compilerVersion: string;
+  readonly options: string;
+  readonly outcome: string;
+  readonly durationMs: number;
+  readonly bucket?: string;
+  readonly flaky: boolean;
+  readonly findingId?: string;
+}
+
+/** Everything a finished program adds to the store (the shape `KilnStore.recordProgram` takes). */
+export interface ProgramDraft {
+  readonly seed: bigint;
+  readonly status: 'tested' | 'discarded' | 'error';
+  readonly genMs: number;
+  readonly reason?: string;
+  readonly tests: readonly TestDraft[];
+  readonly findings: readonly FindingDraft[];
+  readonly internal?: InternalDraft;
+}
+
+/** Context of the campaign a program belongs to. */
+export interface DraftContext {
+  readonly campaignId: number;
+  readonly limits: Limits;
+  readonly policyName: string;
+}
+
+/** Turns a finished program into rows and folders: one finding per failing configuration. */
+export function draftProgram(r: ProgramReport, ctx: DraftContext): ProgramDraft {
+  const findings: FindingDraft[] = [];
+  const tests: TestDraft[] = [];
+  for (const f of r.results) {
+    const finding = FINDING_OUTCOMES.has(f.outcome) ? draftFinding(r, f, ctx) : undefined;
+    if (finding) findings.push(finding);
+    tests.push({
+      compiler: f.config.compiler.name,
+      compilerVersion: f.config.compiler.version,
+      options: f.config.optionsText,
+      outcome: f.outcome,
+      durationMs: f.result.durationMs + (f.rerun?.durationMs ?? 0),
+      ...(f.outcome !== 'ok' && f.outcome !== 'internal' && f.result.judgement.bucket ? { bucket: f.result.judgement.bucket } : {}),
+      ...(f.outcome === 'internal' ? { bucket: 'internal' } : {}),
+      flaky: f.flaky,
+      ...(finding ? { findingId: finding.id } : {}),
+    });
+  }
+  return {
+    seed: r.seed,
+    status: r.status,
+    genMs: r.genMs,
+    ...(r.reason !== undefined ? { reason: r.reason } : {}),
+    tests,
+    findings,
+    ...(r.internal ? { internal: draftInternal(r, r.internal.agreed, ctx) } : {}),
+  };
+}
+
+/** The id of a finding: campaign, seed and configuration (`3-1042-clang-15-O2`). */
+export function findingId(campaignId: number, seed: bigint, f: FinalResult): string {
+  return `${campaignId}-${seed}-${f.config.slug}`;
+}
+
+function draftFinding(r: ProgramReport, f: FinalResult, ctx: DraftContext): FindingDraft {
+  const id = findingId(ctx.campaignId, r.seed, f);
+  const j = f.result.judgement;
+  const expected = r.expected!;
+  const actual = actualText(f.result);
+  const stderr = excerpt(f.result.run && isRunOutcome(f.outcome) ? f.result.run.stderr : f.result.compile.stderr);
+  const command = compileCommand(f.config);
+  const others = r.results
+    .filter((o) => o !== f)
+    .map((o) => ({ compiler: o.config.compiler.name, options: o.config.optionsText, outcome: o.outcome, ...(o.result.output !== undefined ? { output: o.result.output } : {}) }));
+  const json = {
+    id,
+    outcome: f.outcome,
+    bucket: j.bucket,
+    compiler: f.config.compiler.name,
+    compilerVersion: f.config.compiler.version,
+    compilerPath: f.config.compiler.command,
+    options: f.config.optionsText,
+    command: command.join(' '),
+    seed: String(r.seed),
+    campaign: ctx.campaignId,
+    policy: ctx.policyName,
+    expected,
+    actual,
+    detail: j.detail ?? null,
+    stderr,
+    compile: { status: f.result.compile.status, signal: f.result.compile.signal, timedOut: f.result.compile.timedOut, durationMs: f.result.compile.durationMs },
+    run: f.result.run ? { status: f.result.run.status, signal: f.result.run.signal, timedOut: f.result.run.timedOut, durationMs: f.result.run.durationMs } : null,
+    limits: ctx.limits,
+    reproduced: f.rerun !== undefined,
+    others,
+  };
+  return {
+    id,
+    outcome: f.outcome,
+    bucket: j.bucket!,
+    compiler: f.config.compiler.name,
+    compilerVersion: f.config.compiler.version,
+    options: f.config.optionsText,
+    command,
+    expected,
+    actual,
+    stderr,
+    files: [
+      { name: SOURCE_FILE, content: r.source! },
+      { name: 'finding.json', content: JSON.stringify(json, null, 2) + '\n' },
+      { name: 'repro.sh', content: reproScript({ id, config: f.config, judgement: j, expected, limits: ctx.limits }), mode: 0o755 },
+    ],
+  };
+}
+
+function draftInternal(r: ProgramReport, agreed: string, ctx: DraftContext): InternalDraft {
+  const id = `${ctx.campaignId}-${r.seed}`;
+  const json = {
+    id,
+    seed: String(r.seed),
+    campaign: ctx.campaignId,
+    policy: ctx.policyName,
+    expected: r.expected,
+    agreed,
+    note: 'every configuration that ran printed the same line and the interpreter expected another: a Kiln bug (interpreter, repair or emitter), not a compiler bug',
+    configurations: r.results.map((o) => ({ compiler: o.config.compiler.name, compilerVersion: o.config.compiler.version, options: o.config.optionsText, outcome: o.outcome, output: o.result.output ?? null })),
+  };
+  return {
+    id,
+    expected: r.expected!,
+    actual: agreed,
+    files: [
+      { name: SOURCE_FILE, content: r.source! },
+      { name: 'internal.json', content: JSON.stringify(json, null, 2) + '\n' },
+    ],
+  };
+}
+
+function isRunOutcome(o: string): boolean {
+  return o === 'wrong-code' || o === 'binary-crash' || o === 'binary-hang';
+}
+
+/** What the configuration did instead of printing the expected line. */
+function actualText(r: ConfigResult): string {
+  const j = r.judgement;
+  switch (j.outcome) {
+    case 'wrong-code':
+      return r.output ?? '';
+    case 'binary-hang':
+    case 'compiler-hang':
+      return `timeout after ${Math.round((j.outcome === 'binary-hang' ? r.run!.durationMs : r.compile.durationMs) / 100) / 10} s`;
+    case 'binary-crash':
+      return j.signal ?? `exit ${j.exitStatus}`;
+    default:
+      return j.detail ?? j.outcome;
+  }
+}
+
+function excerpt(s: string): string {
+  return s.length > STDERR_EXCERPT ? `${s.slice(0, STDERR_EXCERPT)}\n[... ${s.length - STDERR_EXCERPT} more characters]` : s;
+}

@@ -1,0 +1,106 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { Policy } from '../gen/policy.js';
+
+/** Messages to a generation process. */
+export type GenRequest = { readonly type: 'init'; readonly policy: Policy } | { readonly type: 'gen'; readonly id: number; readonly seed: string };
+
+/** A generation process's answer for one seed. */
+export type GenReply =
+  | { readonly id: number; readonly seed: string; readonly ok: true; readonly expected: string; readonly source: string; readonly genMs: number }
+  | { readonly id: number; readonly seed: string; readonly ok: false; readonly reason: string; readonly error?: string; readonly genMs: number };
+
+interface Slot {
+  child: ChildProcess;
+  busy: { id: number; seed: string; resolve: (r: GenReply) => void } | undefined;
+}
+
+/**
+ * A pool of generation processes (one per core by default). Each request goes to an idle process;
+ * a process that dies mid-request answers "generator error" for that seed and is replaced.
+ */
+export class GeneratorPool {
+  private readonly slots: Slot[] = [];
+  private readonly waiting: { seed: string; resolve: (r: GenReply) => void }[] = [];
+  private nextId = 1;
+  private closed = false;
+
+  constructor(
+    readonly size: number,
+    private readonly policy: Policy,
+  ) {
+    for (let i = 0; i < size; i++) this.slots.push(this.spawn());
+  }
+
+  /** Generates the program of one seed. */
+  generate(seed: bigint | string): Promise<GenReply> {
+    return new Promise((resolve) => {
+      if (this.closed) {
+        resolve({ id: 0, seed: String(seed), ok: false, reason: 'pool closed', genMs: 0 });
+        return;
+      }
+      this.waiting.push({ seed: String(seed), resolve });
+      this.dispatch();
+    });
+  }
+
+  /** Kills every generation process; pending requests answer "pool closed". */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    for (const s of this.slots) {
+      if (s.busy) s.busy.resolve({ id: s.busy.id, seed: s.busy.seed, ok: false, reason: 'pool closed', genMs: 0 });
+      s.busy = undefined;
+      s.child.removeAllListeners('exit');
+      s.child.kill('SIGKILL');
+    }
+    for (const w of this.waiting.splice(0)) w.resolve({ id: 0, seed: w.seed, ok: false, reason: 'pool closed', genMs: 0 });
+  }
+
+  private dispatch(): void {
+    for (const s of this.slots) {
+      if (this.waiting.length === 0) return;
+      if (s.busy || !s.child.connected) continue;
+      const w = this.waiting.shift()!;
+      const id = this.nextId++;
+      s.busy = { id, seed: w.seed, resolve: w.resolve };
+      s.child.send({ type: 'gen', id, seed: w.seed } satisfies GenRequest);
+    }
+  }
+
+  private spawn(): Slot {
+    const entry = workerEntry();
+    const child = fork(entry.path, [], { execArgv: entry.execArgv, serialization: 'advanced', stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+    const slot: Slot = { child, busy: undefined };
+    child.send({ type: 'init', policy: this.policy } satisfies GenRequest);
+    child.on('message', (m: GenReply) => {
+      const b = slot.busy;
+      if (!b || b.id !== m.id) return;
+      slot.busy = undefined;
+      b.resolve(m);
+      this.dispatch();
+    });
+    child.on('exit', (code, signal) => {
+      if (this.closed) return;
+      const b = slot.busy;
+      slot.busy = undefined;
+      if (b) b.resolve({ id: b.id, seed: b.seed, ok: false, reason: 'generator error', error: `generation process died (${signal ?? `exit ${code}`})`, genMs: 0 });
+      const i = this.slots.indexOf(slot);
+      if (i >= 0) this.slots[i] = this.spawn();
+      this.dispatch();
+    });
+    child.on('error', () => undefined); // 'exit' follows and does the bookkeeping
+    return slot;
+  }
+}
+
+/** The worker script: compiled JavaScript next to this file, or the TypeScript source run through tsx. */
+function workerEntry(): { path: string; execArgv: string[] } {
+  const self = fileURLToPath(import.meta.url);
+  if (self.endsWith('.ts')) {
+    const tsx = createRequire(import.meta.url).resolve('tsx');
+    return { path: self.replace(/genpool\.ts$/, 'gen-worker.ts'), execArgv: ['--import', pathToFileURL(tsx).href] };
+  }
+  return { path: self.replace(/genpool\.js$/, 'gen-worker.js'), execArgv: [] };
+}

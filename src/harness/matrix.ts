@@ -1,0 +1,143 @@
+import type { Compiler } from './compilers.js';
+
+/** The option sets of a default campaign (DESIGN.md, "Defaults a user expects"). */
+export const DEFAULT_OPTION_SETS: readonly string[] = ['-O0', '-O1', '-O2', '-Os', '-O3'];
+
+/** Time and memory limits of one kind of step (a compile or a binary run). */
+export interface StepLimits {
+  /** Wall-clock limit; the whole process group is killed when it expires. */
+  readonly timeoutMs: number;
+  /** Address-space limit in MiB; undefined for none. Never applied to sanitizer builds. */
+  readonly memoryMb: number | undefined;
+}
+
+/** Limits of a campaign's compiles and runs. */
+export interface Limits {
+  readonly compile: StepLimits;
+  readonly run: StepLimits;
+}
+
+/** Defaults: compiles 120 s, binaries 10 s, 2 GiB each. */
+export const DEFAULT_LIMITS: Limits = {
+  compile: { timeoutMs: 120_000, memoryMb: 2048 },
+  run: { timeoutMs: 10_000, memoryMb: 2048 },
+};
+
+/** One compiler with one option set: the unit a program is tested with. */
+export interface Configuration {
+  readonly compiler: Compiler;
+  /** Option tokens in the order they are passed. */
+  readonly options: readonly string[];
+  /** The options as one whitespace-normalised string (`-O2 -flto`). */
+  readonly optionsText: string;
+  /** Identity after normalising option order: equal keys compile identically. */
+  readonly key: string;
+  /** File-name-safe label, unique in the matrix (`gcc-O2-flto`). */
+  readonly slug: string;
+}
+
+/**
+ * Splits a list of option sets: `-O0;-O2 -fno-strict-aliasing` or `-O0,-O2,-O3`. With a `;` in
+ * the text only `;` separates (options may contain commas); otherwise a comma separates when the
+ * next set starts with `-` and the comma is not part of `-Wl,`/`-Wa,`/`-Wp,`/`-fsanitize=a,b`.
+ */
+export function splitOptionSets(text: string): string[] {
+  const parts = text.includes(';') ? text.split(';') : splitOnSetCommas(text);
+  return parts.map((p) => p.trim().replace(/\s+/g, ' '));
+}
+
+function splitOnSetCommas(text: string): string[] {
+  const out: string[] = [];
+  let cur = '';
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i]!;
+    if (ch === ',' && /^\s*-/.test(text.slice(i + 1)) && !/(^|\s)-W[lap]$/.test(cur) && !/(^|\s)-Xlinker$/.test(cur)) {
+      out.push(cur);
+      cur = '';
+    } else {
+      cur += ch;
+    }
+  }
+  out.push(cur);
+  return out;
+}
+
+/** Splits one option set into tokens (whitespace-separated; quoting is not supported). */
+export function optionTokens(set: string): string[] {
+  return set.trim().split(/\s+/).filter((t) => t.length > 0);
+}
+
+/**
+ * The identity of an option set: tokens sorted, unless two of them override each other (two `-O`
+ * levels, `-fX` and `-fno-X`, `-march=a -march=b`), where order decides and is kept.
+ */
+export function optionKey(tokens: readonly string[]): string {
+  return (orderMatters(tokens) ? [...tokens] : [...new Set(tokens)].sort()).join(' ');
+}
+
+function orderMatters(tokens: readonly string[]): boolean {
+  const families = new Set<string>();
+  for (const t of tokens) {
+    const fam = overrideFamily(t);
+    if (fam === undefined) continue;
+    if (families.has(fam)) return true;
+    families.add(fam);
+  }
+  return false;
+}
+
+/** Options of one family override each other; undefined for options that simply add up. */
+function overrideFamily(t: string): string | undefined {
+  if (/^-O/.test(t)) return '-O';
+  const eq = /^(-[^=]+)=/.exec(t);
+  if (eq) return eq[1];
+  const neg = /^-([fmW])(no-)?(.+)$/.exec(t);
+  if (neg) return `-${neg[1]}${neg[3]}`;
+  if (t === '-g' || /^-g\d$/.test(t)) return '-g';
+  return undefined;
+}
+
+/** Whether an option set builds with a sanitizer (no address-space limit: they reserve terabytes). */
+export function isSanitizerBuild(options: readonly string[]): boolean {
+  return options.some((o) => o.startsWith('-fsanitize=') && o !== '-fsanitize=');
+}
+
+/**
+ * Builds the test matrix: every compiler with every option set, identical configurations (same
+ * binary, same options after normalisation) kept once, in compiler-major order.
+ */
+export function buildMatrix(compilers: readonly Compiler[], optionSets: readonly string[]): Configuration[] {
+  const seen = new Set<string>();
+  const slugs = new Set<string>();
+  const out: Configuration[] = [];
+  for (const compiler of compilers) {
+    for (const set of optionSets) {
+      const options = optionTokens(set);
+      const key = `${compiler.realPath}\0${optionKey(options)}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      const base = slugify(`${compiler.name}${options.length ? ' ' + options.join(' ') : ''}`);
+      let slug = base;
+      for (let i = 2; slugs.has(slug); i++) slug = `${base}-${i}`;
+      slugs.add(slug);
+      out.push({ compiler, options, optionsText: options.join(' '), key, slug });
+    }
+  }
+  return out;
+}
+
+/** `clang-15 -O3 -march=native` → `clang-15-O3-march-native`. */
+export function slugify(text: string): string {
+  return (
+    text
+      .replace(/[^A-Za-z0-9_.+]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .replace(/-{2,}/g, '-')
+      .slice(0, 80) || 'default'
+  );
+}
+
+/** The limits of one step of a configuration: no address-space limit for sanitizer builds. */
+export function limitsFor(step: StepLimits, c: Configuration): StepLimits {
+  return isSanitizerBuild(c.options) ? { ...step, memoryMb: undefined } : step;
+}

@@ -1,0 +1,111 @@
+import { constants } from 'node:os';
+import { crashMessage, errorMessage, looksLikeCrash } from './bucket.js';
+import type { Configuration } from './matrix.js';
+import type { RunResult } from './process.js';
+
+/** Every verdict a (program, configuration) pair can get. The strings are stable: they are stored. */
+export const OUTCOMES = ['ok', 'wrong-code', 'compiler-crash', 'compiler-hang', 'rejected-valid', 'binary-crash', 'binary-hang', 'internal'] as const;
+
+/** A stored outcome (see DESIGN.md, "Oracle and outcomes"). */
+export type Outcome = (typeof OUTCOMES)[number];
+
+/** Outcomes that blame the compiler and make a finding. */
+export const FINDING_OUTCOMES: ReadonlySet<Outcome> = new Set(['wrong-code', 'compiler-crash', 'compiler-hang', 'rejected-valid', 'binary-crash', 'binary-hang']);
+
+/** What the oracle concluded about one configuration, with what a repro script needs to check it. */
+export interface Judgement {
+  readonly outcome: Outcome;
+  /** Bucket key for failures (same bug → same key); undefined for `ok`. */
+  readonly bucket?: string;
+  /** One line for people: "internal compiler error: Segmentation fault", "SIGSEGV", "printed X". */
+  readonly detail?: string;
+  /** Text that occurs verbatim in the compiler's diagnostics (crash and rejection repro checks). */
+  readonly match?: string;
+  /** The terminating signal, when the compiler or the binary was killed by one. */
+  readonly signal?: NodeJS.Signals;
+  /** The non-zero exit status of a crashed binary. */
+  readonly exitStatus?: number;
+}
+
+/** Judges a compile: undefined when it produced an executable, a failure judgement otherwise. */
+export function judgeCompile(r: RunResult, c: Configuration, exeExists: boolean): Judgement | undefined {
+  const name = c.compiler.name;
+  if (r.timedOut) return { outcome: 'compiler-hang', bucket: `compiler-hang:${name}`, detail: 'the compiler did not finish in time' };
+  if (r.signal) {
+    return { outcome: 'compiler-crash', bucket: `compiler-crash:${name}:${r.signal}`, detail: `the compiler was killed by ${r.signal}`, signal: r.signal };
+  }
+  if (looksLikeCrash(r.stderr)) {
+    const m = crashMessage(r.stderr);
+    return { outcome: 'compiler-crash', bucket: `compiler-crash:${name}:${m.key}`, detail: m.raw, match: m.raw };
+  }
+  if (r.status !== 0) {
+    const m = errorMessage(r.stderr);
+    return { outcome: 'rejected-valid', bucket: `rejected-valid:${name}:${m.key}`, detail: m.raw, match: m.raw };
+  }
+  if (!exeExists) return { outcome: 'rejected-valid', bucket: `rejected-valid:${name}:no executable`, detail: 'exit status 0 but no executable was written' };
+  return undefined;
+}
+
+/** Judges a binary's run against the interpreter's expected line. */
+export function judgeRun(r: RunResult, expected: string, c: Configuration): Judgement {
+  const name = c.compiler.name;
+  if (r.timedOut) return { outcome: 'binary-hang', bucket: `binary-hang:${name}:${c.optionsText}`, detail: 'the binary did not finish in time' };
+  if (r.signal) return { outcome: 'binary-crash', bucket: `binary-crash:${name}:${r.signal}`, detail: `killed by ${r.signal}`, signal: r.signal };
+  if (r.status !== 0) {
+    // A shell-script "binary" (or a runtime) may report a signal as 128+N.
+    const sig = r.status !== null && r.status > 128 ? signalName(r.status - 128) : undefined;
+    return {
+      outcome: 'binary-crash',
+      bucket: `binary-crash:${name}:${sig ?? `exit ${r.status}`}`,
+      detail: `exit status ${r.status}`,
+      exitStatus: r.status ?? undefined,
+    };
+  }
+  const actual = outputLine(r.stdout);
+  if (actual === expected) return { outcome: 'ok' };
+  return { outcome: 'wrong-code', bucket: wrongCodeBucket(c), detail: `printed '${abbreviate(actual)}', expected '${expected}'` };
+}
+
+/** The campaign-time wrong-code bucket; src/triage refines it later. */
+export function wrongCodeBucket(c: Configuration): string {
+  return `wrong-code:${c.compiler.name}:${c.optionsText}`;
+}
+
+/** A binary's output as compared: trailing whitespace dropped. */
+export function outputLine(stdout: string): string {
+  return stdout.trimEnd();
+}
+
+/** One configuration's result as the program-level oracle sees it. */
+export interface ObservedRun {
+  readonly judgement: Judgement;
+  /** The binary's output line, when it ran to a normal exit. */
+  readonly output?: string;
+}
+
+/**
+ * The program-level verdict: when at least two configurations ran normally, all print the same
+ * line, and that line is not the interpreter's, the interpreter is the odd one out — a Kiln bug
+ * (`internal`), never a compiler finding. Returns the line they agree on, or undefined.
+ */
+export function internalDisagreement(expected: string, runs: readonly ObservedRun[]): string | undefined {
+  const outputs = runs.filter((r) => r.output !== undefined && (r.judgement.outcome === 'ok' || r.judgement.outcome === 'wrong-code')).map((r) => r.output!);
+  if (outputs.length < 2) return undefined;
+  const first = outputs[0]!;
+  if (first === expected || !outputs.every((o) => o === first)) return undefined;
+  return first;
+}
+
+/** Whether two judgements are the same failure (used to keep only failures that reproduce). */
+export function sameFailure(a: Judgement, b: Judgement): boolean {
+  return a.outcome === b.outcome;
+}
+
+function signalName(n: number): NodeJS.Signals | undefined {
+  return (Object.entries(constants.signals) as [NodeJS.Signals, number][]).find(([, v]) => v === n)?.[0];
+}
+
+function abbreviate(s: string): string {
+  const one = s.replace(/\n/g, '\\n');
+  return one.length > 120 ? `${one.slice(0, 117)}...` : one;
+}

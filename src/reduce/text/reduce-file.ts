@@ -1,0 +1,155 @@
+import { chmodSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { basename, extname, resolve } from 'node:path';
+import { errBadOption, errFile, errMissingTool, errNotInteresting } from '../../diag/errors.js';
+import { InterestingnessTest } from './interesting.js';
+import { reduceText, type ReduceEvent, type TextReduceResult } from './manager.js';
+import { CParser } from './parser.js';
+import { crashScript, hasClang, probeCrash, probeWrongCodeGuards, semanticFlags, wrongCodeScript } from './scripts.js';
+
+/** What to reduce, against which test, and how. Exactly one of `test`, `crash`, `wrongCode`. */
+export interface ReduceFileOptions {
+  /** The C file (never modified). */
+  readonly input: string;
+  /** Where the result goes (default `FILE.reduced.c`); rewritten after every accepted step. */
+  readonly output?: string;
+  /** A C-Reduce-style interestingness script. */
+  readonly test?: string;
+  /** Write a test that is interesting iff this compiler command crashes (e.g. `gcc -O2`). */
+  readonly crash?: string;
+  /** With `crash`: ERE the crash output must match (default: the original's crash signature). */
+  readonly match?: string;
+  /** Write a UB-guarded test that is interesting iff this compiler command miscompiles. */
+  readonly wrongCode?: string;
+  /** With `wrongCode`: a compiler command believed correct. */
+  readonly reference?: string;
+  /** With `wrongCode`: the program's correct output (one line). */
+  readonly expected?: string;
+  readonly jobs?: number;
+  /** Limit of one test run (default 60 s). */
+  readonly timeoutMs?: number;
+  /** Overall limit (default none). */
+  readonly maxTimeMs?: number;
+  readonly onEvent?: (e: ReduceEvent) => void;
+  /** One-line notes for the user (script written, guards dropped, …). */
+  readonly onNote?: (line: string) => void;
+}
+
+/** The outcome of `reduceFile`. */
+export interface ReduceFileResult {
+  readonly result: TextReduceResult;
+  readonly output: string;
+  /** The interestingness script used (written next to the output when generated). */
+  readonly script: string;
+}
+
+/** `dir/name.c` → `dir/name.reduced.c`. */
+export function defaultOutput(input: string): string {
+  const ext = extname(input);
+  return `${ext ? input.slice(0, -ext.length) : input}.reduced${ext || '.c'}`;
+}
+
+function writeAtomically(path: string, text: string, mode?: number): void {
+  const tmp = `${path}.tmp-${process.pid}`;
+  try {
+    writeFileSync(tmp, text, mode === undefined ? undefined : { mode });
+    renameSync(tmp, path);
+  } catch (e) {
+    throw errFile(path, `cannot write: ${(e as Error).message}`);
+  }
+}
+
+function validate(o: ReduceFileOptions): void {
+  const modes = [o.test !== undefined, o.crash !== undefined, o.wrongCode !== undefined].filter(Boolean).length;
+  if (modes !== 1) throw errBadOption('--test', o.test ?? '(none)', 'exactly one of --test SCRIPT, --crash "CC FLAGS" or --wrong-code "CC FLAGS"');
+  if (o.match !== undefined) {
+    if (o.crash === undefined) throw errBadOption('--match', o.match, 'to be used with --crash');
+    try {
+      new RegExp(o.match);
+    } catch {
+      throw errBadOption('--match', o.match, 'an extended regular expression');
+    }
+  }
+  if (o.wrongCode !== undefined && (o.reference === undefined) === (o.expected === undefined)) {
+    throw errBadOption('--wrong-code', o.wrongCode, 'exactly one of --reference "CC FLAGS" or --expected LINE with it');
+  }
+  if (o.wrongCode === undefined && (o.reference !== undefined || o.expected !== undefined)) {
+    throw errBadOption(o.reference !== undefined ? '--reference' : '--expected', o.reference ?? o.expected!, 'to be used with --wrong-code');
+  }
+  if (o.expected !== undefined && o.expected.includes('\n')) throw errBadOption('--expected', o.expected, 'one line of output');
+}
+
+/** Writes the `--crash` or `--wrong-code` script for `text` next to the output; returns its path. */
+async function writeGeneratedScript(o: ReduceFileOptions, text: string, output: string, timeoutMs: number): Promise<string> {
+  const fileName = basename(o.input);
+  const path = `${output}.test.sh`;
+  let script: string;
+  if (o.crash !== undefined) {
+    let match = o.match;
+    if (match === undefined) {
+      const probe = await probeCrash(o.crash, fileName, text, timeoutMs);
+      if (!probe.crashed) throw errNotInteresting(o.input, `'${o.crash}' does not crash on it`);
+      match = probe.signature;
+      o.onNote?.(match ? `crash signature: ${match}` : 'no crash signature found: any crash counts');
+    }
+    script = crashScript({ fileName, compiler: o.crash, match });
+  } else {
+    if (!(await hasClang())) throw errMissingTool('clang', 'clang');
+    const cflags = [...new Set([...semanticFlags(o.wrongCode!), ...semanticFlags(o.reference ?? '')])];
+    const guards = await probeWrongCodeGuards(fileName, text, cflags);
+    for (const d of guards.dropped.filter((x) => x.includes('original'))) o.onNote?.(`UB guard dropped: ${d}`);
+    if (!guards.msan) o.onNote?.('MemorySanitizer is not available here: the MSan guard is left out');
+    script = wrongCodeScript({
+      fileName,
+      failing: o.wrongCode!,
+      ...(o.reference !== undefined ? { reference: o.reference } : { expected: o.expected! }),
+      cflags,
+      gccErrors: guards.gccErrors,
+      clangErrors: guards.clangErrors,
+      msan: guards.msan,
+      runTimeoutS: Math.max(1, Math.floor(timeoutMs / 4000)),
+    });
+  }
+  writeAtomically(path, script, 0o755);
+  chmodSync(path, 0o755);
+  o.onNote?.(`interestingness test written to ${path}`);
+  return path;
+}
+
+/**
+ * Reduces a C file with the text reducer: validates the options, writes a generated test when
+ * asked (`--crash`, `--wrong-code`), checks that the test accepts the original, reduces, and keeps
+ * the output file up to date after every accepted step (an interrupted run leaves its best result).
+ */
+export async function reduceFile(o: ReduceFileOptions): Promise<ReduceFileResult> {
+  validate(o);
+  const output = o.output ?? defaultOutput(o.input);
+  if (resolve(output) === resolve(o.input)) throw errBadOption('--output', output, 'a file other than the input (kiln reduce never modifies it)');
+  let text: string;
+  try {
+    text = readFileSync(o.input, 'utf8');
+  } catch (e) {
+    throw errFile(o.input, (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message);
+  }
+  const errors = new CParser(1).errorCount(text);
+  if (errors > 0) o.onNote?.(`tree-sitter finds ${errors} syntax error(s) in the input; candidates may not add more`);
+  const timeoutMs = o.timeoutMs ?? 60_000;
+  const script = o.test ?? (await writeGeneratedScript(o, text, output, timeoutMs));
+  const test = new InterestingnessTest(script, basename(o.input), timeoutMs);
+  try {
+    const result = await reduceText({
+      text,
+      test,
+      label: o.input,
+      jobs: o.jobs,
+      maxTimeMs: o.maxTimeMs,
+      onEvent: (e) => {
+        if (e.kind === 'commit') writeAtomically(output, e.text);
+        o.onEvent?.(e);
+      },
+    });
+    writeAtomically(output, result.text);
+    return { result, output, script };
+  } finally {
+    test.dispose();
+  }
+}

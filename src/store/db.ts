@@ -1,0 +1,79 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { errDatabase, errFile, errState } from '../diag/errors.js';
+import { MIGRATIONS } from './schema.js';
+
+/** The database file inside an output folder. */
+export const DB_FILE = 'kiln.db';
+
+/** Schema version this Kiln writes. */
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+/** How to open a store: `write` creates the folder and database if needed; `read` needs both. */
+export type OpenMode = 'write' | 'read';
+
+/**
+ * Opens (or creates) the SQLite database of an output folder. An existing file is validated
+ * before anything is written to it: it must be a Kiln database of this or an older schema
+ * (older schemas are migrated in place, one transaction per step). Write mode uses WAL, so
+ * `kiln findings` can read while a campaign writes.
+ */
+export function openDatabase(outDir: string, mode: OpenMode): Database.Database {
+  const path = join(outDir, DB_FILE);
+  const exists = existsSync(path);
+  if (mode === 'read' && !exists) throw errState(`no Kiln database in ${outDir} (looked for ${path})`, "run 'kiln fuzz' first, or give the campaign's folder with --out");
+  if (mode === 'write') {
+    try {
+      mkdirSync(outDir, { recursive: true });
+    } catch (e) {
+      throw errFile(outDir, `cannot create the output folder: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    }
+  }
+  let db: Database.Database;
+  try {
+    db = new Database(path, { readonly: mode === 'read', fileMustExist: mode === 'read' || exists });
+  } catch (e) {
+    throw errFile(path, `cannot open the database: ${(e as Error).message}`);
+  }
+  try {
+    const version = currentVersion(db, path);
+    if (version > SCHEMA_VERSION) throw errDatabase(path, `written by a newer Kiln (schema ${version}; this Kiln knows ${SCHEMA_VERSION})`);
+    if (mode === 'write') {
+      db.pragma('journal_mode = WAL');
+      db.pragma('synchronous = FULL');
+      db.pragma('foreign_keys = ON');
+      db.pragma('busy_timeout = 5000');
+      migrate(db, version);
+    } else if (version < SCHEMA_VERSION) {
+      throw errDatabase(path, `written by an older Kiln (schema ${version}); open it once with 'kiln fuzz --resume' to migrate it`);
+    }
+    return db;
+  } catch (e) {
+    db.close();
+    if ((e as { code?: string }).code === 'SQLITE_NOTADB') throw errDatabase(path, 'not an SQLite database');
+    if ((e as { code?: string }).code?.startsWith('SQLITE_')) throw errFile(path, `cannot use the database: ${(e as Error).message}`);
+    throw e;
+  }
+}
+
+/** The schema version of a database: 0 for an empty file, an error for someone else's database. */
+function currentVersion(db: Database.Database, path: string): number {
+  const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((t) => t.name);
+  if (!tables.includes('schema_version')) {
+    if (tables.length > 0) throw errDatabase(path, `not a Kiln database (tables: ${tables.slice(0, 5).join(', ')})`);
+    return 0;
+  }
+  const row = db.prepare('SELECT MAX(version) AS v FROM schema_version').get() as { v: number | null };
+  return row.v ?? 0;
+}
+
+function migrate(db: Database.Database, from: number): void {
+  for (let v = from; v < MIGRATIONS.length; v++) {
+    db.transaction(() => {
+      db.exec(MIGRATIONS[v]!);
+      db.prepare('DELETE FROM schema_version').run();
+      db.prepare('INSERT INTO schema_version (version) VALUES (?)').run(v + 1);
+    })();
+  }
+}

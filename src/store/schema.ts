@@ -1,0 +1,92 @@
+// The database schema, as an ordered list of migrations: MIGRATIONS[i] takes a database from
+// schema version i to i + 1. Never edit a released migration; append a new one.
+
+/** SQL of each migration step. */
+export const MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE schema_version (version INTEGER NOT NULL);
+
+  -- One row per campaign; a resumed campaign keeps its row (sessions records each run).
+  CREATE TABLE campaigns (
+    id          INTEGER PRIMARY KEY,
+    started_at  TEXT NOT NULL,
+    ended_at    TEXT,
+    end_reason  TEXT,
+    config      TEXT NOT NULL,              -- JSON: option sets, limits, policy, jobs, limits
+    compilers   TEXT NOT NULL,              -- JSON: [{name, command, realPath, family, version}]
+    seed_start  INTEGER NOT NULL,
+    max_tests   INTEGER,                    -- programs to test in all (NULL: no limit)
+    programs    INTEGER NOT NULL DEFAULT 0, -- seeds finished (tested or discarded)
+    discarded   INTEGER NOT NULL DEFAULT 0,
+    tests       INTEGER NOT NULL DEFAULT 0, -- (program, configuration) pairs
+    findings    INTEGER NOT NULL DEFAULT 0,
+    internal    INTEGER NOT NULL DEFAULT 0,
+    counters    TEXT NOT NULL DEFAULT '{}', -- JSON: outcome → count, plus "flaky"
+    running_pid INTEGER                     -- set while a process runs the campaign
+  );
+
+  CREATE TABLE sessions (
+    campaign_id INTEGER NOT NULL REFERENCES campaigns(id),
+    started_at  TEXT NOT NULL,
+    ended_at    TEXT,
+    end_reason  TEXT,
+    pid         INTEGER NOT NULL
+  );
+
+  -- Seeds whose program is finished; the primary key makes a repeated seed impossible.
+  CREATE TABLE seeds (
+    campaign_id INTEGER NOT NULL REFERENCES campaigns(id),
+    seed        INTEGER NOT NULL,
+    status      TEXT NOT NULL,              -- tested | discarded | error
+    gen_ms      REAL,
+    reason      TEXT,
+    finished_at TEXT NOT NULL,
+    PRIMARY KEY (campaign_id, seed)
+  ) WITHOUT ROWID;
+
+  -- One row per (program, configuration).
+  CREATE TABLE tests (
+    id               INTEGER PRIMARY KEY,
+    campaign_id      INTEGER NOT NULL REFERENCES campaigns(id),
+    seed             INTEGER NOT NULL,
+    compiler         TEXT NOT NULL,
+    compiler_version TEXT NOT NULL,
+    options          TEXT NOT NULL,
+    outcome          TEXT NOT NULL,
+    duration_ms      REAL NOT NULL,
+    bucket           TEXT,
+    flaky            INTEGER NOT NULL DEFAULT 0,
+    finding_id       TEXT
+  );
+  CREATE UNIQUE INDEX tests_unique ON tests(campaign_id, seed, compiler, options);
+
+  CREATE TABLE findings (
+    id               TEXT PRIMARY KEY,
+    campaign_id      INTEGER NOT NULL REFERENCES campaigns(id),
+    seed             INTEGER NOT NULL,
+    outcome          TEXT NOT NULL,
+    bucket           TEXT NOT NULL,         -- campaign-time key; triage may refine it
+    compiler         TEXT NOT NULL,
+    compiler_version TEXT NOT NULL,
+    options          TEXT NOT NULL,
+    command          TEXT NOT NULL,         -- JSON argv of the compile
+    expected         TEXT NOT NULL,
+    actual           TEXT NOT NULL,
+    stderr           TEXT NOT NULL,
+    dir              TEXT NOT NULL,         -- relative to the output folder
+    created_at       TEXT NOT NULL
+  );
+  CREATE INDEX findings_bucket ON findings(bucket);
+
+  -- Programs on which every configuration agrees against the interpreter: Kiln bugs.
+  CREATE TABLE internal_cases (
+    id          TEXT PRIMARY KEY,
+    campaign_id INTEGER NOT NULL REFERENCES campaigns(id),
+    seed        INTEGER NOT NULL,
+    expected    TEXT NOT NULL,
+    actual      TEXT NOT NULL,
+    dir         TEXT NOT NULL,
+    created_at  TEXT NOT NULL
+  );
+  `,
+];

@@ -1,0 +1,342 @@
+import { join } from 'node:path';
+import type Database from 'better-sqlite3';
+import { errState } from '../diag/errors.js';
+import { DB_FILE, openDatabase, type OpenMode } from './db.js';
+import { writeFolderDurably, type FileSpec } from './files.js';
+
+/** Folders of the output directory. */
+export const FINDINGS_DIR = 'findings';
+export const INTERNAL_DIR = 'internal';
+
+/** A campaign as stored. */
+export interface CampaignRow {
+  readonly id: number;
+  readonly startedAt: string;
+  readonly endedAt: string | null;
+  readonly endReason: string | null;
+  /** Parsed JSON of the campaign's settings. */
+  readonly config: unknown;
+  /** Parsed JSON of the compilers with their versions. */
+  readonly compilers: unknown;
+  readonly seedStart: bigint;
+  readonly maxTests: number | null;
+  readonly programs: number;
+  readonly discarded: number;
+  readonly tests: number;
+  readonly findings: number;
+  readonly internal: number;
+  readonly counters: Record<string, number>;
+  readonly runningPid: number | null;
+}
+
+/** What a new campaign records. */
+export interface NewCampaign {
+  readonly config: unknown;
+  readonly compilers: unknown;
+  readonly seedStart: bigint;
+  readonly maxTests?: number;
+}
+
+/** One (program, configuration) outcome. */
+export interface TestRecord {
+  readonly compiler: string;
+  readonly compilerVersion: string;
+  readonly options: string;
+  readonly outcome: string;
+  readonly durationMs: number;
+  readonly bucket?: string;
+  readonly flaky?: boolean;
+  readonly findingId?: string;
+}
+
+/** A finding: a row plus the folder `findings/<id>/` written before the row. */
+export interface FindingRecord {
+  readonly id: string;
+  readonly outcome: string;
+  readonly bucket: string;
+  readonly compiler: string;
+  readonly compilerVersion: string;
+  readonly options: string;
+  readonly command: readonly string[];
+  readonly expected: string;
+  readonly actual: string;
+  readonly stderr: string;
+  readonly files: readonly FileSpec[];
+}
+
+/** A program on which every configuration agreed against the interpreter (a Kiln bug). */
+export interface InternalRecord {
+  readonly id: string;
+  readonly expected: string;
+  readonly actual: string;
+  readonly files: readonly FileSpec[];
+}
+
+/** Everything one finished seed adds to the store, committed in one transaction. */
+export interface ProgramRecord {
+  readonly seed: bigint;
+  readonly status: 'tested' | 'discarded' | 'error';
+  readonly genMs: number;
+  readonly reason?: string;
+  readonly tests: readonly TestRecord[];
+  readonly findings: readonly FindingRecord[];
+  readonly internal?: InternalRecord;
+}
+
+/** A stored finding, as listed by `kiln findings`. */
+export interface FindingRow {
+  readonly id: string;
+  readonly campaignId: number;
+  readonly seed: string;
+  readonly outcome: string;
+  readonly bucket: string;
+  readonly compiler: string;
+  readonly compilerVersion: string;
+  readonly options: string;
+  readonly expected: string;
+  readonly actual: string;
+  /** Folder of the finding (output folder joined with the stored relative path). */
+  readonly dir: string;
+  readonly createdAt: string;
+}
+
+/** Which seeds of a campaign are finished. */
+export interface SeedProgress {
+  readonly done: number;
+  /** Unfinished seeds below the highest finished one, in order. */
+  readonly gaps: bigint[];
+  /** The first seed after the highest finished one (the campaign's start when none is). */
+  readonly next: bigint;
+}
+
+/**
+ * The campaign store of one output folder: SQLite tables (see schema.ts) plus one folder per
+ * finding. A finding's folder is written and fsync'ed before its row is committed, and a seed's
+ * rows (seed, tests, findings, counters) are committed together, so a crash at any point loses no
+ * finished seed and leaves no half-recorded one.
+ */
+export class KilnStore {
+  private constructor(
+    readonly outDir: string,
+    readonly db: Database.Database,
+  ) {}
+
+  /** Opens the store of an output folder (see {@link openDatabase} for the validation). */
+  static open(outDir: string, mode: OpenMode): KilnStore {
+    return new KilnStore(outDir, openDatabase(outDir, mode));
+  }
+
+  /** Path of the database file. */
+  get path(): string {
+    return join(this.outDir, DB_FILE);
+  }
+
+  close(): void {
+    this.db.close();
+  }
+
+  /** Records a new campaign and returns its id. */
+  createCampaign(c: NewCampaign): number {
+    const r = this.db
+      .prepare('INSERT INTO campaigns (started_at, config, compilers, seed_start, max_tests) VALUES (?, ?, ?, ?, ?)')
+      .run(now(), JSON.stringify(c.config), JSON.stringify(c.compilers), c.seedStart, c.maxTests ?? null);
+    return Number(r.lastInsertRowid);
+  }
+
+  /** The most recent campaign, if any. */
+  latestCampaign(): CampaignRow | undefined {
+    const row = this.db.prepare('SELECT * FROM campaigns ORDER BY id DESC LIMIT 1').safeIntegers(true).get() as RawCampaign | undefined;
+    return row && campaignRow(row);
+  }
+
+  /** One campaign by id. */
+  campaign(id: number): CampaignRow | undefined {
+    const row = this.db.prepare('SELECT * FROM campaigns WHERE id = ?').safeIntegers(true).get(id) as RawCampaign | undefined;
+    return row && campaignRow(row);
+  }
+
+  /** The first seed no campaign of this store has used (new campaigns start there by default). */
+  nextUnusedSeed(): bigint {
+    const r = this.db.prepare('SELECT MAX(seed) AS s FROM seeds').safeIntegers(true).get() as { s: bigint | null };
+    const c = this.db.prepare('SELECT MAX(seed_start) AS s FROM campaigns').safeIntegers(true).get() as { s: bigint | null };
+    const hi = [r.s, c.s].filter((x): x is bigint => x !== null);
+    if (hi.length === 0) return 1n;
+    return hi.reduce((a, b) => (a > b ? a : b)) + 1n;
+  }
+
+  /**
+   * Marks a campaign as run by this process (a session). Refuses when another live process runs
+   * it: two processes would test the same seeds.
+   */
+  claimCampaign(id: number, pid: number = process.pid): void {
+    this.db.transaction(() => {
+      const c = this.campaign(id);
+      if (!c) throw errState(`campaign ${id} does not exist in ${this.path}`);
+      if (c.runningPid !== null && c.runningPid !== pid && processAlive(c.runningPid)) {
+        throw errState(`campaign ${id} is running in process ${c.runningPid}`, 'stop that process first, or use another --out folder');
+      }
+      this.db.prepare('UPDATE campaigns SET running_pid = ?, ended_at = NULL, end_reason = NULL WHERE id = ?').run(pid, id);
+      this.db.prepare('INSERT INTO sessions (campaign_id, started_at, pid) VALUES (?, ?, ?)').run(id, now(), pid);
+    })();
+  }
+
+  /** Records the end of this process's session of a campaign. */
+  endCampaign(id: number, reason: string, pid: number = process.pid): void {
+    this.db.transaction(() => {
+      const t = now();
+      this.db.prepare('UPDATE campaigns SET ended_at = ?, end_reason = ?, running_pid = NULL WHERE id = ?').run(t, reason, id);
+      this.db.prepare('UPDATE sessions SET ended_at = ?, end_reason = ? WHERE campaign_id = ? AND pid = ? AND ended_at IS NULL').run(t, reason, id, pid);
+    })();
+  }
+
+  /** Finished seeds of a campaign: how many, the gaps below the highest, and where to go on. */
+  seedProgress(id: number): SeedProgress {
+    const c = this.campaign(id);
+    if (!c) throw errState(`campaign ${id} does not exist in ${this.path}`);
+    const gaps: bigint[] = [];
+    let expect = c.seedStart;
+    let done = 0;
+    for (const r of this.db.prepare('SELECT seed FROM seeds WHERE campaign_id = ? ORDER BY seed').safeIntegers(true).iterate(id) as Iterable<{ seed: bigint }>) {
+      for (; expect < r.seed; expect++) gaps.push(expect);
+      expect = r.seed + 1n;
+      done++;
+    }
+    return { done, gaps, next: expect };
+  }
+
+  /**
+   * Stores one finished seed: first the finding and internal-case folders (fsync'ed), then one
+   * transaction with the seed, its tests, its findings and the campaign counters.
+   */
+  recordProgram(campaignId: number, p: ProgramRecord): void {
+    for (const f of p.findings) writeFolderDurably(join(this.outDir, FINDINGS_DIR), f.id, f.files);
+    if (p.internal) writeFolderDurably(join(this.outDir, INTERNAL_DIR), p.internal.id, p.internal.files);
+    const t = now();
+    this.db.transaction(() => {
+      this.db.prepare('INSERT INTO seeds (campaign_id, seed, status, gen_ms, reason, finished_at) VALUES (?, ?, ?, ?, ?, ?)').run(campaignId, p.seed, p.status, p.genMs, p.reason ?? null, t);
+      const insertTest = this.db.prepare(
+        'INSERT INTO tests (campaign_id, seed, compiler, compiler_version, options, outcome, duration_ms, bucket, flaky, finding_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      );
+      for (const x of p.tests) {
+        insertTest.run(campaignId, p.seed, x.compiler, x.compilerVersion, x.options, x.outcome, x.durationMs, x.bucket ?? null, x.flaky ? 1 : 0, x.findingId ?? null);
+      }
+      const insertFinding = this.db.prepare(
+        `INSERT OR REPLACE INTO findings (id, campaign_id, seed, outcome, bucket, compiler, compiler_version, options, command, expected, actual, stderr, dir, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      );
+      for (const f of p.findings) {
+        insertFinding.run(f.id, campaignId, p.seed, f.outcome, f.bucket, f.compiler, f.compilerVersion, f.options, JSON.stringify(f.command), f.expected, f.actual, f.stderr, join(FINDINGS_DIR, f.id), t);
+      }
+      if (p.internal) {
+        this.db
+          .prepare('INSERT OR REPLACE INTO internal_cases (id, campaign_id, seed, expected, actual, dir, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
+          .run(p.internal.id, campaignId, p.seed, p.internal.expected, p.internal.actual, join(INTERNAL_DIR, p.internal.id), t);
+      }
+      const c = this.campaign(campaignId)!;
+      const counters = { ...c.counters };
+      for (const x of p.tests) {
+        counters[x.outcome] = (counters[x.outcome] ?? 0) + 1;
+        if (x.flaky) counters.flaky = (counters.flaky ?? 0) + 1;
+      }
+      this.db
+        .prepare('UPDATE campaigns SET programs = programs + 1, discarded = discarded + ?, tests = tests + ?, findings = findings + ?, internal = internal + ?, counters = ? WHERE id = ?')
+        .run(p.status === 'tested' ? 0 : 1, p.tests.length, p.findings.length, p.internal ? 1 : 0, JSON.stringify(counters), campaignId);
+    })();
+  }
+
+  /** Every finding, grouped by bucket (buckets in order of first appearance). */
+  listFindings(): FindingRow[] {
+    const rows = this.db
+      .prepare(
+        `SELECT f.*, (SELECT MIN(g.created_at || g.id) FROM findings g WHERE g.bucket = f.bucket) AS first
+         FROM findings f ORDER BY first, f.created_at, f.id`,
+      )
+      .safeIntegers(true)
+      .all() as RawFinding[];
+    return rows.map((r) => ({
+      id: r.id,
+      campaignId: Number(r.campaign_id),
+      seed: String(r.seed),
+      outcome: r.outcome,
+      bucket: r.bucket,
+      compiler: r.compiler,
+      compilerVersion: r.compiler_version,
+      options: r.options,
+      expected: r.expected,
+      actual: r.actual,
+      dir: join(this.outDir, r.dir),
+      createdAt: r.created_at,
+    }));
+  }
+
+  /** Buckets seen before in this store (to tell new buckets apart during a campaign). */
+  knownBuckets(): Set<string> {
+    return new Set((this.db.prepare('SELECT DISTINCT bucket FROM findings').all() as { bucket: string }[]).map((r) => r.bucket));
+  }
+}
+
+interface RawCampaign {
+  id: bigint;
+  started_at: string;
+  ended_at: string | null;
+  end_reason: string | null;
+  config: string;
+  compilers: string;
+  seed_start: bigint;
+  max_tests: bigint | null;
+  programs: bigint;
+  discarded: bigint;
+  tests: bigint;
+  findings: bigint;
+  internal: bigint;
+  counters: string;
+  running_pid: bigint | null;
+}
+
+interface RawFinding {
+  id: string;
+  campaign_id: bigint;
+  seed: bigint;
+  outcome: string;
+  bucket: string;
+  compiler: string;
+  compiler_version: string;
+  options: string;
+  expected: string;
+  actual: string;
+  dir: string;
+  created_at: string;
+}
+
+function campaignRow(r: RawCampaign): CampaignRow {
+  return {
+    id: Number(r.id),
+    startedAt: r.started_at,
+    endedAt: r.ended_at,
+    endReason: r.end_reason,
+    config: JSON.parse(r.config) as unknown,
+    compilers: JSON.parse(r.compilers) as unknown,
+    seedStart: r.seed_start,
+    maxTests: r.max_tests === null ? null : Number(r.max_tests),
+    programs: Number(r.programs),
+    discarded: Number(r.discarded),
+    tests: Number(r.tests),
+    findings: Number(r.findings),
+    internal: Number(r.internal),
+    counters: JSON.parse(r.counters) as Record<string, number>,
+    runningPid: r.running_pid === null ? null : Number(r.running_pid),
+  };
+}
+
+function now(): string {
+  return new Date().toISOString();
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
