@@ -290,7 +290,7 @@ export async function fuzz(s: FuzzSettings): Promise<CampaignSummary> {
           rerunFailures: s.rerun,
         },
         {
-          onTest: (r) => progress.test(r.judgement.outcome),
+          onTest: () => progress.test(),
           onProgram: (r) => {
             // Written and committed first, announced after: what is shown is never lost.
             const draft = draftProgram(r, ctx);
@@ -338,6 +338,7 @@ function announce(progress: Progress, r: ProgramReport, draft: ReturnType<typeof
   if (r.status !== 'tested') c.discarded++;
   if (r.status === 'error') progress.println(`kiln fuzz: KILN BUG: the generator failed on seed ${r.seed}: ${(r.reason ?? '').split('\n')[0]} (please report it)`, process.stderr);
   c.flaky += r.results.filter((x) => x.flaky).length;
+  for (const x of r.results) progress.outcome(x.outcome);
   for (const f of draft.findings) {
     c.findings++;
     const isNew = !known.has(f.bucket);

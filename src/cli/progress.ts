@@ -39,9 +39,13 @@ export class Progress {
     this.timer.unref();
   }
 
-  /** Counts one finished (program, configuration) test. */
-  test(outcome: string): void {
+  /** Counts one finished (program, configuration) test (for the rate). */
+  test(): void {
     this.counts.tests++;
+  }
+
+  /** Counts the final outcome of one (program, configuration) pair. */
+  outcome(outcome: string): void {
     this.counts.outcomes.set(outcome, (this.counts.outcomes.get(outcome) ?? 0) + 1);
   }
 

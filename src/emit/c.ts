@@ -1,7 +1,7 @@
 import { promote, type IntType } from '../c/types.js';
 import type { Block, Expr, FuncDecl, Init, Program, Stmt, VarDecl } from '../ir/nodes.js';
 import { unqualified, type RecordT } from '../ir/types.js';
-import { walkProgram } from '../ir/visit.js';
+import { loopContinues, walkProgram } from '../ir/visit.js';
 import { HASH_PRIME, HASH_SEED } from '../interp/runtime.js';
 import { declare, safeName } from './names.js';
 import { safeDefinition, safeKey, type SafeUse } from './safe-math.js';
@@ -73,7 +73,7 @@ function storage(d: VarDecl): string {
 
 function signature(f: FuncDecl, n: Names): string {
   const params = f.params.length ? f.params.map((p) => declare(p.type, p.name, n.prefix)).join(', ') : 'void';
-  return `${f.isStatic ? 'static ' : ''}${declare(f.ret, `${n.funcs.get(f.id)!}(${params})`, n.prefix)}`;
+  return `${f.isStatic ? 'static ' : ''}${f.isInline ? 'inline ' : ''}${declare(f.ret, `${n.funcs.get(f.id)!}(${params})`, n.prefix)}`;
 }
 
 function recordDefinition(r: RecordT, prefix: string): string {
@@ -213,7 +213,7 @@ function printBlock(b: Block, n: Names, depth: number): string {
   const pad = INDENT.repeat(depth);
   const inner = INDENT.repeat(depth + 1);
   const lines: string[] = [`${pad}{`];
-  for (const d of b.locals) lines.push(`${inner}${declare(d.type, d.name, n.prefix)}${d.init ? ' = ' + printInit(d.init, n) : ''};`);
+  for (const d of b.locals) lines.push(`${inner}${d.isRegister ? 'register ' : ''}${declare(d.type, d.name, n.prefix)}${d.init ? ' = ' + printInit(d.init, n) : ''};`);
   for (const s of b.stmts) lines.push(printStmt(s, n, depth + 1));
   lines.push(`${pad}}`);
   return lines.join('\n');
@@ -232,8 +232,34 @@ function printStmt(s: Stmt, n: Names, depth: number): string {
     }
     case 'for': {
       const part = (e: Expr | undefined): string => (e ? stripParens(printExpr(e, n)) : '');
-      return `${pad}for (${part(s.init)}; ${part(s.cond)}; ${part(s.step)})\n${printBlock(s.body, n, depth)}`;
+      // `continue` in a while loop would skip the step appended to the body: print it as a for loop.
+      // A do loop cannot be: its first iteration skips the test (generators never put continue in one).
+      if (s.form === 'do' && loopContinues(s.body)) throw new Error(`do loop ${s.id} contains continue: cannot print it exactly`);
+      const form = s.form && s.cond && !loopContinues(s.body) ? s.form : 'for';
+      if (form === 'for') return `${pad}for (${part(s.init)}; ${part(s.cond)}; ${part(s.step)})\n${printBlock(s.body, n, depth)}`;
+      const body = s.step ? { ...s.body, stmts: [...s.body.stmts, { kind: 'expr', id: -1, expr: s.step } as Stmt] } : s.body;
+      const init = s.init ? `${pad}${part(s.init)};\n` : '';
+      if (form === 'while') return `${init}${pad}while (${part(s.cond)})\n${printBlock(body, n, depth)}`;
+      return `${init}${pad}do\n${printBlock(body, n, depth)}\n${pad}while (${part(s.cond)});`;
     }
+    case 'switch': {
+      const ct = promote(unqualified(s.cond.type) as IntType);
+      const inner = INDENT.repeat(depth + 1);
+      const lines = [`${pad}switch (${stripParens(printExpr(s.cond, n))})`, `${pad}{`];
+      s.body.stmts.forEach((st, i) => {
+        if (st.kind !== 'case') {
+          lines.push(printStmt(st, n, depth + 1));
+          return;
+        }
+        const label = st.value === undefined ? 'default:' : `case ${printConst({ kind: 'const', id: -1, type: ct, value: st.value })}:`;
+        // A label must label a statement: the last one gets a null statement.
+        lines.push(`${inner}${label}${i === s.body.stmts.length - 1 ? ' ;' : ''}`);
+      });
+      lines.push(`${pad}}`);
+      return lines.join('\n');
+    }
+    case 'case':
+      return `${pad}${s.value === undefined ? 'default' : `case ${s.value}`}: ;`;
     case 'return':
       return s.value ? `${pad}return ${stripParens(printExpr(s.value, n))};` : `${pad}return;`;
     case 'break':

@@ -48,8 +48,10 @@ export class GenContext {
   readonly funcs: FuncInfo[] = [];
   /** Stack of functions under construction (a call may start a new function mid-expression). */
   readonly fnStack: FnCtx[] = [];
-  /** Integer types enabled by the policy. */
+  /** Integer types enabled by the policy (exact-width spellings). */
   readonly intTypes: readonly IntType[];
+  /** The same types spelled classically (char, short, …, long long). */
+  readonly classicTypes: readonly IntType[];
   private names = new Map<string, number>();
   /** Operators left in the expression being generated. */
   complexity = 0;
@@ -67,6 +69,8 @@ export class GenContext {
     this.b = new IRBuilder();
     const all = [C.int8, C.uint8, C.int16, C.uint16, C.int32, C.uint32, C.int64, C.uint64];
     this.intTypes = policy.features.math64 ? all : all.filter((t) => t.bits <= 32);
+    const classic = [C.char, C.schar, C.uchar, C.short, C.ushort, C.int, C.uint, C.long, C.ulong, C.llong, C.ullong];
+    this.classicTypes = policy.features.math64 ? classic : classic.filter((t) => t.bits <= 32);
   }
 
   /** A fresh name with a prefix: g_1, l_2, p_3, func_4, lbl_5, S0, U1 (one counter per prefix). */
@@ -91,9 +95,9 @@ export class GenContext {
     return b;
   }
 
-  /** A random enabled integer type. */
+  /** A random enabled integer type (sometimes spelled classically: same semantics, other front-end paths). */
   intType(): IntType {
-    return this.rng.pick(this.intTypes);
+    return this.rng.pick(this.rng.chance(this.policy.choices.classicTypeNames) ? this.classicTypes : this.intTypes);
   }
 
   /** Whether another global may be created. */

@@ -70,7 +70,7 @@ export function createFunction(g: GenContext, ret: Type, opts: { name?: string; 
   const body = genBlock(g, { inLoop: false, ret: isRecord(ret) || ret.kind !== 'void' ? ret : undefined, functionBody: true });
   g.fnStack.pop();
   g.complexity = savedComplexity;
-  info.decl = b.func(info.sig.name, ret, params, body, info.sig.id);
+  info.decl = b.func(info.sig.name, ret, params, body, info.sig.id, true, rng.chance(policy.choices.inlineFunction));
   info.complete = true;
   return info;
 }

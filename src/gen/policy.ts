@@ -21,6 +21,7 @@ export const StatementWeights = z
     goto: weight(5, '`if (c) goto label;` to a label in the same or an enclosing block'),
     break: weight(5, 'break (only inside loops)'),
     continue: weight(5, 'continue (only inside loops)'),
+    switch: weight(4, 'switch statements with case/default labels and fall-through (Kiln extension: Csmith has none)'),
   })
   .strict();
 
@@ -113,6 +114,11 @@ export const Choices = z
     specialConstant: weight(0.3, 'chance that a constant is a boundary value (0, ±1, MIN, MAX, …)'),
     backwardGoto: weight(0.3, 'chance that a goto jumps backward'),
     macroSafeMath: weight(0.5, 'chance that a program prints its safe-math wrappers as macros rather than functions'),
+    classicTypeNames: weight(0.3, 'chance that an integer type is spelled classically (char, short, long, …) rather than as int8_t…'),
+    whileLoop: weight(0.15, 'chance that a loop is printed as a while loop (when its body has no continue)'),
+    doLoop: weight(0.1, 'chance that a loop is a do-while loop (its first iteration does not test the condition)'),
+    inlineFunction: weight(0.15, 'chance that a function is declared inline (Csmith --inline-function)'),
+    registerLocal: weight(0.1, 'chance that a scalar local whose address is never taken is declared register'),
   })
   .strict();
 

@@ -1,5 +1,6 @@
 import { C } from '../c/types.js';
-import type { Expr, Program, Stmt, VarDecl } from '../ir/nodes.js';
+import type { Expr, FuncDecl, Program, Stmt, VarDecl } from '../ir/nodes.js';
+import { transform, walk } from '../ir/visit.js';
 import { namedFields, type Type } from '../ir/types.js';
 import { Rng } from '../random/rng.js';
 import { newVariable } from './access.js';
@@ -25,7 +26,7 @@ export function generateRaw(seed: number | bigint | string, policy: Policy): Pro
   // The first function takes the name counter's first value: func_1, the root of generation.
   const func1 = createFunction(g, returnType(g), { noParams: true });
   const main = genMain(g, func1.sig);
-  const funcs = g.funcs.map((f) => f.decl!);
+  const funcs = g.funcs.map((f) => markRegisterLocals(g, f.decl!));
   const safeMath = rng.chance(policy.choices.macroSafeMath) ? 'macro' : 'function';
   return g.b.program({
     records: g.records,
@@ -34,6 +35,23 @@ export function generateRaw(seed: number | bigint | string, policy: Policy): Pro
     main,
     meta: { seed: String(seed), mode: 'csmith', safeMath },
   });
+}
+
+/** Declares some scalar locals `register`: only those whose address is never taken (C forbids it). */
+function markRegisterLocals(g: GenContext, f: FuncDecl): FuncDecl {
+  const taken = new Set<number>();
+  walk(f, (n) => {
+    if (n.kind !== 'addr') return;
+    let t = n.target;
+    while (t.kind === 'field' || t.kind === 'index') t = t.base;
+    if (t.kind === 'var') taken.add(t.decl);
+  });
+  const share = g.policy.choices.registerLocal;
+  if (share <= 0) return f;
+  return transform(f, (n) => {
+    if (n.kind === 'var-decl' && n.storage === 'local' && n.type.kind === 'int' && !taken.has(n.id) && g.rng.chance(share)) return { ...n, isRegister: true };
+    return n;
+  }) as FuncDecl;
 }
 
 function genMain(g: GenContext, func1: { id: number; ret: Type; params: readonly { type: Type }[] }) {

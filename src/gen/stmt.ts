@@ -1,6 +1,7 @@
-import { intMax, intMin, type IntType } from '../c/types.js';
+import { intMax, intMin, promote, type IntType } from '../c/types.js';
 import type { AssignOp, Block, Expr, LabelStmt, Stmt, VarDecl } from '../ir/nodes.js';
 import { isRecord, unqualified, type Type } from '../ir/types.js';
+import { loopContinues } from '../ir/visit.js';
 import { newLocal, pickLvalue, scopeLimitOf } from './access.js';
 import type { BlockCtx, GenContext, LoopCtx } from './context.js';
 import { declarable, genExpr, genInt } from './expr.js';
@@ -19,6 +20,8 @@ const COMPOUND_OPS: readonly AssignOp[] = ['+=', '-=', '*=', '/=', '%=', '<<=', 
 /** Options of a block being generated. */
 export interface BlockOptions {
   readonly inLoop: boolean;
+  /** Inside a switch body (not in a loop nested in it): `break` is allowed. */
+  readonly inSwitch?: boolean;
   /** Return type of the enclosing function, or undefined for void. */
   readonly ret: Type | undefined;
   /** The function's outermost block ends with a return of the function's type. */
@@ -72,8 +75,9 @@ function genStmt(g: GenContext, opts: BlockOptions): Stmt | undefined {
     ['arrayLoop', depthOk && f.loops && f.arrays ? w.arrayLoop : 0],
     ['return', w.return],
     ['goto', f.goto ? w.goto : 0],
-    ['break', opts.inLoop ? w.break : 0],
+    ['break', opts.inLoop || opts.inSwitch ? w.break : 0],
     ['continue', opts.inLoop ? w.continue : 0],
+    ['switch', depthOk ? w.switch : 0],
   ]);
   switch (kind) {
     case 'assign':
@@ -92,7 +96,37 @@ function genStmt(g: GenContext, opts: BlockOptions): Stmt | undefined {
       return g.b.brk();
     case 'continue':
       return g.b.cont();
+    case 'switch':
+      return switchStmt(g, opts);
   }
+}
+
+/**
+ * `switch (e) { case c1: {…} break; case c2: {…} … default: {…} }` with a few distinct small
+ * case values (so cases are actually taken), occasional fall-through, and a default most of the
+ * time. Each case's statements are in their own block, which may declare locals.
+ */
+function switchStmt(g: GenContext, opts: BlockOptions): Stmt {
+  const { rng, b } = g;
+  budget(g);
+  const cond = genInt(g, g.intType());
+  const ct = promote(unqualified(cond.type) as IntType);
+  const nCases = rng.int(1, 4);
+  const values = new Set<bigint>();
+  while (values.size < nCases) {
+    const v = rng.chance(0.8) ? BigInt(rng.int(-3, 8)) : rng.bigint(intMin(ct), intMax(ct));
+    if (v >= intMin(ct) && v <= intMax(ct)) values.add(v);
+  }
+  const labels: (bigint | undefined)[] = [...values];
+  if (rng.chance(0.7)) labels.splice(rng.int(0, labels.length), 0, undefined);
+  const inner: BlockOptions = { ...opts, inSwitch: true, functionBody: false };
+  const stmts: Stmt[] = [];
+  for (const v of labels) {
+    stmts.push(b.case(v));
+    stmts.push(genBlock(g, inner));
+    if (rng.chance(0.8)) stmts.push(b.brk());
+  }
+  return b.switch(cond, b.block(stmts));
 }
 
 /** Starts a fresh complexity budget for one full expression. */
@@ -185,9 +219,13 @@ function forLoop(g: GenContext, opts: BlockOptions): Stmt {
     hi: Number(up ? c1 : c0),
   };
   g.fn.loops.push(range);
-  const body = genBlock(g, { ...opts, inLoop: true, functionBody: false });
+  const body = genBlock(g, { ...opts, inLoop: true, inSwitch: false, functionBody: false });
   g.fn.loops.pop();
-  return b.for(init, cond, stepExpr, body);
+  // Print some loops as while or do-while loops (a do loop always runs its first iteration).
+  const ch = policy.choices;
+  const r = rng.float();
+  const form = loopContinues(body) ? 'for' : r < ch.doLoop ? 'do' : r < ch.doLoop + ch.whileLoop ? 'while' : 'for';
+  return b.for(init, cond, stepExpr, body, form);
 }
 
 /**
@@ -207,7 +245,7 @@ function arrayLoop(g: GenContext, opts: BlockOptions): Stmt | undefined {
   const bias = g.loopIndexBias;
   g.loopIndexBias = 0.9;
   g.fn.loops.push({ induction: b.v(i), decl: i, lo: 0, hi: n - 1 });
-  const body = genBlock(g, { ...opts, inLoop: true, functionBody: false });
+  const body = genBlock(g, { ...opts, inLoop: true, inSwitch: false, functionBody: false });
   g.fn.loops.pop();
   g.loopIndexBias = bias;
   return b.for(b.assign(b.v(i), b.lit(0, t)), b.bin('<', b.v(i), b.lit(n, t)), b.incdec('++', b.v(i), false), body);

@@ -57,7 +57,7 @@ export interface ProgramReport {
 /** Callbacks of a campaign. `onProgram` must persist the report before its promise settles. */
 export interface CampaignHooks {
   onProgram(report: ProgramReport): void | Promise<void>;
-  /** Each finished compile+run (for live progress). */
+  /** Each finished first test of a (program, configuration) pair (for live progress). */
   onTest?(result: ConfigResult): void;
 }
 
@@ -192,6 +192,10 @@ export async function runCampaign(opts: CampaignOptions, hooks: CampaignHooks): 
           open.push({ seed, source: reply.source, expected: reply.expected, genMs: reply.genMs, phase: 'first', pending: [...configs], running: 0, first: new Map(), second: new Map(), agreed: undefined });
         } else if (reply.reason === 'pool closed') {
           return maybeFinish();
+        } else if (reply.reason === 'pool failed') {
+          failure ??= new Error(`cannot generate programs: ${reply.error ?? 'generation processes failed'}`);
+          stop('interrupted');
+          return;
         } else {
           const status = reply.reason === 'generator error' ? 'error' : 'discarded';
           report({ seed, status, genMs: reply.genMs, reason: reply.error ?? reply.reason, results: [] });
@@ -215,7 +219,7 @@ export async function runCampaign(opts: CampaignOptions, hooks: CampaignHooks): 
           if (p.phase === 'first') tests++;
           else reruns++;
           (p.phase === 'first' ? p.first : p.second).set(config, res);
-          hooks.onTest?.(res);
+          if (p.phase === 'first') hooks.onTest?.(res);
           if (p.pending.length === 0 && p.running === 0) advance(p);
           pump();
         },

@@ -25,6 +25,10 @@ export class GeneratorPool {
   private readonly waiting: { seed: string; resolve: (r: GenReply) => void }[] = [];
   private nextId = 1;
   private closed = false;
+  /** Processes that died in a row without answering: a broken installation, not a bad seed. */
+  private deathsInARow = 0;
+  /** Set when generation processes cannot be kept alive; every request then fails with it. */
+  private broken: string | undefined;
 
   constructor(
     readonly size: number,
@@ -36,8 +40,8 @@ export class GeneratorPool {
   /** Generates the program of one seed. */
   generate(seed: bigint | string): Promise<GenReply> {
     return new Promise((resolve) => {
-      if (this.closed) {
-        resolve({ id: 0, seed: String(seed), ok: false, reason: 'pool closed', genMs: 0 });
+      if (this.closed || this.broken) {
+        resolve({ id: 0, seed: String(seed), ok: false, reason: this.broken ? 'pool failed' : 'pool closed', error: this.broken, genMs: 0 });
         return;
       }
       this.waiting.push({ seed: String(seed), resolve });
@@ -49,13 +53,14 @@ export class GeneratorPool {
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    const reason = this.broken ? 'pool failed' : 'pool closed';
     for (const s of this.slots) {
-      if (s.busy) s.busy.resolve({ id: s.busy.id, seed: s.busy.seed, ok: false, reason: 'pool closed', genMs: 0 });
+      if (s.busy) s.busy.resolve({ id: s.busy.id, seed: s.busy.seed, ok: false, reason, error: this.broken, genMs: 0 });
       s.busy = undefined;
       s.child.removeAllListeners('exit');
       s.child.kill('SIGKILL');
     }
-    for (const w of this.waiting.splice(0)) w.resolve({ id: 0, seed: w.seed, ok: false, reason: 'pool closed', genMs: 0 });
+    for (const w of this.waiting.splice(0)) w.resolve({ id: 0, seed: w.seed, ok: false, reason, error: this.broken, genMs: 0 });
   }
 
   private dispatch(): void {
@@ -78,6 +83,7 @@ export class GeneratorPool {
       const b = slot.busy;
       if (!b || b.id !== m.id) return;
       slot.busy = undefined;
+      this.deathsInARow = 0;
       b.resolve(m);
       this.dispatch();
     });
@@ -86,6 +92,11 @@ export class GeneratorPool {
       const b = slot.busy;
       slot.busy = undefined;
       if (b) b.resolve({ id: b.id, seed: b.seed, ok: false, reason: 'generator error', error: `generation process died (${signal ?? `exit ${code}`})`, genMs: 0 });
+      if (++this.deathsInARow > 2 * this.size + 3) {
+        this.broken = `generation processes keep dying (last: ${signal ?? `exit ${code}`})`;
+        this.close();
+        return;
+      }
       const i = this.slots.indexOf(slot);
       if (i >= 0) this.slots[i] = this.spawn();
       this.dispatch();

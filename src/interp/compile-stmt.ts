@@ -1,7 +1,8 @@
-import type { CValue } from '../c/types.js';
+import { fromBigInt } from '../c/convert.js';
+import { promote, type CValue, type IntType } from '../c/types.js';
 import { fieldExprType } from '../ir/build.js';
 import type { Block, Expr, FuncDecl, Init, Stmt, VarDecl } from '../ir/nodes.js';
-import { isRecord, namedFields, type Type } from '../ir/types.js';
+import { isRecord, namedFields, unqualified, type Type } from '../ir/types.js';
 import { compileExpr, truthy } from './compile-expr.js';
 import { conversion, type CompileContext, type Ev, type VarHome } from './context.js';
 import { cellCount, fieldOffset, layoutOf, zeroFill, zeroOf, type Cell, type Layout, type MemObject } from './memory.js';
@@ -292,9 +293,12 @@ function compileStmtInner(cx: CompileContext, s: Stmt, scope: readonly Visible[]
       const body = compileBlock(cx, s.body, scope);
       const li = cx.loopIndex.get(s.id)!;
       const id = s.id;
-      const loop = (f: Frame): Completion => {
+      const isDo = s.form === 'do';
+      // `first`: a do loop runs its first iteration without testing the condition.
+      const loop = (f: Frame, first: boolean): Completion => {
         for (;;) {
-          if (cond && !truthy(cond(f))) return Completion.Normal;
+          if (!first && cond && !truthy(cond(f))) return Completion.Normal;
+          first = false;
           rt.loopIters[li]++;
           rt.step(id);
           const r = body.exec(f);
@@ -306,7 +310,7 @@ function compileStmtInner(cx: CompileContext, s: Stmt, scope: readonly Visible[]
       return {
         exec: (f) => {
           if (init) init(f);
-          return loop(f);
+          return loop(f, isDo);
         },
         from: body.labels.size
           ? (f, label) => {
@@ -314,12 +318,40 @@ function compileStmtInner(cx: CompileContext, s: Stmt, scope: readonly Visible[]
               if (r === Completion.Break) return Completion.Normal;
               if (r === Completion.Return || r === Completion.Goto) return r;
               if (step) step(f);
-              return loop(f);
+              return loop(f, false);
             }
           : undefined,
         labels: body.labels,
       };
     }
+    case 'switch': {
+      const c = fullExpr(cx, s.cond);
+      const ct = promote(unqualified(s.cond.type) as IntType);
+      const body = compileBlock(cx, s.body, scope);
+      // Case values are converted to the promoted type of the controlling expression (C11 6.8.4.2p5).
+      const targets = new Map<string, number>();
+      let fallback = -1;
+      for (const st of s.body.stmts) {
+        if (st.kind !== 'case') continue;
+        if (st.value === undefined) fallback = st.id;
+        else targets.set(String(fromBigInt(st.value, ct)), st.id);
+      }
+      const toCt = conversion(s.cond.type, ct);
+      const dispatch = (r: Completion): Completion => (r === Completion.Break ? Completion.Normal : r);
+      return {
+        exec: (f) => {
+          const v = c(f);
+          const target = targets.get(String(toCt ? toCt(v) : v)) ?? fallback;
+          if (target < 0) return Completion.Normal;
+          return dispatch(body.from!(f, target));
+        },
+        from: body.labels.size ? (f, label) => dispatch(body.from!(f, label)) : undefined,
+        // Case labels are reached only through the switch; only goto labels are visible outside.
+        labels: new Set([...body.labels].filter((l) => !s.body.stmts.some((st) => st.id === l && st.kind === 'case'))),
+      };
+    }
+    case 'case':
+      return { exec: () => Completion.Normal, from: () => Completion.Normal, labels: new Set([s.id]) };
     case 'return': {
       if (!s.value) {
         return {

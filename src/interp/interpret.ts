@@ -45,7 +45,7 @@ export type RunOutcome =
   | { readonly ok: true; readonly output: string; readonly checksum: bigint; readonly profile: Profile }
   | { readonly ok: false; readonly ub: UBReport; readonly reports: readonly UBReport[]; readonly profile: Profile };
 
-const STATEMENT_KINDS: ReadonlySet<string> = new Set(['block', 'expr', 'if', 'for', 'return', 'break', 'continue', 'goto', 'label', 'hash']);
+const STATEMENT_KINDS: ReadonlySet<string> = new Set(['block', 'expr', 'if', 'for', 'switch', 'case', 'return', 'break', 'continue', 'goto', 'label', 'hash']);
 
 /** Formats the checksum line every Kiln program prints. */
 export function checksumLine(checksum: bigint): string {

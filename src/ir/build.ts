@@ -125,8 +125,8 @@ export class IRBuilder {
   }
 
   /** A function definition; pass `id` to define a function whose signature was reserved earlier. */
-  func(name: string, ret: Type, params: readonly VarDecl[], body: Block, id?: number, isStatic = true): FuncDecl {
-    return { kind: 'func', id: id ?? this.id(), name, ret, params, body, isStatic };
+  func(name: string, ret: Type, params: readonly VarDecl[], body: Block, id?: number, isStatic = true, isInline = false): FuncDecl {
+    return { kind: 'func', id: id ?? this.id(), name, ret, params, body, isStatic, ...(isInline ? { isInline } : {}) };
   }
 
   // ---- expressions --------------------------------------------------------------------------
@@ -302,10 +302,25 @@ export class IRBuilder {
     return { kind: 'if', id: this.id(), cond, then, else: otherwise };
   }
 
-  /** `for (init; cond; step) body`. */
-  for(init: Expr | undefined, cond: Expr | undefined, step: Expr | undefined, body: Block): ForStmt {
+  /** `for (init; cond; step) body` (printed as a `while` or `do` loop with `form`). */
+  for(init: Expr | undefined, cond: Expr | undefined, step: Expr | undefined, body: Block, form: 'for' | 'while' | 'do' = 'for'): ForStmt {
     if (cond && !isScalar(cond.type)) fail('for condition must be scalar');
-    return { kind: 'for', id: this.id(), init, cond, step, body };
+    if (form !== 'for' && !cond) fail(`a ${form} loop needs a condition`);
+    return { kind: 'for', id: this.id(), init, cond, step, body, ...(form !== 'for' ? { form } : {}) };
+  }
+
+  /** `switch (cond) body`; put `case`/`default` labels (from {@link IRBuilder.case}) directly in `body`. */
+  switch(cond: Expr, body: Block): Stmt {
+    if (cond.type.kind !== 'int') fail('switch needs an integer controlling expression');
+    if (body.locals.length) fail('a switch body declares no locals (a jump to a case would skip them)');
+    const values = body.stmts.filter((s) => s.kind === 'case').map((s) => (s as { value: bigint | undefined }).value);
+    if (new Set(values.map(String)).size !== values.length) fail('duplicate case value in switch');
+    return { kind: 'switch', id: this.id(), cond, body };
+  }
+
+  /** `case value:`, or `default:` without a value. */
+  case(value?: bigint): Stmt {
+    return { kind: 'case', id: this.id(), value };
   }
 
   /** `return value;`. */

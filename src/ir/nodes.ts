@@ -201,6 +201,8 @@ export interface VarDecl {
   readonly init: Init | undefined;
   /** Printed with `static` (globals and locals only). */
   readonly isStatic?: boolean;
+  /** Printed with `register` (scalar locals whose address is never taken). */
+  readonly isRegister?: boolean;
 }
 
 /** A function definition. */
@@ -212,6 +214,8 @@ export interface FuncDecl {
   readonly params: readonly VarDecl[];
   readonly body: Block;
   readonly isStatic?: boolean;
+  /** Printed with `inline` (a hint only: semantics are unchanged). */
+  readonly isInline?: boolean;
 }
 
 /** `{ locals; stmts }`: locals are declared (and initialised, in order) at block entry. */
@@ -236,7 +240,12 @@ export interface IfStmt {
   readonly else: Block | undefined;
 }
 
-/** `for (init; cond; step) body`; each clause may be absent. */
+/**
+ * `for (init; cond; step) body`; each clause may be absent. `form` only changes how it is
+ * printed, except `do`, whose first iteration does not test `cond`:
+ * - `while`: `init; while (cond) { body; step; }` (only printed so when the body has no `continue`);
+ * - `do`: `init; do { body; step; } while (cond);` (likewise).
+ */
 export interface ForStmt {
   readonly kind: 'for';
   readonly id: number;
@@ -244,6 +253,26 @@ export interface ForStmt {
   readonly cond: Expr | undefined;
   readonly step: Expr | undefined;
   readonly body: Block;
+  readonly form?: 'for' | 'while' | 'do';
+}
+
+/**
+ * `switch (cond) body`. Its `case` and `default` labels are statements directly in `body`
+ * (C's fall-through included); `break` leaves the switch. The body declares no locals (a jump to
+ * a case would skip their initialisers).
+ */
+export interface SwitchStmt {
+  readonly kind: 'switch';
+  readonly id: number;
+  readonly cond: Expr;
+  readonly body: Block;
+}
+
+/** `case value:` (or `default:` when `value` is undefined) inside a switch body. */
+export interface CaseStmt {
+  readonly kind: 'case';
+  readonly id: number;
+  readonly value: bigint | undefined;
 }
 
 export interface ReturnStmt {
@@ -284,7 +313,7 @@ export interface HashStmt {
 }
 
 /** Any statement. */
-export type Stmt = Block | ExprStmt | IfStmt | ForStmt | ReturnStmt | BreakStmt | ContinueStmt | GotoStmt | LabelStmt | HashStmt;
+export type Stmt = Block | ExprStmt | IfStmt | ForStmt | SwitchStmt | CaseStmt | ReturnStmt | BreakStmt | ContinueStmt | GotoStmt | LabelStmt | HashStmt;
 
 /** How safe-math wrappers are printed: as static functions or as statement-expression macros. */
 export type SafeMathForm = 'function' | 'macro';

@@ -10,7 +10,10 @@ export function children(n: Node): Node[] {
     case 'continue':
     case 'goto':
     case 'label':
+    case 'case':
       return [];
+    case 'switch':
+      return [n.cond, n.body];
     case 'index':
       return [n.base, n.index];
     case 'field':
@@ -79,7 +82,11 @@ export function mapChildren<N extends Node>(n: N, f: (child: Node) => Node): N {
     case 'continue':
     case 'goto':
     case 'label':
+    case 'case':
       return n;
+    case 'switch':
+      r = { ...n, cond: m(n.cond), body: m(n.body) };
+      break;
     case 'index':
       r = { ...n, base: m(n.base), index: m(n.index) };
       break;
@@ -270,6 +277,8 @@ export function isStmt(n: Node): n is Stmt {
     case 'goto':
     case 'label':
     case 'hash':
+    case 'switch':
+    case 'case':
       return true;
     default:
       return false;
@@ -310,4 +319,15 @@ export function exprsOf(n: Node): Expr[] {
     }
   });
   return out;
+}
+
+/** Whether a loop body contains a `continue` of that loop (not one of a nested loop). */
+export function loopContinues(body: Block): boolean {
+  let found = false;
+  walk(body, (x) => {
+    if (found || x.kind === 'for') return false;
+    if (x.kind === 'continue') found = true;
+    return !found;
+  });
+  return found;
 }

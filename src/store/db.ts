@@ -45,6 +45,8 @@ export function openDatabase(outDir: string, mode: OpenMode): Database.Database 
       db.pragma('foreign_keys = ON');
       db.pragma('busy_timeout = 5000');
       migrate(db, version);
+    } else if (version === 0) {
+      throw errState(`no Kiln campaign in ${outDir} (${path} is empty)`, "run 'kiln fuzz' first");
     } else if (version < SCHEMA_VERSION) {
       throw errDatabase(path, `written by an older Kiln (schema ${version}); open it once with 'kiln fuzz --resume' to migrate it`);
     }

@@ -94,6 +94,7 @@ function hoistCall(ed: Editor, at: number, call: CallExpr): Repaired | undefined
       case 'hash':
         return true;
       case 'if':
+      case 'switch':
         return contains(stmt.cond, call.id);
       case 'for':
         return stmt.init !== undefined && contains(stmt.init, call.id);
