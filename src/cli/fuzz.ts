@@ -271,7 +271,7 @@ export async function fuzz(s: FuzzSettings): Promise<CampaignSummary> {
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
 
-  const ctx = { campaignId, limits: s.limits, policyName: s.policy.name };
+  const ctx = { campaignId, limits: s.limits, policy: s.policy };
   let summary: CampaignSummary | undefined;
   try {
     if (remaining === 0) {

@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { registerGen } from './gen.js';
+import { registerStats } from './stats.js';
 import { registerFuzz } from './fuzz.js';
 import { registerCompilers } from './compilers.js';
 import { registerFindings } from './findings.js';
@@ -18,6 +19,7 @@ export function buildCli(): Command {
     .showHelpAfterError('(run kiln help for the list of commands)')
     .exitOverride();
   registerGen(program);
+  registerStats(program);
   registerFuzz(program);
   registerCompilers(program);
   registerFindings(program);

@@ -24,6 +24,7 @@ function fieldType(g: GenContext, allowRecord: boolean): Type {
   const { rng } = g;
   const earlier = g.records.filter((r) => r.kind === 'struct' || g.policy.features.unions);
   if (allowRecord && earlier.length && rng.chance(0.15)) return rng.pick(earlier);
+  if (g.policy.features.pointers && rng.chance(0.08)) return pointerType(g);
   if (g.policy.features.arrays && rng.chance(0.08)) return arrayOf(g.intType(), rng.int(2, Math.max(2, Math.min(5, g.policy.limits.maxArrayLen))));
   return g.intType();
 }

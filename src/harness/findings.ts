@@ -1,5 +1,6 @@
 import type { FinalResult, ProgramReport } from './campaign.js';
 import { compileCommand, SOURCE_FILE, type ConfigResult } from './execute.js';
+import type { Policy } from '../gen/policy.js';
 import type { Limits } from './matrix.js';
 import { FINDING_OUTCOMES } from './oracle.js';
 import { reproScript } from './repro.js';
@@ -64,7 +65,8 @@ export interface ProgramDraft {
 export interface DraftContext {
   readonly campaignId: number;
   readonly limits: Limits;
-  readonly policyName: string;
+  /** The generation policy: with the seed, it regenerates the program's IR (for the IR reducer). */
+  readonly policy: Policy;
 }
 
 /** Turns a finished program into rows and folders: one finding per failing configuration. */
@@ -123,7 +125,7 @@ function draftFinding(r: ProgramReport, f: FinalResult, ctx: DraftContext): Find
     command: command.join(' '),
     seed: String(r.seed),
     campaign: ctx.campaignId,
-    policy: ctx.policyName,
+    policyName: ctx.policy.name,
     expected,
     actual,
     detail: j.detail ?? null,
@@ -133,6 +135,7 @@ function draftFinding(r: ProgramReport, f: FinalResult, ctx: DraftContext): Find
     limits: ctx.limits,
     reproduced: f.rerun !== undefined,
     others,
+    policy: ctx.policy,
   };
   return {
     id,
@@ -159,11 +162,12 @@ function draftInternal(r: ProgramReport, agreed: string, ctx: DraftContext): Int
     id,
     seed: String(r.seed),
     campaign: ctx.campaignId,
-    policy: ctx.policyName,
+    policyName: ctx.policy.name,
     expected: r.expected,
     agreed,
     note: 'every configuration that ran printed the same line and the interpreter expected another: a Kiln bug (interpreter, repair or emitter), not a compiler bug',
     configurations: r.results.map((o) => ({ compiler: o.config.compiler.name, compilerVersion: o.config.compiler.version, options: o.config.optionsText, outcome: o.outcome, output: o.result.output ?? null })),
+    policy: ctx.policy,
   };
   return {
     id,

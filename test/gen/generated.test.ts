@@ -8,6 +8,7 @@ import { generateProgram } from '../../src/repair/generate.js';
 import { batchSource } from '../support/batch.js';
 import { compileC, requireTool, runExe } from '../support/cc.js';
 import { mapPool } from '../support/pool.js';
+import { runProcess } from '../../src/harness/process.js';
 
 const FIRST = Number(process.env.KILN_TEST_SEED ?? 1);
 const COUNT = 100;
@@ -54,6 +55,22 @@ async function check(cases: readonly Case[], configs: readonly { cc: string; fla
   return failures;
 }
 
+/** Runs gcc -O0 builds under valgrind with --error-exitcode=1 (memcheck must be silent). */
+async function valgrindSilent(cases: readonly Case[]): Promise<string[]> {
+  const bin = await compileC(batchSource(cases.map((x) => x.program)), { cc: 'gcc', flags: ['-O0', '-g'] });
+  try {
+    const r = await runProcess('valgrind', ['-q', '--error-exitcode=1', bin.exe], { timeoutMs: 300_000 });
+    const lines = r.stdout.split('\n');
+    const failures = r.status === 0 ? [] : [`valgrind status ${r.status}: ${r.stderr.slice(0, 800)}`];
+    cases.forEach((x, i) => {
+      if (lines[i] !== x.expected) failures.push(`valgrind seed ${x.seed}: got ${JSON.stringify(lines[i])}`);
+    });
+    return failures;
+  } finally {
+    bin.cleanup();
+  }
+}
+
 describe('generated programs on real compilers', () => {
   it(`${COUNT} consecutive seeds print the expected line with gcc and clang at -O0 and -O2`, async () => {
     requireTool('gcc');
@@ -68,13 +85,16 @@ describe('generated programs on real compilers', () => {
     expect(failures).toEqual([]);
   }, 900_000);
 
-  it(`${SANITIZER_COUNT} seeds are silent under clang ASan+UBSan and gcc UBSan`, async () => {
+  it(`${SANITIZER_COUNT} seeds are silent under clang ASan+UBSan, clang MSan, gcc UBSan and valgrind`, async () => {
     requireTool('clang');
+    requireTool('valgrind');
     const cases = generate(FIRST + 5000, SANITIZER_COUNT);
     const failures = await check(cases, [
       { cc: 'clang', flags: ['-O1', '-fsanitize=undefined,address', '-fno-sanitize-recover=all'], env: { ASAN_OPTIONS: 'detect_leaks=0' } },
+      { cc: 'clang', flags: ['-O1', '-fsanitize=memory', '-fno-sanitize-recover=all'] },
       { cc: 'gcc', flags: ['-O1', '-fsanitize=undefined', '-fno-sanitize-recover=all'] },
     ]);
     expect(failures).toEqual([]);
+    expect(await valgrindSilent(cases.slice(0, 10))).toEqual([]);
   }, 900_000);
 });

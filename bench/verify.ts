@@ -1,0 +1,112 @@
+// The full acceptance runs for generated programs (CI runs slices of them):
+//   - N consecutive seeds (default 1,000) compile with gcc and clang at -O0 -O1 -O2 -Os -O3 and
+//     print exactly the expected line;
+//   - M seeds (default 200) are silent under clang ASan+UBSan, clang MSan, gcc UBSan and
+//     valgrind memcheck, and still print the expected line.
+//
+//   npm run bench:verify [-- --seeds 1000 --sanitizer-seeds 200 --first 1 --size medium]
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { emitC } from '../src/emit/c.js';
+import { parsePolicy, type SizePreset } from '../src/gen/policy.js';
+import { runProcess } from '../src/harness/process.js';
+import type { Program } from '../src/ir/nodes.js';
+import { generateProgram } from '../src/repair/generate.js';
+
+function arg(name: string, fallback: string): string {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 && process.argv[i + 1] ? process.argv[i + 1]! : fallback;
+}
+
+const seeds = Number(arg('seeds', '1000'));
+const sanitizerSeeds = Number(arg('sanitizer-seeds', '200'));
+const first = Number(arg('first', '1'));
+const policy = parsePolicy({}, arg('size', 'medium') as SizePreset);
+const BATCH = 10;
+
+interface Case {
+  seed: number;
+  program: Program;
+  expected: string;
+}
+
+function generate(from: number, count: number): { cases: Case[]; discarded: number } {
+  const cases: Case[] = [];
+  let discarded = 0;
+  for (let s = from; s < from + count; s++) {
+    const r = generateProgram(s, policy);
+    if (r.ok) cases.push({ seed: s, program: r.program, expected: r.expected });
+    else discarded++;
+  }
+  return { cases, discarded };
+}
+
+function batchSource(programs: readonly Program[]): string {
+  const parts = programs.map((p, i) => emitC(p, { prefix: `p${i}_` }));
+  return `${parts.join('\n')}\nint main(void)\n{\n${programs.map((_, i) => `    p${i}_main();`).join('\n')}\n    return 0;\n}\n`;
+}
+
+interface Config {
+  name: string;
+  cc: string;
+  flags: string[];
+  runner?: string[];
+  env?: Record<string, string>;
+}
+
+async function check(cases: Case[], configs: Config[]): Promise<{ checked: number; failures: string[] }> {
+  const dir = mkdtempSync(join(tmpdir(), 'kiln-verify-'));
+  const jobs: { batch: Case[]; c: Config; k: number }[] = [];
+  for (let i = 0; i < cases.length; i += BATCH) for (const c of configs) jobs.push({ batch: cases.slice(i, i + BATCH), c, k: jobs.length });
+  const failures: string[] = [];
+  let done = 0;
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    for (;;) {
+      const j = jobs[next++];
+      if (!j) return;
+      const src = join(dir, `b${j.k}.c`);
+      const exe = join(dir, `b${j.k}`);
+      writeFileSync(src, batchSource(j.batch.map((x) => x.program)));
+      const cr = await runProcess(j.c.cc, [...j.c.flags, '-w', src, '-o', exe], { timeoutMs: 600_000 });
+      if (cr.status !== 0) failures.push(`${j.c.name}: compile failed for seeds ${j.batch[0]!.seed}…: ${cr.stderr.slice(0, 300)}`);
+      else {
+        const [cmd, ...args] = [...(j.c.runner ?? []), exe];
+        const r = await runProcess(cmd!, args, { timeoutMs: 600_000, ...(j.c.env ? { env: j.c.env } : {}) });
+        const lines = r.stdout.split('\n');
+        if (r.status !== 0 || r.stderr.trim()) failures.push(`${j.c.name}: seeds ${j.batch[0]!.seed}…: status ${r.status} ${r.stderr.slice(0, 500)}`);
+        j.batch.forEach((x, i) => {
+          if (lines[i] !== x.expected) failures.push(`${j.c.name}: seed ${x.seed}: got ${JSON.stringify(lines[i])}, expected ${JSON.stringify(x.expected)}`);
+        });
+      }
+      done++;
+      if (process.stderr.isTTY) process.stderr.write(`\r  ${done}/${jobs.length} builds, ${failures.length} failures`);
+    }
+  };
+  await Promise.all(Array.from({ length: cpus().length }, worker));
+  if (process.stderr.isTTY) process.stderr.write('\n');
+  rmSync(dir, { recursive: true, force: true });
+  return { checked: cases.length * configs.length, failures };
+}
+
+const levels = ['-O0', '-O1', '-O2', '-Os', '-O3'];
+console.log(`generating ${seeds} programs (seeds ${first}…${first + seeds - 1})`);
+const main = generate(first, seeds);
+const compilerConfigs: Config[] = ['gcc', 'clang'].flatMap((cc) => levels.map((o) => ({ name: `${cc} ${o}`, cc, flags: [o] })));
+const r1 = await check(main.cases, compilerConfigs);
+console.log(`compilers: ${main.cases.length} programs × ${compilerConfigs.length} configurations = ${r1.checked} runs, ${r1.failures.length} mismatches (${main.discarded} seeds discarded)`);
+for (const f of r1.failures.slice(0, 20)) console.log(`  ${f}`);
+
+console.log(`generating ${sanitizerSeeds} programs for the sanitizers (seeds ${first + 100000}…)`);
+const san = generate(first + 100000, sanitizerSeeds);
+const sanitizerConfigs: Config[] = [
+  { name: 'clang ASan+UBSan', cc: 'clang', flags: ['-O1', '-fsanitize=undefined,address', '-fno-sanitize-recover=all'], env: { ASAN_OPTIONS: 'detect_leaks=0' } },
+  { name: 'clang MSan', cc: 'clang', flags: ['-O1', '-fsanitize=memory', '-fno-sanitize-recover=all'] },
+  { name: 'gcc UBSan', cc: 'gcc', flags: ['-O1', '-fsanitize=undefined', '-fno-sanitize-recover=all'] },
+  { name: 'valgrind', cc: 'gcc', flags: ['-O0', '-g'], runner: ['valgrind', '-q', '--error-exitcode=1'] },
+];
+const r2 = await check(san.cases, sanitizerConfigs);
+console.log(`sanitizers: ${san.cases.length} programs × ${sanitizerConfigs.length} tools = ${r2.checked} runs, ${r2.failures.length} reports or mismatches`);
+for (const f of r2.failures.slice(0, 20)) console.log(`  ${f}`);
+process.exitCode = r1.failures.length + r2.failures.length === 0 ? 0 : 1;
