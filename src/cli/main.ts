@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { registerGen } from './gen.js';
+import { registerPolicy } from './policy.js';
 import { registerStats } from './stats.js';
 import { registerFuzz } from './fuzz.js';
 import { registerCompilers } from './compilers.js';
@@ -20,6 +21,7 @@ export function buildCli(): Command {
     .exitOverride();
   registerGen(program);
   registerStats(program);
+  registerPolicy(program);
   registerFuzz(program);
   registerCompilers(program);
   registerFindings(program);
