@@ -250,7 +250,7 @@ export async function fuzz(s: FuzzSettings): Promise<CampaignSummary> {
     throw e;
   }
   sweepStaleTempRoots();
-  const progress = new Progress(process.stderr, `kiln fuzz [campaign ${campaignId}]`);
+  const progress = new Progress(process.stderr, `campaign ${campaignId}:`);
   const seeds = store.seedProgress(campaignId);
   const remaining = s.maxTests === undefined ? undefined : Math.max(0, s.maxTests - seeds.done);
   const knownBuckets = store.knownBuckets();

@@ -76,6 +76,7 @@ export class Progress {
     ];
     if (c.internal) parts.push(`${c.internal} INTERNAL`);
     if (c.discarded) parts.push(`${c.discarded} discarded`);
+    if (c.flaky) parts.push(`${c.flaky} not reproduced`);
     return parts.join(' | ');
   }
 

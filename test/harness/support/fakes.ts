@@ -1,0 +1,70 @@
+// Fault-injecting fake compilers: shell scripts wrapping gcc that fail on chosen seeds. The seed
+// is read from the header Kiln writes into each program ("..., seed N.").
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** Common prologue: finds the source and output among the arguments, and the program's seed. */
+const PROLOGUE = `#!/bin/sh
+src=; out=; prev=
+for a; do
+  case $a in *.c) src=$a;; esac
+  [ "$prev" = -o ] && out=$a
+  prev=$a
+done
+seed=$(sed -n 's/.*, seed \\([0-9][0-9]*\\)\\..*/\\1/p' "$src" | head -n 1)
+hit() { for s; do [ "$seed" = "$s" ] && return 0; done; return 1; }
+`;
+
+/** What a fake does on its seeds. */
+export type Fault =
+  | 'wrong-code' // bumps the checksum's initial value, then compiles with gcc
+  | 'ice' // prints a GCC-like ICE whose location and address vary with the seed, exits 1
+  | 'segv' // the compiler kills itself with SIGSEGV
+  | 'hang' // the compiler sleeps
+  | 'reject' // exits 1 with an ordinary error
+  | 'binary-crash' // writes a "binary" that kills itself with SIGSEGV
+  | 'binary-hang' // writes a "binary" that sleeps
+  | 'flaky'; // crashes with an ICE the first time it sees a program, compiles it fine afterwards
+
+function faultBody(f: Fault, stateDir: string): string {
+  switch (f) {
+    case 'wrong-code':
+      return `sed 's/\\(kiln_crc = 0x[0-9A-F]*ULL\\)/\\1 + 1/' "$src" > "$src.fake.c" && exec gcc -O0 "$src.fake.c" -o "$out" -lm`;
+    case 'ice':
+      return [
+        `n=$((seed * 37 + 11))`,
+        `echo "$PWD/$src: In function 'func_$seed':" >&2`,
+        `echo "$PWD/$src:$n:$seed: internal compiler error: in expand_expr_real_1, at expr.cc:$n" >&2`,
+        `echo "0x$n$n$n internal_error(char const*, ...)" >&2`,
+        `echo "Please submit a full bug report, with preprocessed source (by using -freport-bug)." >&2`,
+        `exit 1`,
+      ].join('\n');
+    case 'segv':
+      return 'kill -SEGV $$';
+    case 'hang':
+      return 'sleep 60';
+    case 'reject':
+      return `echo "$src:3:1: error: expected ';' before '}' token" >&2\nexit 1`;
+    case 'binary-crash':
+      return `printf '#!/bin/sh\\nkill -SEGV $$\\n' > "$out" && chmod +x "$out" && exit 0`;
+    case 'binary-hang':
+      return `printf '#!/bin/sh\\nsleep 60\\n' > "$out" && chmod +x "$out" && exit 0`;
+    case 'flaky':
+      return [
+        `mark="${stateDir}/seen-$seed"`,
+        `if [ ! -e "$mark" ]; then : > "$mark"; echo "$src:1:1: internal compiler error: Segmentation fault" >&2; exit 1; fi`,
+        `exec gcc "$@"`,
+      ].join('\n');
+  }
+}
+
+/** Writes an executable fake compiler `dir/name` that injects `fault` on `seeds` and is gcc otherwise. */
+export function writeFake(dir: string, name: string, fault: Fault, seeds: readonly number[]): string {
+  mkdirSync(dir, { recursive: true });
+  const stateDir = join(dir, `${name}.state`);
+  mkdirSync(stateDir, { recursive: true });
+  const path = join(dir, name);
+  writeFileSync(path, `${PROLOGUE}if [ -n "$seed" ] && hit ${seeds.join(' ')}; then\n${faultBody(fault, stateDir)}\nfi\nexec gcc "$@"\n`);
+  chmodSync(path, 0o755);
+  return path;
+}
