@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { errBadConfig, errBadOption, errDatabase, errState, errUnknownCompiler } from '../diag/errors.js';
+import { errBadConfig, errBadOption, errDatabase, errFile, errState, errUnknownCompiler } from '../diag/errors.js';
 import { parsePolicy, PolicyError, type Policy, type SizePreset } from '../gen/policy.js';
 import { runCampaign, seedSequence, type CampaignSummary, type ProgramReport } from '../harness/campaign.js';
 import { detectCompilers, resolveCompilers, type Compiler } from '../harness/compilers.js';
@@ -294,7 +294,14 @@ export async function fuzz(s: FuzzSettings): Promise<CampaignSummary> {
           onProgram: (r) => {
             // Written and committed first, announced after: what is shown is never lost.
             const draft = draftProgram(r, ctx);
-            store.recordProgram(campaignId, draft);
+            try {
+              store.recordProgram(campaignId, draft);
+            } catch (e) {
+              // A full disk or a folder made read-only under us is the machine's problem, not Kiln's.
+              const code = (e as { code?: string }).code;
+              if (code && /^(E[A-Z]+|SQLITE_(FULL|IOERR.*|READONLY.*|CANTOPEN))$/.test(code)) throw errFile(s.out, `cannot store the results of seed ${r.seed}: ${(e as Error).message}`);
+              throw e;
+            }
             announce(progress, r, draft, knownBuckets, s.out);
           },
         },

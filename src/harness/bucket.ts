@@ -12,6 +12,8 @@ const CRASH_PATTERNS: readonly RegExp[] = [
   /clang frontend command failed (?:due to signal|with exit code (?:70|134|139))/,
   /unable to execute command: (?:Segmentation fault|Aborted|Illegal instruction|Bus error|Killed)/,
   /signal terminated program/,
+  // Memory exhaustion under the campaign's limit: a compiler blow-up, not a refusal of the program.
+  /virtual memory exhausted|out of memory allocating/,
 ];
 
 /** Whether compiler diagnostics show a crash (as opposed to an ordinary error). */
@@ -45,10 +47,14 @@ export function crashMessage(stderr: string): CrashMessage {
     pick(/LLVM ERROR:/, /LLVM ERROR:/) ??
     pick(/UNREACHABLE executed/, /UNREACHABLE executed/) ??
     pick(/signal terminated program/, /[A-Za-z ]*signal terminated program/) ??
+    pick(/virtual memory exhausted|out of memory allocating/, /virtual memory exhausted|out of memory/) ??
     pick(/unable to execute command:/, /unable to execute command:/) ??
     lastStackDumpFrame(lines) ??
     pick(/PLEASE submit a bug report/, /PLEASE submit a bug report/) ??
     'crash without a message';
+  // Sizes in an out-of-memory message vary from program to program; the bug is the blow-up.
+  const oom = /virtual memory exhausted|out of memory/.exec(raw);
+  if (oom) return { raw: oom[0], key: 'out of memory' };
   const key = normaliseMessage(raw);
   return { raw, key: during ? `${normaliseDuringPass(during)} | ${key}` : key };
 }

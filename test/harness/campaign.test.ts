@@ -201,3 +201,27 @@ function isAlive(pid: number): boolean {
     return false;
   }
 }
+
+describe('kiln fuzz with sanitizer builds', () => {
+  it('puts no address-space limit on them (ASan reserves terabytes of shadow memory)', async () => {
+    requireTool('gcc');
+    // The same binary under the campaign's default 2 GiB limit cannot even start: the check is meaningful.
+    const probe = mkdtempSync(join(tmpdir(), 'kiln-asan-'));
+    try {
+      writeFileSync(join(probe, 'p.c'), 'int main(void) { return 0; }\n');
+      expect(spawnSync('gcc', ['-fsanitize=address', 'p.c', '-o', 'p'], { cwd: probe }).status).toBe(0);
+      expect(spawnSync('prlimit', [`--as=${2048 * 1024 * 1024}`, '--', './p'], { cwd: probe }).status).not.toBe(0);
+      const out = join(probe, 'out');
+      const r = await runKiln(['fuzz', '--compilers', 'gcc', '--opts', '-O1 -fsanitize=address,undefined', '--tests', '1', '--size', 'small', '-j', '1', '--out', out]);
+      expect(r.status, r.stderr).toBe(0);
+      const db = new Database(join(out, 'kiln.db'), { readonly: true });
+      try {
+        expect(db.prepare('SELECT options, outcome FROM tests').all()).toEqual([{ options: '-O1 -fsanitize=address,undefined', outcome: 'ok' }]);
+      } finally {
+        db.close();
+      }
+    } finally {
+      rmSync(probe, { recursive: true, force: true });
+    }
+  });
+});

@@ -51,6 +51,8 @@ describe('crash signatures', () => {
     expect(looksLikeCrash(clangCrash('func_1', 'prog.c'))).toBe(true);
     expect(looksLikeCrash("prog.c:3:1: error: expected ';' before '}' token")).toBe(false);
     expect(looksLikeCrash('gcc: fatal error: Killed signal terminated program cc1')).toBe(true);
+    expect(looksLikeCrash('cc1: out of memory allocating 4072 bytes after a total of 2130341888 bytes')).toBe(true);
+    expect(crashMessage('cc1: out of memory allocating 4072 bytes after a total of 2130341888 bytes')).toEqual({ raw: 'out of memory', key: 'out of memory' });
   });
 
   it('gives one key to one ICE seen in different programs, folders and compiler builds', () => {
