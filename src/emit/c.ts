@@ -1,7 +1,7 @@
 import { promote, type IntType } from '../c/types.js';
 import type { Block, Expr, FuncDecl, Init, Program, Stmt, VarDecl } from '../ir/nodes.js';
 import { unqualified, type RecordT } from '../ir/types.js';
-import { loopContinues, walkProgram } from '../ir/visit.js';
+import { loopContinues, walk, walkProgram } from '../ir/visit.js';
 import { HASH_PRIME, HASH_SEED } from '../interp/runtime.js';
 import { declare, safeName } from './names.js';
 import { safeDefinition, safeKey, type SafeUse } from './safe-math.js';
@@ -18,6 +18,11 @@ export interface EmitOptions {
    * lets several programs share one translation unit (used by tests to amortise compiler start-up).
    */
   readonly prefix?: string;
+  /**
+   * Compact layout for reduced test cases: braces on the statement's line, one-statement blocks
+   * on one line, callees before callers (no prototypes), no blank lines.
+   */
+  readonly compact?: boolean;
 }
 
 const INDENT = '    ';
@@ -27,6 +32,7 @@ const INDENT = '    ';
  * prints exactly one line, `checksum = %016llX`, computed by the same hash the interpreter uses.
  */
 export function emitC(p: Program, opts: EmitOptions = {}): string {
+  if (opts.compact) return emitCompact(p, opts);
   const px = opts.prefix ?? '';
   const names = nameTable(p, px);
   const crc = `${px}kiln_crc`;
@@ -65,6 +71,104 @@ export function emitC(p: Program, opts: EmitOptions = {}): string {
     out.push(`${px ? 'static ' : ''}int ${px}main(void)`, body.join('\n'), '');
   }
   return out.join('\n');
+}
+
+/** The compact layout (see `EmitOptions.compact`). */
+function emitCompact(p: Program, opts: EmitOptions): string {
+  const names = nameTable(p, '');
+  const out: string[] = [];
+  if (opts.expected !== undefined) out.push(`/* kiln: expected "${opts.expected}" */`);
+  out.push('#include <stdint.h>', '#include <stdio.h>');
+  for (const r of p.records) out.push(recordDefinition(r, '').replace(/\n\s*/g, ' '));
+  out.push(`static uint64_t kiln_crc = 0x${HASH_SEED.toString(16).toUpperCase()}ULL;`);
+  out.push(`static void kiln_hash(uint64_t v) { kiln_crc = (kiln_crc ^ v) * 0x${HASH_PRIME.toString(16).toUpperCase()}ULL; kiln_crc ^= kiln_crc >> 29; }`);
+  for (const u of safeUses(p)) out.push(safeDefinition(u, p.meta.safeMath ?? 'function').replace(/\n\s*/g, ' '));
+  for (const g of p.globals) out.push(`${storage(g)}${declare(g.type, names.vars.get(g.id)!)}${g.init ? ' = ' + printInit(g.init, names) : ''};`);
+  const ordered = calleesFirst(p);
+  if (!ordered) for (const f of p.funcs) if (f.id !== p.main) out.push(`${signature(f, names)};`);
+  for (const f of ordered ?? p.funcs) {
+    if (f.id === p.main) continue;
+    out.push(...compactBlock(f.body, names, 0, signature(f, names)));
+  }
+  const main = p.funcs.find((f) => f.id === p.main);
+  if (main) {
+    const body = compactBlock(main.body, names, 0, 'int main(void)', true);
+    body.splice(body.length - 1, 0, `${INDENT}printf("checksum = %016llX\\n", (unsigned long long)kiln_crc);`, `${INDENT}return 0;`);
+    out.push(...body);
+  }
+  return out.join('\n') + '\n';
+}
+
+/** Functions ordered so that every callee precedes its callers, or undefined if that is impossible. */
+function calleesFirst(p: Program): FuncDecl[] | undefined {
+  const byId = new Map(p.funcs.map((f) => [f.id, f]));
+  const done = new Set<number>();
+  const visiting = new Set<number>();
+  const out: FuncDecl[] = [];
+  let cyclic = false;
+  const visit = (f: FuncDecl): void => {
+    if (done.has(f.id)) return;
+    if (visiting.has(f.id)) {
+      cyclic = true;
+      return;
+    }
+    visiting.add(f.id);
+    walk(f.body, (n) => {
+      if (n.kind === 'call') {
+        const callee = byId.get(n.func);
+        if (callee) visit(callee);
+      }
+    });
+    visiting.delete(f.id);
+    done.add(f.id);
+    out.push(f);
+  };
+  p.funcs.forEach(visit);
+  return cyclic ? undefined : out;
+}
+
+/** A block in the compact layout: `head {` … `}`, or `head { stmt }` for one simple statement. */
+function compactBlock(b: Block, n: Names, depth: number, head: string, multiline = false): string[] {
+  const pad = INDENT.repeat(depth);
+  const inner = INDENT.repeat(depth + 1);
+  const single = !multiline && b.locals.length === 0 && b.stmts.length <= 1 && (b.stmts.length === 0 || simple(b.stmts[0]!));
+  if (single) return [`${pad}${head}${head ? ' ' : ''}{${b.stmts.length ? ' ' + compactStmt(b.stmts[0]!, n, 0)[0]!.trim() + ' ' : ' '}}`];
+  const lines = [`${pad}${head}${head ? ' ' : ''}{`];
+  for (const d of b.locals) lines.push(`${inner}${d.isRegister ? 'register ' : ''}${declare(d.type, d.name)}${d.init ? ' = ' + printInit(d.init, n) : ''};`);
+  for (const st of b.stmts) lines.push(...compactStmt(st, n, depth + 1));
+  lines.push(`${pad}}`);
+  return lines;
+}
+
+function simple(s: Stmt): boolean {
+  return s.kind === 'expr' || s.kind === 'return' || s.kind === 'break' || s.kind === 'continue' || s.kind === 'goto' || s.kind === 'hash';
+}
+
+function compactStmt(s: Stmt, n: Names, depth: number): string[] {
+  const part = (e: Expr | undefined): string => (e ? stripParens(printExpr(e, n)) : '');
+  switch (s.kind) {
+    case 'block':
+      return compactBlock(s, n, depth, '');
+    case 'if': {
+      const lines = compactBlock(s.then, n, depth, `if (${part(s.cond)})`);
+      if (!s.else || (s.else.stmts.length === 0 && s.else.locals.length === 0)) return lines;
+      const els = compactBlock(s.else, n, depth, 'else');
+      lines[lines.length - 1] = `${lines[lines.length - 1]} ${els[0]!.trim()}`;
+      return [...lines, ...els.slice(1)];
+    }
+    case 'for':
+      if (!s.form || s.form === 'for' || !s.cond || loopContinues(s.body)) {
+        if (s.form === 'do' && loopContinues(s.body)) throw new Error(`do loop ${s.id} contains continue: cannot print it exactly`);
+        return compactBlock(s.body, n, depth, `for (${part(s.init)}; ${part(s.cond)}; ${part(s.step)})`);
+      }
+      break;
+    case 'switch':
+      break;
+    default:
+      return printStmt(s, n, depth).split('\n');
+  }
+  // while/do loops and switches: the regular layout is already compact enough.
+  return printStmt(s, n, depth).split('\n');
 }
 
 function storage(d: VarDecl): string {

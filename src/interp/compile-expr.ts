@@ -124,8 +124,20 @@ export function compileLvalue(cx: CompileContext, e: Expr): Lv {
   }
 }
 
-/** Compiles an rvalue expression to a closure returning its value. */
+/** Compiles an rvalue expression to a closure returning its value (recording it when node values are profiled). */
 export function compileExpr(cx: CompileContext, e: Expr): Ev {
+  const ev = compileExprInner(cx, e);
+  if (!cx.profileNodes || (e.type.kind !== 'int' && e.type.kind !== 'float')) return ev;
+  const rt = cx.rt;
+  const id = e.id;
+  return (f) => {
+    const v = ev(f);
+    rt.noteNodeValue(id, v as CValue);
+    return v;
+  };
+}
+
+function compileExprInner(cx: CompileContext, e: Expr): Ev {
   const rt = cx.rt;
   const id = e.id;
   switch (e.kind) {

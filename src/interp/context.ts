@@ -39,6 +39,7 @@ export class CompileContext {
     public program: Program,
     readonly rt: Runtime,
     readonly profileValues: boolean,
+    readonly profileNodes = false,
   ) {}
 
   /** Where a declared variable lives. */

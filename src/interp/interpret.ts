@@ -4,7 +4,7 @@ import type { FuncDecl, Node, Program } from '../ir/nodes.js';
 import { walk } from '../ir/visit.js';
 import { compileFunction, compileGlobals, type Visible } from './compile-stmt.js';
 import { CompileContext } from './context.js';
-import { DEFAULT_LIMITS, Frame, Runtime, STOP, type RunLimits } from './runtime.js';
+import { DEFAULT_LIMITS, Frame, Runtime, STOP, VARIED, type RunLimits } from './runtime.js';
 
 /** Options of an interpreter run. */
 export interface InterpOptions {
@@ -12,6 +12,8 @@ export interface InterpOptions {
   readonly limits?: Partial<RunLimits>;
   /** Record the set of values every integer variable in scope held before each statement. */
   readonly profileValues?: boolean;
+  /** Record the value each arithmetic expression produced (or that it produced several). */
+  readonly profileNodes?: boolean;
   /**
    * Keep going after UB with a provisional value and report every UB site met (first occurrence
    * per node, up to `limits.maxReports`). A run is only trusted if it reports nothing; the repair
@@ -38,6 +40,8 @@ export interface Profile {
   readonly loopIters: ReadonlyMap<number, number>;
   /** With `profileValues`: statement id → variable decl id → values held just before it ran. */
   readonly values: ReadonlyMap<number, ReadonlyMap<number, ReadonlySet<CValue>>> | undefined;
+  /** With `profileNodes`: expression id → its one value, or `VARIED` (absent: never evaluated). */
+  readonly nodeValues: ReadonlyMap<number, CValue | typeof VARIED> | undefined;
 }
 
 /** The outcome of one run: the program's output, or the first UB. */
@@ -66,7 +70,7 @@ export class CompiledProgram {
   private constructor(p: Program, opts: InterpOptions) {
     const rt = new Runtime({ ...DEFAULT_LIMITS, ...opts.limits }, 1024, 64);
     rt.collect = !!opts.collect;
-    this.cx = new CompileContext(p, rt, !!opts.profileValues);
+    this.cx = new CompileContext(p, rt, !!opts.profileValues, !!opts.profileNodes);
   }
 
   /** Compiles a program for the reference interpreter. */
@@ -126,6 +130,7 @@ export class CompiledProgram {
     const rt = this.cx.rt;
     rt.reset();
     rt.values = this.cx.profileValues ? new Map() : undefined;
+    rt.nodeValues = this.cx.profileNodes ? new Map() : undefined;
     const main = this.cx.funcs.get(this.cx.program.main);
     if (!main) throw new Error('program has no main function');
     try {
@@ -155,7 +160,7 @@ export class CompiledProgram {
       const c = rt.loopIters[i]!;
       if (c > 0) loopIters.set(id, c);
     }
-    return { steps: rt.steps, stmtCounts, loopIters, values: rt.values };
+    return { steps: rt.steps, stmtCounts, loopIters, values: rt.values, nodeValues: rt.nodeValues };
   }
 }
 

@@ -49,6 +49,9 @@ export class Frame {
   }
 }
 
+/** Marks an expression that took more than one value in a node profile. */
+export const VARIED = Symbol('varied');
+
 /** Thrown in collect mode once enough reports were gathered: ends the run early. */
 export const STOP = { stop: true } as const;
 
@@ -101,6 +104,8 @@ export class Runtime {
   output: string[] = [];
   /** Value profile (statement → variable → values), when requested. */
   values: Map<number, Map<number, Set<CValue>>> | undefined;
+  /** Node profile (expression id → the value it took, or `VARIED` when it took several), when requested. */
+  nodeValues: Map<number, CValue | typeof VARIED> | undefined;
   /**
    * Collect mode (used while repairing): UB is recorded and execution goes on with a provisional
    * value, so one run finds many sites. Only a run with no report at all is trusted.
@@ -340,6 +345,14 @@ export class Runtime {
   /** Counts one step; throws when the budget is exhausted. */
   step(node: number): void {
     if (++this.steps > this.limits.maxSteps) raise('step-budget-exceeded', node);
+  }
+
+  /** Records the value an arithmetic expression produced. */
+  noteNodeValue(id: number, v: CValue): void {
+    const m = this.nodeValues!;
+    const prev = m.get(id);
+    if (prev === undefined) m.set(id, v);
+    else if (prev !== VARIED && prev !== v) m.set(id, VARIED);
   }
 
   /** Adds a 64-bit value to the checksum. */

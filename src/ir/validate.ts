@@ -1,0 +1,89 @@
+import type { Block, FuncDecl, Node, Program, Stmt } from './nodes.js';
+import { children, walk } from './visit.js';
+
+/**
+ * Structural rules of C that types do not capture, checked for programs built by rewrites
+ * (reducers, mutators): every `goto` targets a label of its own function, `break` is inside a
+ * loop or switch, `continue` inside a loop, `case` labels sit directly in a switch body, and ids
+ * are unique. Returns the first violation, or undefined.
+ */
+export function structuralError(p: Program): string | undefined {
+  const seen = new Set<number>();
+  let dup: number | undefined;
+  const count = (n: Node): void =>
+    walk(n, (x) => {
+      if (seen.has(x.id)) dup ??= x.id;
+      seen.add(x.id);
+    });
+  p.globals.forEach(count);
+  p.funcs.forEach(count);
+  if (dup !== undefined) return `duplicate node id ${dup}`;
+  if (!p.funcs.some((f) => f.id === p.main)) return 'no main function';
+  for (const f of p.funcs) {
+    const e = functionError(f);
+    if (e) return `${f.name}: ${e}`;
+  }
+  return undefined;
+}
+
+function functionError(f: FuncDecl): string | undefined {
+  const labels = new Set<number>();
+  walk(f.body, (n) => {
+    if (n.kind === 'label') labels.add(n.id);
+  });
+  let error: string | undefined;
+  const visit = (s: Stmt, inLoop: boolean, inSwitch: boolean, parentIsSwitchBody: boolean): void => {
+    if (error) return;
+    switch (s.kind) {
+      case 'goto':
+        if (!labels.has(s.label)) error = `goto to a missing label ${s.label}`;
+        return;
+      case 'break':
+        if (!inLoop && !inSwitch) error = 'break outside a loop or switch';
+        return;
+      case 'continue':
+        if (!inLoop) error = 'continue outside a loop';
+        return;
+      case 'case':
+        if (!parentIsSwitchBody) error = 'case label outside a switch body';
+        return;
+      case 'block':
+        for (const c of s.stmts) visit(c, inLoop, inSwitch, false);
+        return;
+      case 'if':
+        visit(s.then, inLoop, inSwitch, false);
+        if (s.else) visit(s.else, inLoop, inSwitch, false);
+        return;
+      case 'for':
+        visit(s.body, true, false, false);
+        return;
+      case 'switch':
+        for (const c of (s.body as Block).stmts) visit(c, inLoop, true, true);
+        return;
+      default:
+        for (const c of children(s)) if (isStatement(c)) visit(c, inLoop, inSwitch, false);
+    }
+  };
+  visit(f.body, false, false, false);
+  return error;
+}
+
+function isStatement(n: Node): n is Stmt {
+  switch (n.kind) {
+    case 'block':
+    case 'expr':
+    case 'if':
+    case 'for':
+    case 'switch':
+    case 'case':
+    case 'return':
+    case 'break':
+    case 'continue':
+    case 'goto':
+    case 'label':
+    case 'hash':
+      return true;
+    default:
+      return false;
+  }
+}

@@ -1,0 +1,44 @@
+import { emitC } from '../../emit/c.js';
+import { CompiledProgram, type Profile } from '../../interp/interpret.js';
+import type { Program } from '../../ir/nodes.js';
+import { structuralError } from '../../ir/validate.js';
+
+/** A reduction candidate that the reference interpreter ran cleanly: UB-free, with its exact output. */
+export interface Candidate {
+  readonly program: Program;
+  /** The exact line the program prints (recomputed for every candidate). */
+  readonly expected: string;
+  /** The program printed in the compact layout, first line stating the expected output. */
+  readonly source: string;
+  /** What the run executed, with each arithmetic expression's value (for value-replacement passes). */
+  readonly profile: Profile;
+}
+
+/** Limits of the re-execution of one candidate. */
+export interface CheckLimits {
+  readonly maxSteps: number;
+}
+
+/**
+ * Runs a candidate program in the reference interpreter: undefined when it hits UB, does not
+ * terminate within the budget, or is not a well-formed program (a rewrite broke it); else the
+ * candidate with its expected output. This is what keeps a reduction from drifting into UB.
+ */
+export function checkCandidate(program: Program, limits: CheckLimits): Candidate | undefined {
+  if (structuralError(program)) return undefined;
+  let run;
+  try {
+    run = CompiledProgram.compile(program, { limits: { maxSteps: limits.maxSteps }, profileNodes: true }).run();
+  } catch {
+    return undefined; // an ill-formed candidate (e.g. a goto to a removed label)
+  }
+  if (!run.ok) return undefined;
+  const expected = run.output.trimEnd();
+  let source: string;
+  try {
+    source = emitC(program, { expected, compact: true });
+  } catch {
+    return undefined;
+  }
+  return { program, expected, source, profile: run.profile };
+}

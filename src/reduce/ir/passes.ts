@@ -1,0 +1,397 @@
+import { C, intMax, intMin, isBitfieldType, type IntType } from '../../c/types.js';
+import { IRBuilder } from '../../ir/build.js';
+import type { Block, Expr, FuncDecl, Node, Program, Stmt, VarDecl } from '../../ir/nodes.js';
+import { isExpr } from '../../ir/nodes.js';
+import { retypeProgram } from '../../ir/retype.js';
+import { arrayOf, isArith, sameType, unqualified, type Type } from '../../ir/types.js';
+import { mapChildren, replaceNode, transformProgram, walk, walkProgram } from '../../ir/visit.js';
+import { VARIED } from '../../interp/runtime.js';
+import type { Candidate } from './candidate.js';
+
+/**
+ * The IR reducer's passes. Each pass lists, for the current program, its candidate edits in
+ * preference order; a candidate is a thunk giving the edited program (or undefined when the edit
+ * does not apply). The engine checks each with the interpreter (UB-free, terminating) and the
+ * interestingness test, and commits the first success in order.
+ *
+ * Passes follow Nagai et al.'s minimiser (B5) and C-Reduce's kinds of edits: statement deletion
+ * by delta debugging (halves, quarters, … — the binary search of the first passes), removal of
+ * functions, parameters and unused declarations, expression replacement top-down (by an operand)
+ * and bottom-up (by the value it had at run time), and type, constant, array and loop shrinking.
+ */
+export interface IRPass {
+  readonly name: string;
+  /** Candidate edits of the current program, best first. */
+  candidates(current: Candidate): (() => Program | undefined)[];
+  /** After a success, enumerate this pass's candidates from the start (delta debugging) rather than from where it stopped. */
+  readonly restart?: boolean;
+}
+
+/** The passes in order: coarse and cheap first. */
+export function irPasses(): IRPass[] {
+  // Structure first (most of the size), then expressions, then cosmetic shrinking.
+  return [removeFunctions, removeStatements, unwrapStatements, removeUnused, replaceByValue, replaceByOperand, removeParameters, shrinkLoops, shrinkArrays, simplifyTypes, shrinkConstants];
+}
+
+// ---- helpers --------------------------------------------------------------------------------
+
+function builder(p: Program): IRBuilder {
+  return IRBuilder.continuing(p);
+}
+
+function zero(b: IRBuilder, t: Type): Expr | undefined {
+  const u = unqualified(t);
+  if (u.kind === 'int') return b.lit(0n, isBitfieldType(u) ? (u.signed ? C.int : C.uint) : u);
+  if (u.kind === 'float') return b.lit(0, u);
+  if (u.kind === 'ptr') return b.nullptr(u);
+  return undefined;
+}
+
+/** Drops the statements with these ids from every block. */
+function dropStatements(p: Program, ids: ReadonlySet<number>): Program {
+  return transformProgram(p, (n) => (n.kind === 'block' && n.stmts.some((s) => ids.has(s.id)) ? { ...n, stmts: n.stmts.filter((s) => !ids.has(s.id)) } : n));
+}
+
+/** Ids of expressions that designate objects (assignment targets, bases of a[i] and s.f, operands of &). */
+function lvaluePositions(p: Program): Set<number> {
+  const out = new Set<number>();
+  const mark = (e: Expr): void => {
+    out.add(e.id);
+    if (e.kind === 'field' || e.kind === 'index') mark(e.base);
+  };
+  walkProgram(p, (n) => {
+    if (n.kind === 'assign' || n.kind === 'incdec' || n.kind === 'addr') mark(n.target);
+    else if (n.kind === 'index' || n.kind === 'field') mark(n.base);
+  });
+  return out;
+}
+
+function expressions(p: Program): Expr[] {
+  const out: Expr[] = [];
+  for (const f of p.funcs) {
+    walk(f, (n) => {
+      if (isExpr(n)) out.push(n);
+    });
+  }
+  return out;
+}
+
+// ---- passes ---------------------------------------------------------------------------------
+
+/** Removes a function: its calls become zeros of its return type. */
+const removeFunctions: IRPass = {
+  name: 'remove-functions',
+  candidates({ program }) {
+    return program.funcs
+      .filter((f) => f.id !== program.main)
+      .map((f) => () => {
+        const b = builder(program);
+        let ok = true;
+        const p = transformProgram(program, (n) => {
+          if (n.kind !== 'call' || n.func !== f.id) return n;
+          const z = zero(b, n.type);
+          if (!z) ok = false;
+          return z ?? n;
+        });
+        if (!ok) return undefined;
+        return { ...p, funcs: p.funcs.filter((x) => x.id !== f.id), nextId: b.nextId };
+      });
+  },
+};
+
+/** Deletes statements by delta debugging: halves, then quarters, … down to single statements. */
+const removeStatements: IRPass = {
+  name: 'remove-statements',
+  // After a success the engine resumes at the same position, i.e. at the same chunk size (ddmin).
+  candidates({ program }) {
+    const stmts: number[] = [];
+    for (const f of program.funcs) {
+      walk(f.body, (n) => {
+        if (n.kind === 'block') for (const s of n.stmts) stmts.push(s.id);
+      });
+    }
+    const out: (() => Program | undefined)[] = [];
+    for (let parts = 2; ; parts *= 2) {
+      const size = Math.ceil(stmts.length / parts);
+      for (let i = 0; i < stmts.length; i += size) {
+        const chunk = new Set(stmts.slice(i, i + size));
+        out.push(() => dropStatements(program, chunk));
+      }
+      if (size <= 1) break;
+    }
+    return out;
+  },
+};
+
+/** Replaces a compound statement by part of it: an if by one branch, a loop by its body run once, a block by its contents. */
+const unwrapStatements: IRPass = {
+  name: 'unwrap-statements',
+  candidates({ program }) {
+    const out: (() => Program | undefined)[] = [];
+    for (const f of program.funcs) {
+      walk(f.body, (n) => {
+        if (n.kind === 'if') {
+          out.push(() => replaceNode(program, n.id, () => n.then));
+          if (n.else) out.push(() => replaceNode(program, n.id, () => n.else!));
+        } else if (n.kind === 'for') {
+          const b = builder(program);
+          out.push(() => {
+            const stmts: Stmt[] = n.init ? [b.stmt(n.init), n.body] : [n.body];
+            return { ...replaceNode(program, n.id, () => b.block(stmts)), nextId: b.nextId };
+          });
+        } else if (n.kind === 'switch') {
+          const b = builder(program);
+          out.push(() => ({ ...replaceNode(program, n.id, () => b.block(n.body.stmts.filter((s) => s.kind !== 'case' && s.kind !== 'break'))), nextId: b.nextId }));
+        }
+      });
+      // A nested block merges into its parent (its locals have program-unique names).
+      walk(f.body, (n) => {
+        if (n.kind !== 'block') return;
+        const inner = n.stmts.filter((s): s is Block => s.kind === 'block');
+        for (const child of inner) {
+          out.push(() =>
+            replaceNode(program, n.id, (old) => {
+              const o = old as Block;
+              return { ...o, locals: [...o.locals, ...child.locals], stmts: o.stmts.flatMap((s) => (s.id === child.id ? [...child.stmts] : [s])) };
+            }),
+          );
+        }
+      });
+    }
+    return out;
+  },
+};
+
+/** Bottom-up (Nagai et al.): an expression that took a single value at run time becomes that constant. */
+const replaceByValue: IRPass = {
+  name: 'replace-by-value',
+  candidates({ program, profile }) {
+    const values = profile.nodeValues;
+    if (!values) return [];
+    const lvalues = lvaluePositions(program);
+    const out: (() => Program | undefined)[] = [];
+    for (const e of expressions(program)) {
+      if (e.kind === 'const' || lvalues.has(e.id) || e.type.kind !== 'int') continue;
+      const v = values.get(e.id);
+      if (v === undefined || v === VARIED) continue;
+      const t = unqualified(e.type) as IntType;
+      const decl = isBitfieldType(t) ? (t.signed ? C.int : C.uint) : t;
+      const value = typeof v === 'bigint' ? v : BigInt(v);
+      if (value < intMin(decl) || value > intMax(decl)) continue;
+      out.push(() => {
+        const b = builder(program);
+        return { ...replaceNode(program, e.id, () => b.lit(value, decl)), nextId: b.nextId };
+      });
+    }
+    return out;
+  },
+};
+
+/** Top-down: an expression becomes one of its operands, or 0, or 1. */
+const replaceByOperand: IRPass = {
+  name: 'replace-by-operand',
+  candidates({ program }) {
+    const lvalues = lvaluePositions(program);
+    const out: (() => Program | undefined)[] = [];
+    for (const e of expressions(program)) {
+      if (lvalues.has(e.id) || e.kind === 'const' || e.kind === 'var' || e.kind === 'null') continue;
+      const kids = childExprs(e).filter((c) => compatible(c.type, e.type) && !lvalues.has(c.id));
+      for (const c of kids) out.push(() => replaceNode(program, e.id, () => c));
+      if (e.type.kind === 'int') {
+        for (const k of [0n, 1n]) {
+          out.push(() => {
+            const b = builder(program);
+            const t = unqualified(e.type) as IntType;
+            return { ...replaceNode(program, e.id, () => b.lit(k, isBitfieldType(t) ? C.int : t)), nextId: b.nextId };
+          });
+        }
+      }
+    }
+    return out;
+  },
+};
+
+function childExprs(e: Expr): Expr[] {
+  const out: Expr[] = [];
+  mapChildren(e as Node, (c) => {
+    if (isExpr(c)) out.push(c);
+    return c;
+  });
+  return out;
+}
+
+function compatible(from: Type, to: Type): boolean {
+  if (isArith(from) && isArith(to)) return true;
+  return sameType(unqualified(from), unqualified(to));
+}
+
+/** Removes declarations nothing refers to: functions, globals, locals, struct and union types. */
+const removeUnused: IRPass = {
+  name: 'remove-unused',
+  candidates({ program }) {
+    const used = new Set<number>();
+    walkProgram(program, (n) => {
+      if (n.kind === 'var') used.add(n.decl);
+      if (n.kind === 'call') used.add(n.func);
+    });
+    const unusedGlobals = program.globals.filter((g) => !used.has(g.id));
+    const unusedFuncs = program.funcs.filter((f) => f.id !== program.main && !used.has(f.id));
+    const unusedLocals = new Set<number>();
+    walkProgram(program, (n) => {
+      if (n.kind === 'block') for (const l of n.locals) if (!used.has(l.id)) unusedLocals.add(l.id);
+    });
+    const usedRecords = new Set<number>();
+    const noteType = (t: Type): void => {
+      if (t.kind === 'ptr') noteType(t.to);
+      else if (t.kind === 'array') noteType(t.of);
+      else if (t.kind === 'struct' || t.kind === 'union') {
+        if (usedRecords.has(t.id)) return;
+        usedRecords.add(t.id);
+        for (const f of t.fields) noteType(f.type);
+      }
+    };
+    walkProgram(program, (n) => {
+      if (n.kind === 'var-decl') noteType(n.type);
+      else if (n.kind === 'func') noteType(n.ret);
+      else if (isExpr(n)) noteType(n.type);
+    });
+    const records = program.records.filter((r) => usedRecords.has(r.id));
+    if (!unusedGlobals.length && !unusedFuncs.length && !unusedLocals.size && records.length === program.records.length) return [];
+    const dropLocals = (p: Program, ids: ReadonlySet<number>): Program =>
+      transformProgram(p, (n) => (n.kind === 'block' && n.locals.some((l) => ids.has(l.id)) ? { ...n, locals: n.locals.filter((l) => !ids.has(l.id)) } : n));
+    // Everything at once first; one declaration at a time when that loses the bug (an unused
+    // function can still matter to a compiler bug).
+    return [
+      () => {
+        const p = dropLocals(program, unusedLocals);
+        return { ...p, records, globals: p.globals.filter((g) => used.has(g.id)), funcs: p.funcs.filter((f) => f.id === p.main || used.has(f.id)) };
+      },
+      () => ({ ...program, records }),
+      ...unusedFuncs.map((f) => () => ({ ...program, funcs: program.funcs.filter((x) => x.id !== f.id) })),
+      ...unusedGlobals.map((g) => () => ({ ...program, globals: program.globals.filter((x) => x.id !== g.id) })),
+      () => dropLocals(program, unusedLocals),
+      ...[...unusedLocals].map((id) => () => dropLocals(program, new Set([id]))),
+    ];
+  },
+};
+
+/** Removes a parameter with its argument at every call; uses of it become zeros. */
+const removeParameters: IRPass = {
+  name: 'remove-parameters',
+  candidates({ program }) {
+    const out: (() => Program | undefined)[] = [];
+    const lvalues = lvaluePositions(program);
+    const usedAsObject = new Set<number>();
+    walkProgram(program, (n) => {
+      if (n.kind === 'var' && lvalues.has(n.id)) usedAsObject.add(n.decl);
+    });
+    for (const f of program.funcs) {
+      f.params.forEach((param, i) => {
+        // A parameter that is assigned or whose address is taken cannot become a constant.
+        if (usedAsObject.has(param.id)) return;
+        out.push(() => {
+          const b = builder(program);
+          let ok = true;
+          const p = transformProgram(program, (n) => {
+            if (n.kind === 'var' && n.decl === param.id) {
+              const z = zero(b, n.type);
+              if (!z) ok = false;
+              return z ?? n;
+            }
+            if (n.kind === 'call' && n.func === f.id) return { ...n, args: n.args.filter((_, k) => k !== i) };
+            if (n.kind === 'func' && n.id === f.id) return { ...(n as FuncDecl), params: (n as FuncDecl).params.filter((x) => x.id !== param.id) };
+            return n;
+          });
+          return ok ? { ...p, nextId: b.nextId } : undefined;
+        });
+      });
+    }
+    return out;
+  },
+};
+
+/** Constants move toward 0: 0, 1, then half their value. */
+const shrinkConstants: IRPass = {
+  name: 'shrink-constants',
+  candidates({ program }) {
+    const out: (() => Program | undefined)[] = [];
+    walkProgram(program, (n) => {
+      if (n.kind !== 'const' || n.type.kind !== 'int') return;
+      const v = n.value as bigint;
+      const options = [0n, 1n, v / 2n].filter((x, i, a) => a.indexOf(x) === i && (x < 0n ? -x : x) < (v < 0n ? -v : v));
+      for (const x of options) out.push(() => replaceNode(program, n.id, () => ({ ...n, value: x })));
+    });
+    return out;
+  },
+};
+
+/** Integer variables become `int` (types in the rest of the program follow). */
+const simplifyTypes: IRPass = {
+  name: 'simplify-types',
+  candidates({ program }) {
+    const out: (() => Program | undefined)[] = [];
+    walkProgram(program, (n) => {
+      if (n.kind !== 'var-decl' || n.type.kind !== 'int' || n.type.name === 'int') return;
+      out.push(() => {
+        const p = replaceNode(program, n.id, (old) => ({ ...(old as VarDecl), type: C.int }));
+        return retypeProgram(p);
+      });
+    });
+    return out;
+  },
+};
+
+/** Arrays halve their length (initialiser lists are cut to match; out-of-range indices make a candidate invalid). */
+const shrinkArrays: IRPass = {
+  name: 'shrink-arrays',
+  candidates({ program }) {
+    const out: (() => Program | undefined)[] = [];
+    walkProgram(program, (n) => {
+      if (n.kind !== 'var-decl' || n.type.kind !== 'array' || n.type.length <= 1) return;
+      const half = Math.max(1, Math.floor(n.type.length / 2));
+      out.push(() => {
+        const t = arrayOf(n.type.kind === 'array' ? n.type.of : n.type, half);
+        const init = n.init?.kind === 'init-list' ? { ...n.init, items: n.init.items.slice(0, half) } : n.init;
+        const p = replaceNode(program, n.id, (old) => ({ ...(old as VarDecl), type: t, init }));
+        return retypeProgram(shrinkHashLoops(p, n.id, half));
+      });
+    });
+    return out;
+  },
+};
+
+/** The checksum loop over an array must follow its new length. */
+function shrinkHashLoops(p: Program, decl: number, length: number): Program {
+  return transformProgram(p, (n) => {
+    if (n.kind !== 'for' || !n.cond || n.cond.kind !== 'binary' || n.cond.right.kind !== 'const') return n;
+    let hashesDecl = false;
+    walk(n.body, (x) => {
+      if (x.kind === 'hash') {
+        let e = x.value;
+        while (e.kind === 'index' || e.kind === 'field') e = e.base;
+        if (e.kind === 'var' && e.decl === decl) hashesDecl = true;
+      }
+    });
+    if (!hashesDecl) return n;
+    return { ...n, cond: { ...n.cond, right: { ...n.cond.right, value: BigInt(length) } } };
+  });
+}
+
+/** Loops run half as many times: the bound moves halfway toward the start. */
+const shrinkLoops: IRPass = {
+  name: 'shrink-loops',
+  candidates({ program }) {
+    const out: (() => Program | undefined)[] = [];
+    walkProgram(program, (n) => {
+      if (n.kind !== 'for' || !n.init || n.init.kind !== 'assign' || n.init.value.kind !== 'const') return;
+      if (!n.cond || n.cond.kind !== 'binary' || n.cond.right.kind !== 'const') return;
+      const c0 = n.init.value.value as bigint;
+      const c1 = n.cond.right.value as bigint;
+      const mid = c0 + (c1 - c0) / 2n;
+      if (mid === c1) return;
+      const bound = n.cond.right;
+      out.push(() => replaceNode(program, bound.id, () => ({ ...bound, value: mid })));
+    });
+    return out;
+  },
+};
