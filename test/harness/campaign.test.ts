@@ -1,7 +1,7 @@
 // End to end: `kiln fuzz` with fault-injecting fake compilers. Every outcome must be classified,
 // bucketed, stored (database row + finding folder) and come with a repro.sh that reproduces it.
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -52,6 +52,8 @@ describe('kiln fuzz with fault-injecting compilers', () => {
   let out: string;
   let run: CliResult;
   let findings: FindingJson[];
+  let compileDirs: string[];
+  let runDirs: string[];
 
   beforeAll(async () => {
     requireTool('gcc');
@@ -61,7 +63,14 @@ describe('kiln fuzz with fault-injecting compilers', () => {
     // Limits come from a config file (YAML), the matrix from flags: both paths are exercised.
     const config = join(work, 'kiln.yaml');
     writeFileSync(config, ['limits:', '  compile: { timeout: 3s, memory: 2GiB }', '  run: { timeout: 2s }', 'size: small', 'jobs: 2', ''].join('\n'));
-    run = await runKiln(['fuzz', '--config', config, '--compilers', ['gcc', ...fakes].join(','), '--opts', '-O0', '--tests', '4', '--seed-start', '1', '--out', out]);
+    // A private temporary folder, to check that every compile and run folder is removed.
+    mkdirSync(join(work, 'tmp'));
+    run = await runKiln(['fuzz', '--config', config, '--compilers', ['gcc', ...fakes].join(','), '--opts', '-O0', '--tests', '4', '--seed-start', '1', '--out', out], {
+      env: { TMPDIR: join(work, 'tmp') },
+    });
+    // Where fake-wrong ran during the campaign (repro.sh runs below append to the same log).
+    compileDirs = readFileSync(join(work, 'bin', 'fake-wrong.dirs'), 'utf8').trim().split('\n');
+    runDirs = readFileSync(join(work, 'bin', 'fake-bincrash.state', 'run.dirs'), 'utf8').trim().split('\n');
     const listed = await runKiln(['findings', '--out', out, '--json']);
     expect(listed.status, listed.stderr).toBe(0);
     findings = JSON.parse(listed.stdout) as FindingJson[];
@@ -156,9 +165,22 @@ describe('kiln fuzz with fault-injecting compilers', () => {
     }
   });
 
-  it('removes its temporary folders', () => {
-    const leftovers = readdirSync(tmpdir()).filter((n) => /^kiln-fuzz-\d+-/.test(n) && !isAlive(Number(n.split('-')[2])));
-    expect(leftovers).toEqual([]);
+  it('compiles and runs each program in temporary folders of its own, and removes them all', () => {
+    const dirs = compileDirs;
+    expect(dirs.length).toBeGreaterThanOrEqual(4 + 2); // four programs, two failures compiled again
+    expect(new Set(dirs).size).toBe(dirs.length);
+    for (const d of dirs) {
+      expect(d).toMatch(new RegExp(`^${join(work, 'tmp')}/kiln-fuzz-${run.pid}-\\w+/cc-\\w+$`));
+      expect(existsSync(d)).toBe(false);
+    }
+    // The binary ran in folders of its own, also removed.
+    expect(runDirs).toHaveLength(2); // seed 2, run twice
+    for (const d of runDirs) {
+      expect(d).toMatch(new RegExp(`^${join(work, 'tmp')}/kiln-fuzz-${run.pid}-\\w+/run-\\w+$`));
+      expect(existsSync(d)).toBe(false);
+    }
+    // Only tsx's compile cache (the test runs Kiln's TypeScript sources) may remain.
+    expect(readdirSync(join(work, 'tmp')).filter((n) => !n.startsWith('tsx-'))).toEqual([]);
   });
 });
 
@@ -192,15 +214,6 @@ describe('kiln fuzz when only the interpreter disagrees', () => {
     }
   });
 });
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 describe('kiln fuzz with sanitizer builds', () => {
   it('puts no address-space limit on them (ASan reserves terabytes of shadow memory)', async () => {

@@ -11,6 +11,8 @@ const ENTRY = fileURLToPath(new URL('../../../src/cli/main.ts', import.meta.url)
 
 /** What a finished `kiln` run printed. */
 export interface CliResult {
+  /** Process id of the kiln process (its temporary folders are named after it). */
+  readonly pid: number;
   readonly status: number | null;
   readonly signal: NodeJS.Signals | null;
   readonly stdout: string;
@@ -28,7 +30,7 @@ export function startKiln(args: readonly string[], opts: { cwd?: string; env?: R
   let stderr = '';
   child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-  const done = new Promise<CliResult>((resolve) => child.on('close', (status, signal) => resolve({ status, signal, stdout, stderr })));
+  const done = new Promise<CliResult>((resolve) => child.on('close', (status, signal) => resolve({ pid: child.pid ?? -1, status, signal, stdout, stderr })));
   return { child, done };
 }
 

@@ -11,7 +11,7 @@ for a; do
   [ "$prev" = -o ] && out=$a
   prev=$a
 done
-seed=$(sed -n 's/.*, seed \\([0-9][0-9]*\\)\\..*/\\1/p' "$src" | head -n 1)
+seed=; [ -n "$src" ] && seed=$(sed -n 's/.*, seed \\([0-9][0-9]*\\)\\..*/\\1/p' "$src" | head -n 1)
 hit() { for s; do [ "$seed" = "$s" ] && return 0; done; return 1; }
 `;
 
@@ -46,7 +46,8 @@ function faultBody(f: Fault, stateDir: string): string {
     case 'reject':
       return `echo "$src:3:1: error: expected ';' before '}' token" >&2\nexit 1`;
     case 'binary-crash':
-      return `printf '#!/bin/sh\\nkill -SEGV $$\\n' > "$out" && chmod +x "$out" && exit 0`;
+      // The "binary" records where it runs, then crashes.
+      return `printf '#!/bin/sh\\necho "$PWD" >> "%s"\\nkill -SEGV $$\\n' "${stateDir}/run.dirs" > "$out" && chmod +x "$out" && exit 0`;
     case 'binary-hang':
       return `printf '#!/bin/sh\\nsleep 60\\n' > "$out" && chmod +x "$out" && exit 0`;
     case 'flaky':
@@ -64,7 +65,9 @@ export function writeFake(dir: string, name: string, fault: Fault, seeds: readon
   const stateDir = join(dir, `${name}.state`);
   mkdirSync(stateDir, { recursive: true });
   const path = join(dir, name);
-  writeFileSync(path, `${PROLOGUE}if [ -n "$seed" ] && hit ${seeds.join(' ')}; then\n${faultBody(fault, stateDir)}\nfi\nexec gcc "$@"\n`);
+  // Each call records its working directory, so tests can check where compiles ran and that it is gone.
+  const log = `[ -n "$src" ] && echo "$PWD" >> "${join(dir, `${name}.dirs`)}"\n`;
+  writeFileSync(path, `${PROLOGUE}${log}if [ -n "$seed" ] && hit ${seeds.join(' ')}; then\n${faultBody(fault, stateDir)}\nfi\nexec gcc "$@"\n`);
   chmodSync(path, 0o755);
   return path;
 }
