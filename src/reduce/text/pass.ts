@@ -75,18 +75,28 @@ export interface ChunkState {
   readonly index: number;
 }
 
-/** Lists the removable units of a text, in order (nested units are allowed: see `applyEdits`). */
-export type UnitEnumerator = (text: string, ctx: PassContext) => readonly Range[];
+/** Options of a delta-debugging pass. */
+export interface ChunkOptions {
+  /** Candidates may parse with more syntax errors than the current text (only the line pass). */
+  readonly allowSyntaxErrors?: boolean;
+  /** Try chunks from the end of the text towards its start. */
+  readonly backward?: boolean;
+}
+
+/** Lists the units of a text as edits, in order (nested units are allowed: see `applyEdits`). */
+export type UnitEnumerator = (text: string, ctx: PassContext) => readonly Edit[];
 
 /**
- * Delta debugging over a list of units (lines, declarations, statements): try removing all of
- * them, then each half, then each quarter, … down to single units. After a success the same
- * index now names the units that followed the removed ones, so the pass continues there.
+ * Delta debugging over a list of unit edits (removing lines, declarations, statements; replacing
+ * expressions by 0): apply all of them, then each half, then each quarter, … down to single
+ * units. After a success the same index names the units next to the applied ones, so the pass
+ * continues there. C declares before it uses, so passes that remove code go backward: a use
+ * goes first, and the declaration it needed can go later in the same sweep.
  */
-export function chunkedRemovalPass(name: string, units: UnitEnumerator, opts: { allowSyntaxErrors?: boolean } = {}): Pass<ChunkState> {
+export function chunkedEditPass(name: string, units: UnitEnumerator, opts: ChunkOptions = {}): Pass<ChunkState> {
   let memoText: string | undefined;
-  let memoUnits: readonly Range[] = [];
-  const list = (text: string, ctx: PassContext): readonly Range[] => {
+  let memoUnits: readonly Edit[] = [];
+  const list = (text: string, ctx: PassContext): readonly Edit[] => {
     if (text !== memoText) {
       memoUnits = units(text, ctx);
       memoText = text;
@@ -114,8 +124,18 @@ export function chunkedRemovalPass(name: string, units: UnitEnumerator, opts: { 
     transform: (text, s, ctx) => {
       const u = list(text, ctx);
       if (s.index >= u.length) return { kind: 'stop' };
-      const out = applyEdits(text, u.slice(s.index, s.index + s.chunk).map(deletion));
+      // Backward, chunk k counts from the end: later units (uses) go before earlier ones (definitions).
+      const [from, to] = opts.backward ? [Math.max(0, u.length - s.index - s.chunk), u.length - s.index] : [s.index, s.index + s.chunk];
+      const out = applyEdits(text, u.slice(from, to));
       return out === null || out === text ? { kind: 'invalid' } : { kind: 'ok', text: out };
     },
   };
+}
+
+/** Lists the removable units of a text as ranges, in order. */
+export type RangeEnumerator = (text: string, ctx: PassContext) => readonly Range[];
+
+/** Delta debugging over removable ranges (see `chunkedEditPass`). */
+export function chunkedRemovalPass(name: string, units: RangeEnumerator, opts: ChunkOptions = {}): Pass<ChunkState> {
+  return chunkedEditPass(name, (text, ctx) => units(text, ctx).map(deletion), opts);
 }

@@ -6,7 +6,7 @@ const BODY_PARENTS: ReadonlySet<string> = new Set(['if_statement', 'else_clause'
 
 /**
  * Removes braces: a block nested directly in a block (or a `case`) becomes its contents; a block
- * of one statement that is the body of an if/else/loop becomes that statement.
+ * of one statement that is the body of an if/else/loop becomes that statement (an empty one, `;`).
  */
 export function blocksPass(): Pass<number> {
   return editListPass('blocks', (text, tree) => {
@@ -18,7 +18,8 @@ export function blocksPass(): Pass<number> {
         out.push([replaceNode(n, text.slice(n.startIndex + 1, n.endIndex - 1).trim())]);
       } else if (BODY_PARENTS.has(p)) {
         const inner = codeChildren(n);
-        if (inner.length === 1 && inner[0]!.type !== 'declaration' && inner[0]!.type !== 'type_definition') out.push([replaceNode(n, inner[0]!.text)]);
+        if (inner.length === 0) out.push([replaceNode(n, ';')]);
+        else if (inner.length === 1 && inner[0]!.type !== 'declaration' && inner[0]!.type !== 'type_definition') out.push([replaceNode(n, inner[0]!.text)]);
       }
     }
     return out;

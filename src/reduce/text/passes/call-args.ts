@@ -21,7 +21,8 @@ function parameterName(p: SyntaxNode): string | null {
 /**
  * Removes the i-th parameter of a function together with the i-th argument of every call of it
  * (and of its prototypes), so arity stays consistent. A function qualifies when every call and
- * prototype agrees on its arity. When the body still uses the parameter, it becomes a local
+ * prototype agrees on its arity; functions only called here (macros, library functions) lose
+ * arguments at every call. When the body still uses the parameter, it becomes a local
  * initialised to 0 at the top of the body.
  */
 export function callArgsPass(): Pass<number> {
@@ -47,24 +48,27 @@ export function callArgsPass(): Pass<number> {
       if (f?.type === 'identifier' && args) calls.set(f.text, [...(calls.get(f.text) ?? []), args]);
     }
     const out: Edit[][] = [];
-    for (const [name, def] of defs) {
-      const list = functionDeclarator(def)!.childForFieldName('parameters')!;
-      const params = parameters(list);
-      if (!params) continue;
-      const arity = params.length;
+    // Functions defined here, then functions only called here (macros, library functions).
+    const names = [...defs.keys(), ...[...calls.keys()].filter((n) => !defs.has(n))];
+    for (const name of names) {
+      const def = defs.get(name);
+      const list = def ? functionDeclarator(def)!.childForFieldName('parameters')! : null;
+      const params = list ? parameters(list) : null;
+      if (list && !params) continue;
+      const argLists = calls.get(name) ?? [];
+      const args = argLists.map((l) => l.namedChildren.filter((c) => c.type !== 'comment'));
+      const arity = params ? params.length : (args[0]?.length ?? 0);
       const protoLists = protos.get(name) ?? [];
       const protoParams = protoLists.map(parameters);
       if (protoParams.some((ps) => ps === null || ps.length !== arity)) continue;
-      const argLists = calls.get(name) ?? [];
-      const args = argLists.map((l) => l.namedChildren.filter((c) => c.type !== 'comment'));
       if (args.some((a) => a.length !== arity)) continue;
-      const body = def.childForFieldName('body');
+      const body = def?.childForFieldName('body');
       for (let i = 0; i < arity; i++) {
-        const edits: Edit[] = [removeListElement(list, params, i, 'void')];
+        const edits: Edit[] = list && params ? [removeListElement(list, params, i, 'void')] : [];
         protoLists.forEach((l, k) => edits.push(removeListElement(l, protoParams[k]!, i, 'void')));
         argLists.forEach((l, k) => edits.push(removeListElement(l, args[k]!, i, '')));
-        const pname = parameterName(params[i]!);
-        if (body && pname && new RegExp(`\\b${pname}\\b`).test(body.text)) {
+        const pname = params ? parameterName(params[i]!) : null;
+        if (params && body && pname && new RegExp(`\\b${pname}\\b`).test(body.text)) {
           edits.push({ start: body.startIndex + 1, end: body.startIndex + 1, replacement: ` ${params[i]!.text} = 0;` });
         }
         out.push(edits);

@@ -45,7 +45,8 @@ function redundantParens(p: SyntaxNode): boolean {
 
 /**
  * Token-level cleanup: remove comments (all, then one by one), redundant parentheses, casts
- * (`(T)x` → `x`), and type qualifiers and storage classes (`const`, `volatile`, `static`, …).
+ * (`(T)x` → `x`), `for` clauses, `(void)` parameter lists (→ `()`), and type qualifiers and
+ * storage classes (`const`, `volatile`, `static`, …).
  */
 export function cleanupPass(): Pass<number> {
   return editListPass('cleanup', (text, tree) => {
@@ -61,6 +62,14 @@ export function cleanupPass(): Pass<number> {
       } else if (n.type === 'cast_expression') {
         const value = n.childForFieldName('value');
         if (value) out.push([replaceNode(n, value.text)]);
+      } else if (n.type === 'for_statement') {
+        // `for (i = 0; i < n; i++)` → `for (; i < n; i++)`, …: each clause may go.
+        for (const field of ['initializer', 'condition', 'update']) {
+          const c = n.childForFieldName(field);
+          if (c) out.push([replaceNode(c, c.type === 'declaration' ? ';' : '')]);
+        }
+      } else if (n.type === 'parameter_list' && n.parent?.type === 'function_declarator' && /^\(\s*void\s*\)$/.test(n.text)) {
+        out.push([replaceNode(n, '()')]);
       } else if (n.type === 'type_qualifier' || n.type === 'storage_class_specifier') {
         // Take the blanks after the keyword too: `static int` → `int`.
         let end = n.endIndex;

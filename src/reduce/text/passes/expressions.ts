@@ -1,6 +1,6 @@
 import { replaceNode, type Edit } from '../edits.js';
-import { editListPass, type Pass } from '../pass.js';
-import type { SyntaxNode } from '../parser.js';
+import { chunkedEditPass, editListPass, type ChunkState, type Pass } from '../pass.js';
+import type { SyntaxNode, SyntaxTree } from '../parser.js';
 import { EXPRESSION_TYPES, isField, namedNodes } from './syntax.js';
 
 /** Parents under which a bare identifier is an expression (elsewhere it may be a declarator name). */
@@ -51,19 +51,35 @@ function operands(n: SyntaxNode): SyntaxNode[] {
   return n.namedChildren.filter((c) => EXPRESSION_TYPES.has(c.type));
 }
 
+/** The expressions of a text that may be replaced, outer ones first. */
+function replaceable(tree: SyntaxTree): SyntaxNode[] {
+  return namedNodes(tree.rootNode).filter(isReplaceable);
+}
+
 /**
- * Replaces an expression by `0`, by `1`, or by one of its operands (`a + f(b)` → `a`, → `f(b)`;
- * `f(x, y)` → `x`), outer expressions first. Positions that need an lvalue only get operands.
- * Only strictly shorter replacements are proposed.
+ * Replaces expressions by `0`, by delta debugging over all of them (outer ones first): most
+ * subexpressions of a large generated program do not matter, so whole halves often go at once.
+ * Positions that need an lvalue or a function are left alone.
+ */
+export function expressionsZeroPass(): Pass<ChunkState> {
+  return chunkedEditPass('expressions-zero', (text, ctx) =>
+    replaceable(ctx.parser.parse(text)).filter((n) => n.endIndex - n.startIndex > 1 && !needsLvalue(n)).map((n) => replaceNode(n, '0')),
+  );
+}
+
+/**
+ * Replaces an expression by `1` or by one of its operands (`a + f(b)` → `a`, → `f(b)`;
+ * `f(x, y)` → `x`, → `f`), outer expressions first. Only strictly shorter replacements are proposed.
  */
 export function expressionsPass(): Pass<number> {
   return editListPass('expressions', (_text, tree) => {
     const out: Edit[][] = [];
-    for (const n of namedNodes(tree.rootNode)) {
-      if (!isReplaceable(n)) continue;
+    for (const n of replaceable(tree)) {
       const own = n.text;
-      const options = needsLvalue(n) ? [] : ['0', '1'];
+      const options = needsLvalue(n) ? [] : ['1'];
       for (const c of operands(n)) options.push(c.text);
+      // Last resort for a call: the bare function designator (`f(x)` → `f`).
+      if (n.type === 'call_expression') options.push(n.childForFieldName('function')?.text ?? own);
       const seen = new Set<string>();
       for (const o of options) {
         if (seen.has(o) || o.length >= own.length) continue;

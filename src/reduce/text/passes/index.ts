@@ -4,7 +4,7 @@ import { blocksPass } from './blocks.js';
 import { callArgsPass } from './call-args.js';
 import { cleanupPass } from './cleanup.js';
 import { controlFlowPass } from './control-flow.js';
-import { expressionsPass } from './expressions.js';
+import { expressionsPass, expressionsZeroPass } from './expressions.js';
 import { linesPass } from './lines.js';
 import { renamePass } from './rename.js';
 import { statementsPass } from './statements.js';
@@ -17,6 +17,7 @@ export const PASSES = {
   'control-flow': controlFlowPass,
   blocks: blocksPass,
   'call-args': callArgsPass,
+  'expressions-zero': expressionsZeroPass,
   expressions: expressionsPass,
   lines: linesPass,
   rename: renamePass,
@@ -40,7 +41,7 @@ export interface PassGroups {
 /** The default schedule. */
 export const DEFAULT_PASS_GROUPS: PassGroups = {
   first: ['top-level', 'lines'],
-  main: ['top-level', 'statements', 'control-flow', 'blocks', 'call-args', 'expressions', 'lines', 'cleanup'],
+  main: ['top-level', 'statements', 'control-flow', 'blocks', 'call-args', 'expressions-zero', 'expressions', 'lines', 'cleanup'],
   last: ['rename', 'cleanup', 'blank'],
 };
 

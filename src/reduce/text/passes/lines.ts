@@ -19,5 +19,5 @@ export function lineUnits(text: string): Range[] {
  * pass whose candidates may break the syntax (the interestingness test alone decides).
  */
 export function linesPass(): Pass<ChunkState> {
-  return chunkedRemovalPass('lines', (text) => lineUnits(text), { allowSyntaxErrors: true });
+  return chunkedRemovalPass('lines', (text) => lineUnits(text), { allowSyntaxErrors: true, backward: true });
 }

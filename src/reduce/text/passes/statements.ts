@@ -16,5 +16,5 @@ export function statementsPass(): Pass<ChunkState> {
       if (inBlock) out.push(wholeLines(text, { start: n.startIndex, end: n.endIndex }));
     }
     return out;
-  });
+  }, { backward: true });
 }

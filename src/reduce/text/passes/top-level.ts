@@ -11,5 +11,6 @@ export function topLevelPass(): Pass<ChunkState> {
       .parse(text)
       .rootNode.namedChildren.filter((n) => n.type !== 'ERROR')
       .map((n) => wholeLines(text, nodeWithSemicolon(n))),
+    { backward: true },
   );
 }

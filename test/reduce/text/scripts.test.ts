@@ -1,0 +1,91 @@
+// Generated interestingness scripts: crash signatures, and the wrong-code script's UB guards.
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runProcess } from '../../../src/harness/process.js';
+import { crashScript, iceSignature, probeCrash, probeWrongCodeGuards, semanticFlags, wrongCodeScript } from '../../../src/reduce/text/scripts.js';
+
+const fixtures = new URL('./fixtures/', import.meta.url).pathname;
+const ring = readFileSync(join(fixtures, 'ring.c'), 'utf8');
+let dir: string;
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'kiln-scripts-test-'));
+});
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Runs a generated script the way a reducer does: in a fresh directory holding `ring.c`. */
+async function verdict(scriptText: string, source: string): Promise<boolean> {
+  const run = mkdtempSync(join(dir, 'run-'));
+  writeFileSync(join(run, 'ring.c'), source);
+  const script = join(run, 'test.sh');
+  writeFileSync(script, scriptText);
+  chmodSync(script, 0o755);
+  const r = await runProcess(script, [], { cwd: run, timeoutMs: 60_000 });
+  return r.status === 0;
+}
+
+describe('crash signatures', () => {
+  it('drops the moving location prefix and escapes the rest (GCC ICE)', () => {
+    const out = "ring.c: In function 'main':\nring.c:12:7: internal compiler error: in fold_binary_loc, at fold-const.cc:9876\n0x7f3a2b in foo\n";
+    expect(iceSignature(out)).toBe('internal compiler error: in fold_binary_loc, at fold-const\\.cc:9876');
+  });
+
+  it('uses an assertion line, generalising addresses (Clang)', () => {
+    const out = "clang: /src/llvm/lib/IR/Value.cpp:42: void f(): Assertion `V && \"x\"' failed.\nStack dump:\n";
+    expect(iceSignature(out)).toContain('Assertion `V && "x"\' failed\\.');
+  });
+
+  it('finds no signature in an ordinary error', () => {
+    expect(iceSignature("ring.c:3:1: error: expected ';'")).toBeNull();
+  });
+
+  it('keeps the flags that change meaning (includes, macros, standard)', () => {
+    expect(semanticFlags('gcc -O2 -I/usr/include/csmith -DNDEBUG -std=c99 -include x.h -Wall')).toEqual(['-I/usr/include/csmith', '-DNDEBUG', '-std=c99', '-include', 'x.h']);
+  });
+});
+
+describe('--crash script', () => {
+  it('is interesting iff the compiler crashes with the original signature', async () => {
+    const cc = join(fixtures, 'fake-ice-cc.sh');
+    const probe = await probeCrash(cc, 'ring.c', ring, 30_000);
+    expect(probe.crashed).toBe(true);
+    expect(probe.signature).toBe('internal compiler error: in fold_xor_loop, at fake-fold\\.c:1234');
+    const script = crashScript({ fileName: 'ring.c', compiler: cc, match: probe.signature });
+    expect(await verdict(script, ring)).toBe(true);
+    // No do-while: no crash.
+    expect(await verdict(script, ring.replace(/do \{([^]*?)\} while \(c > 0u\);/, 'while (c > 0u) {$1}'))).toBe(false);
+    // A syntax error is an ordinary error, not a crash.
+    expect(await verdict(script, `${ring}\nint broken(\n`)).toBe(false);
+    // Another crash signature does not count.
+    expect(await verdict(crashScript({ fileName: 'ring.c', compiler: cc, match: 'in other_function' }), ring)).toBe(false);
+  });
+});
+
+describe('--wrong-code script', () => {
+  it('accepts the miscompiled original, rejects UB variants and correct compilations', async () => {
+    const failing = join(fixtures, 'fake-wrong-cc.sh');
+    const guards = await probeWrongCodeGuards('ring.c', ring, []);
+    expect(guards.clangErrors).toContain('uninitialized');
+    const script = wrongCodeScript({ fileName: 'ring.c', failing, reference: 'gcc -O0 -w', cflags: [], ...guards, runTimeoutS: 5 });
+    expect(await verdict(script, ring)).toBe(true);
+    const uninitialised = ring.replace('for (k = 0; k < 20u; k++)', 'for (; k < 20u; k++)');
+    const outOfBounds = ring.replace('unsigned v = r->vals[r->head];', 'unsigned v = r->vals[r->head + RING];');
+    // A naive test (outputs differ) would accept both UB variants: the reduction drift C-Reduce warns about.
+    const naive = `#!/bin/sh\n${failing} ring.c -o f && gcc -O0 -w ring.c -o r || exit 1\n[ "$(./f)" != "$(./r)" ]\n`;
+    expect(await verdict(naive, uninitialised)).toBe(true);
+    expect(await verdict(naive, outOfBounds)).toBe(true);
+    // The guarded test rejects them: the warning guard catches the uninitialised read…
+    expect(await verdict(script, uninitialised)).toBe(false);
+    // …and UBSan the out-of-bounds index at run time.
+    expect(await verdict(script, outOfBounds)).toBe(false);
+    // No `^=` left: the failing compiler is right, so nothing to see.
+    expect(await verdict(script, ring.replace('checksum ^= value', 'checksum += value'))).toBe(false);
+    // With --expected instead of a reference compiler.
+    const expected = wrongCodeScript({ fileName: 'ring.c', failing, expected: 'checksum = 2330490301', cflags: [], ...guards, runTimeoutS: 5 });
+    expect(await verdict(expected, ring)).toBe(true);
+  });
+});
