@@ -5,6 +5,9 @@ import type { RecordT, Type } from '../ir/types.js';
 import type { Rng } from '../random/rng.js';
 import type { Policy } from './policy.js';
 
+/** YARPGen's operator contexts (§3.3): each restricts a region to one family of operators. */
+export type OperatorContext = 'additive' | 'bitwise' | 'logical' | 'multiplicative' | 'bitwise-shift' | 'additive-multiplicative';
+
 /** A function of the program being generated. Only complete functions may be called (so no recursion can arise). */
 export interface FuncInfo {
   readonly sig: FuncSig & { readonly name: string };
@@ -57,6 +60,14 @@ export class GenContext {
   complexity = 0;
   /** Variables that must not be written (induction variables of array loops). */
   readonly readOnly = new Set<number>();
+  /** Operator context of the subtree being generated (YARPGen): operators are drawn from it only. */
+  opContext: OperatorContext | undefined;
+  /** Constant policy of the subtree being generated: every leaf constant, or about half. */
+  constMode: 'all' | 'half' | undefined;
+  /** Recent side-effect-free subexpressions, for reuse (CSE/GVN targets). */
+  readonly cseBuffer: Expr[] = [];
+  /** Recent constants, for reuse with their negation or complement. */
+  readonly constBuffer: bigint[] = [];
   /** The union member last stored (in generation order) per union object path: a heuristic for reads. */
   readonly unionMembers = new Map<string, number>();
   /** Inside an array loop: a raised chance of indexing with its induction variable. */

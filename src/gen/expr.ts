@@ -2,9 +2,10 @@ import type { BinaryOp } from '../c/ops.js';
 import { C, isBitfieldType, type IntType } from '../c/types.js';
 import { pointerConvertible } from '../ir/build.js';
 import type { AssignOp, Expr } from '../ir/nodes.js';
+import { transform, walk } from '../ir/visit.js';
 import { isRecord, sameType, unqualified, type PointerT, type Type } from '../ir/types.js';
 import { addressOf, pickLvalue } from './access.js';
-import type { GenContext } from './context.js';
+import type { GenContext, OperatorContext } from './context.js';
 import { callFunction } from './func.js';
 import type { Policy } from './policy.js';
 import { constant } from './types.js';
@@ -19,26 +20,17 @@ import { constant } from './types.js';
 
 type Weights = Policy['expressions'];
 
-const ARITH_OPS: readonly (readonly [BinaryOp, number])[] = [
-  ['+', 10],
-  ['-', 10],
-  ['*', 6],
-  ['/', 4],
-  ['%', 4],
-  ['<<', 4],
-  ['>>', 4],
-  ['&', 6],
-  ['|', 6],
-  ['^', 6],
-  ['<', 3],
-  ['>', 3],
-  ['<=', 3],
-  ['>=', 3],
-  ['==', 4],
-  ['!=', 4],
-  ['&&', 3],
-  ['||', 3],
-];
+/** Binary and unary operators of each operator context (YARPGen §3.3, digest A4). */
+const CONTEXTS: Readonly<Record<OperatorContext, { binary: readonly BinaryOp[]; unary: readonly ('-' | '~' | '!')[] }>> = {
+  additive: { binary: ['+', '-'], unary: ['-'] },
+  bitwise: { binary: ['&', '|', '^'], unary: ['~'] },
+  logical: { binary: ['&&', '||'], unary: ['!'] },
+  multiplicative: { binary: ['*', '/'], unary: [] },
+  'bitwise-shift': { binary: ['&', '|', '^', '<<', '>>'], unary: ['~'] },
+  'additive-multiplicative': { binary: ['+', '-', '*', '/'], unary: ['-'] },
+};
+const CONTEXT_NAMES = Object.keys(CONTEXTS) as OperatorContext[];
+const CSE_BUFFER = 8;
 
 const COMPOUND_OPS: readonly AssignOp[] = ['+=', '-=', '*=', '/=', '%=', '<<=', '>>=', '&=', '|=', '^='];
 
@@ -62,6 +54,17 @@ export function genInt(g: GenContext, context: IntType, weights: Weights = g.pol
   const t = declarable(context);
   const f = policy.features;
   if (g.complexity <= 0) return leaf(g, t);
+  const pol = policy.policies;
+  // YARPGen's policies act on random subtrees: enter an operator context or a constant policy here.
+  if (g.opContext === undefined && rng.chance(pol.contexts)) return withSubtree(g, 'opContext', rng.pick(CONTEXT_NAMES), () => genInt(g, t, weights));
+  if (g.constMode === undefined && rng.chance(pol.allConstant + pol.halfConstant)) {
+    const mode = rng.chance(pol.allConstant / (pol.allConstant + pol.halfConstant)) ? 'all' : 'half';
+    return withSubtree(g, 'constMode', mode, () => genInt(g, t, weights));
+  }
+  if (g.cseBuffer.length && rng.chance(pol.cse)) {
+    const reused = reuseSubexpression(g);
+    if (reused) return reused;
+  }
   const kind = rng.weighted<keyof Weights>([
     ['call', weights.call],
     ['variable', weights.variable],
@@ -70,10 +73,14 @@ export function genInt(g: GenContext, context: IntType, weights: Weights = g.pol
     ['assign', f.embeddedAssign || f.incDec ? weights.assign : 0],
   ]);
   switch (kind) {
-    case 'call':
+    case 'call': {
       // Csmith's call production invokes an operator (its safe-math functions) most of the time.
-      return (rng.chance(policy.choices.userCall) ? callFunction(g, t) : undefined) ?? operator(g, t);
+      const e = (rng.chance(policy.choices.userCall) ? callFunction(g, t) : undefined) ?? operator(g, t);
+      rememberSubexpression(g, e);
+      return e;
+    }
     case 'variable':
+      if (g.constMode === 'all' || (g.constMode === 'half' && rng.chance(0.5))) return constant(g, t);
       return readInt(g, t) ?? constant(g, t);
     case 'constant':
       return constant(g, t);
@@ -92,8 +99,53 @@ export function declarable(t: IntType): IntType {
   return isBitfieldType(t) ? (t.signed ? C.int : C.uint) : t;
 }
 
+/** Generates a subtree with one of the subtree policies set, restoring it afterwards. */
+function withSubtree<K extends 'opContext' | 'constMode'>(g: GenContext, key: K, value: GenContext[K], f: () => Expr): Expr {
+  const saved = g[key];
+  g[key] = value;
+  try {
+    return f();
+  } finally {
+    g[key] = saved;
+  }
+}
+
+/** Remembers a side-effect-free subexpression for later reuse. */
+function rememberSubexpression(g: GenContext, e: Expr): void {
+  if (g.policy.policies.cse <= 0 || !pureExpr(e)) return;
+  g.cseBuffer.push(e);
+  if (g.cseBuffer.length > CSE_BUFFER) g.cseBuffer.shift();
+}
+
+/** A copy (fresh ids) of a remembered subexpression whose variables are all visible here. */
+function reuseSubexpression(g: GenContext): Expr | undefined {
+  const e = g.rng.pick(g.cseBuffer);
+  const visible = new Set<number>(g.globals.map((d) => d.id));
+  if (g.fnStack.length) {
+    for (const p of g.fn.params) visible.add(p.id);
+    for (const b of g.fn.blocks) for (const l of b.locals) visible.add(l.id);
+  }
+  let ok = true;
+  walk(e, (n) => {
+    if (n.kind === 'var' && !visible.has(n.decl)) ok = false;
+    return ok;
+  });
+  if (!ok) return undefined;
+  return transform(e, (n) => ({ ...n, id: g.b.id() })) as Expr;
+}
+
+function pureExpr(e: Expr): boolean {
+  let pure = true;
+  walk(e, (n) => {
+    if (n.kind === 'assign' || n.kind === 'incdec' || n.kind === 'call' || ('type' in n && (n as Expr).type?.volatile)) pure = false;
+    return pure;
+  });
+  return pure;
+}
+
 /** A variable or constant (no operators): what remains when the complexity budget is spent. */
 function leaf(g: GenContext, t: IntType): Expr {
+  if (g.constMode === 'all' || (g.constMode === 'half' && g.rng.chance(0.5))) return constant(g, t);
   if (g.rng.chance(0.6)) {
     const v = readInt(g, t);
     if (v) return v;
@@ -116,6 +168,12 @@ function operator(g: GenContext, t: IntType): Expr {
   const { rng, b, policy } = g;
   const f = policy.features;
   g.complexity--;
+  if (g.opContext) {
+    // Inside an operator context only its operators appear (a unary one a fifth of the time).
+    const ctx = CONTEXTS[g.opContext];
+    if (ctx.unary.length && rng.chance(0.2)) return b.un(rng.pick(ctx.unary), genInt(g, operandType(g, t)));
+    return binaryWith(g, t, rng.pick(ctx.binary));
+  }
   const kind = rng.weighted<'binary' | 'unary' | 'cond' | 'cast' | 'ptrcmp'>([
     ['binary', 95],
     ['unary', 5],
@@ -143,9 +201,14 @@ function operator(g: GenContext, t: IntType): Expr {
 }
 
 function binary(g: GenContext, t: IntType): Expr {
-  const { rng, b, policy } = g;
+  const { rng, policy } = g;
   const f = policy.features;
-  const op = rng.weighted(ARITH_OPS.map(([o, w]) => [o, (o === '/' || o === '%') && !f.divs ? 0 : o === '*' && !f.muls ? 0 : w] as const));
+  const op = rng.weighted(Object.entries(policy.operators).map(([o, w]) => [o as BinaryOp, (o === '/' || o === '%') && !f.divs ? 0 : o === '*' && !f.muls ? 0 : w] as const));
+  return binaryWith(g, t, op);
+}
+
+function binaryWith(g: GenContext, t: IntType, op: BinaryOp): Expr {
+  const { rng, b } = g;
   const left = genInt(g, operandType(g, t));
   if ((op === '<<' || op === '>>') && rng.chance(0.6)) {
     // Shift counts are mostly constants below the promoted width, as in Csmith's programs.

@@ -122,6 +122,47 @@ export const Choices = z
   })
   .strict();
 
+/** Weights of binary operators (when an operation is generated outside any operator context). */
+export const OperatorWeights = z
+  .object({
+    '+': weight(10, 'addition'),
+    '-': weight(10, 'subtraction'),
+    '*': weight(6, 'multiplication'),
+    '/': weight(4, 'division'),
+    '%': weight(4, 'remainder'),
+    '<<': weight(4, 'left shift'),
+    '>>': weight(4, 'right shift'),
+    '&': weight(6, 'bitwise and'),
+    '|': weight(6, 'bitwise or'),
+    '^': weight(6, 'bitwise xor'),
+    '<': weight(3, 'less than'),
+    '>': weight(3, 'greater than'),
+    '<=': weight(3, 'less or equal'),
+    '>=': weight(3, 'greater or equal'),
+    '==': weight(4, 'equality'),
+    '!=': weight(4, 'inequality'),
+    '&&': weight(3, 'logical and'),
+    '||': weight(3, 'logical or'),
+  })
+  .strict();
+
+/**
+ * YARPGen's generation policies (Livinskii et al. §3.3) and Csmith's swarm testing: skewed
+ * distributions that make optimisations fire more often. Each can be switched off (0 or false).
+ */
+export const GenerationPolicies = z
+  .object({
+    contexts: weight(0.15, 'chance that an expression subtree is restricted to one operator context (additive, bitwise, logical, multiplicative, bitwise-shift, additive-multiplicative)'),
+    allConstant: weight(0.05, 'chance that an expression subtree has only constant leaves'),
+    halfConstant: weight(0.1, 'chance that an expression subtree has about half constant leaves'),
+    bitRunConstant: weight(0.1, 'chance that a constant is a contiguous run of one bits (0x00FF0000, ~0 << k, …)'),
+    reuseConstant: weight(0.15, 'chance that a constant reuses an earlier one, or its negation or complement'),
+    cse: weight(0.08, 'chance that an expression reuses an earlier side-effect-free subexpression (CSE/GVN targets)'),
+    shuffle: bool(true, 'draw the weights themselves at random per program (YARPGen shuffles its parameters)'),
+    swarm: weight(0.25, 'chance that each optional feature is switched off for a program (Csmith swarm testing)'),
+  })
+  .strict();
+
 /** Limits of the generate-execute-repair loop. */
 export const RepairLimits = z
   .object({
@@ -138,6 +179,8 @@ export const PolicySchema = z
     statements: StatementWeights.prefault({}),
     expressions: ExpressionWeights.prefault({}),
     argumentExpressions: ExpressionWeights.prefault({ call: 15 }).describe('expression weights for call arguments (Csmith lowers the call weight)'),
+    operators: OperatorWeights.prefault({}),
+    policies: GenerationPolicies.prefault({}),
     scopes: ScopeWeights.prefault({}),
     features: Features.prefault({}),
     limits: Limits.prefault({}),

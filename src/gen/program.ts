@@ -7,6 +7,7 @@ import { newVariable } from './access.js';
 import { GenContext } from './context.js';
 import { createFunction, returnType } from './func.js';
 import type { Policy } from './policy.js';
+import { programPolicy } from './shuffle.js';
 import { genRecords } from './types.js';
 
 /**
@@ -17,8 +18,10 @@ import { genRecords } from './types.js';
  * The program is *not yet* UB-free: the repair loop (src/repair) executes it with the reference
  * interpreter and rewrites each site that would hit undefined behaviour.
  */
-export function generateRaw(seed: number | bigint | string, policy: Policy): Program {
+export function generateRaw(seed: number | bigint | string, basePolicy: Policy): Program {
   const rng = Rng.seeded(seed);
+  // Per-program distributions (YARPGen's shuffling) and switched-off features (swarm testing).
+  const policy = programPolicy(basePolicy, rng);
   const g = new GenContext(rng, policy);
   genRecords(g);
   const nGlobals = rng.int(policy.limits.minGlobals, Math.max(policy.limits.minGlobals, Math.min(policy.limits.maxGlobals, policy.limits.minGlobals * 2)));

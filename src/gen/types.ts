@@ -112,8 +112,19 @@ export function constantValue(g: GenContext, t: IntType): bigint {
   const { rng } = g;
   const lo = intMin(t);
   const hi = intMax(t);
+  const pol = g.policy.policies;
   let v: bigint;
-  if (rng.chance(g.policy.choices.specialConstant)) {
+  if (g.constBuffer.length && rng.chance(pol.reuseConstant)) {
+    // YARPGen's constant buffer: an earlier constant, its negation or its complement.
+    const c = rng.pick(g.constBuffer);
+    v = rng.pick([c, -c, ~c]);
+  } else if (rng.chance(pol.bitRunConstant)) {
+    // A contiguous run of one bits, e.g. 0x00FF0000 or ~0 << k (instcombine mask patterns).
+    const width = rng.int(1, t.bits);
+    const shift = rng.int(0, t.bits - width);
+    v = ((1n << BigInt(width)) - 1n) << BigInt(shift);
+    if (t.signed && v > hi) v = BigInt.asIntN(t.bits, v);
+  } else if (rng.chance(g.policy.choices.specialConstant)) {
     v = rng.pick([0n, 1n, -1n, 2n, lo, hi, lo + 1n, hi - 1n, 1n << BigInt(rng.int(0, t.bits - 1)), (1n << BigInt(rng.int(1, Math.max(1, t.bits - 1)))) - 1n]);
   } else {
     switch (rng.int(0, 3)) {
@@ -128,7 +139,12 @@ export function constantValue(g: GenContext, t: IntType): bigint {
     }
   }
   if (v < lo) v = t.signed ? v : -v;
-  return v < lo ? lo : v > hi ? hi : v;
+  v = v < lo ? lo : v > hi ? hi : v;
+  if (pol.reuseConstant > 0) {
+    g.constBuffer.push(v);
+    if (g.constBuffer.length > 16) g.constBuffer.shift();
+  }
+  return v;
 }
 
 /** A constant expression of integer type `t`. */

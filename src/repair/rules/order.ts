@@ -1,6 +1,6 @@
 import type { CallExpr, Expr, Node } from '../../ir/nodes.js';
 import { isExpr } from '../../ir/nodes.js';
-import { isRecord, unqualified } from '../../ir/types.js';
+import { hasConstMember, isRecord, unqualified } from '../../ir/types.js';
 import type { UBReport } from '../../interp/interpret.js';
 import { childExprs, pure, zeroOf, type Editor } from '../edit.js';
 import { repaired, type Repaired } from '../state.js';
@@ -105,6 +105,8 @@ function hoistCall(ed: Editor, at: number, call: CallExpr): Repaired | undefined
   if (!inOnceEvaluatedPart) return undefined;
   const t = unqualified(call.type);
   if (t.kind === 'void' || t.kind === 'array') return undefined;
+  // A record with const members cannot be assigned to a temporary.
+  if (isRecord(t) && hasConstMember(t)) return undefined;
   const tmp = ed.b.local(`t_${ed.b.nextId}`, t);
   const assign = ed.b.stmt(ed.b.assign(ed.b.v(tmp), call));
   const program = ed.insertBefore(stmt.id, [assign], [tmp], new Map([[call.id, () => ed.b.v(tmp)]]));

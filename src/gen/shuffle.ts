@@ -1,0 +1,84 @@
+import type { Rng } from '../random/rng.js';
+import type { Policy } from './policy.js';
+
+/** Features swarm testing may switch off for a program (Csmith §7.2.2 toggles comma, compound and embedded assignment, ++/--, goto, 64-bit math). */
+const SWARM_FEATURES = [
+  'goto',
+  'comma',
+  'embeddedAssign',
+  'incDec',
+  'compoundAssign',
+  'math64',
+  'pointers',
+  'structs',
+  'unions',
+  'loops',
+  'volatile',
+  'const',
+  'conditional',
+  'casts',
+  'bitfields',
+] as const satisfies readonly (keyof Policy['features'])[];
+
+/**
+ * Statement weights are shuffled within two groups, each rescaled to its base total: the mix
+ * changes (if against for against switch, assignment against goto) but the share of compound
+ * statements, which decides how deep blocks nest and so the program's size, does not; `return`
+ * (which ends blocks) keeps its weight.
+ */
+function shuffleStatements(w: Policy['statements'], r: Rng): Policy['statements'] {
+  const groups: (keyof Policy['statements'])[][] = [
+    ['if', 'for', 'arrayLoop', 'switch'],
+    ['assign', 'goto', 'break', 'continue'],
+  ];
+  const out = { ...w };
+  for (const group of groups) {
+    const total = group.reduce((a, k) => a + w[k], 0);
+    const drawn = group.map((k) => w[k] * 2 ** (r.float() * 4 - 2)); // the mix may move further
+    const sum = drawn.reduce((a, b) => a + b, 0);
+    group.forEach((k, i) => (out[k] = sum > 0 ? (drawn[i]! * total) / sum : w[k]));
+  }
+  return out;
+}
+
+/** Probabilities (not weights) that shuffling may move, with the factor kept in [0, 1]. */
+const SHUFFLED_SHARES = ['exactType', 'arrayShare', 'recordShare', 'pointerShare', 'classicTypeNames', 'specialConstant', 'loopVarIndex'] as const satisfies readonly (keyof Policy['choices'])[];
+
+/**
+ * The policy one program is drawn with: YARPGen's parameter shuffling draws the distributions
+ * themselves at random (each weight scaled by 2^u, u uniform in [-1, 1]: from half to twice the
+ * base; shares by up to 2^±0.5), and swarm testing switches some optional features off. The
+ * share of user calls is not shuffled: calls dominate interpretation and repair costs. Uses its own random
+ * stream, so the rest of generation stays aligned when these policies are switched off.
+ */
+export function programPolicy(base: Policy, rng: Rng): Policy {
+  const r = rng.fork('policy');
+  const pol = base.policies;
+  let p = base;
+  if (pol.shuffle) {
+    // Copies keep the base objects' shape (spread, then assign): the generator reads these weights
+    // in its hottest paths, and objects built from entries are much slower to read.
+    const scale = <T extends Record<string, number>>(w: T): T => {
+      const out = { ...w };
+      for (const k of Object.keys(out) as (keyof T)[]) (out[k] as number) = (w[k] as number) * 2 ** (r.float() * 2 - 1);
+      return out;
+    };
+    const choices = { ...p.choices };
+    for (const k of SHUFFLED_SHARES) choices[k] = Math.min(1, choices[k] * 2 ** (r.float() - 0.5));
+    p = {
+      ...p,
+      statements: shuffleStatements(p.statements, r),
+      expressions: scale(p.expressions),
+      argumentExpressions: scale(p.argumentExpressions),
+      scopes: scale(p.scopes),
+      operators: scale(p.operators),
+      choices,
+    };
+  }
+  if (pol.swarm > 0) {
+    const features = { ...p.features };
+    for (const f of SWARM_FEATURES) if (features[f] && r.chance(pol.swarm)) features[f] = false;
+    p = { ...p, features };
+  }
+  return p;
+}
