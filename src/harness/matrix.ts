@@ -103,8 +103,17 @@ export function isSanitizerBuild(options: readonly string[]): boolean {
 }
 
 /**
+ * Options that cannot change the code a compiler produces for Kiln's programs, dropped from the
+ * configuration's identity. tcc has no optimiser: `-O` levels only define `__OPTIMIZE__`, which
+ * Kiln's programs never test, so all of tcc's `-O` sets compile the same binary.
+ */
+function effectiveOptions(compiler: Compiler, options: readonly string[]): readonly string[] {
+  return compiler.family === 'tcc' ? options.filter((o) => !/^-O/.test(o)) : options;
+}
+
+/**
  * Builds the test matrix: every compiler with every option set, identical configurations (same
- * binary, same options after normalisation) kept once, in compiler-major order.
+ * binary, same effective options after normalisation) kept once, in compiler-major order.
  */
 export function buildMatrix(compilers: readonly Compiler[], optionSets: readonly string[]): Configuration[] {
   const seen = new Set<string>();
@@ -113,7 +122,7 @@ export function buildMatrix(compilers: readonly Compiler[], optionSets: readonly
   for (const compiler of compilers) {
     for (const set of optionSets) {
       const options = optionTokens(set);
-      const key = `${compiler.realPath}\0${optionKey(options)}`;
+      const key = `${compiler.realPath}\0${optionKey(effectiveOptions(compiler, options))}`;
       if (seen.has(key)) continue;
       seen.add(key);
       const base = slugify(`${compiler.name}${options.length ? ' ' + options.join(' ') : ''}`);

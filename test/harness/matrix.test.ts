@@ -39,6 +39,13 @@ describe('option sets', () => {
     expect(m[0]!.slug).toBe('gcc-O2-g');
   });
 
+  it('tests tcc once per non-optimisation option set: its -O levels compile the same code', () => {
+    const tcc: Compiler = { ...cc('tcc'), family: 'tcc' };
+    const m = buildMatrix([cc('gcc'), tcc], ['-O0', '-O1', '-O2', '-Os', '-O3', '-O2 -g']);
+    expect(m.filter((c) => c.compiler.name === 'gcc')).toHaveLength(6);
+    expect(m.filter((c) => c.compiler.name === 'tcc').map((c) => c.optionsText)).toEqual(['-O0', '-O2 -g']);
+  });
+
   it('never puts an address-space limit on sanitizer builds', () => {
     const [plain, asan] = buildMatrix([cc('gcc')], ['-O2', '-O1 -fsanitize=address']);
     expect(limitsFor(DEFAULT_LIMITS.run, plain!).memoryMb).toBe(2048);
