@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { errBadConfig, errBadOption, errDatabase, errFile, errState, errUnknownCompiler } from '../diag/errors.js';
+import { isModeChoice, MODE_CHOICES, type ModeChoice } from '../gen/mode.js';
 import { parsePolicy, PolicyError, type Policy, type SizePreset } from '../gen/policy.js';
 import { runCampaign, seedSequence, type CampaignSummary, type ProgramReport } from '../harness/campaign.js';
 import { detectCompilers, resolveCompilers, type Compiler } from '../harness/compilers.js';
@@ -30,6 +31,7 @@ export interface FuzzFlags {
   runTimeout?: string;
   memory?: string;
   rerun?: boolean;
+  mode?: string;
 }
 
 /** The settings of a campaign as stored with it (and reused by `--resume`). */
@@ -37,6 +39,7 @@ export interface StoredSettings {
   readonly optionSets: readonly string[];
   readonly limits: Limits;
   readonly policy: Policy;
+  readonly mode: ModeChoice;
   readonly rerun: boolean;
 }
 
@@ -71,6 +74,7 @@ export function registerFuzz(program: Command): void {
     .option('--resume', 'continue the latest campaign in the output folder with its settings')
     .option('--policy <file>', 'generation policy file (YAML or JSON)')
     .option('--size <preset>', 'program size: small, medium (default) or large')
+    .option('--mode <mode>', `generation mode: ${MODE_CHOICES.join(', ')} (mixed draws one per program; default ${DEFAULT_MODE})`)
     .option('--compile-timeout <duration>', 'wall-clock limit of one compile (default 120s)')
     .option('--run-timeout <duration>', 'wall-clock limit of one binary run (default 10s)')
     .option('--memory <size>', 'address-space limit of compiles and runs, e.g. 2GiB, or none (default 2GiB)')
@@ -94,8 +98,11 @@ Ctrl-C stops cleanly (a second Ctrl-C aborts); 'kiln findings' lists what was fo
     });
 }
 
+/** The generation mode of a campaign that names none. */
+const DEFAULT_MODE: ModeChoice = 'csmith';
+
 /** Flags a resumed campaign takes from its stored settings instead. */
-const FIXED_ON_RESUME: readonly (keyof FuzzFlags)[] = ['config', 'compilers', 'opts', 'seedStart', 'policy', 'size', 'compileTimeout', 'runTimeout', 'memory'];
+const FIXED_ON_RESUME: readonly (keyof FuzzFlags)[] = ['config', 'compilers', 'opts', 'seedStart', 'policy', 'size', 'mode', 'compileTimeout', 'runTimeout', 'memory'];
 
 /**
  * Merges flags over the configuration file over the defaults, and validates everything — compilers
@@ -117,6 +124,8 @@ export async function resolveSettings(flags: FuzzFlags): Promise<FuzzSettings> {
   const limits = resolveLimits(flags, cfg);
   const size = flags.size !== undefined ? parseSize(flags.size) : (cfg.size ?? 'medium');
   const policy = flags.policy !== undefined ? loadPolicy(flags.policy, size) : configPolicy(cfg, cfgFile, cfgDir, size);
+  const mode = flags.mode ?? cfg.mode ?? DEFAULT_MODE;
+  if (!isModeChoice(mode)) throw errBadOption('--mode', mode, `one of ${MODE_CHOICES.join(', ')}`);
   const compilerSpecs = flags.compilers !== undefined ? splitList('--compilers', flags.compilers) : cfg.compilers;
   const compilers = compilerSpecs ? await resolveCompilers(compilerSpecs, process.env, cfgFile && !flags.compilers ? cfgDir : process.cwd()) : await detectCompilers();
   if (compilers.length === 0) throw errUnknownCompiler('(none)', 'no gcc, clang, tcc, pcc or cc found on PATH; name one with --compilers');
@@ -127,6 +136,7 @@ export async function resolveSettings(flags: FuzzFlags): Promise<FuzzSettings> {
     optionSets,
     limits,
     policy,
+    mode,
     rerun: flags.rerun ?? true,
     jobs: jobs ?? cfg.jobs ?? availableParallelism(),
     timeMs: timeMs ?? cfg.time,
@@ -182,7 +192,7 @@ function storedSettings(c: CampaignRow, dbPath: string): StoredSettings {
     throw e;
   }
   const step = (x: { timeoutMs: number; memoryMb?: number | null }) => ({ timeoutMs: x.timeoutMs, memoryMb: x.memoryMb ?? undefined });
-  return { optionSets: s.optionSets, limits: { compile: step(s.limits.compile), run: step(s.limits.run) }, policy, rerun: s.rerun ?? true };
+  return { optionSets: s.optionSets, limits: { compile: step(s.limits.compile), run: step(s.limits.run) }, policy, mode: typeof s.mode === 'string' && isModeChoice(s.mode) ? s.mode : 'csmith', rerun: s.rerun ?? true };
 }
 
 function resolveLimits(flags: FuzzFlags, cfg: FuzzConfig): Limits {
@@ -238,7 +248,7 @@ export async function fuzz(s: FuzzSettings): Promise<CampaignSummary> {
   const campaignId = s.resume
     ? s.resume.id
     : store.createCampaign({
-        config: { optionSets: s.optionSets, limits: s.limits, policy: s.policy, rerun: s.rerun, jobs: s.jobs, timeMs: s.timeMs ?? null } satisfies StoredSettings & Record<string, unknown>,
+        config: { optionSets: s.optionSets, limits: s.limits, policy: s.policy, mode: s.mode, rerun: s.rerun, jobs: s.jobs, timeMs: s.timeMs ?? null } satisfies StoredSettings & Record<string, unknown>,
         compilers: s.compilers,
         seedStart: s.seedStart ?? store.nextUnusedSeed(),
         ...(s.maxTests !== undefined ? { maxTests: s.maxTests } : {}),
@@ -282,6 +292,7 @@ export async function fuzz(s: FuzzSettings): Promise<CampaignSummary> {
           configurations: s.configurations,
           limits: s.limits,
           policy: s.policy,
+          mode: s.mode,
           jobs: s.jobs,
           seeds: seedSequence(seeds.gaps, seeds.next),
           ...(remaining !== undefined ? { maxPrograms: remaining } : {}),

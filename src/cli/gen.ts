@@ -5,6 +5,7 @@ import { errBadOption, errFile } from '../diag/errors.js';
 import { emitC } from '../emit/c.js';
 import type { Policy } from '../gen/policy.js';
 import { generateProgram } from '../repair/generate.js';
+import { isModeChoice, MODE_CHOICES, modeFor, type ModeChoice } from '../gen/mode.js';
 import { wrappedShare } from '../ir/census.js';
 import { loadPolicy, parseCount, parseSeed, reportAndExit } from './util.js';
 
@@ -15,6 +16,7 @@ interface GenOptions {
   policy?: string;
   size?: string;
   json?: boolean;
+  mode?: string;
 }
 
 /** Registers `kiln gen`. */
@@ -27,6 +29,7 @@ export function registerGen(program: Command): void {
     .option('-o, --output <path>', 'output file (one program) or directory (with --count); default: stdout')
     .option('--policy <file>', 'generation policy (YAML or JSON; any subset of fields)')
     .option('--size <preset>', 'program size: small, medium (Csmith-like, default) or large')
+    .option('--mode <mode>', `generation mode: ${MODE_CHOICES.join(', ')} (mixed draws one per seed)`, 'csmith')
     .option('--json', 'print one JSON object per program: seed, file, expected, lines, repairs, genMs, …')
     .addHelpText(
       'after',
@@ -47,6 +50,8 @@ Examples:
 
 function runGen(opts: GenOptions): void {
   const policy = loadPolicy(opts.policy, opts.size);
+  const mode = opts.mode ?? 'csmith';
+  if (!isModeChoice(mode)) throw errBadOption('--mode', mode, `one of ${MODE_CHOICES.join(', ')}`);
   const seed = parseSeed('--seed', opts.seed, 1n);
   const count = opts.count === undefined ? undefined : parseCount('--count', opts.count, 1, 1);
   if (count !== undefined) {
@@ -60,17 +65,18 @@ function runGen(opts: GenOptions): void {
     for (let i = 0n; i < BigInt(count); i++) {
       const s = seed + i;
       const file = join(opts.output, `kiln-${s}.c`);
-      if (!generateOne(s, policy, file, !!opts.json)) discarded++;
+      if (!generateOne(s, policy, mode, file, !!opts.json)) discarded++;
     }
     if (!opts.json) process.stderr.write(`kiln gen: wrote ${count - discarded} programs to ${opts.output}${discarded ? ` (${discarded} seeds discarded)` : ''}\n`);
     return;
   }
-  if (!generateOne(seed, policy, opts.output, !!opts.json)) process.exitCode = 1;
+  if (!generateOne(seed, policy, mode, opts.output, !!opts.json)) process.exitCode = 1;
 }
 
 /** Generates, writes and reports one program; false when the seed was discarded. */
-function generateOne(seed: bigint, policy: Policy, file: string | undefined, json: boolean): boolean {
-  const r = generateProgram(seed, policy);
+function generateOne(seed: bigint, policy: Policy, choice: ModeChoice, file: string | undefined, json: boolean): boolean {
+  const mode = modeFor(seed, choice);
+  const r = generateProgram(seed, policy, mode);
   if (!r.ok) {
     const line = { seed: String(seed), discarded: r.reason, repairs: r.stats.repairs, genMs: round(r.genMs) };
     if (json) process.stdout.write(JSON.stringify(line) + '\n');
@@ -95,6 +101,7 @@ function generateOne(seed: bigint, policy: Policy, file: string | undefined, jso
     process.stdout.write(
       JSON.stringify({
         seed: String(seed),
+        mode,
         file: file ?? null,
         expected: r.expected,
         lines: source.split('\n').length - 1,

@@ -1,3 +1,4 @@
+import type { Mode, ModeChoice } from '../gen/mode.js';
 import type { Policy } from '../gen/policy.js';
 import { testConfiguration, type ConfigResult } from './execute.js';
 import { GeneratorPool } from './genpool.js';
@@ -10,6 +11,8 @@ export interface CampaignOptions {
   readonly configurations: readonly Configuration[];
   readonly limits: Limits;
   readonly policy: Policy;
+  /** Generation mode, or `mixed` (a mode per program, drawn from its seed); default `csmith`. */
+  readonly mode?: ModeChoice;
   /** Concurrent jobs (generations and compile+run tests together); one per core by default. */
   readonly jobs: number;
   /** Seeds in the order they are to be tested; the campaign takes as many as it needs. */
@@ -45,6 +48,8 @@ export interface ProgramReport {
   /** `tested`, or `discarded` (no repair within budget), or `error` (the generator threw: a Kiln bug). */
   readonly status: 'tested' | 'discarded' | 'error';
   readonly genMs: number;
+  /** The program's generation mode (set for generated programs). */
+  readonly mode?: Mode;
   readonly source?: string;
   readonly expected?: string;
   /** Why the seed was discarded, or the generator's error. */
@@ -77,6 +82,7 @@ export interface CampaignSummary {
 
 interface OpenProgram {
   readonly seed: bigint;
+  readonly mode: Mode;
   readonly source: string;
   readonly expected: string;
   readonly genMs: number;
@@ -100,7 +106,7 @@ export async function runCampaign(opts: CampaignOptions, hooks: CampaignHooks): 
   const started = Date.now();
   const temp = opts.tempRoot ?? TempRoot.create();
   const ownsTemp = opts.tempRoot === undefined;
-  const pool = new GeneratorPool(opts.jobs, opts.policy);
+  const pool = new GeneratorPool(opts.jobs, opts.policy, opts.mode ?? 'csmith');
   const kill = new AbortController();
   // A process.exit (second Ctrl-C) must not leave compilers running in their own process groups.
   const onExit = (): void => {
@@ -189,7 +195,7 @@ export async function runCampaign(opts: CampaignOptions, hooks: CampaignHooks): 
         gensInFlight--;
         if (stopReason) return maybeFinish();
         if (reply.ok) {
-          open.push({ seed, source: reply.source, expected: reply.expected, genMs: reply.genMs, phase: 'first', pending: [...configs], running: 0, first: new Map(), second: new Map(), agreed: undefined });
+          open.push({ seed, mode: reply.mode, source: reply.source, expected: reply.expected, genMs: reply.genMs, phase: 'first', pending: [...configs], running: 0, first: new Map(), second: new Map(), agreed: undefined });
         } else if (reply.reason === 'pool closed') {
           return maybeFinish();
         } else if (reply.reason === 'pool failed') {
@@ -281,7 +287,7 @@ export async function runCampaign(opts: CampaignOptions, hooks: CampaignHooks): 
       const reproduced = sameFailure(first.judgement, second.judgement);
       return { config: c, outcome: reproduced ? first.judgement.outcome : 'ok', result: first, rerun: second, flaky: !reproduced };
     });
-    return { seed: p.seed, status: 'tested', genMs: p.genMs, source: p.source, expected: p.expected, results, ...(p.agreed !== undefined ? { internal: { agreed: p.agreed } } : {}) };
+    return { seed: p.seed, status: 'tested', genMs: p.genMs, mode: p.mode, source: p.source, expected: p.expected, results, ...(p.agreed !== undefined ? { internal: { agreed: p.agreed } } : {}) };
   }
 }
 

@@ -1,3 +1,4 @@
+import { MODE_CHOICES } from '../gen/mode.js';
 import { z } from 'zod';
 import { errBadConfig } from '../diag/errors.js';
 
@@ -45,6 +46,7 @@ export const FuzzConfigSchema = z
       .describe('per-step limits; defaults: compile 120s, run 10s, memory 2GiB'),
     policy: z.union([z.string().min(1), z.record(z.string(), z.unknown())]).optional().describe('generation policy: a file (relative to this one) or an inline object'),
     size: z.enum(['small', 'medium', 'large']).optional().describe('program size preset'),
+    mode: z.enum(MODE_CHOICES).optional().describe('generation mode: csmith, yarpgen, arith, or mixed (a mode per program)'),
   })
   .strict();
 

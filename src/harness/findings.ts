@@ -124,6 +124,7 @@ function draftFinding(r: ProgramReport, f: FinalResult, ctx: DraftContext): Find
     options: f.config.optionsText,
     command: command.join(' '),
     seed: String(r.seed),
+    mode: r.mode ?? 'csmith',
     campaign: ctx.campaignId,
     policyName: ctx.policy.name,
     expected,
@@ -161,6 +162,7 @@ function draftInternal(r: ProgramReport, agreed: string, ctx: DraftContext): Int
   const json = {
     id,
     seed: String(r.seed),
+    mode: r.mode ?? 'csmith',
     campaign: ctx.campaignId,
     policyName: ctx.policy.name,
     expected: r.expected,

@@ -1,11 +1,13 @@
 // A generation process: receives seeds, generates, executes and repairs programs, emits C.
 // Generation is CPU-bound JavaScript, so a campaign runs one such process per core.
+import { modeFor, type ModeChoice } from '../gen/mode.js';
 import type { Policy } from '../gen/policy.js';
 import { generateProgram } from '../repair/generate.js';
 import type { GenReply, GenRequest } from './genpool.js';
 import { campaignSource } from './program.js';
 
 let policy: Policy | undefined;
+let modeChoice: ModeChoice = 'csmith';
 
 // The parent decides when to stop: a Ctrl-C in the terminal reaches the whole foreground
 // process group, and the campaign must get to finish its bookkeeping first.
@@ -15,6 +17,7 @@ process.on('disconnect', () => process.exit(0));
 process.on('message', (m: GenRequest) => {
   if (m.type === 'init') {
     policy = m.policy;
+    modeChoice = m.mode;
     return;
   }
   process.send!(generate(m.id, m.seed));
@@ -23,10 +26,11 @@ process.on('message', (m: GenRequest) => {
 function generate(id: number, seed: string): GenReply {
   try {
     if (!policy) throw new Error('generation worker used before init');
-    const r = generateProgram(seed, policy);
+    const mode = modeFor(seed, modeChoice);
+    const r = generateProgram(seed, policy, mode);
     if (!r.ok) return { id, seed, ok: false, reason: r.reason, genMs: r.genMs };
     const source = campaignSource(r, policy);
-    return { id, seed, ok: true, expected: r.expected, source, genMs: r.genMs };
+    return { id, seed, ok: true, mode, expected: r.expected, source, genMs: r.genMs };
   } catch (e) {
     return { id, seed, ok: false, reason: 'generator error', error: e instanceof Error ? (e.stack ?? e.message) : String(e), genMs: 0 };
   }

@@ -1,14 +1,15 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { Mode, ModeChoice } from '../gen/mode.js';
 import type { Policy } from '../gen/policy.js';
 
 /** Messages to a generation process. */
-export type GenRequest = { readonly type: 'init'; readonly policy: Policy } | { readonly type: 'gen'; readonly id: number; readonly seed: string };
+export type GenRequest = { readonly type: 'init'; readonly policy: Policy; readonly mode: ModeChoice } | { readonly type: 'gen'; readonly id: number; readonly seed: string };
 
 /** A generation process's answer for one seed. */
 export type GenReply =
-  | { readonly id: number; readonly seed: string; readonly ok: true; readonly expected: string; readonly source: string; readonly genMs: number }
+  | { readonly id: number; readonly seed: string; readonly ok: true; readonly mode: Mode; readonly expected: string; readonly source: string; readonly genMs: number }
   | { readonly id: number; readonly seed: string; readonly ok: false; readonly reason: string; readonly error?: string; readonly genMs: number };
 
 interface Slot {
@@ -33,6 +34,7 @@ export class GeneratorPool {
   constructor(
     readonly size: number,
     private readonly policy: Policy,
+    private readonly mode: ModeChoice = 'csmith',
   ) {
     for (let i = 0; i < size; i++) this.slots.push(this.spawn());
   }
@@ -78,7 +80,7 @@ export class GeneratorPool {
     const entry = workerEntry();
     const child = fork(entry.path, [], { execArgv: entry.execArgv, serialization: 'advanced', stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
     const slot: Slot = { child, busy: undefined };
-    child.send({ type: 'init', policy: this.policy } satisfies GenRequest);
+    child.send({ type: 'init', policy: this.policy, mode: this.mode } satisfies GenRequest);
     child.on('message', (m: GenReply) => {
       const b = slot.busy;
       if (!b || b.id !== m.id) return;

@@ -1,6 +1,9 @@
 import type { Program } from '../ir/nodes.js';
 import { generateRaw } from '../gen/program.js';
 import type { Policy } from '../gen/policy.js';
+import type { Mode } from '../gen/mode.js';
+import { generateArithProgram } from './arith.js';
+import { generateYarpgenProgram } from './yarpgen.js';
 import { CompiledProgram, type Profile, type UBReport } from '../interp/interpret.js';
 import { Editor } from './edit.js';
 import { repairOnce } from './repair.js';
@@ -30,10 +33,23 @@ export interface Discarded {
 }
 
 /**
- * Generate, execute, repair: draws a program for `seed`, runs it with the reference interpreter,
- * and rewrites each site that would hit UB until a run is clean (DESIGN.md, "the central idea").
+ * Generate, execute, repair: draws a program for `seed` in the given mode, runs it with the
+ * reference interpreter, and rewrites each site that would hit UB until a run is clean
+ * (DESIGN.md, "the central idea"). The same seed, policy and mode give the same program.
  */
-export function generateProgram(seed: number | bigint | string, policy: Policy): Generated | Discarded {
+export function generateProgram(seed: number | bigint | string, policy: Policy, mode: Mode = 'csmith'): Generated | Discarded {
+  switch (mode) {
+    case 'csmith':
+      return generateCsmithProgram(seed, policy);
+    case 'arith':
+      return generateArithProgram(seed, policy);
+    case 'yarpgen':
+      return generateYarpgenProgram(seed, policy);
+  }
+}
+
+/** The `csmith` mode: whole programs drawn from the policy's distributions, repaired site by site. */
+function generateCsmithProgram(seed: number | bigint | string, policy: Policy): Generated | Discarded {
   const t0 = performance.now();
   const seedText = String(seed);
   const st = new RepairState(seedText, policy.repair.rewritesPerSite);
