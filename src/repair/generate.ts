@@ -51,9 +51,18 @@ export function generateProgram(seed: number | bigint | string, policy: Policy, 
 /** The `csmith` mode: whole programs drawn from the policy's distributions, repaired site by site. */
 function generateCsmithProgram(seed: number | bigint | string, policy: Policy): Generated | Discarded {
   const t0 = performance.now();
+  return repairProgram(seed, policy, generateRaw(seed, policy), t0);
+}
+
+/**
+ * The generate-execute-repair loop for a raw program of any mode: runs it with the reference
+ * interpreter in collect mode, repairs every reported site, and runs again until a run is clean
+ * or the repair budget is spent. `t0` is when generation of the raw program began (for `genMs`).
+ */
+export function repairProgram(seed: number | bigint | string, policy: Policy, raw: Program, t0: number = performance.now()): Generated | Discarded {
   const seedText = String(seed);
   const st = new RepairState(seedText, policy.repair.rewritesPerSite);
-  let p = generateRaw(seed, policy);
+  let p = raw;
   let last: UBReport | undefined;
   // Collect mode: one run reports every UB site it meets; all are repaired before the next run.
   // The compiled program and the editor live across runs: each update recompiles only the
