@@ -1,8 +1,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { errBadOption, errFile } from '../diag/errors.js';
-import { emitC } from '../emit/c.js';
+import { errBadOption, errFile, KilnError } from '../diag/errors.js';
+import { emitFiles, type EmittedFile } from '../emit/files.js';
 import type { Policy } from '../gen/policy.js';
 import { generateProgram } from '../repair/generate.js';
 import { isModeChoice, MODE_CHOICES, modeFor, type ModeChoice } from '../gen/mode.js';
@@ -26,7 +26,7 @@ export function registerGen(program: Command): void {
     .description('generate UB-free C programs whose output is known (generate, execute, repair)')
     .option('-s, --seed <n>', 'seed of the (first) program', '1')
     .option('-n, --count <k>', 'generate K programs, seeds N … N+K-1 (needs -o DIR)')
-    .option('-o, --output <path>', 'output file (one program) or directory (with --count); default: stdout')
+    .option('-o, --output <path>', 'output file (one program), or directory (with --count, or for a yarpgen program); default: stdout')
     .option('--policy <file>', 'generation policy (YAML or JSON; any subset of fields)')
     .option('--size <preset>', 'program size: small, medium (Csmith-like, default) or large')
     .option('--mode <mode>', `generation mode: ${MODE_CHOICES.join(', ')} (mixed draws one per seed)`, 'csmith')
@@ -34,9 +34,16 @@ export function registerGen(program: Command): void {
     .addHelpText(
       'after',
       `
+A yarpgen program is several files, compiled together (cc init.c func.c driver.c): init.h
+declares the globals, init.c defines them and gives them values, func.c holds the test
+functions, driver.c holds main and the checksum. So -o names a directory for it (created if
+needed; -o X.c is an error), with --count each yarpgen program gets a directory DIR/kiln-N/,
+and on stdout each file follows a '// ==> NAME <==' line.
+
 Examples:
   kiln gen --seed 42 -o prog.c            write one program; its first line states the expected output
   kiln gen --seed 1 --count 100 -o progs  write progs/kiln-1.c … progs/kiln-100.c
+  kiln gen --seed 3 --mode yarpgen -o t3  write t3/init.h, t3/init.c, t3/func.c, t3/driver.c
   kiln gen --seed 7 --json                print the program's expected output and statistics`,
     )
     .action((opts: GenOptions) => {
@@ -54,6 +61,7 @@ function runGen(opts: GenOptions): void {
   if (!isModeChoice(mode)) throw errBadOption('--mode', mode, `one of ${MODE_CHOICES.join(', ')}`);
   const seed = parseSeed('--seed', opts.seed, 1n);
   const count = opts.count === undefined ? undefined : parseCount('--count', opts.count, 1, 1);
+  if (count === undefined && mode === 'yarpgen' && opts.output) checkSplitOutput(opts.output);
   if (count !== undefined) {
     if (!opts.output) throw errBadOption('--count', String(count), 'an output directory too (-o DIR)');
     try {
@@ -64,17 +72,32 @@ function runGen(opts: GenOptions): void {
     let discarded = 0;
     for (let i = 0n; i < BigInt(count); i++) {
       const s = seed + i;
-      const file = join(opts.output, `kiln-${s}.c`);
-      if (!generateOne(s, policy, mode, file, !!opts.json)) discarded++;
+      // A one-file program is DIR/kiln-N.c; a program of several files gets DIR/kiln-N/.
+      const target = (files: readonly EmittedFile[]): string => join(opts.output!, files.length === 1 ? `kiln-${s}.c` : `kiln-${s}`);
+      if (!generateOne(s, policy, mode, target, !!opts.json)) discarded++;
     }
     if (!opts.json) process.stderr.write(`kiln gen: wrote ${count - discarded} programs to ${opts.output}${discarded ? ` (${discarded} seeds discarded)` : ''}\n`);
     return;
   }
-  if (!generateOne(seed, policy, mode, opts.output, !!opts.json)) process.exitCode = 1;
+  const output = opts.output;
+  if (!generateOne(seed, policy, mode, output === undefined ? undefined : () => output, !!opts.json)) process.exitCode = 1;
 }
 
-/** Generates, writes and reports one program; false when the seed was discarded. */
-function generateOne(seed: bigint, policy: Policy, choice: ModeChoice, file: string | undefined, json: boolean): boolean {
+/** A program of several files needs a directory: `-o X.c` is refused with a hint. */
+function checkSplitOutput(path: string): void {
+  if (!path.endsWith('.c')) return;
+  throw new KilnError(
+    'KILN_BAD_OPTION',
+    `invalid value '${path}' for -o: a yarpgen program is several files (init.h, init.c, func.c, driver.c), not one .c file`,
+    `give a directory instead, e.g. -o ${path.slice(0, -2) || 'prog'}; compile it with: cc DIR/init.c DIR/func.c DIR/driver.c`,
+  );
+}
+
+/**
+ * Generates, writes and reports one program; false when the seed was discarded. `target` gives
+ * where the program goes once its files are known: a file (one-file programs) or a directory.
+ */
+function generateOne(seed: bigint, policy: Policy, choice: ModeChoice, target: ((files: readonly EmittedFile[]) => string) | undefined, json: boolean): boolean {
   const mode = modeFor(seed, choice);
   const r = generateProgram(seed, policy, mode);
   if (!r.ok) {
@@ -83,19 +106,13 @@ function generateOne(seed: bigint, policy: Policy, choice: ModeChoice, file: str
     else process.stderr.write(`kiln gen: seed ${seed} discarded: ${r.reason}\n`);
     return false;
   }
-  const source = emitC(r.program, {
+  const files = emitFiles(r.program, {
     expected: r.expected,
     header: [`Generated by Kiln (mode ${r.program.meta.mode ?? 'csmith'}, policy ${policy.name}), seed ${seed}.`],
   });
-  if (file) {
-    try {
-      writeFileSync(file, source);
-    } catch (e) {
-      throw errFile(file, `cannot write: ${(e as Error).message}`);
-    }
-  } else if (!json) {
-    process.stdout.write(source);
-  }
+  const file = target?.(files);
+  if (file !== undefined) writeProgram(file, files);
+  else if (!json) process.stdout.write(files.length === 1 ? files[0]!.content : files.map((f) => `// ==> ${f.name} <==\n${f.content}${f.content.endsWith('\n') ? '' : '\n'}`).join(''));
   if (json) {
     const share = wrappedShare(r.program);
     process.stdout.write(
@@ -103,8 +120,9 @@ function generateOne(seed: bigint, policy: Policy, choice: ModeChoice, file: str
         seed: String(seed),
         mode,
         file: file ?? null,
+        files: files.map((f) => f.name),
         expected: r.expected,
-        lines: source.split('\n').length - 1,
+        lines: files.reduce((n, f) => n + f.content.split('\n').length - 1, 0),
         repairs: r.stats.repairs,
         runs: r.stats.runs,
         genMs: round(r.genMs),
@@ -116,6 +134,25 @@ function generateOne(seed: bigint, policy: Policy, choice: ModeChoice, file: str
     );
   }
   return true;
+}
+
+/** Writes a one-file program to `path`, or a program of several files into directory `path`. */
+function writeProgram(path: string, files: readonly EmittedFile[]): void {
+  if (files.length === 1) {
+    try {
+      writeFileSync(path, files[0]!.content);
+    } catch (e) {
+      throw errFile(path, `cannot write: ${(e as Error).message}`);
+    }
+    return;
+  }
+  checkSplitOutput(path);
+  try {
+    mkdirSync(path, { recursive: true });
+    for (const f of files) writeFileSync(join(path, f.name), f.content);
+  } catch (e) {
+    throw errFile(path, `cannot write: ${(e as Error).message}`);
+  }
 }
 
 function round(ms: number): number {

@@ -1,5 +1,10 @@
-import type { Program } from '../ir/nodes.js';
-import { emitC, type EmitOptions } from './c.js';
+import type { Block, Expr, FuncDecl, Init, Program, Stmt } from '../ir/nodes.js';
+import { walkProgram } from '../ir/visit.js';
+import { YARPGEN_INIT } from '../gen/yarpgen.js';
+import { HASH_PRIME, HASH_SEED } from '../interp/runtime.js';
+import { emitC, printConst, printExpr, safeUses, type EmitOptions } from './c.js';
+import { declare } from './names.js';
+import { safeDefinition } from './safe-math.js';
 
 /** One C file of an emitted program. */
 export interface EmittedFile {
@@ -11,10 +16,178 @@ export interface EmittedFile {
 export const MAIN_SOURCE = 'prog.c';
 
 /**
+ * The files of a separately compiled program, in command-line order (the header first; it is not
+ * compiled by itself). `init.c` defines the globals and `init()`, `func.c` holds the test
+ * functions, `driver.c` holds `main` and the checksum: a compiler working on `func.c` sees only
+ * `extern` declarations, never the values `init` gives (YARPGen's one optimisation barrier).
+ */
+export const SPLIT_FILES = { header: 'init.h', init: 'init.c', func: 'func.c', driver: 'driver.c' } as const;
+
+/** Whether a file is a translation unit (given to the compiler) rather than a header. */
+export function isTranslationUnit(name: string): boolean {
+  return name.endsWith('.c');
+}
+
+/**
  * A program as the C files a compiler is given, in command-line order. Most modes emit one file,
- * `prog.c`; the `yarpgen` mode emits several translation units so that values set in one cannot
- * be constant-folded into the code of another.
+ * `prog.c` (exactly `emitC`'s text); the `yarpgen` mode emits a header and three translation
+ * units (see {@link SPLIT_FILES}) so that values set in one cannot be constant-folded into the
+ * code of another. `compact` and `prefix` apply to single-file programs only.
  */
 export function emitFiles(p: Program, opts: EmitOptions = {}): EmittedFile[] {
-  return [{ name: MAIN_SOURCE, content: emitC(p, opts) }];
+  if (p.meta.mode !== 'yarpgen' || opts.compact || opts.prefix) return [{ name: MAIN_SOURCE, content: emitC(p, opts) }];
+  return emitSplit(p, opts);
+}
+
+const INDENT = '    ';
+type Names = Parameters<typeof printExpr>[1];
+
+/** The split layout of {@link SPLIT_FILES}. */
+function emitSplit(p: Program, opts: EmitOptions): EmittedFile[] {
+  const names = nameTable(p);
+  const main = p.funcs.find((f) => f.id === p.main);
+  if (!main) throw new Error('program has no main function');
+  const others = p.funcs.filter((f) => f !== main);
+  for (const f of others) if (f.isStatic) throw new Error(`function ${f.name} is static: it cannot be called from another translation unit`);
+  const inInit = others.filter((f) => f.name === YARPGEN_INIT);
+  const inFunc = others.filter((f) => f.name !== YARPGEN_INIT);
+  const banner = (role: string): string[] => {
+    const out: string[] = [];
+    if (opts.expected !== undefined) out.push(`/* kiln: expected "${opts.expected}" */`);
+    const lines = [...(opts.header ?? []), ...(p.meta.notes ?? []), role];
+    out.push(`/*\n${lines.map((h) => ` * ${h}`).join('\n')}\n */`);
+    return out;
+  };
+  const include = `#include "${SPLIT_FILES.header}"`;
+  const guard = 'KILN_INIT_H';
+
+  const header = [
+    ...banner(`Declarations shared by ${SPLIT_FILES.init}, ${SPLIT_FILES.func} and ${SPLIT_FILES.driver}; no values.`),
+    `#ifndef ${guard}`,
+    `#define ${guard}`,
+    '#include <stdint.h>',
+    '',
+    ...p.globals.map((g) => `extern ${declare(g.type, g.name)};`),
+    '',
+    ...others.map((f) => `${signature(f)};`),
+    '',
+    `#endif`,
+    '',
+  ];
+
+  const init = [
+    ...banner('The globals and the values init() gives them (invisible to the test functions).'),
+    include,
+    '',
+    ...p.globals.map((g) => `${declare(g.type, g.name)}${g.init ? ' = ' + printInit(g.init, names) : ''};`),
+    '',
+    ...functions(p, inInit, names),
+  ];
+
+  const func = [...banner('The test functions.'), include, '', ...functions(p, inFunc, names)];
+
+  const body = printBlock(main.body, names, 0).split('\n');
+  body.splice(body.length - 1, 0, `${INDENT}printf("checksum = %016llX\\n", (unsigned long long)kiln_crc);`, `${INDENT}return 0;`);
+  const driver = [
+    ...banner('The driver: runs init() and the tests, then hashes every output and mixed global.'),
+    '#include <stdio.h>',
+    include,
+    '',
+    `static uint64_t kiln_crc = 0x${HASH_SEED.toString(16).toUpperCase()}ULL;`,
+    'static void kiln_hash(uint64_t v)',
+    '{',
+    `${INDENT}kiln_crc = (kiln_crc ^ v) * 0x${HASH_PRIME.toString(16).toUpperCase()}ULL;`,
+    `${INDENT}kiln_crc ^= kiln_crc >> 29;`,
+    '}',
+    '',
+    ...safeDefinitions(p, [main]),
+    'int main(void)',
+    body.join('\n'),
+    '',
+  ];
+  return [
+    { name: SPLIT_FILES.header, content: header.join('\n') },
+    { name: SPLIT_FILES.init, content: init.join('\n') },
+    { name: SPLIT_FILES.func, content: func.join('\n') },
+    { name: SPLIT_FILES.driver, content: driver.join('\n') },
+  ];
+}
+
+/** The safe-math wrappers some functions use (static, so each translation unit has its own copy). */
+function safeDefinitions(p: Program, fs: readonly FuncDecl[]): string[] {
+  const uses = safeUses({ ...p, globals: [], funcs: fs });
+  return uses.length ? [...uses.map((u) => safeDefinition(u, p.meta.safeMath ?? 'function')), ''] : [];
+}
+
+/** Function definitions, after the wrappers they use. */
+function functions(p: Program, fs: readonly FuncDecl[], names: Names): string[] {
+  const out = safeDefinitions(p, fs);
+  for (const f of fs) out.push(signature(f), printBlock(f.body, names, 0), '');
+  return out;
+}
+
+function nameTable(p: Program): Names {
+  const vars = new Map<number, string>();
+  const labels = new Map<number, string>();
+  const funcs = new Map<number, string>(p.funcs.map((f) => [f.id, f.name]));
+  for (const g of p.globals) vars.set(g.id, g.name);
+  walkProgram(p, (n) => {
+    if (n.kind === 'var-decl' && n.storage !== 'global') vars.set(n.id, n.name);
+  });
+  return { vars, labels, funcs, prefix: '' };
+}
+
+function signature(f: FuncDecl): string {
+  const params = f.params.length ? f.params.map((x) => declare(x.type, x.name)).join(', ') : 'void';
+  return `${f.isStatic ? 'static ' : ''}${declare(f.ret, `${f.name}(${params})`)}`;
+}
+
+/** An expression without its outermost parentheses (statements and initialisers need none). */
+function bare(e: Expr, n: Names): string {
+  const s = printExpr(e, n);
+  if (!s.startsWith('(') || !s.endsWith(')')) return s;
+  let depth = 0;
+  for (let i = 0; i < s.length - 1; i++) {
+    if (s[i] === '(') depth++;
+    else if (s[i] === ')') depth--;
+    if (depth === 0) return s;
+  }
+  return s.slice(1, -1);
+}
+
+function printInit(i: Init, n: Names): string {
+  if (i.kind === 'init-list') return `{${i.items.map((x) => printInit(x, n)).join(', ')}}`;
+  return i.kind === 'const' ? printConst(i) : bare(i, n);
+}
+
+function printBlock(b: Block, n: Names, depth: number): string {
+  const pad = INDENT.repeat(depth);
+  const inner = INDENT.repeat(depth + 1);
+  const lines = [`${pad}{`];
+  for (const d of b.locals) lines.push(`${inner}${declare(d.type, d.name)}${d.init ? ' = ' + printInit(d.init, n) : ''};`);
+  for (const s of b.stmts) lines.push(printStmt(s, n, depth + 1));
+  lines.push(`${pad}}`);
+  return lines.join('\n');
+}
+
+/** Statements of the loop-free subset the split layout is used for. */
+function printStmt(s: Stmt, n: Names, depth: number): string {
+  const pad = INDENT.repeat(depth);
+  switch (s.kind) {
+    case 'block':
+      return printBlock(s, n, depth);
+    case 'expr':
+      return `${pad}${bare(s.expr, n)};`;
+    case 'if': {
+      const head = `${pad}if (${bare(s.cond, n)})\n${printBlock(s.then, n, depth)}`;
+      return s.else ? `${head}\n${pad}else\n${printBlock(s.else, n, depth)}` : head;
+    }
+    case 'return':
+      return s.value ? `${pad}return ${bare(s.value, n)};` : `${pad}return;`;
+    case 'hash':
+      if (s.value.type.kind !== 'int') throw new Error('the split layout hashes integers only');
+      return `${pad}kiln_hash((uint64_t)(${bare(s.value, n)}));`;
+    default:
+      throw new Error(`statement kind ${s.kind} is not printed in the split layout (loop-free programs only)`);
+  }
 }

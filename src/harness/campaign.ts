@@ -1,3 +1,4 @@
+import type { EmittedFile } from '../emit/files.js';
 import type { Mode, ModeChoice } from '../gen/mode.js';
 import type { Policy } from '../gen/policy.js';
 import { testConfiguration, type ConfigResult } from './execute.js';
@@ -50,7 +51,8 @@ export interface ProgramReport {
   readonly genMs: number;
   /** The program's generation mode (set for generated programs). */
   readonly mode?: Mode;
-  readonly source?: string;
+  /** The program's C files (one `prog.c`, or the translation units of a split program). */
+  readonly files?: readonly EmittedFile[];
   readonly expected?: string;
   /** Why the seed was discarded, or the generator's error. */
   readonly reason?: string;
@@ -83,7 +85,7 @@ export interface CampaignSummary {
 interface OpenProgram {
   readonly seed: bigint;
   readonly mode: Mode;
-  readonly source: string;
+  readonly files: readonly EmittedFile[];
   readonly expected: string;
   readonly genMs: number;
   phase: 'first' | 'rerun';
@@ -195,7 +197,7 @@ export async function runCampaign(opts: CampaignOptions, hooks: CampaignHooks): 
         gensInFlight--;
         if (stopReason) return maybeFinish();
         if (reply.ok) {
-          open.push({ seed, mode: reply.mode, source: reply.source, expected: reply.expected, genMs: reply.genMs, phase: 'first', pending: [...configs], running: 0, first: new Map(), second: new Map(), agreed: undefined });
+          open.push({ seed, mode: reply.mode, files: reply.files, expected: reply.expected, genMs: reply.genMs, phase: 'first', pending: [...configs], running: 0, first: new Map(), second: new Map(), agreed: undefined });
         } else if (reply.reason === 'pool closed') {
           return maybeFinish();
         } else if (reply.reason === 'pool failed') {
@@ -216,7 +218,7 @@ export async function runCampaign(opts: CampaignOptions, hooks: CampaignHooks): 
       tokens--;
       testsInFlight++;
       p.running++;
-      testConfiguration(p.source, p.expected, config, opts.limits, temp, kill.signal).then(
+      testConfiguration(p.files, p.expected, config, opts.limits, temp, kill.signal).then(
         (res) => {
           tokens++;
           testsInFlight--;
@@ -287,7 +289,7 @@ export async function runCampaign(opts: CampaignOptions, hooks: CampaignHooks): 
       const reproduced = sameFailure(first.judgement, second.judgement);
       return { config: c, outcome: reproduced ? first.judgement.outcome : 'ok', result: first, rerun: second, flaky: !reproduced };
     });
-    return { seed: p.seed, status: 'tested', genMs: p.genMs, mode: p.mode, source: p.source, expected: p.expected, results, ...(p.agreed !== undefined ? { internal: { agreed: p.agreed } } : {}) };
+    return { seed: p.seed, status: 'tested', genMs: p.genMs, mode: p.mode, files: p.files, expected: p.expected, results, ...(p.agreed !== undefined ? { internal: { agreed: p.agreed } } : {}) };
   }
 }
 

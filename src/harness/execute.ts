@@ -1,14 +1,15 @@
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { isTranslationUnit, MAIN_SOURCE, type EmittedFile } from '../emit/files.js';
 import { LINK_LIBRARIES } from './compilers.js';
 import { limitsFor, type Configuration, type Limits } from './matrix.js';
 import { judgeCompile, judgeRun, outputLine, type Judgement } from './oracle.js';
 import { runProcess, SpawnError, type RunResult } from './process.js';
 import type { TempRoot } from './tempdir.js';
 
-/** Names used inside each compile folder (and by repro scripts). */
-export const SOURCE_FILE = 'prog.c';
+/** Names used inside each compile folder (and by repro scripts): the file of a one-file program, and the binary. */
+export const SOURCE_FILE = MAIN_SOURCE;
 export const EXE_FILE = 'prog';
 
 /** The environment of every compile: English diagnostics, temporary files kept in the compile folder. */
@@ -41,21 +42,29 @@ export interface ConfigResult {
   readonly aborted: boolean;
 }
 
-/** The exact compile command of a configuration: `<cc> <options> prog.c -o prog -lm`. */
-export function compileCommand(c: Configuration): string[] {
-  return [c.compiler.command, ...c.options, SOURCE_FILE, '-o', EXE_FILE, ...LINK_LIBRARIES];
+/**
+ * The exact compile command of a configuration: `<cc> <options> prog.c -o prog -lm`, or with
+ * every translation unit of a split program in order (`init.c func.c driver.c`; headers are not
+ * named). One command compiles each unit separately and links them, so no value crosses units.
+ */
+export function compileCommand(c: Configuration, files: readonly string[] = [SOURCE_FILE]): string[] {
+  const units = files.filter(isTranslationUnit);
+  if (units.length === 0) throw new Error('compileCommand: no C file to compile');
+  return [c.compiler.command, ...c.options, ...units, '-o', EXE_FILE, ...LINK_LIBRARIES];
 }
 
 /**
- * Compiles `source` with one configuration in a fresh folder, runs the binary in another fresh
- * folder, and judges the result; both folders are removed before returning.
+ * Compiles a program's files (or the text of a one-file program, written as `prog.c`) with one
+ * configuration in a fresh folder, runs the binary in another fresh folder, and judges the
+ * result; both folders are removed before returning.
  */
-export async function testConfiguration(source: string, expected: string, c: Configuration, limits: Limits, temp: TempRoot, signal?: AbortSignal): Promise<ConfigResult> {
+export async function testConfiguration(program: string | readonly EmittedFile[], expected: string, c: Configuration, limits: Limits, temp: TempRoot, signal?: AbortSignal): Promise<ConfigResult> {
   const started = Date.now();
+  const files = typeof program === 'string' ? [{ name: SOURCE_FILE, content: program }] : program;
   const compileDir = await temp.dir('cc');
   try {
-    await writeFile(join(compileDir, SOURCE_FILE), source);
-    const cmd = compileCommand(c);
+    for (const f of files) await writeFile(join(compileDir, f.name), f.content);
+    const cmd = compileCommand(c, files.map((f) => f.name));
     const climits = limitsFor(limits.compile, c);
     const cr = await runStep(cmd, {
       cwd: compileDir,

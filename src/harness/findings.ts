@@ -1,5 +1,5 @@
 import type { FinalResult, ProgramReport } from './campaign.js';
-import { compileCommand, SOURCE_FILE, type ConfigResult } from './execute.js';
+import { compileCommand, type ConfigResult } from './execute.js';
 import type { Policy } from '../gen/policy.js';
 import type { Limits } from './matrix.js';
 import { FINDING_OUTCOMES } from './oracle.js';
@@ -110,7 +110,9 @@ function draftFinding(r: ProgramReport, f: FinalResult, ctx: DraftContext): Find
   const expected = r.expected!;
   const actual = actualText(f.result);
   const stderr = excerpt(f.result.run && isRunOutcome(f.outcome) ? f.result.run.stderr : f.result.compile.stderr);
-  const command = compileCommand(f.config);
+  const sources = r.files!;
+  const names = sources.map((s) => s.name);
+  const command = compileCommand(f.config, names);
   const others = r.results
     .filter((o) => o !== f)
     .map((o) => ({ compiler: o.config.compiler.name, options: o.config.optionsText, outcome: o.outcome, ...(o.result.output !== undefined ? { output: o.result.output } : {}) }));
@@ -125,6 +127,7 @@ function draftFinding(r: ProgramReport, f: FinalResult, ctx: DraftContext): Find
     command: command.join(' '),
     seed: String(r.seed),
     mode: r.mode ?? 'csmith',
+    files: names,
     campaign: ctx.campaignId,
     policyName: ctx.policy.name,
     expected,
@@ -150,9 +153,9 @@ function draftFinding(r: ProgramReport, f: FinalResult, ctx: DraftContext): Find
     actual,
     stderr,
     files: [
-      { name: SOURCE_FILE, content: r.source! },
+      ...sources,
       { name: 'finding.json', content: JSON.stringify(json, null, 2) + '\n' },
-      { name: 'repro.sh', content: reproScript({ id, config: f.config, judgement: j, expected, limits: ctx.limits }), mode: 0o755 },
+      { name: 'repro.sh', content: reproScript({ id, config: f.config, judgement: j, expected, limits: ctx.limits, files: names }), mode: 0o755 },
     ],
   };
 }
@@ -176,7 +179,7 @@ function draftInternal(r: ProgramReport, agreed: string, ctx: DraftContext): Int
     expected: r.expected!,
     actual: agreed,
     files: [
-      { name: SOURCE_FILE, content: r.source! },
+      ...r.files!,
       { name: 'internal.json', content: JSON.stringify(json, null, 2) + '\n' },
     ],
   };

@@ -4,7 +4,7 @@ import { modeFor, type ModeChoice } from '../gen/mode.js';
 import type { Policy } from '../gen/policy.js';
 import { generateProgram } from '../repair/generate.js';
 import type { GenReply, GenRequest } from './genpool.js';
-import { campaignSource } from './program.js';
+import { campaignFiles } from './program.js';
 
 let policy: Policy | undefined;
 let modeChoice: ModeChoice = 'csmith';
@@ -29,8 +29,8 @@ function generate(id: number, seed: string): GenReply {
     const mode = modeFor(seed, modeChoice);
     const r = generateProgram(seed, policy, mode);
     if (!r.ok) return { id, seed, ok: false, reason: r.reason, genMs: r.genMs };
-    const source = campaignSource(r, policy);
-    return { id, seed, ok: true, mode, expected: r.expected, source, genMs: r.genMs };
+    const files = campaignFiles(r, policy);
+    return { id, seed, ok: true, mode, expected: r.expected, files, genMs: r.genMs };
   } catch (e) {
     return { id, seed, ok: false, reason: 'generator error', error: e instanceof Error ? (e.stack ?? e.message) : String(e), genMs: 0 };
   }

@@ -1,6 +1,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { EmittedFile } from '../emit/files.js';
 import type { Mode, ModeChoice } from '../gen/mode.js';
 import type { Policy } from '../gen/policy.js';
 
@@ -9,7 +10,7 @@ export type GenRequest = { readonly type: 'init'; readonly policy: Policy; reado
 
 /** A generation process's answer for one seed. */
 export type GenReply =
-  | { readonly id: number; readonly seed: string; readonly ok: true; readonly mode: Mode; readonly expected: string; readonly source: string; readonly genMs: number }
+  | { readonly id: number; readonly seed: string; readonly ok: true; readonly mode: Mode; readonly expected: string; readonly files: readonly EmittedFile[]; readonly genMs: number }
   | { readonly id: number; readonly seed: string; readonly ok: false; readonly reason: string; readonly error?: string; readonly genMs: number };
 
 interface Slot {

@@ -10,16 +10,22 @@ export interface ReproInput {
   readonly judgement: Judgement;
   readonly expected: string;
   readonly limits: Limits;
+  /** The program's files, in compile order (default: the one file `prog.c`). */
+  readonly files?: readonly string[];
 }
 
 /**
  * Writes `repro.sh`: it compiles `prog.c` with the exact command and limits of the campaign, runs
  * the binary, and exits 0 when the failure shows again and 1 when it does not — a C-Reduce/C-Vise
  * interestingness test. It uses `./prog.c` when the current folder has one (C-Reduce runs tests
- * in a folder holding the candidate), else the `prog.c` next to the script.
+ * in a folder holding the candidate), else the `prog.c` next to the script. A program of several
+ * files is handled file by file the same way (C-Reduce may give the test only the files it is
+ * reducing): each comes from the current folder when it is there, else from next to the script.
  */
 export function reproScript(f: ReproInput): string {
   const { config: c, judgement: j } = f;
+  const files = f.files ?? [SOURCE_FILE];
+  const single = files.length === 1 && files[0] === SOURCE_FILE;
   const compile = limitsFor(f.limits.compile, c);
   const run = limitsFor(f.limits.run, c);
   const lines = [
@@ -29,11 +35,7 @@ export function reproScript(f: ReproInput): string {
     ...(j.detail ? [`# observed: ${j.detail.replace(/\n/g, ' ')}`] : []),
     '# Exits 0 when the failure reproduces, 1 when it does not (C-Reduce/C-Vise interestingness test).',
     'set -u',
-    `if [ -f ${SOURCE_FILE} ]; then SRC="$PWD/${SOURCE_FILE}"; else SRC="$(cd "$(dirname "$0")" && pwd)/${SOURCE_FILE}"; fi`,
-    'WORK=$(mktemp -d "${TMPDIR:-/tmp}/kiln-repro.XXXXXX") || exit 2',
-    `trap 'rm -rf "$WORK"' EXIT`,
-    `trap 'exit 2' INT TERM`,
-    `cp "$SRC" "$WORK/${SOURCE_FILE}" && cd "$WORK" || exit 2`,
+    ...(single ? copyOne() : copyEach(files)),
     'export LC_ALL=C LANG=C TMPDIR="$WORK"',
     `EXPECTED=${sq(f.expected)}`,
     '# Run a command with a wall-clock limit (status 124, or 137 when it had to be killed) and an address-space limit.',
@@ -45,7 +47,7 @@ export function reproScript(f: ReproInput): string {
     '    timeout -k 2 "$secs" "$@"',
     '  fi',
     '}',
-    `limited ${seconds(compile)} ${bytes(compile)} ${compileCommand(c).map(sq).join(' ')} >compile.log 2>&1`,
+    `limited ${seconds(compile)} ${bytes(compile)} ${compileCommand(c, files).map(sq).join(' ')} >compile.log 2>&1`,
     'cstatus=$?',
   ];
   const hung = (v: string): string => `[ "${v}" -eq 124 ] || [ "${v}" -eq 137 ]`;
@@ -74,6 +76,32 @@ export function reproScript(f: ReproInput): string {
       );
   }
   return lines.join('\n') + '\n';
+}
+
+/** Copies `prog.c` (from the current folder, else next to the script) into a fresh work folder. */
+function copyOne(): string[] {
+  return [
+    `if [ -f ${SOURCE_FILE} ]; then SRC="$PWD/${SOURCE_FILE}"; else SRC="$(cd "$(dirname "$0")" && pwd)/${SOURCE_FILE}"; fi`,
+    'WORK=$(mktemp -d "${TMPDIR:-/tmp}/kiln-repro.XXXXXX") || exit 2',
+    `trap 'rm -rf "$WORK"' EXIT`,
+    `trap 'exit 2' INT TERM`,
+    `cp "$SRC" "$WORK/${SOURCE_FILE}" && cd "$WORK" || exit 2`,
+  ];
+}
+
+/** Copies each file (from the current folder when there, else from next to the script) into a fresh work folder. */
+function copyEach(files: readonly string[]): string[] {
+  for (const f of files) if (!/^[A-Za-z0-9_.-]+$/.test(f)) throw new Error(`reproScript: unsafe file name ${f}`);
+  return [
+    'HERE="$(cd "$(dirname "$0")" && pwd)"',
+    'WORK=$(mktemp -d "${TMPDIR:-/tmp}/kiln-repro.XXXXXX") || exit 2',
+    `trap 'rm -rf "$WORK"' EXIT`,
+    `trap 'exit 2' INT TERM`,
+    `for f in ${files.join(' ')}; do`,
+    '  if [ -f "$f" ]; then cp "$f" "$WORK/$f"; else cp "$HERE/$f" "$WORK/$f"; fi || exit 2',
+    'done',
+    'cd "$WORK" || exit 2',
+  ];
 }
 
 function runCheck(j: Judgement, hung: (v: string) => string): string[] {

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { campaignSource } from '../../src/harness/program.js';
+import { campaignFiles } from '../../src/harness/program.js';
 import { parsePolicy } from '../../src/gen/policy.js';
 import { generateProgram } from '../../src/repair/generate.js';
 import { requireTool } from '../support/cc.js';
@@ -143,7 +143,9 @@ describe('kiln fuzz with fault-injecting compilers', () => {
     const g = generateProgram(j.seed, policy);
     if (!g.ok) expect.unreachable(`seed ${j.seed} no longer generates: ${g.reason}`);
     expect(g.expected).toBe(j.expected);
-    expect(readFileSync(join(f.dir, 'prog.c'), 'utf8')).toBe(campaignSource(g, policy));
+    const files = campaignFiles(g, policy);
+    expect(files.map((x) => x.name)).toEqual(['prog.c']);
+    expect(readFileSync(join(f.dir, 'prog.c'), 'utf8')).toBe(files[0]!.content);
   });
 
   it('gives each finding a repro.sh that reproduces it on its own (exit 0)', () => {

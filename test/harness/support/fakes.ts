@@ -1,13 +1,14 @@
 // Fault-injecting fake compilers: shell scripts wrapping gcc that fail on chosen seeds. The seed
-// is read from the header Kiln writes into each program ("..., seed N.").
+// is read from the header Kiln writes into each program ("..., seed N."); a program of several
+// files has that header in each, and the fakes read it from the last C file.
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-/** Common prologue: finds the source and output among the arguments, and the program's seed. */
+/** Common prologue: finds the sources (all, and the last) and output among the arguments, and the program's seed. */
 const PROLOGUE = `#!/bin/sh
-src=; out=; prev=
+src=; srcs=; out=; prev=
 for a; do
-  case $a in *.c) src=$a;; esac
+  case $a in *.c) src=$a; srcs="$srcs $a";; esac
   [ "$prev" = -o ] && out=$a
   prev=$a
 done
@@ -17,7 +18,7 @@ hit() { for s; do [ "$seed" = "$s" ] && return 0; done; return 1; }
 
 /** What a fake does on its seeds. */
 export type Fault =
-  | 'wrong-code' // bumps the checksum's initial value, then compiles with gcc
+  | 'wrong-code' // bumps the checksum's initial value (in whichever file defines it), then compiles with gcc
   | 'ice' // prints a GCC-like ICE whose location and address vary with the seed, exits 1
   | 'segv' // the compiler kills itself with SIGSEGV
   | 'hang' // the compiler sleeps
@@ -29,7 +30,11 @@ export type Fault =
 function faultBody(f: Fault, stateDir: string): string {
   switch (f) {
     case 'wrong-code':
-      return `sed 's/\\(kiln_crc = 0x[0-9A-F]*ULL\\)/\\1 + 1/' "$src" > "$src.fake.c" && exec gcc -O0 "$src.fake.c" -o "$out" -lm`;
+      return [
+        'fakes=',
+        `for f in $srcs; do sed 's/\\(kiln_crc = 0x[0-9A-F]*ULL\\)/\\1 + 1/' "$f" > "$f.fake.c" || exit 1; fakes="$fakes $f.fake.c"; done`,
+        'exec gcc -O0 $fakes -o "$out" -lm',
+      ].join('\n');
     case 'ice':
       return [
         `n=$((seed * 37 + 11))`,
