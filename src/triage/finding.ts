@@ -1,0 +1,132 @@
+// A stored finding as triage sees it: what finding.json says (outcome, bucket, compiler, options,
+// expected line, limits) plus the program's source files, read back from the finding folder.
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { errFile, errNotAFinding } from '../diag/errors.js';
+import { SPLIT_FILES, type EmittedFile } from '../emit/files.js';
+import { SOURCE_FILE } from '../harness/execute.js';
+import { DEFAULT_LIMITS, optionTokens, type Limits, type StepLimits } from '../harness/matrix.js';
+import { OUTCOMES, type Outcome } from '../harness/oracle.js';
+
+/** Name of the manifest every finding folder holds. */
+export const FINDING_MANIFEST = 'finding.json';
+
+/** One file of a finding's program (a translation unit or a header), as the harness compiles it. */
+export type SourceFile = EmittedFile;
+
+/** The fields of finding.json that triage needs. */
+export interface StoredFinding {
+  /** The finding folder. */
+  readonly dir: string;
+  readonly id: string;
+  readonly outcome: Outcome;
+  readonly bucket: string;
+  /** Display name of the compiler in the campaign (`clang-15`); part of crash buckets. */
+  readonly compilerName: string;
+  /** The command the campaign ran (an absolute path). */
+  readonly compilerPath: string;
+  readonly compilerVersion: string;
+  /** Option tokens of the configuration, in order. */
+  readonly options: readonly string[];
+  readonly expected: string;
+  readonly actual: string;
+  readonly limits: Limits;
+  /** The program: `prog.c` today, several files once programs span translation units. */
+  readonly sources: readonly SourceFile[];
+}
+
+/** Whether a folder holds a Kiln finding (a `finding.json` file). */
+export function isFindingDir(dir: string): boolean {
+  const p = join(dir, FINDING_MANIFEST);
+  return existsSync(p) && statSync(p).isFile();
+}
+
+/**
+ * Reads a finding folder written by `kiln fuzz`. Throws `KILN_NOT_A_FINDING` when the folder has
+ * no finding.json and `KILN_FILE` when the manifest or a source file cannot be used.
+ */
+export function readFinding(dir: string): StoredFinding {
+  if (!isFindingDir(dir)) throw errNotAFinding(dir);
+  const path = join(dir, FINDING_MANIFEST);
+  let json: Record<string, unknown>;
+  try {
+    const parsed: unknown = JSON.parse(readFileSync(path, 'utf8'));
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('not a JSON object');
+    json = parsed as Record<string, unknown>;
+  } catch (e) {
+    throw errFile(path, `not a valid finding manifest: ${(e as Error).message}`);
+  }
+  const text = (field: string): string => {
+    const v = json[field];
+    if (typeof v !== 'string') throw errFile(path, `not a valid finding manifest: field '${field}' is missing or not a string`);
+    return v;
+  };
+  const outcome = text('outcome');
+  if (!(OUTCOMES as readonly string[]).includes(outcome)) throw errFile(path, `not a valid finding manifest: unknown outcome '${outcome}'`);
+  return {
+    dir,
+    id: text('id'),
+    outcome: outcome as Outcome,
+    bucket: text('bucket'),
+    compilerName: text('compiler'),
+    compilerPath: typeof json.compilerPath === 'string' ? json.compilerPath : text('compiler'),
+    compilerVersion: typeof json.compilerVersion === 'string' ? json.compilerVersion : '',
+    options: optionTokens(text('options')),
+    expected: text('expected'),
+    actual: typeof json.actual === 'string' ? json.actual : '',
+    limits: readLimits(json.limits),
+    sources: readSources(dir, json.files, path),
+  };
+}
+
+/**
+ * The program's files in command-line order: those the manifest lists (`files`: names or
+ * `{name}`), else the split layout when the folder holds it, else `prog.c`.
+ */
+function readSources(dir: string, listed: unknown, manifest: string): SourceFile[] {
+  const names: string[] = [];
+  if (Array.isArray(listed)) {
+    for (const f of listed as unknown[]) {
+      const name = typeof f === 'string' ? f : typeof f === 'object' && f !== null && typeof (f as { name?: unknown }).name === 'string' ? (f as { name: string }).name : undefined;
+      if (name === undefined || name.includes('/') || name.startsWith('.')) throw errFile(manifest, `not a valid finding manifest: bad entry in 'files': ${JSON.stringify(f)}`);
+      if (/\.[ch]$/.test(name)) names.push(name);
+    }
+  }
+  if (names.length === 0) {
+    const split = [SPLIT_FILES.header, SPLIT_FILES.init, SPLIT_FILES.func, SPLIT_FILES.driver];
+    names.push(...(split.every((n) => existsSync(join(dir, n))) ? split : [SOURCE_FILE]));
+  }
+  return names.map((name) => {
+    const p = join(dir, name);
+    try {
+      return { name, content: readFileSync(p, 'utf8') };
+    } catch (e) {
+      throw errFile(p, `cannot read the finding's program: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    }
+  });
+}
+
+/** The campaign's limits as stored (JSON drops an undefined memory limit: none). */
+function readLimits(raw: unknown): Limits {
+  if (typeof raw !== 'object' || raw === null) return DEFAULT_LIMITS;
+  const step = (v: unknown, fallback: StepLimits): StepLimits => {
+    if (typeof v !== 'object' || v === null) return fallback;
+    const o = v as { timeoutMs?: unknown; memoryMb?: unknown };
+    return {
+      timeoutMs: typeof o.timeoutMs === 'number' && o.timeoutMs > 0 ? o.timeoutMs : fallback.timeoutMs,
+      memoryMb: typeof o.memoryMb === 'number' && o.memoryMb > 0 ? o.memoryMb : undefined,
+    };
+  };
+  const l = raw as { compile?: unknown; run?: unknown };
+  return { compile: step(l.compile, DEFAULT_LIMITS.compile), run: step(l.run, DEFAULT_LIMITS.run) };
+}
+
+/**
+ * The optimisation level an option list selects: the last `-O…` wins, `-O` is `-O1`, and no
+ * `-O` at all is `-O0` (the default of gcc and clang).
+ */
+export function optimisationLevel(options: readonly string[]): string {
+  const last = [...options].reverse().find((o) => /^-O/.test(o));
+  if (last === undefined) return '-O0';
+  return last === '-O' ? '-O1' : last;
+}

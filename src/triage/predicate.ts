@@ -1,0 +1,83 @@
+// "Does the bug still show with these extra options?" — the one question every fingerprint
+// search asks. It compiles and runs the finding's program exactly as the campaign did (same
+// compiler, options, limits, oracle), with extra options appended.
+import type { Compiler } from '../harness/compilers.js';
+import { testConfiguration, type ConfigResult } from '../harness/execute.js';
+import { optionKey, slugify, type Configuration } from '../harness/matrix.js';
+import type { TempRoot } from '../harness/tempdir.js';
+import type { StoredFinding } from './finding.js';
+
+/**
+ * What one probe showed: `shows` — the finding's failure (for wrong code: an output other than
+ * the expected one); `hidden` — the program compiled, ran and printed the expected line;
+ * `other` — some other failure (the extra options broke the compile, the binary crashed or hung),
+ * which says nothing about the bug and counts as "not hidden".
+ */
+export type Verdict = 'shows' | 'hidden' | 'other';
+
+/** One probe's verdict, with the harness result it came from. */
+export interface Probe {
+  readonly extra: readonly string[];
+  readonly verdict: Verdict;
+  readonly result: ConfigResult;
+}
+
+/** The predicate: runs the finding with extra options appended to its own. */
+export type BugPredicate = (extra: readonly string[]) => Promise<Probe>;
+
+/** What a predicate needs besides the finding. */
+export interface PredicateContext {
+  /** The compiler to run (resolved from the finding's compilerPath; its name must be the finding's). */
+  readonly compiler: Compiler;
+  readonly temp: TempRoot;
+  readonly signal?: AbortSignal;
+  /** Called after every probe (for step counting and progress). */
+  readonly onProbe?: (p: Probe) => void;
+}
+
+/** Thrown when the caller's signal aborted a probe: the search stops and nothing is concluded. */
+export class TriageAborted extends Error {
+  constructor() {
+    super('triage aborted');
+    this.name = 'TriageAborted';
+  }
+}
+
+/** The configuration of a finding with extra options appended. */
+export function findingConfiguration(f: StoredFinding, compiler: Compiler, extra: readonly string[] = []): Configuration {
+  const options = [...f.options, ...extra];
+  const optionsText = options.join(' ');
+  return { compiler: { ...compiler, name: f.compilerName }, options, optionsText, key: `${compiler.realPath}\0${optionKey(options)}`, slug: slugify(`${f.compilerName} ${optionsText}`) };
+}
+
+/** Judges one harness result against the finding's failure (the campaign's oracle decided the outcome). */
+export function judgeProbe(f: StoredFinding, r: ConfigResult): Verdict {
+  const j = r.judgement;
+  if (j.outcome === 'ok') return 'hidden';
+  switch (f.outcome) {
+    case 'wrong-code':
+    case 'binary-crash':
+    case 'binary-hang':
+    case 'compiler-hang':
+      return j.outcome === f.outcome ? 'shows' : 'other';
+    case 'compiler-crash':
+    case 'rejected-valid':
+      // A different crash is a different bug.
+      return j.outcome === f.outcome && j.bucket === f.bucket ? 'shows' : 'other';
+    default:
+      return 'other';
+  }
+}
+
+/** Builds the predicate of a finding: each call is one compile (and run) in fresh folders. */
+export function bugPredicate(f: StoredFinding, ctx: PredicateContext): BugPredicate {
+  return async (extra) => {
+    if (ctx.signal?.aborted) throw new TriageAborted();
+    const result = await testConfiguration(f.sources, f.expected, findingConfiguration(f, ctx.compiler, extra), f.limits, ctx.temp, ctx.signal);
+    if (result.aborted) throw new TriageAborted();
+    const probe: Probe = { extra, verdict: judgeProbe(f, result), result };
+    ctx.onProbe?.(probe);
+    return probe;
+  };
+}
+

@@ -1,0 +1,122 @@
+// Triage of one finding: a fingerprint naming the cause, so that findings of one bug group
+// together. Compiler crashes and hangs already have a normalised bucket; wrong code (and binaries
+// that crash because they were miscompiled) gets a pass search: opt-bisect for clang, disabled
+// flags and passes for gcc.
+import { rename, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { resolveCompiler, type Compiler } from '../harness/compilers.js';
+import { TempRoot } from '../harness/tempdir.js';
+import { clangOptBisect } from './clang.js';
+import { optimisationLevel, readFinding, type StoredFinding } from './finding.js';
+import { DEFAULT_GCC_LIMITS, gccFlagSearch, type GccSearchLimits } from './gcc.js';
+import { bugPredicate, type Probe } from './predicate.js';
+import type { SearchOutcome } from './search.js';
+
+/** The file triage writes into a finding folder. */
+export const TRIAGE_FILE = 'triage.json';
+
+/**
+ * How a fingerprint was obtained: `opt-bisect` (clang), `gcc-disable` (a `-fno-` flag or a
+ * `-fdisable-` pass), `bucket` (crashes, hangs, rejections and compilers without a pass search:
+ * the campaign's normalised bucket is the fingerprint), `none` (a search was skipped or named no
+ * pass; the fingerprint falls back to the bucket).
+ */
+export type TriageMethod = 'opt-bisect' | 'gcc-disable' | 'bucket' | 'none';
+
+/** What triage concluded about one finding (also the content of triage.json). */
+export interface TriageResult {
+  readonly findingId: string;
+  /** `clang:InstCombinePass`, `gcc:-ftree-vrp`, `gcc:rtl-combine`, or the bucket. */
+  readonly fingerprint: string;
+  readonly method: TriageMethod;
+  /** Compiles (each followed by a run) the search made. */
+  readonly steps: number;
+  /** One line for people: which pass, at which limit, or why none. */
+  readonly detail: string;
+  /** Whether the failure showed again with the finding's own configuration (false: flaky or environment-dependent). */
+  readonly reproduced: boolean;
+  /** Extra options that pin the culprit (hide the bug when changed by one step), when there is one. */
+  readonly culpritOptions?: readonly string[];
+  readonly seconds: number;
+}
+
+/** Options of {@link triageFinding}. */
+export interface TriageOptions {
+  /** Temporary root for compile folders (one is made and removed when absent). */
+  readonly temp?: TempRoot;
+  readonly signal?: AbortSignal;
+  /** Progress lines (the CLI writes them to stderr). */
+  readonly onProgress?: (line: string) => void;
+  /** The compiler to use instead of resolving the finding's compilerPath. */
+  readonly compiler?: Compiler;
+  readonly gccLimits?: GccSearchLimits;
+  /** Write triage.json into the finding folder (default true). */
+  readonly write?: boolean;
+}
+
+/** Outcomes a pass search can explain: the compiler produced a binary that misbehaves. */
+const SEARCHED_OUTCOMES: ReadonlySet<string> = new Set(['wrong-code', 'binary-crash']);
+
+/**
+ * Fingerprints the finding in `dir` and writes `dir/triage.json`. Throws `KILN_NOT_A_FINDING`,
+ * `KILN_FILE` or `KILN_UNKNOWN_COMPILER` for bad input; a search that names no pass is a result.
+ */
+export async function triageFinding(dir: string, opts: TriageOptions = {}): Promise<TriageResult> {
+  const started = Date.now();
+  const f = readFinding(dir);
+  const result = await fingerprintFinding(f, opts, started);
+  if (opts.write !== false) await writeTriage(dir, result);
+  return result;
+}
+
+async function fingerprintFinding(f: StoredFinding, opts: TriageOptions, started: number): Promise<TriageResult> {
+  const done = (method: TriageMethod, steps: number, detail: string, fingerprint = f.bucket, extra: Partial<TriageResult> = {}): TriageResult => ({
+    findingId: f.id,
+    fingerprint,
+    method,
+    steps,
+    detail,
+    reproduced: true,
+    ...extra,
+    seconds: Math.round((Date.now() - started) / 100) / 10,
+  });
+  if (!SEARCHED_OUTCOMES.has(f.outcome)) return done('bucket', 0, `${f.outcome}: the normalised bucket is the fingerprint`);
+  const compiler = opts.compiler ?? (await resolveCompiler(f.compilerPath));
+  if (compiler.family !== 'gcc' && compiler.family !== 'clang') return done('bucket', 0, `${compiler.family} has no pass search: the bucket is the fingerprint`);
+  const level = optimisationLevel(f.options);
+  if (level === '-O0') return done('none', 0, '-O0 runs no optional optimisation pass: nothing to bisect');
+
+  const temp = opts.temp ?? TempRoot.create();
+  let steps = 0;
+  const onProbe = (p: Probe): void => {
+    steps++;
+    opts.onProgress?.(`${f.id}: probe ${steps}: ${p.extra.join(' ') || '(own options)'} → ${p.verdict}`);
+  };
+  try {
+    const ctx = { compiler, temp, onProbe, ...(opts.signal ? { signal: opts.signal } : {}) };
+    const test = bugPredicate(f, ctx);
+    const family = compiler.family;
+    const outcome: SearchOutcome = family === 'clang' ? await clangOptBisect(f, test, ctx) : await gccFlagSearch(f, test, ctx, opts.gccLimits ?? DEFAULT_GCC_LIMITS);
+    const method: TriageMethod = family === 'clang' ? 'opt-bisect' : 'gcc-disable';
+    switch (outcome.kind) {
+      case 'culprit':
+        return done(method, steps, outcome.detail, `${family}:${outcome.name}`, { culpritOptions: outcome.culpritOptions });
+      case 'no-culprit':
+        return done('none', steps, outcome.detail);
+      case 'not-reproduced':
+        return done('none', steps, `did not reproduce: ${outcome.detail}`, f.bucket, { reproduced: false });
+      default:
+        throw new Error(`unknown search outcome ${JSON.stringify(outcome satisfies never)}`);
+    }
+  } finally {
+    if (!opts.temp) temp.dispose();
+  }
+}
+
+/** Writes triage.json atomically (a reader never sees half a file). */
+async function writeTriage(dir: string, r: TriageResult): Promise<void> {
+  const path = join(dir, TRIAGE_FILE);
+  const tmp = `${path}.tmp-${process.pid}`;
+  await writeFile(tmp, JSON.stringify({ ...r, triagedAt: new Date().toISOString() }, null, 2) + '\n');
+  await rename(tmp, path);
+}
