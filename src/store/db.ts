@@ -48,7 +48,11 @@ export function openDatabase(outDir: string, mode: OpenMode): Database.Database 
     } else if (version === 0) {
       throw errState(`no Kiln campaign in ${outDir} (${path} is empty)`, "run 'kiln fuzz' first");
     } else if (version < SCHEMA_VERSION) {
-      throw errDatabase(path, `written by an older Kiln (schema ${version}); open it once with 'kiln fuzz --resume' to migrate it`);
+      // Migrations only add tables, columns and indexes, which an older Kiln still writing the
+      // campaign does not notice: readers migrate too, so `kiln findings` works after an upgrade.
+      db.close();
+      migrateFile(path, version);
+      return openDatabase(outDir, mode);
     }
     return db;
   } catch (e) {
@@ -70,12 +74,37 @@ function currentVersion(db: Database.Database, path: string): number {
   return row.v ?? 0;
 }
 
+/**
+ * Applies the migrations after `from`, one write transaction each. Each step re-reads the version
+ * inside its transaction, so two processes opening an old database at once migrate it once.
+ */
 function migrate(db: Database.Database, from: number): void {
   for (let v = from; v < MIGRATIONS.length; v++) {
     db.transaction(() => {
+      const row = from === 0 && v === 0 ? undefined : (db.prepare('SELECT MAX(version) AS v FROM schema_version').get() as { v: number | null });
+      if ((row?.v ?? 0) > v) return;
       db.exec(MIGRATIONS[v]!);
       db.prepare('DELETE FROM schema_version').run();
       db.prepare('INSERT INTO schema_version (version) VALUES (?)').run(v + 1);
-    })();
+    }).immediate();
+  }
+}
+
+/** Migrates a database file opened for reading, through a short-lived writable connection. */
+function migrateFile(path: string, from: number): void {
+  let db: Database.Database;
+  try {
+    db = new Database(path, { fileMustExist: true });
+  } catch (e) {
+    throw errDatabase(path, `written by an older Kiln (schema ${from}) and cannot be migrated here: ${(e as Error).message}`);
+  }
+  try {
+    db.pragma('busy_timeout = 5000');
+    migrate(db, from);
+  } catch (e) {
+    if ((e as { code?: string }).code?.startsWith('SQLITE_')) throw errDatabase(path, `written by an older Kiln (schema ${from}) and cannot be migrated here: ${(e as Error).message}`);
+    throw e;
+  } finally {
+    db.close();
   }
 }

@@ -89,4 +89,12 @@ export const MIGRATIONS: readonly string[] = [
     created_at  TEXT NOT NULL
   );
   `,
+  // Triage and reduction results: the fingerprint groups findings by cause (NULL until triaged;
+  // grouping falls back to the bucket), the reduced size and file come from the reducer.
+  `
+  ALTER TABLE findings ADD COLUMN fingerprint TEXT;
+  ALTER TABLE findings ADD COLUMN reduced_lines INTEGER;
+  ALTER TABLE findings ADD COLUMN reduced_file TEXT;  -- relative to the output folder when inside it
+  CREATE INDEX findings_fingerprint ON findings(fingerprint);
+  `,
 ];

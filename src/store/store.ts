@@ -1,4 +1,4 @@
-import { join } from 'node:path';
+import { isAbsolute, join, relative, resolve } from 'node:path';
 import type Database from 'better-sqlite3';
 import { errState } from '../diag/errors.js';
 import { DB_FILE, openDatabase, type OpenMode } from './db.js';
@@ -98,6 +98,39 @@ export interface FindingRow {
   /** Folder of the finding (output folder joined with the stored relative path). */
   readonly dir: string;
   readonly createdAt: string;
+  /** Triage's fingerprint (`clang:InstCombinePass`, `gcc:-ftree-vrp`, a bucket); null until triaged. */
+  readonly fingerprint: string | null;
+  /** What findings are grouped by: the fingerprint, else the bucket. */
+  readonly group: string;
+  /** Lines of the reduced program, once reduced. */
+  readonly reducedLines: number | null;
+  /** The reduced program (absolute when stored inside the output folder). */
+  readonly reducedFile: string | null;
+}
+
+/** What {@link KilnStore.listFindings} groups and orders by. */
+export type FindingGrouping = 'fingerprint' | 'bucket';
+
+/** One group of findings: one fingerprint (or bucket, for findings not triaged yet). */
+export interface FindingGroup {
+  /** The fingerprint, or the bucket when no finding of the group is triaged. */
+  readonly key: string;
+  /** False when the key is a campaign bucket standing in for a missing fingerprint. */
+  readonly triaged: boolean;
+  readonly count: number;
+  /** Finding ids, oldest first. */
+  readonly findingIds: readonly string[];
+  /** Buckets the group spans (a pass fingerprint can join several option sets and compilers). */
+  readonly buckets: readonly string[];
+  /** The smallest reduced program of the group, if any was reduced. */
+  readonly smallest?: { readonly findingId: string; readonly lines: number; readonly file: string | null };
+}
+
+/** A reduction's result as the store keeps it. */
+export interface ReducedInfo {
+  readonly lines: number;
+  /** The reduced file: a path inside the output folder is stored relative to it. */
+  readonly file: string;
 }
 
 /** Which seeds of a campaign are finished. */
@@ -244,16 +277,67 @@ export class KilnStore {
     })();
   }
 
-  /** Every finding, grouped by bucket (buckets in order of first appearance). */
-  listFindings(): FindingRow[] {
+  /**
+   * Every finding, grouped by fingerprint (falling back to the bucket for findings not triaged
+   * yet) or by campaign bucket; groups in order of first appearance, findings oldest first.
+   */
+  listFindings(grouping: FindingGrouping = 'fingerprint'): FindingRow[] {
+    const key = grouping === 'bucket' ? 'bucket' : 'COALESCE(fingerprint, bucket)';
     const rows = this.db
       .prepare(
-        `SELECT f.*, (SELECT MIN(g.created_at || g.id) FROM findings g WHERE g.bucket = f.bucket) AS first
-         FROM findings f ORDER BY first, f.created_at, f.id`,
+        `WITH f AS (SELECT *, ${key} AS grp FROM findings)
+         SELECT f.*, MIN(f.created_at || f.id) OVER (PARTITION BY f.grp) AS first
+         FROM f ORDER BY first, f.created_at, f.id`,
       )
       .safeIntegers(true)
-      .all() as RawFinding[];
-    return rows.map((r) => ({
+      .all() as (RawFinding & { grp: string })[];
+    return rows.map((r) => this.findingRow(r, r.grp));
+  }
+
+  /** One finding by id. */
+  finding(id: string): FindingRow | undefined {
+    const r = this.db.prepare('SELECT * FROM findings WHERE id = ?').safeIntegers(true).get(id) as RawFinding | undefined;
+    return r && this.findingRow(r, r.fingerprint ?? r.bucket);
+  }
+
+  /** Findings without a fingerprint yet, oldest first (what `kiln triage` works through). */
+  untriagedFindings(): FindingRow[] {
+    const rows = this.db.prepare('SELECT * FROM findings WHERE fingerprint IS NULL ORDER BY created_at, id').safeIntegers(true).all() as RawFinding[];
+    return rows.map((r) => this.findingRow(r, r.bucket));
+  }
+
+  /**
+   * Findings grouped by fingerprint, falling back to the bucket when a finding has none; groups in
+   * order of first appearance.
+   */
+  findingGroups(): FindingGroup[] {
+    const groups = new Map<string, { triaged: boolean; ids: string[]; buckets: Set<string>; smallest?: { findingId: string; lines: number; file: string | null } }>();
+    for (const r of this.listFindings('fingerprint')) {
+      let g = groups.get(r.group);
+      if (!g) groups.set(r.group, (g = { triaged: false, ids: [], buckets: new Set() }));
+      if (r.fingerprint !== null) g.triaged = true;
+      g.ids.push(r.id);
+      g.buckets.add(r.bucket);
+      if (r.reducedLines !== null && (!g.smallest || r.reducedLines < g.smallest.lines)) g.smallest = { findingId: r.id, lines: r.reducedLines, file: r.reducedFile };
+    }
+    return [...groups].map(([key, g]) => ({ key, triaged: g.triaged, count: g.ids.length, findingIds: g.ids, buckets: [...g.buckets], ...(g.smallest ? { smallest: g.smallest } : {}) }));
+  }
+
+  /** Records triage's fingerprint of a finding; false when no finding has that id. */
+  setFingerprint(findingId: string, fingerprint: string): boolean {
+    return this.db.prepare('UPDATE findings SET fingerprint = ? WHERE id = ?').run(fingerprint, findingId).changes > 0;
+  }
+
+  /** Records the reducer's result for a finding; false when no finding has that id. */
+  setReduced(findingId: string, reduced: ReducedInfo): boolean {
+    if (!Number.isInteger(reduced.lines) || reduced.lines < 0) throw new Error(`setReduced: bad line count ${reduced.lines}`);
+    const rel = relative(resolve(this.outDir), resolve(reduced.file));
+    const file = rel !== '' && !rel.startsWith('..') && !isAbsolute(rel) ? rel : reduced.file;
+    return this.db.prepare('UPDATE findings SET reduced_lines = ?, reduced_file = ? WHERE id = ?').run(reduced.lines, file, findingId).changes > 0;
+  }
+
+  private findingRow(r: RawFinding, group: string): FindingRow {
+    return {
       id: r.id,
       campaignId: Number(r.campaign_id),
       seed: String(r.seed),
@@ -266,7 +350,11 @@ export class KilnStore {
       actual: r.actual,
       dir: join(this.outDir, r.dir),
       createdAt: r.created_at,
-    }));
+      fingerprint: r.fingerprint,
+      group,
+      reducedLines: r.reduced_lines === null ? null : Number(r.reduced_lines),
+      reducedFile: r.reduced_file === null ? null : isAbsolute(r.reduced_file) ? r.reduced_file : join(this.outDir, r.reduced_file),
+    };
   }
 
   /** Buckets seen before in this store (to tell new buckets apart during a campaign). */
@@ -306,6 +394,9 @@ interface RawFinding {
   actual: string;
   dir: string;
   created_at: string;
+  fingerprint: string | null;
+  reduced_lines: bigint | null;
+  reduced_file: string | null;
 }
 
 function campaignRow(r: RawCampaign): CampaignRow {
