@@ -1,6 +1,11 @@
 import { UBSignal } from './ub.js';
 import type { ArithType, CValue, IntType } from './types.js';
 
+/** Largest magnitude of the integers a `float` holds exactly under Kiln's exactness rule (2^24). */
+export const FLOAT_EXACT_LIMIT = 2 ** 24;
+/** Largest magnitude of the integers a `double` holds exactly under Kiln's exactness rule (2^53). */
+export const DOUBLE_EXACT_LIMIT = 2 ** 53;
+
 /** A conversion between two arithmetic types' value representations. */
 export type Converter = (v: CValue) => CValue;
 
@@ -46,13 +51,31 @@ export function narrowNumber(to: IntType): (v: number) => number {
 
 function floatConverter(from: ArithType, to: ArithType): Converter {
   if (from.kind === 'float' && to.kind === 'float') {
-    if (to.bits === 32 && from.bits === 64) return (v) => Math.fround(v as number);
+    if (to.bits === 32 && from.bits === 64) {
+      return (v) => {
+        if (!(Math.abs(v as number) <= FLOAT_EXACT_LIMIT)) throw new UBSignal('float-inexact');
+        return Math.fround(v as number);
+      };
+    }
     return identity;
   }
   if (to.kind === 'float') {
-    // Integer → floating: the nearest representable value (exact for the values Kiln allows).
-    const round = to.bits === 32 ? Math.fround : (x: number) => x;
-    return from.kind === 'int' && from.bits > 32 ? (v) => round(Number(v as bigint)) : (v) => round(v as number);
+    // Integer → floating: Kiln's exactness rule keeps floating values integers of at most the
+    // mantissa's width (2^24 for float, 2^53 for double), so the conversion never rounds and
+    // every later operation stays exact; a larger magnitude is reported like an inexact result.
+    const limit = to.bits === 32 ? FLOAT_EXACT_LIMIT : DOUBLE_EXACT_LIMIT;
+    if (from.kind === 'int' && from.bits > 32) {
+      const big = BigInt(limit);
+      return (v) => {
+        const x = v as bigint;
+        if (x > big || x < -big) throw new UBSignal('float-inexact');
+        return Number(x);
+      };
+    }
+    return (v) => {
+      if (!(Math.abs(v as number) <= limit)) throw new UBSignal('float-inexact');
+      return v as number;
+    };
   }
   // Floating → integer: truncate toward zero; out of range is UB.
   const t = to as IntType;

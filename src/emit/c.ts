@@ -141,7 +141,7 @@ function compactBlock(b: Block, n: Names, depth: number, head: string, multiline
 }
 
 function simple(s: Stmt): boolean {
-  return s.kind === 'expr' || s.kind === 'return' || s.kind === 'break' || s.kind === 'continue' || s.kind === 'goto' || s.kind === 'hash';
+  return s.kind === 'expr' || s.kind === 'return' || s.kind === 'break' || s.kind === 'continue' || s.kind === 'goto' || s.kind === 'hash' || s.kind === 'check';
 }
 
 function compactStmt(s: Stmt, n: Names, depth: number): string[] {
@@ -238,9 +238,8 @@ function safeUseOf(e: Expr & { kind: 'safe' }): SafeUse {
 export function printConst(e: Expr & { kind: 'const' }): string {
   const t = e.type;
   if (t.kind === 'float') {
-    const v = e.value as number;
-    const s = Number.isInteger(v) ? `${Math.abs(v)}.0` : `${Math.abs(v)}`;
-    const lit = t.bits === 32 ? `${s}f` : s;
+    const v = Number(e.value);
+    const lit = floatLiteral(Math.abs(v), t.bits);
     return v < 0 || Object.is(v, -0) ? `(-${lit})` : lit;
   }
   const pt = promote(t);
@@ -250,6 +249,29 @@ export function printConst(e: Expr & { kind: 'const' }): string {
   const min = -(1n << BigInt(pt.bits - 1));
   if (v === min) return `(-${-(v + 1n)}${suffix} - 1${suffix})`;
   return `(-${-v}${suffix})`;
+}
+
+/**
+ * An exact literal for a non-negative float or double value: integers below 2^53 in decimal
+ * (`12.0`, `12.0f`), anything else as a hexadecimal floating constant, which C reads back
+ * without rounding (`0x1.8p-1`). A `float` value is representable, so its `f` literal is exact.
+ */
+function floatLiteral(v: number, bits: 32 | 64): string {
+  const suffix = bits === 32 ? 'f' : '';
+  if (Number.isInteger(v) && v < 2 ** 53) return `${v}.0${suffix}`;
+  if (!Number.isFinite(v)) throw new Error(`cannot print the floating constant ${v}`);
+  // v = m * 2^e with m an integer below 2^53: print m in hex, then scale.
+  let e = 0;
+  let m = v;
+  while (!Number.isInteger(m)) {
+    m *= 2;
+    e--;
+  }
+  while (m >= 2 ** 53) {
+    m /= 2;
+    e++;
+  }
+  return `0x${m.toString(16)}p${e}${suffix}`;
 }
 
 /** Prints an expression, fully parenthesised. */
@@ -374,6 +396,12 @@ function printStmt(s: Stmt, n: Names, depth: number): string {
       return `${pad}goto ${n.labels.get(s.label) ?? `lbl_${s.label}`};`;
     case 'label':
       return `${s.name}: ;`;
+    case 'check': {
+      const t = unqualified(s.value.type);
+      if (t.kind !== 'int' && t.kind !== 'float') throw new Error(`check ${s.id}: value must be arithmetic`);
+      const want = printConst({ kind: 'const', id: -1, type: t, value: t.kind === 'float' ? Number(s.expected) : BigInt(s.expected) });
+      return `${pad}if (${stripParens(printExpr(s.value, n))} == ${want}) printf("@OK@\\n"); else printf("@NG@\\n");`;
+    }
     case 'hash': {
       const t = s.value.type;
       const v = stripParens(printExpr(s.value, n));

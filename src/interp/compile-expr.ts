@@ -304,7 +304,22 @@ function compileBinary(cx: CompileContext, e: Expr & { kind: 'binary' }): Ev {
     const cl = conversion(lt, ot);
     const cr = conversion(rtp, shift ? countType! : ot);
     const onUB = faultAt(rt, id);
-    op = (a, b) => k((cl ? cl(a) : a) as CValue, (cr ? cr(b) : b) as CValue, onUB);
+    if (ot.kind === 'float' && (lt.kind === 'int' || rtp.kind === 'int')) {
+      // An integer operand converted to a floating common type may break the exactness rule:
+      // report it at this operator (collect mode goes on with a zero).
+      op = (a, b) => {
+        let x: CValue;
+        let y: CValue;
+        try {
+          x = (cl ? cl(a) : a) as CValue;
+          y = (cr ? cr(b) : b) as CValue;
+        } catch (err) {
+          rt.kernelFault(err, id);
+          return 0;
+        }
+        return k(x, y, onUB);
+      };
+    } else op = (a, b) => k((cl ? cl(a) : a) as CValue, (cr ? cr(b) : b) as CValue, onUB);
   }
   if (!cx.effects.checkAt(e)) return (f) => op(L(f), R(f));
   const lid = e.left.id;

@@ -275,6 +275,22 @@ function compileStmtInner(cx: CompileContext, s: Stmt, scope: readonly Visible[]
         labels: NO_LABELS,
       };
     }
+    case 'check': {
+      const ev = fullExpr(cx, s.value);
+      const t = unqualified(s.value.type);
+      if (t.kind !== 'int' && t.kind !== 'float') throw new Error(`check ${s.id}: value must be arithmetic, got ${t.kind}`);
+      // The expected value in the representation the value's type uses at run time, so one
+      // strict comparison decides (floating values are integral, so -0 never arises).
+      const want = t.kind === 'float' ? Number(s.expected) : fromBigInt(typeof s.expected === 'bigint' ? s.expected : BigInt(s.expected), t);
+      return {
+        exec: (f) => {
+          rt.output.push(ev(f) === want ? '@OK@' : '@NG@');
+          return Completion.Normal;
+        },
+        from: undefined,
+        labels: NO_LABELS,
+      };
+    }
     case 'if': {
       const c = fullExpr(cx, s.cond);
       const t = compileBlock(cx, s.then, scope);

@@ -49,7 +49,7 @@ export type RunOutcome =
   | { readonly ok: true; readonly output: string; readonly checksum: bigint; readonly profile: Profile }
   | { readonly ok: false; readonly ub: UBReport; readonly reports: readonly UBReport[]; readonly profile: Profile };
 
-const STATEMENT_KINDS: ReadonlySet<string> = new Set(['block', 'expr', 'if', 'for', 'switch', 'case', 'return', 'break', 'continue', 'goto', 'label', 'hash']);
+const STATEMENT_KINDS: ReadonlySet<string> = new Set(['block', 'expr', 'if', 'for', 'switch', 'case', 'return', 'break', 'continue', 'goto', 'label', 'hash', 'check']);
 
 /** Formats the checksum line every Kiln program prints. */
 export function checksumLine(checksum: bigint): string {
@@ -145,7 +145,9 @@ export class CompiledProgram {
       return { ok: false, ub: reports[0]!, reports, profile: this.profile() };
     }
     const checksum = rt.hashState;
-    return { ok: true, output: checksumLine(checksum) + '\n', checksum, profile: this.profile() };
+    // Self-checking programs print one line per check before the checksum line.
+    const lines = rt.output.length ? rt.output.join('\n') + '\n' : '';
+    return { ok: true, output: lines + checksumLine(checksum) + '\n', checksum, profile: this.profile() };
   }
 
   private profile(): Profile {

@@ -354,6 +354,17 @@ export class IRBuilder {
     return { kind: 'hash', id: this.id(), value };
   }
 
+  /** Prints `@OK@` when `value` equals `expected` (a value of `value`'s type), else `@NG@`. */
+  check(value: Expr, expected: bigint | number): Stmt {
+    const t = unqualified(value.type);
+    if (t.kind === 'int') {
+      if (typeof expected !== 'bigint' || !fits(expected, t)) fail(`check: expected value ${expected} is not a ${t.name}`);
+    } else if (t.kind === 'float') {
+      if (typeof expected !== 'number' || !Number.isFinite(expected)) fail(`check: expected value ${expected} is not a ${t.name}`);
+    } else fail('only arithmetic values are checked');
+    return { kind: 'check', id: this.id(), value, expected };
+  }
+
   /** Assembles a program; `main` must be one of `funcs`. */
   program(parts: { records?: readonly RecordT[]; globals: readonly VarDecl[]; funcs: readonly FuncDecl[]; main: FuncDecl; meta?: ProgramMeta }): Program {
     if (!parts.funcs.includes(parts.main)) fail('main must be one of the program functions');

@@ -312,8 +312,21 @@ export interface HashStmt {
   readonly value: Expr;
 }
 
+/**
+ * The self-check of an arithmetic program (the `arith` mode): prints one line, `@OK@` when
+ * `value` equals `expected` and `@NG@` otherwise, so one compiler at one option level can be
+ * tested. `expected` is the value the generator computed, in `value`'s type (a bigint for
+ * integer types, a number for floating ones); it is data, not a child expression.
+ */
+export interface CheckStmt {
+  readonly kind: 'check';
+  readonly id: number;
+  readonly value: Expr;
+  readonly expected: bigint | number;
+}
+
 /** Any statement. */
-export type Stmt = Block | ExprStmt | IfStmt | ForStmt | SwitchStmt | CaseStmt | ReturnStmt | BreakStmt | ContinueStmt | GotoStmt | LabelStmt | HashStmt;
+export type Stmt = Block | ExprStmt | IfStmt | ForStmt | SwitchStmt | CaseStmt | ReturnStmt | BreakStmt | ContinueStmt | GotoStmt | LabelStmt | HashStmt | CheckStmt;
 
 /** How safe-math wrappers are printed: as static functions or as statement-expression macros. */
 export type SafeMathForm = 'function' | 'macro';

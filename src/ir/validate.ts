@@ -82,6 +82,7 @@ function isStatement(n: Node): n is Stmt {
     case 'goto':
     case 'label':
     case 'hash':
+    case 'check':
       return true;
     default:
       return false;

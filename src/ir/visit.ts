@@ -56,6 +56,7 @@ export function children(n: Node): Node[] {
     case 'return':
       return n.value ? [n.value] : [];
     case 'hash':
+    case 'check':
       return [n.value];
   }
 }
@@ -149,6 +150,7 @@ export function mapChildren<N extends Node>(n: N, f: (child: Node) => Node): N {
       r = { ...n, value: mo(n.value) };
       break;
     case 'hash':
+    case 'check':
       r = { ...n, value: m(n.value) };
       break;
   }
@@ -277,6 +279,7 @@ export function isStmt(n: Node): n is Stmt {
     case 'goto':
     case 'label':
     case 'hash':
+    case 'check':
     case 'switch':
     case 'case':
       return true;

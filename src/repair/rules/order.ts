@@ -92,6 +92,7 @@ function hoistCall(ed: Editor, at: number, call: CallExpr): Repaired | undefined
       case 'expr':
       case 'return':
       case 'hash':
+      case 'check':
         return true;
       case 'if':
       case 'switch':
