@@ -1,25 +1,30 @@
+import { relative } from 'node:path';
 import type { Command } from 'commander';
-import { KilnStore, type FindingRow } from '../store/store.js';
+import { errBadOption } from '../diag/errors.js';
+import { KilnStore, type FindingGrouping, type FindingRow } from '../store/store.js';
 import { reportAndExit } from './util.js';
 
 interface FindingsFlags {
   out?: string;
   json?: boolean;
+  group?: string;
 }
 
 /** Registers `kiln findings`. */
 export function registerFindings(program: Command): void {
   program
     .command('findings')
-    .description('list the findings of the campaigns in an output folder, grouped by bucket')
+    .description("list the findings of the campaigns in an output folder, one group per bug: by triage's fingerprint (the pass to blame), or by campaign bucket before triage")
     .option('--out <dir>', 'output folder of the campaigns (default ./kiln-out)')
-    .option('--json', 'print one JSON array of {id, outcome, bucket, compiler, compilerVersion, options, seed, campaign, expected, actual, dir}')
+    .option('--group <key>', "group by 'fingerprint' (falling back to the bucket for findings not triaged yet) or by campaign 'bucket'", 'fingerprint')
+    .option('--json', 'print one JSON array of {id, outcome, bucket, fingerprint, group, compiler, compilerVersion, options, seed, campaign, expected, actual, dir, reducedLines, reducedFile}')
     .action((flags: FindingsFlags) => {
       try {
+        const grouping = parseGrouping(flags.group);
         const store = KilnStore.open(flags.out ?? 'kiln-out', 'read');
         let rows: FindingRow[];
         try {
-          rows = store.listFindings();
+          rows = store.listFindings(grouping);
         } finally {
           store.close();
         }
@@ -28,6 +33,8 @@ export function registerFindings(program: Command): void {
             id: r.id,
             outcome: r.outcome,
             bucket: r.bucket,
+            fingerprint: r.fingerprint,
+            group: grouping === 'bucket' ? r.bucket : r.group,
             compiler: r.compiler,
             compilerVersion: r.compilerVersion,
             options: r.options,
@@ -37,26 +44,63 @@ export function registerFindings(program: Command): void {
             actual: r.actual,
             dir: r.dir,
             createdAt: r.createdAt,
+            reducedLines: r.reducedLines,
+            reducedFile: r.reducedFile,
           }));
           process.stdout.write(JSON.stringify(list, null, 2) + '\n');
           return;
         }
-        process.stdout.write(formatFindings(rows));
+        process.stdout.write(formatFindings(rows, grouping));
       } catch (e) {
         reportAndExit(e);
       }
     });
 }
 
-/** Findings as text: one block per bucket, one line per finding. */
-export function formatFindings(rows: readonly FindingRow[]): string {
+function parseGrouping(value: string | undefined): FindingGrouping {
+  if (value === undefined || value === 'fingerprint') return 'fingerprint';
+  if (value === 'bucket') return 'bucket';
+  throw errBadOption('--group', value, "'fingerprint' or 'bucket'");
+}
+
+/**
+ * Findings as text: one block per group (a bug), its size and the smallest reduced program first,
+ * then one line per finding. Rows come grouped from {@link KilnStore.listFindings}.
+ */
+export function formatFindings(rows: readonly FindingRow[], grouping: FindingGrouping = 'fingerprint'): string {
   if (rows.length === 0) return 'no findings yet\n';
-  const buckets = new Map<string, FindingRow[]>();
-  for (const r of rows) buckets.set(r.bucket, [...(buckets.get(r.bucket) ?? []), r]);
-  const out: string[] = [`${rows.length} findings in ${buckets.size} buckets`];
-  for (const [bucket, list] of buckets) {
-    out.push('', `${bucket}  (${list.length})`);
-    for (const r of list) out.push(`  ${r.id}  seed ${r.seed}  ${r.compiler}${r.options ? ' ' + r.options : ''}  ${r.actual.split('\n')[0]}  ${r.dir}`);
+  const groups = new Map<string, FindingRow[]>();
+  for (const r of rows) {
+    const key = grouping === 'bucket' ? r.bucket : r.group;
+    groups.set(key, [...(groups.get(key) ?? []), r]);
+  }
+  const triaged = rows.filter((r) => r.fingerprint !== null).length;
+  const head =
+    grouping === 'bucket'
+      ? `${rows.length} findings in ${groups.size} buckets`
+      : `${rows.length} findings in ${groups.size} groups (${triaged === rows.length ? 'all' : triaged} triaged${triaged < rows.length ? "; run 'kiln triage' for the rest" : ''})`;
+  const out: string[] = [head];
+  for (const [key, list] of groups) {
+    const notes: string[] = [String(list.length)];
+    if (grouping === 'fingerprint' && list.every((r) => r.fingerprint === null)) notes.push('not triaged');
+    const reduced = list.filter((r) => r.reducedLines !== null).sort((a, b) => a.reducedLines! - b.reducedLines!)[0];
+    if (reduced) notes.push(`smallest: ${reduced.reducedLines} lines${reduced.reducedFile ? ` in ${shortPath(reduced.reducedFile)}` : ''}`);
+    out.push('', `${key}  (${notes.join(', ')})`);
+    for (const r of list) {
+      const parts = [r.id, `seed ${r.seed}`, `${r.compiler}${r.options ? ' ' + r.options : ''}`];
+      if (grouping === 'fingerprint' && r.group !== r.bucket) parts.push(r.bucket);
+      if (grouping === 'bucket' && r.fingerprint !== null && r.fingerprint !== r.bucket) parts.push(r.fingerprint);
+      parts.push(r.actual.split('\n')[0]!);
+      if (r.reducedLines !== null) parts.push(`reduced to ${r.reducedLines} lines`);
+      parts.push(shortPath(r.dir));
+      out.push(`  ${parts.join('  ')}`);
+    }
   }
   return out.join('\n') + '\n';
+}
+
+/** A path relative to the current folder when that is shorter. */
+function shortPath(p: string): string {
+  const rel = relative(process.cwd(), p);
+  return rel.length < p.length && !rel.startsWith('../..') ? rel : p;
 }

@@ -8,6 +8,7 @@ import { registerFuzz } from './fuzz.js';
 import { registerCompilers } from './compilers.js';
 import { registerFindings } from './findings.js';
 import { registerReduce } from './reduce-text.js';
+import { registerTriage } from './triage.js';
 
 /** The `kiln` command: a thin layer over the library (every command can be run from code too). */
 export function buildCli(): Command {
@@ -26,6 +27,7 @@ export function buildCli(): Command {
   registerCompilers(program);
   registerFindings(program);
   registerReduce(program);
+  registerTriage(program);
   return program;
 }
 
