@@ -32,10 +32,12 @@ export function isTranslationUnit(name: string): boolean {
  * A program as the C files a compiler is given, in command-line order. Most modes emit one file,
  * `prog.c` (exactly `emitC`'s text); the `yarpgen` mode emits a header and three translation
  * units (see {@link SPLIT_FILES}) so that values set in one cannot be constant-folded into the
- * code of another. `compact` and `prefix` apply to single-file programs only.
+ * code of another. `compact` gives one file in any mode. With `prefix`, every file-scope name of
+ * a split program is prefixed and `main` becomes `int <prefix>main(void)`, so several programs
+ * can be concatenated file by file (tests batch programs this way).
  */
 export function emitFiles(p: Program, opts: EmitOptions = {}): EmittedFile[] {
-  if (p.meta.mode !== 'yarpgen' || opts.compact || opts.prefix) return [{ name: MAIN_SOURCE, content: emitC(p, opts) }];
+  if (p.meta.mode !== 'yarpgen' || opts.compact) return [{ name: MAIN_SOURCE, content: emitC(p, opts) }];
   return emitSplit(p, opts);
 }
 
@@ -44,7 +46,9 @@ type Names = Parameters<typeof printExpr>[1];
 
 /** The split layout of {@link SPLIT_FILES}. */
 function emitSplit(p: Program, opts: EmitOptions): EmittedFile[] {
-  const names = nameTable(p);
+  const px = opts.prefix ?? '';
+  const names = nameTable(p, px);
+  const crc = `${px}kiln_crc`;
   const main = p.funcs.find((f) => f.id === p.main);
   if (!main) throw new Error('program has no main function');
   const others = p.funcs.filter((f) => f !== main);
@@ -59,7 +63,7 @@ function emitSplit(p: Program, opts: EmitOptions): EmittedFile[] {
     return out;
   };
   const include = `#include "${SPLIT_FILES.header}"`;
-  const guard = 'KILN_INIT_H';
+  const guard = `KILN_${px.toUpperCase()}INIT_H`;
 
   const header = [
     ...banner(`Declarations shared by ${SPLIT_FILES.init}, ${SPLIT_FILES.func} and ${SPLIT_FILES.driver}; no values.`),
@@ -67,9 +71,9 @@ function emitSplit(p: Program, opts: EmitOptions): EmittedFile[] {
     `#define ${guard}`,
     '#include <stdint.h>',
     '',
-    ...p.globals.map((g) => `extern ${declare(g.type, g.name)};`),
+    ...p.globals.map((g) => `extern ${declare(g.type, px + g.name)};`),
     '',
-    ...others.map((f) => `${signature(f)};`),
+    ...others.map((f) => `${signature(f, px)};`),
     '',
     `#endif`,
     '',
@@ -79,7 +83,7 @@ function emitSplit(p: Program, opts: EmitOptions): EmittedFile[] {
     ...banner('The globals and the values init() gives them (invisible to the test functions).'),
     include,
     '',
-    ...p.globals.map((g) => `${declare(g.type, g.name)}${g.init ? ' = ' + printInit(g.init, names) : ''};`),
+    ...p.globals.map((g) => `${declare(g.type, px + g.name)}${g.init ? ' = ' + printInit(g.init, names) : ''};`),
     '',
     ...functions(p, inInit, names),
   ];
@@ -87,21 +91,21 @@ function emitSplit(p: Program, opts: EmitOptions): EmittedFile[] {
   const func = [...banner('The test functions.'), include, '', ...functions(p, inFunc, names)];
 
   const body = printBlock(main.body, names, 0).split('\n');
-  body.splice(body.length - 1, 0, `${INDENT}printf("checksum = %016llX\\n", (unsigned long long)kiln_crc);`, `${INDENT}return 0;`);
+  body.splice(body.length - 1, 0, `${INDENT}printf("checksum = %016llX\\n", (unsigned long long)${crc});`, `${INDENT}return 0;`);
   const driver = [
     ...banner('The driver: runs init() and the tests, then hashes every output and mixed global.'),
     '#include <stdio.h>',
     include,
     '',
-    `static uint64_t kiln_crc = 0x${HASH_SEED.toString(16).toUpperCase()}ULL;`,
-    'static void kiln_hash(uint64_t v)',
+    `static uint64_t ${crc} = 0x${HASH_SEED.toString(16).toUpperCase()}ULL;`,
+    `static void ${px}kiln_hash(uint64_t v)`,
     '{',
-    `${INDENT}kiln_crc = (kiln_crc ^ v) * 0x${HASH_PRIME.toString(16).toUpperCase()}ULL;`,
-    `${INDENT}kiln_crc ^= kiln_crc >> 29;`,
+    `${INDENT}${crc} = (${crc} ^ v) * 0x${HASH_PRIME.toString(16).toUpperCase()}ULL;`,
+    `${INDENT}${crc} ^= ${crc} >> 29;`,
     '}',
     '',
-    ...safeDefinitions(p, [main]),
-    'int main(void)',
+    ...safeDefinitions(p, [main], px),
+    `int ${px}main(void)`,
     body.join('\n'),
     '',
   ];
@@ -114,32 +118,32 @@ function emitSplit(p: Program, opts: EmitOptions): EmittedFile[] {
 }
 
 /** The safe-math wrappers some functions use (static, so each translation unit has its own copy). */
-function safeDefinitions(p: Program, fs: readonly FuncDecl[]): string[] {
+function safeDefinitions(p: Program, fs: readonly FuncDecl[], px: string): string[] {
   const uses = safeUses({ ...p, globals: [], funcs: fs });
-  return uses.length ? [...uses.map((u) => safeDefinition(u, p.meta.safeMath ?? 'function')), ''] : [];
+  return uses.length ? [...uses.map((u) => safeDefinition(u, p.meta.safeMath ?? 'function', px)), ''] : [];
 }
 
 /** Function definitions, after the wrappers they use. */
 function functions(p: Program, fs: readonly FuncDecl[], names: Names): string[] {
-  const out = safeDefinitions(p, fs);
-  for (const f of fs) out.push(signature(f), printBlock(f.body, names, 0), '');
+  const out = safeDefinitions(p, fs, names.prefix);
+  for (const f of fs) out.push(signature(f, names.prefix), printBlock(f.body, names, 0), '');
   return out;
 }
 
-function nameTable(p: Program): Names {
+function nameTable(p: Program, px: string): Names {
   const vars = new Map<number, string>();
   const labels = new Map<number, string>();
-  const funcs = new Map<number, string>(p.funcs.map((f) => [f.id, f.name]));
-  for (const g of p.globals) vars.set(g.id, g.name);
+  const funcs = new Map<number, string>(p.funcs.map((f) => [f.id, px + f.name]));
+  for (const g of p.globals) vars.set(g.id, px + g.name);
   walkProgram(p, (n) => {
     if (n.kind === 'var-decl' && n.storage !== 'global') vars.set(n.id, n.name);
   });
-  return { vars, labels, funcs, prefix: '' };
+  return { vars, labels, funcs, prefix: px };
 }
 
-function signature(f: FuncDecl): string {
+function signature(f: FuncDecl, px: string): string {
   const params = f.params.length ? f.params.map((x) => declare(x.type, x.name)).join(', ') : 'void';
-  return `${f.isStatic ? 'static ' : ''}${declare(f.ret, `${f.name}(${params})`)}`;
+  return `${f.isStatic ? 'static ' : ''}${declare(f.ret, `${px}${f.name}(${params})`)}`;
 }
 
 /** An expression without its outermost parentheses (statements and initialisers need none). */
@@ -186,7 +190,7 @@ function printStmt(s: Stmt, n: Names, depth: number): string {
       return s.value ? `${pad}return ${bare(s.value, n)};` : `${pad}return;`;
     case 'hash':
       if (s.value.type.kind !== 'int') throw new Error('the split layout hashes integers only');
-      return `${pad}kiln_hash((uint64_t)(${bare(s.value, n)}));`;
+      return `${pad}${n.prefix}kiln_hash((uint64_t)(${bare(s.value, n)}));`;
     default:
       throw new Error(`statement kind ${s.kind} is not printed in the split layout (loop-free programs only)`);
   }

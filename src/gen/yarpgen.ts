@@ -110,12 +110,19 @@ function newGlobal(g: GenContext, prefix: string, input: boolean): VarDecl {
   if (policy.features.arrays && rng.chance(policy.choices.arrayShare)) t = arrayOf(t, rng.int(MIN_ARRAY, Math.max(MIN_ARRAY, Math.min(MAX_ARRAY, policy.limits.maxArrayLen))));
   const name = g.name(prefix);
   if (input && policy.features.const && rng.chance(policy.choices.constShare)) {
-    const ct = qualify(t, { const: true });
-    const elem = (t.kind === 'array' ? t.of : t) as IntType;
-    const init = t.kind === 'array' ? b.list(Array.from({ length: t.length }, () => constant(g, elem))) : constant(g, elem);
-    return b.global(name, ct, init, false);
+    // A const array is an array of const elements (C prints the qualifier on the element type).
+    if (t.kind === 'array') {
+      const elem = t.of as IntType;
+      return b.global(name, arrayOf(qualify(elem, { const: true }), t.length), b.list(Array.from({ length: t.length }, () => constant(g, elem))), false);
+    }
+    return b.global(name, qualify(t, { const: true }), constant(g, t as IntType), false);
   }
   return b.global(name, t, undefined, false);
+}
+
+/** Whether a global is a const input (a const scalar or an array of const elements). */
+export function isConstGlobal(d: VarDecl): boolean {
+  return !!d.type.const || (d.type.kind === 'array' && !!d.type.of.const);
 }
 
 /** Every scalar object inside a global: the variable, or each element of an array. */
@@ -130,7 +137,7 @@ function initFunction(g: GenContext, gl: Globals): FuncDecl {
   const { b } = g;
   const stmts: Stmt[] = [];
   for (const d of [...gl.inputs, ...gl.mixed, ...gl.outputs]) {
-    if (d.type.const) continue;
+    if (isConstGlobal(d)) continue;
     for (const lv of leaves(g, d)) stmts.push(b.stmt(b.assign(lv, constant(g, unqualified(lv.type) as IntType))));
   }
   return b.func(YARPGEN_INIT, VOID, [], b.block(stmts), undefined, false);
