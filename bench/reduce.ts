@@ -3,18 +3,21 @@
 //
 //   npm run bench:reduce [-- --jobs 2 --time-limit 600 --reducers kiln-text,cvise,creduce --cases NAME,…]
 //
-// Inputs: Csmith programs that a fault-injected compiler "crashes" on (a script that accepts what
+// Inputs: two Kiln findings (a fake crash and a fake miscompilation, made by a short campaign),
+// which all four reducers get (Kiln's IR reducer the finding folder, the others prog.c and the
+// same script); Csmith programs that a fault-injected compiler "crashes" on (a script that accepts what
 // `gcc -fsyntax-only` accepts and prints an ICE when the source has a planted pair of constructs),
 // and one wrong-code case (a hand-written program and a compiler that miscompiles `^=`) under
 // Kiln's UB-guarded `--wrong-code` test. Prints wall time, final size (bytes, lines), and whether
 // the result is still interesting, for each reducer and case. A run that hits --time-limit is
 // stopped and reported with the size it had reached.
 import { spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { runProcess } from '../src/harness/process.js';
+import { reduceFinding } from '../src/reduce/finding.js';
 import { InterestingnessTest } from '../src/reduce/text/interesting.js';
 import { reduceText, textSize } from '../src/reduce/text/manager.js';
 import { crashScript, probeCrash, probeWrongCodeGuards, wrongCodeScript } from '../src/reduce/text/scripts.js';
@@ -95,11 +98,23 @@ function classicReducer(name: string, cmd: string): ReducerEntry {
 }
 
 /**
- * The reducers compared. HOOK: the IR reducer (src/reduce/ir/) joins the table by adding an entry
- * here whose `supports` accepts cases with a `finding` directory and whose `run` reduces that
- * finding and returns its emitted C text.
+ * Kiln's IR reducer: it works on the finding (regenerated from its seed), re-executes every
+ * candidate in the interpreter, and uses its own test (the failing compiler must still fail the
+ * same way; for wrong code a reference `gcc -O0` must print the recomputed output). Its result is
+ * then judged by the case's script like everyone else's.
  */
-export const REDUCERS: ReducerEntry[] = [kilnText, classicReducer('cvise', 'cvise'), classicReducer('creduce', 'creduce')];
+const kilnIR: ReducerEntry = {
+  name: 'kiln-ir',
+  unavailable: () => null,
+  supports: (c) => c.finding !== undefined,
+  async run(c, r) {
+    const res = await reduceFinding(c.finding!, { jobs: r.jobs, maxTimeMs: r.timeLimitMs });
+    return { text: res.source, stopped: !res.complete, tests: res.stats.tested };
+  },
+};
+
+/** The reducers compared. */
+export const REDUCERS: ReducerEntry[] = [kilnIR, kilnText, classicReducer('cvise', 'cvise'), classicReducer('creduce', 'creduce')];
 
 // ---------------------------------------------------------------------------------------------
 // Cases
@@ -181,6 +196,72 @@ export async function wrongCodeCase(work: string): Promise<BenchCase> {
   return { name: 'wrong-code-ring', about: `miscompiled ^=, UB-guarded (MSan ${guards.msan ? 'on' : 'off'})`, file, fileName: 'ring.c', test };
 }
 
+/** Planted bugs of the fake compilers for Kiln programs: every pattern (grep -E) must occur. */
+const KILN_ICE = ['\\^=', 'while \\(', '->'];
+const KILN_WRONG = ['\\|=', 'switch'];
+
+/** A fake compiler over gcc that crashes (`ice`) or miscompiles (`wrong`) when all patterns occur. */
+function kilnFake(kind: 'ice' | 'wrong', pats: readonly string[]): string {
+  const hit = pats.map((p) => `grep -Eq -e '${p}' "$src"`).join(' && ');
+  const act =
+    kind === 'ice'
+      ? `echo "$src:1:1: internal compiler error: in fake_kiln_ice, at fake.c:7" >&2; exit 4`
+      : `sed 's/\\(kiln_crc = 0x[0-9A-F]*ULL\\)/\\1 + 1/' "$src" > "$src.fake.c" && exec gcc -w "$src.fake.c" -o "$out" -lm`;
+  return `#!/bin/sh
+# Fake compiler driver for bench:reduce: gcc, except that it ${kind === 'ice' ? 'crashes' : 'miscompiles'} when the source has every planted pattern.
+src= ; out= ; prev=
+for a; do case $a in *.c) src=$a ;; esac; [ "$prev" = -o ] && out=$a; prev=$a; done
+if [ -n "$src" ] && ${hit}; then ${act}; fi
+exec gcc -w "$@"
+`;
+}
+
+/**
+ * Kiln findings made by a short campaign with the two fakes above: a crash (test: the crash script)
+ * and a wrong-code finding (test: Kiln's UB-guarded --wrong-code script, reference gcc -O0). The
+ * IR reducer takes the finding folders; the text reducers take prog.c with the script.
+ */
+export async function kilnCases(work: string, firstSeed: number): Promise<BenchCase[]> {
+  const bin = join(work, 'bin');
+  mkdirSync(bin, { recursive: true });
+  const ice = join(bin, 'fake-ice-kiln');
+  const wrong = join(bin, 'fake-wrong-kiln');
+  writeFileSync(ice, kilnFake('ice', KILN_ICE));
+  writeFileSync(wrong, kilnFake('wrong', KILN_WRONG));
+  chmodSync(ice, 0o755);
+  chmodSync(wrong, 0o755);
+  const out = join(work, 'kiln-out');
+  const root = new URL('..', import.meta.url).pathname;
+  const tsx = spawnSync(process.execPath, ['--import', 'tsx', join(root, 'src/cli/main.ts'), 'fuzz', '--compilers', `gcc,${ice},${wrong}`, '--opts', '-O0', '--tests', '12', '--seed-start', String(firstSeed), '--mode', 'csmith', '--out', out], {
+    cwd: root,
+    encoding: 'utf8',
+  });
+  if (tsx.status !== 0) throw new Error(`kiln fuzz failed: ${tsx.stderr.slice(-400)}`);
+  const found = readdirSync(join(out, 'findings')).sort((a, b) => Number(a.split('-')[1]) - Number(b.split('-')[1]));
+  const cases: BenchCase[] = [];
+  for (const [fake, kind] of [
+    [ice, 'ice'],
+    [wrong, 'wrong'],
+  ] as const) {
+    const id = found.find((d) => d.includes(basename(fake)));
+    if (!id) throw new Error(`no Kiln finding for ${basename(fake)} in seeds ${firstSeed}…${firstSeed + 11}`);
+    const dir = join(out, 'findings', id);
+    const file = join(dir, 'prog.c');
+    const test = join(dir, 'test.sh');
+    const compiler = `${fake} -O0`;
+    if (kind === 'ice') {
+      const probe = await probeCrash(compiler, 'prog.c', readFileSync(file, 'utf8'), 60_000);
+      writeFileSync(test, crashScript({ fileName: 'prog.c', compiler, match: probe.signature }));
+    } else {
+      const guards = await probeWrongCodeGuards('prog.c', readFileSync(file, 'utf8'), []);
+      writeFileSync(test, wrongCodeScript({ fileName: 'prog.c', failing: compiler, reference: 'gcc -O0 -w', cflags: [], ...guards, runTimeoutS: 5 }));
+    }
+    chmodSync(test, 0o755);
+    cases.push({ name: `kiln-${id}`, about: kind === 'ice' ? `fake ICE on ${KILN_ICE.join(' + ')}` : `fake wrong code on ${KILN_WRONG.join(' + ')}, UB-guarded test`, file, fileName: 'prog.c', test, finding: dir });
+  }
+  return cases;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Main
 
@@ -202,7 +283,7 @@ async function main(): Promise<void> {
 
   const work = mkdtempSync(join(tmpdir(), 'kiln-bench-reduce-'));
   try {
-    const cases = [...(await csmithCases(work, seed)), await wrongCodeCase(work)].filter((c) => !onlyCases || onlyCases.some((n) => c.name.includes(n)));
+    const cases = [...(await kilnCases(work, seed)), ...(await csmithCases(work, seed)), await wrongCodeCase(work)].filter((c) => !onlyCases || onlyCases.some((n) => c.name.includes(n)));
     const reducers = REDUCERS.filter((r) => !onlyReducers || onlyReducers.includes(r.name));
     console.log(`bench:reduce  jobs=${jobs}  time limit ${timeLimitMs / 1000}s per run  (${new Date().toISOString()})`);
     for (const c of cases) {

@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import { dirname, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { errBadConfig, errBadOption, errDatabase, errFile, errState, errUnknownCompiler } from '../diag/errors.js';
 import { isModeChoice, MODE_CHOICES, type ModeChoice } from '../gen/mode.js';
@@ -10,7 +10,8 @@ import { memoryMb, parseFuzzConfig, type FuzzConfig } from '../harness/config.js
 import { draftProgram } from '../harness/findings.js';
 import { buildMatrix, DEFAULT_LIMITS, DEFAULT_OPTION_SETS, splitOptionSets, type Configuration, type Limits } from '../harness/matrix.js';
 import { sweepStaleTempRoots } from '../harness/tempdir.js';
-import { KilnStore, type CampaignRow } from '../store/store.js';
+import { FINDINGS_DIR, KilnStore, type CampaignRow } from '../store/store.js';
+import { BackgroundReducer } from './background-reduce.js';
 import { Progress } from './progress.js';
 import { loadPolicy, parseCount, parseDuration, parseSeed, parseSize, readConfigFile, reportAndExit } from './util.js';
 
@@ -32,6 +33,7 @@ export interface FuzzFlags {
   memory?: string;
   rerun?: boolean;
   mode?: string;
+  reduce?: boolean;
 }
 
 /** The settings of a campaign as stored with it (and reused by `--resume`). */
@@ -56,6 +58,8 @@ export interface FuzzSettings extends StoredSettings {
   readonly seedStart: bigint | undefined;
   /** The campaign being resumed. */
   readonly resume: CampaignRow | undefined;
+  /** Reduce each new bucket's first finding in the background. */
+  readonly reduce: boolean;
 }
 
 /** Registers `kiln fuzz`. */
@@ -79,6 +83,7 @@ export function registerFuzz(program: Command): void {
     .option('--run-timeout <duration>', 'wall-clock limit of one binary run (default 10s)')
     .option('--memory <size>', 'address-space limit of compiles and runs, e.g. 2GiB, or none (default 2GiB)')
     .option('--no-rerun', 'keep failures without testing them a second time')
+    .option('--reduce', 'reduce the first finding of each new bucket in the background (one job): reduced.c and a bug report in its folder')
     .addHelpText(
       'after',
       `
@@ -86,6 +91,7 @@ Examples:
   kiln fuzz                                   every compiler on PATH at -O0 -O1 -O2 -Os -O3, all cores
   kiln fuzz --compilers gcc,clang-15 --opts '-O0;-O3 -march=native' --time 2h
   kiln fuzz --resume                          continue the latest campaign in ./kiln-out
+  kiln fuzz --time 1h --reduce                reduce each new bug to a small test case as it is found
 Ctrl-C stops cleanly (a second Ctrl-C aborts); 'kiln findings' lists what was found.`,
     )
     .action(async (flags: FuzzFlags) => {
@@ -143,6 +149,7 @@ export async function resolveSettings(flags: FuzzFlags): Promise<FuzzSettings> {
     maxTests: tests ?? cfg.tests,
     seedStart,
     resume: undefined,
+    reduce: flags.reduce === true,
   };
 }
 
@@ -176,6 +183,7 @@ async function resolveResume(flags: FuzzFlags, jobs: number | undefined, timeMs:
     maxTests: tests ?? campaign.maxTests ?? undefined,
     seedStart: undefined,
     resume: campaign,
+    reduce: flags.reduce === true,
   };
 }
 
@@ -282,6 +290,20 @@ export async function fuzz(s: FuzzSettings): Promise<CampaignSummary> {
   process.on('SIGTERM', onSignal);
 
   const ctx = { campaignId, limits: s.limits, policy: s.policy };
+  const reducer = s.reduce
+    ? new BackgroundReducer(
+        (dir, r) => {
+          progress.println(`reduced ${basename(dir)}: ${r.reduction.original.lines} → ${r.reduction.lines} lines → ${r.bundle.reducedFile}`, process.stdout);
+          try {
+            store.setReduced(basename(dir), { lines: r.reduction.lines, file: r.bundle.reducedFile });
+          } catch {
+            // The bundle is on disk; the store's copy of its size is a convenience.
+          }
+        },
+        (dir, message) => progress.println(`kiln fuzz: could not reduce ${basename(dir)}: ${message}`, process.stderr),
+        stop.signal,
+      )
+    : undefined;
   let summary: CampaignSummary | undefined;
   try {
     if (remaining === 0) {
@@ -313,12 +335,20 @@ export async function fuzz(s: FuzzSettings): Promise<CampaignSummary> {
               if (code && /^(E[A-Z]+|SQLITE_(FULL|IOERR.*|READONLY.*|CANTOPEN))$/.test(code)) throw errFile(s.out, `cannot store the results of seed ${r.seed}: ${(e as Error).message}`);
               throw e;
             }
-            announce(progress, r, draft, knownBuckets, s.out);
+            for (const id of announce(progress, r, draft, knownBuckets, s.out)) reducer?.add(join(s.out, FINDINGS_DIR, id));
           },
         },
       );
     }
   } finally {
+    if (reducer) {
+      // A campaign that ran its course waits for its reductions; one stopped by the clock or by
+      // Ctrl-C cuts the running one short (its best program so far is written) and lists the rest.
+      const natural = summary?.stoppedBy === 'tests' || summary?.stoppedBy === 'seeds';
+      if (natural && reducer.busy) progress.println(`kiln fuzz: finishing ${reducer.pending + 1} reductions (Ctrl-C stops them)`, process.stderr);
+      const left = await reducer.close(!natural || stop.signal.aborted);
+      if (left.length) progress.println(`kiln fuzz: ${left.length} new buckets not reduced yet: kiln reduce ${left.map((d) => basename(d)).join(' ')} (in ${join(s.out, FINDINGS_DIR)})`, process.stderr);
+    }
     progress.stop();
     process.removeListener('SIGINT', onSignal);
     process.removeListener('SIGTERM', onSignal);
@@ -350,7 +380,9 @@ function warnVersionChanges(progress: Progress, s: FuzzSettings): void {
   }
 }
 
-function announce(progress: Progress, r: ProgramReport, draft: ReturnType<typeof draftProgram>, known: Set<string>, out: string): void {
+/** Prints a finished program's findings; returns the ids of the findings that opened a new bucket. */
+function announce(progress: Progress, r: ProgramReport, draft: ReturnType<typeof draftProgram>, known: Set<string>, out: string): string[] {
+  const fresh: string[] = [];
   const c = progress.counts;
   c.programs++;
   if (r.status !== 'tested') c.discarded++;
@@ -363,6 +395,7 @@ function announce(progress: Progress, r: ProgramReport, draft: ReturnType<typeof
     if (isNew) {
       known.add(f.bucket);
       c.newBuckets++;
+      fresh.push(f.id);
     }
     progress.println(`finding ${f.id}: ${f.outcome} with ${f.compiler}${f.options ? ' ' + f.options : ''} (seed ${r.seed})${isNew ? ' [new bucket]' : ''} → ${out}/findings/${f.id}`, process.stdout);
   }
@@ -373,6 +406,7 @@ function announce(progress: Progress, r: ProgramReport, draft: ReturnType<typeof
       process.stderr,
     );
   }
+  return fresh;
 }
 
 function say(progress: Progress, text: string): void {

@@ -32,6 +32,11 @@ export function buildCli(): Command {
 }
 
 async function main(): Promise<void> {
+  // `kiln gen | head`: a reader that goes away is the normal end of output, not an error.
+  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code === 'EPIPE') process.exit(0);
+    throw e;
+  });
   const program = buildCli();
   try {
     await program.parseAsync(process.argv);

@@ -1,36 +1,251 @@
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { cpus } from 'node:os';
 import { join } from 'node:path';
-import { errNotAFinding, errUnsupported } from '../diag/errors.js';
+import { errNotAFinding, errState, KilnError } from '../diag/errors.js';
+import { emitC } from '../emit/c.js';
+import { emitFiles, MAIN_SOURCE, type EmittedFile } from '../emit/files.js';
+import { isModeChoice, type Mode } from '../gen/mode.js';
+import { parsePolicy, PolicyError } from '../gen/policy.js';
+import type { Program } from '../ir/nodes.js';
+import { resolveCompiler, type Compiler } from '../harness/compilers.js';
+import { testConfiguration, type ConfigResult } from '../harness/execute.js';
+import { buildMatrix, DEFAULT_LIMITS, type Configuration, type Limits, type StepLimits } from '../harness/matrix.js';
+import type { Judgement } from '../harness/oracle.js';
+import { campaignFiles } from '../harness/program.js';
+import { TempRoot } from '../harness/tempdir.js';
+import { generateProgram } from '../repair/generate.js';
+import { NotInterestingError, reduceIR, type IRReduceStats } from './ir/engine.js';
+import type { Candidate } from './ir/candidate.js';
 
 /** Options of `kiln reduce FINDING_DIR`, shared with the text reducer's command-line options. */
 export interface FindingReduceOptions {
-  /** Output file (default: chosen by the IR reducer, e.g. `FINDING_DIR/reduced.c`). */
-  readonly output?: string;
-  /** Candidates tested in parallel. */
+  /** Candidates tested in parallel (default: one per core). */
   readonly jobs?: number;
-  /** Limit of one interestingness check, in milliseconds. */
+  /** Limit of one compile and of one run while reducing, in ms (default: the campaign's limits). */
   readonly timeoutMs?: number;
   /** Stop after this long (ms), keeping the best result so far. */
   readonly maxTimeMs?: number;
   /** Progress lines (the CLI passes a writer to stderr). */
   readonly onProgress?: (line: string) => void;
+  /** Aborts the reduction (the best result so far is kept). */
+  readonly signal?: AbortSignal;
+}
+
+/** What `finding.json` says that reduction needs (written by src/harness/findings.ts). */
+export interface FindingManifest {
+  readonly id: string;
+  readonly outcome: string;
+  readonly bucket: string;
+  readonly compiler: string;
+  readonly compilerVersion: string;
+  readonly compilerPath: string;
+  readonly options: string;
+  readonly seed: string;
+  readonly mode: Mode;
+  readonly expected: string;
+  readonly actual: string;
+  readonly limits: Limits;
+  readonly policy: unknown;
+  readonly others: readonly { compiler: string; options: string; outcome: string; output?: string }[];
+}
+
+/** A finished reduction of a finding. */
+export interface FindingReduction {
+  readonly dir: string;
+  readonly finding: FindingManifest;
+  /** The failing configuration as resolved now (its compiler's version may differ from the finding's). */
+  readonly config: Configuration;
+  /** The compiler that agreed with the interpreter on the reduced program (wrong-code findings). */
+  readonly reference?: Configuration;
+  readonly original: { readonly lines: number; readonly bytes: number };
+  /** The reduced program, its exact expected output and its C text. */
+  readonly program: Program;
+  readonly expected: string;
+  /** The reduced program's C files (one `prog.c`, or the translation units of the yarpgen mode). */
+  readonly files: readonly EmittedFile[];
+  /** All of the files' text, each after a `// ==> name <==` line when there are several. */
+  readonly source: string;
+  readonly lines: number;
+  /** What the failing configuration did with the reduced program. */
+  readonly failing: ConfigResult;
+  readonly stats: IRReduceStats;
+  /** False when the reduction was stopped (time limit, abort) before reaching a fixpoint. */
+  readonly complete: boolean;
+}
+
+/** Outcomes the IR reducer can keep (every finding outcome a campaign reports). */
+const REDUCIBLE = new Set(['wrong-code', 'compiler-crash', 'compiler-hang', 'rejected-valid', 'binary-crash', 'binary-hang']);
+
+/** Reads and checks `DIR/finding.json`. */
+export function readFinding(dir: string): FindingManifest {
+  const file = join(dir, 'finding.json');
+  if (!existsSync(file) || !statSync(file).isFile()) throw errNotAFinding(dir);
+  let j: Record<string, unknown>;
+  try {
+    j = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+  } catch (e) {
+    throw errState(`${file}: not valid JSON (${(e as Error).message})`, 'the finding folder was damaged; re-run the campaign seed or reduce prog.c with its repro.sh: kiln reduce prog.c --test repro.sh');
+  }
+  const str = (k: string): string => {
+    const v = j[k];
+    if (typeof v !== 'string') throw errState(`${file}: field ${k} is missing or not a string`, 'was it written by another version of Kiln? reduce prog.c with its repro.sh instead');
+    return v;
+  };
+  const mode = j.mode === undefined ? 'csmith' : str('mode');
+  if (!isModeChoice(mode) || mode === 'mixed') throw errState(`${file}: unknown generation mode ${mode}`, 'reduce prog.c with its repro.sh instead');
+  const lim = j.limits as Partial<Limits> | undefined;
+  const step = (s: Partial<StepLimits> | undefined, d: StepLimits): StepLimits => ({
+    timeoutMs: typeof s?.timeoutMs === 'number' ? s.timeoutMs : d.timeoutMs,
+    memoryMb: typeof s?.memoryMb === 'number' ? s.memoryMb : undefined,
+  });
+  return {
+    id: str('id'),
+    outcome: str('outcome'),
+    bucket: str('bucket'),
+    compiler: str('compiler'),
+    compilerVersion: str('compilerVersion'),
+    compilerPath: str('compilerPath'),
+    options: str('options'),
+    seed: str('seed'),
+    mode,
+    expected: str('expected'),
+    actual: typeof j.actual === 'string' ? j.actual : '',
+    limits: { compile: step(lim?.compile, DEFAULT_LIMITS.compile), run: step(lim?.run, DEFAULT_LIMITS.run) },
+    policy: j.policy,
+    others: Array.isArray(j.others) ? (j.others as FindingManifest['others']) : [],
+  };
 }
 
 /**
  * Reduces a Kiln finding (a directory with `finding.json`, written by `kiln fuzz`) with the IR
- * reducer, which re-executes every candidate in the reference interpreter so that a wrong-code
- * reduction cannot drift into undefined behaviour.
+ * reducer. The program is regenerated from its seed, mode and policy; every candidate is
+ * re-executed by the reference interpreter (so it is UB-free and its expected output is
+ * recomputed) and is interesting when the failing configuration still fails the same way: the same
+ * outcome and bucket, and for wrong code, output other than the recomputed expected line while a
+ * reference compiler at -O0 prints it. A wrong-code finding therefore needs no second opinion while
+ * reducing: the interpreter is the oracle.
  *
- * `kiln reduce <path>` calls this when <path> is a directory; a `.c` file goes to the text reducer
- * instead (src/reduce/text/). PLACEHOLDER: the IR reducer is built separately and will replace
- * this body; until then it validates the directory and throws KILN_UNSUPPORTED.
+ * Writes nothing: the caller (src/report/bundle.ts) writes `reduced.c` and the bug bundle.
  *
- * @throws KilnError `KILN_NOT_A_FINDING` when `dir` has no `finding.json`;
- *         KilnError `KILN_UNSUPPORTED` otherwise (IR reduction is not available yet).
+ * @throws KilnError `KILN_NOT_A_FINDING` (no finding.json), `KILN_STATE` (damaged or foreign
+ *         finding, program not reproducible by this Kiln), `KILN_UNKNOWN_COMPILER`,
+ *         `KILN_NOT_INTERESTING` (the failure no longer shows).
  */
-export async function reduceFinding(dir: string, opts: FindingReduceOptions = {}): Promise<void> {
-  void opts;
-  const manifest = join(dir, 'finding.json');
-  if (!existsSync(manifest) || !statSync(manifest).isFile()) throw errNotAFinding(dir);
-  throw errUnsupported('IR reduction is not available yet', `reduce the finding's C file with a test script instead: kiln reduce ${join(dir, '<file>.c')} --test SCRIPT`);
+export async function reduceFinding(dir: string, opts: FindingReduceOptions = {}): Promise<FindingReduction> {
+  const f = readFinding(dir);
+  const fallback = `reduce the C file with its own test instead: kiln reduce ${join(dir, 'prog.c')} --test ${join(dir, 'repro.sh')}`;
+  if (!REDUCIBLE.has(f.outcome)) throw errState(`${dir}: outcome ${f.outcome} is not a compiler failure`, 'only findings of kiln fuzz can be reduced');
+  let policy;
+  try {
+    policy = parsePolicy(f.policy);
+  } catch (e) {
+    if (e instanceof PolicyError) throw errState(`${dir}: the finding's policy does not parse: ${e.message}`, fallback);
+    throw e;
+  }
+  const g = generateProgram(f.seed, policy, f.mode);
+  if (!g.ok) throw errState(`${dir}: seed ${f.seed} no longer generates a program (${g.reason})`, fallback);
+  const files = campaignFiles(g, policy);
+  if (files.some((file) => storedFile(dir, file.name) !== file.content)) {
+    throw errState(`${dir}: this version of Kiln generates another program for seed ${f.seed}`, fallback);
+  }
+
+  const compiler = await resolveCompiler(f.compilerPath);
+  if (compiler.version !== f.compilerVersion) opts.onProgress?.(`note: ${compiler.command} is now "${compiler.version}" (the finding was made with "${f.compilerVersion}")`);
+  const config = configurationOf(compiler, f.options);
+  const limits = opts.timeoutMs !== undefined ? withTimeout(f.limits, opts.timeoutMs) : f.limits;
+  const reference = f.outcome === 'wrong-code' ? await referenceConfiguration(config) : undefined;
+  const header = [`Reduced by Kiln from finding ${f.id}: ${f.outcome} with ${f.compiler}${f.options ? ' ' + f.options : ''}; mode ${f.mode}, seed ${f.seed}.`];
+  // Split programs keep their translation units while reducing: the bug may need the barrier.
+  const text = (c: { program: Program; expected: string }): EmittedFile[] =>
+    f.mode === 'yarpgen' ? emitFiles(c.program, { expected: c.expected, header }) : [{ name: MAIN_SOURCE, content: emitC(c.program, { expected: c.expected, compact: true, header }) }];
+
+  const temp = TempRoot.create();
+  try {
+    const test = async (c: Candidate, signal: AbortSignal): Promise<boolean> => {
+      const src = text(c);
+      const r = await testConfiguration(src, c.expected, config, limits, temp, signal);
+      if (r.aborted || !sameFailure(f, r.judgement)) return false;
+      if (!reference) return true;
+      // The reduced program must still be miscompiled by the failing configuration only.
+      const ref = await testConfiguration(src, c.expected, reference, limits, temp, signal);
+      return !ref.aborted && ref.judgement.outcome === 'ok';
+    };
+    opts.onProgress?.(`reducing ${f.id} (${f.outcome}, ${f.bucket}) with ${config.compiler.name} ${config.optionsText}${reference ? `; reference ${reference.compiler.name} ${reference.optionsText}` : ''}`);
+    let r;
+    try {
+      r = await reduceIR(g.program, test, {
+        jobs: Math.max(1, opts.jobs ?? cpus().length),
+        ...(opts.maxTimeMs !== undefined ? { maxTimeMs: opts.maxTimeMs } : {}),
+        ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
+        ...(opts.signal ? { signal: opts.signal } : {}),
+      });
+    } catch (e) {
+      if (e instanceof NotInterestingError) {
+        throw new KilnError('KILN_NOT_INTERESTING', `${dir}: the failure does not show any more: ${config.compiler.name} ${config.optionsText} handles the regenerated program correctly`, 'is the compiler the same version? compare `' + compiler.command + ' --version` with finding.json');
+      }
+      throw e;
+    }
+    const reduced = text(r.best);
+    const source = reduced.length === 1 ? reduced[0]!.content : reduced.map((x) => `// ==> ${x.name} <==\n${x.content}`).join('');
+    const failing = await testConfiguration(reduced, r.best.expected, config, limits, temp);
+    const original = files.map((file) => file.content).join('');
+    return {
+      dir,
+      finding: f,
+      config,
+      ...(reference ? { reference } : {}),
+      original: { lines: countLines(original), bytes: original.length },
+      program: r.best.program,
+      expected: r.best.expected,
+      files: reduced,
+      source,
+      lines: reduced.reduce((n, x) => n + countLines(x.content), 0),
+      failing,
+      stats: r.stats,
+      complete: !opts.signal?.aborted && !(opts.maxTimeMs !== undefined && r.stats.ms >= opts.maxTimeMs),
+    };
+  } finally {
+    temp.dispose();
+  }
+}
+
+/** Same failure as the finding's: the outcome, and the bucket (the ICE message, the signal, …). */
+function sameFailure(f: FindingManifest, j: Judgement): boolean {
+  return j.outcome === f.outcome && (f.outcome === 'wrong-code' || j.bucket === f.bucket);
+}
+
+function storedFile(dir: string, name: string): string | undefined {
+  const p = join(dir, name);
+  return existsSync(p) ? readFileSync(p, 'utf8') : undefined;
+}
+
+function configurationOf(compiler: Compiler, options: string): Configuration {
+  return buildMatrix([compiler], [options])[0]!;
+}
+
+/**
+ * The compiler believed correct for a wrong-code finding: `gcc -O0`, or `clang -O0` when the
+ * failing configuration is gcc at -O0 itself. Unoptimised builds of a second compiler are what
+ * compiler engineers ask for when a miscompilation is reported.
+ */
+async function referenceConfiguration(failing: Configuration): Promise<Configuration | undefined> {
+  for (const name of ['gcc', 'clang', 'cc']) {
+    let c: Compiler;
+    try {
+      c = await resolveCompiler(name);
+    } catch {
+      continue;
+    }
+    const ref = configurationOf(c, '-O0');
+    if (ref.key !== failing.key) return ref;
+  }
+  return undefined;
+}
+
+function withTimeout(l: Limits, ms: number): Limits {
+  return { compile: { ...l.compile, timeoutMs: ms }, run: { ...l.run, timeoutMs: Math.min(ms, l.run.timeoutMs) } };
+}
+
+function countLines(src: string): number {
+  return src.split('\n').filter((l) => l.trim() !== '').length;
 }

@@ -17,6 +17,8 @@ export interface IRReduceOptions {
   readonly limits?: CheckLimits;
   /** Progress lines. */
   readonly onProgress?: (line: string) => void;
+  /** Stops the reduction like maxTimeMs (the best result so far is returned). */
+  readonly signal?: AbortSignal;
   /** The passes, in order (default: all of {@link irPasses}). */
   readonly passes?: readonly IRPass[];
 }
@@ -60,7 +62,7 @@ export async function reduceIR(program: Program, test: IRTest, opts: IRReduceOpt
   const original = new AbortController();
   if (!(await test(first, original.signal))) throw new NotInterestingError();
   let best = first;
-  const timeUp = (): boolean => opts.maxTimeMs !== undefined && Date.now() - t0 > opts.maxTimeMs;
+  const timeUp = (): boolean => opts.signal?.aborted === true || (opts.maxTimeMs !== undefined && Date.now() - t0 > opts.maxTimeMs);
 
   /** Tests one candidate thunk: undefined when invalid or not interesting. */
   const evaluate = async (make: () => Program | undefined, signal: AbortSignal): Promise<Candidate | undefined> => {

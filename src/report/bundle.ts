@@ -1,0 +1,182 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { isTranslationUnit, type EmittedFile } from '../emit/files.js';
+import { compileCommand } from '../harness/execute.js';
+import { runProcess, SpawnError } from '../harness/process.js';
+import { reproScript } from '../harness/repro.js';
+import type { FindingReduction } from '../reduce/finding.js';
+
+/** How the reduced program fared under clang's UndefinedBehaviorSanitizer and AddressSanitizer. */
+export type SanitizerVerdict =
+  | { readonly status: 'clean'; readonly compiler: string }
+  | { readonly status: 'error'; readonly compiler: string; readonly detail: string }
+  | { readonly status: 'unchecked'; readonly detail: string };
+
+/** What {@link writeBundle} wrote. */
+export interface Bundle {
+  /** `DIR/reduced.c` (for a program of several files: the `reduced/` folder holding them). */
+  readonly reducedFile: string;
+  /** `DIR/reduced/`: prog.c, repro.sh, report.md, reduced.json. */
+  readonly folder: string;
+  readonly report: string;
+  readonly sanitizers: SanitizerVerdict;
+}
+
+/** Extra facts for the report (from triage). */
+export interface BundleExtras {
+  /** Wrong-code or crash fingerprint, e.g. `clang:InstCombinePass` or `gcc:-ftree-vrp`. */
+  readonly fingerprint?: string;
+  readonly fingerprintDetail?: string;
+}
+
+/**
+ * Writes the bug bundle of a reduced finding into its folder: `reduced.c` (the reduced program,
+ * first line stating its expected output) and `reduced/` holding the same program as `prog.c`,
+ * `repro.sh` (exits 0 while the bug shows: usable as a C-Reduce/C-Vise test), `report.md` (ready to
+ * paste into a compiler's bug tracker) and `reduced.json` (the numbers). Checks the program under
+ * clang `-fsanitize=undefined,address` first and says so in the report.
+ */
+export async function writeBundle(r: FindingReduction, extras: BundleExtras = {}): Promise<Bundle> {
+  const sanitizers = await sanitizerCheck(r.files);
+  const folder = join(r.dir, 'reduced');
+  mkdirSync(folder, { recursive: true });
+  const f = r.finding;
+  const judgement = r.failing.judgement;
+  const names = r.files.map((x) => x.name);
+  for (const x of r.files) writeFileSync(join(folder, x.name), x.content);
+  writeFileSync(join(folder, 'repro.sh'), reproScript({ id: `${f.id} (reduced)`, config: r.config, judgement, expected: r.expected, limits: f.limits, files: names }), { mode: 0o755 });
+  const report = markdownReport(r, sanitizers, extras);
+  writeFileSync(join(folder, 'report.md'), report);
+  const json = {
+    finding: f.id,
+    outcome: f.outcome,
+    bucket: f.bucket,
+    compiler: r.config.compiler.name,
+    compilerVersion: r.config.compiler.version,
+    options: r.config.optionsText,
+    reference: r.reference ? { compiler: r.reference.compiler.name, compilerVersion: r.reference.compiler.version, options: r.reference.optionsText } : null,
+    expected: r.expected,
+    actual: actualOf(r),
+    originalLines: r.original.lines,
+    originalBytes: r.original.bytes,
+    lines: r.lines,
+    bytes: r.source.length,
+    complete: r.complete,
+    sanitizers,
+    fingerprint: extras.fingerprint ?? null,
+    stats: r.stats,
+  };
+  writeFileSync(join(folder, 'reduced.json'), JSON.stringify(json, null, 2) + '\n');
+  // Written last: its presence means the bundle is complete. A program of several translation
+  // units has no single reduced.c: its files are in reduced/.
+  const reducedFile = r.files.length === 1 ? join(r.dir, 'reduced.c') : folder;
+  if (r.files.length === 1) writeFileSync(reducedFile, r.source);
+  return { reducedFile, folder, report, sanitizers };
+}
+
+/** What the failing configuration did with the reduced program, in words. */
+function actualOf(r: FindingReduction): string {
+  const j = r.failing.judgement;
+  switch (j.outcome) {
+    case 'wrong-code':
+      return r.failing.output ?? '';
+    case 'binary-crash':
+      return j.signal ? `the binary is killed by ${j.signal}` : `the binary exits with status ${j.exitStatus}`;
+    case 'binary-hang':
+      return 'the binary does not terminate';
+    case 'compiler-hang':
+      return 'the compiler does not terminate';
+    default:
+      return j.detail ?? j.outcome;
+  }
+}
+
+const TITLES: Record<string, string> = {
+  'wrong-code': 'wrong code',
+  'compiler-crash': 'compiler crash',
+  'compiler-hang': 'compiler hang',
+  'rejected-valid': 'valid program rejected',
+  'binary-crash': 'miscompiled program crashes',
+  'binary-hang': 'miscompiled program hangs',
+};
+
+/** The Markdown report of a reduced finding. */
+export function markdownReport(r: FindingReduction, san: SanitizerVerdict, extras: BundleExtras = {}): string {
+  const f = r.finding;
+  const c = r.config;
+  const opts = c.optionsText;
+  const j = r.failing.judgement;
+  const cmd = compileCommand(c, r.files.map((x) => x.name))
+    .map((t, i) => (i === 0 ? c.compiler.name : t))
+    .join(' ');
+  const out: string[] = [];
+  out.push(`# ${c.compiler.name}${opts ? ' ' + opts : ''}: ${TITLES[f.outcome] ?? f.outcome}`, '');
+  out.push(`- Compiler: \`${c.compiler.version}\``);
+  out.push(`- Options: \`${opts || '(none)'}\``);
+  out.push(`- Target: x86-64 Linux (LP64)`);
+  if (extras.fingerprint) out.push(`- Culprit${extras.fingerprintDetail ? ` (${extras.fingerprintDetail})` : ''}: \`${extras.fingerprint}\``);
+  out.push('');
+  out.push('## Test case', '');
+  if (r.files.length === 1) out.push('```c', r.source.trimEnd(), '```', '');
+  else for (const x of r.files) out.push(`\`${x.name}\`:`, '', '```c', x.content.trimEnd(), '```', '');
+  out.push('## To reproduce', '', '```sh', `${cmd}${isRun(f.outcome) ? ' && ./prog' : ''}`, '```', '');
+  switch (f.outcome) {
+    case 'wrong-code':
+      out.push(`Expected output:`, '', '```', r.expected, '```', '', `Actual output with \`${c.compiler.name} ${opts}\`:`, '', '```', r.failing.output ?? '', '```', '');
+      if (r.reference) out.push(`\`${r.reference.compiler.name} ${r.reference.optionsText}\` (${r.reference.compiler.version}) prints the expected output.`, '');
+      break;
+    case 'compiler-crash':
+    case 'rejected-valid':
+      out.push('Compiler output:', '', '```', excerpt(r.failing.compile.stderr), '```', '');
+      break;
+    default:
+      out.push(`Observed: ${actualOf(r)}${j.detail ? ` (${j.detail})` : ''}.`, '');
+  }
+  out.push('## Notes', '');
+  if (isRun(f.outcome)) {
+    out.push('- The program has no undefined behaviour: Kiln\'s reference interpreter, an exact model of C\'s integer semantics, ran it with every UB check on and computed the expected output.');
+    if (san.status === 'clean') out.push(`- It also runs cleanly under \`${san.compiler} -fsanitize=undefined,address\`.`);
+    else if (san.status === 'error') out.push(`- Warning: \`${san.compiler} -fsanitize=undefined,address\` reports: ${san.detail}`);
+  }
+  out.push(`- Found by Kiln (generation mode ${f.mode}, seed ${f.seed}) and reduced from ${r.original.lines} to ${r.lines} lines with Kiln's IR reducer${r.complete ? '' : ' (stopped early: `kiln reduce` on the finding folder reduces further)'}.`);
+  out.push('');
+  return out.join('\n');
+}
+
+function isRun(outcome: string): boolean {
+  return outcome === 'wrong-code' || outcome === 'binary-crash' || outcome === 'binary-hang';
+}
+
+function excerpt(s: string): string {
+  const lines = s.trimEnd().split('\n');
+  return lines.length > 30 ? [...lines.slice(0, 30), `[… ${lines.length - 30} more lines]`].join('\n') : lines.join('\n');
+}
+
+/**
+ * Compiles the program with clang's UBSan and ASan (recovery off) and runs it: `clean` when it
+ * exits 0 with nothing on stderr. The campaign's memory limit is not applied (ASan reserves
+ * terabytes of address space).
+ */
+export async function sanitizerCheck(files: readonly EmittedFile[]): Promise<SanitizerVerdict> {
+  const dir = mkdtempSync(join(tmpdir(), 'kiln-san-'));
+  const cc = 'clang';
+  try {
+    for (const x of files) writeFileSync(join(dir, x.name), x.content);
+    const units = files.map((x) => x.name).filter(isTranslationUnit);
+    let comp;
+    try {
+      comp = await runProcess(cc, ['-O0', '-g', '-fsanitize=undefined,address', '-fno-sanitize-recover=all', ...units, '-o', 'prog', '-lm'], { cwd: dir, timeoutMs: 120_000, maxOutputBytes: 64 << 10 });
+    } catch (e) {
+      if (e instanceof SpawnError) return { status: 'unchecked', detail: `${cc} not found (install it with npm run setup)` };
+      throw e;
+    }
+    if (comp.status !== 0) return { status: 'unchecked', detail: `${cc} could not build it with sanitizers: ${comp.stderr.split('\n')[0] ?? ''}` };
+    const run = await runProcess(join(dir, 'prog'), [], { cwd: dir, timeoutMs: 60_000, maxOutputBytes: 64 << 10 });
+    if (run.status === 0 && run.stderr.trim() === '') return { status: 'clean', compiler: cc };
+    const first = run.stderr.split('\n').find((l) => l.includes('runtime error') || l.includes('ERROR')) ?? `exit status ${run.status ?? run.signal}`;
+    return { status: 'error', compiler: cc, detail: first.trim() };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

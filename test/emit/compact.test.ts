@@ -1,0 +1,36 @@
+// The compact layout (used for reduced programs) must be the same program as the normal layout:
+// same output under a real compiler, for generated programs with every record kind (packed
+// structs with their #pragma lines, bit-fields, unions).
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { emitC } from '../../src/emit/c.js';
+import { parsePolicy } from '../../src/gen/policy.js';
+import { generateProgram } from '../../src/repair/generate.js';
+import { requireTool } from '../support/cc.js';
+
+const work = mkdtempSync(join(tmpdir(), 'kiln-compact-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+describe('compact emission', () => {
+  it('compiles and prints the expected output, packed structs included', () => {
+    requireTool('gcc');
+    const policy = parsePolicy({}, 'small');
+    let packed = 0;
+    for (let seed = 1; seed <= 12; seed++) {
+      const g = generateProgram(seed, policy);
+      if (!g.ok) continue;
+      const src = emitC(g.program, { expected: g.expected, compact: true, header: [`compact, seed ${seed}.`] });
+      if (g.program.records.some((r) => r.kind === 'struct' && r.packed)) packed++;
+      for (const line of src.split('\n')) if (line.includes('#pragma')) expect(line.trim()).toMatch(/^#pragma pack\((push, 1|pop)\)$/);
+      const file = join(work, `c${seed}.c`);
+      writeFileSync(file, src);
+      const cc = spawnSync('gcc', ['-w', '-O0', file, '-o', join(work, `c${seed}`)], { encoding: 'utf8' });
+      expect(cc.status, cc.stderr).toBe(0);
+      expect(spawnSync(join(work, `c${seed}`), { encoding: 'utf8' }).stdout.trimEnd()).toBe(g.expected);
+    }
+    expect(packed).toBeGreaterThan(0);
+  }, 120_000);
+});

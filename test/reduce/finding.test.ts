@@ -1,0 +1,124 @@
+// Reduction of Kiln findings end to end: a campaign with fault-injecting compilers makes real
+// finding folders; the IR reducer must shrink each to a few lines that keep the outcome and bucket,
+// stay UB-free (interpreter and clang's sanitizers) and, for wrong code, still fail only under the
+// failing compiler; the bundle must be complete and its repro.sh must reproduce the bug.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { reduceAndBundle, type ReducedFinding } from '../../src/cli/reduce-finding.js';
+import { checkCandidate } from '../../src/reduce/ir/candidate.js';
+import { requireTool } from '../support/cc.js';
+import { runKiln } from '../harness/support/cli.js';
+import { writeFake } from '../harness/support/fakes.js';
+
+interface FindingJson {
+  outcome: string;
+  bucket: string;
+  compiler: string;
+}
+
+describe('kiln reduce FINDING_DIR', () => {
+  let work: string;
+  let findings: string[];
+  const reduced = new Map<string, ReducedFinding>();
+
+  beforeAll(async () => {
+    requireTool('gcc');
+    requireTool('clang');
+    work = mkdtempSync(join(tmpdir(), 'kiln-redf-'));
+    const bin = join(work, 'bin');
+    const fakes = [writeFake(bin, 'fake-wrong', 'wrong-code', [1]), writeFake(bin, 'fake-ice', 'ice', [2]), writeFake(bin, 'fake-bincrash', 'binary-crash', [2])];
+    const out = join(work, 'out');
+    const r = await runKiln(['fuzz', '--compilers', ['gcc', ...fakes].join(','), '--opts', '-O0', '--tests', '2', '--seed-start', '1', '--size', 'small', '--jobs', '2', '--out', out]);
+    expect(r.status, r.stderr).toBe(0);
+    findings = readdirSync(join(out, 'findings')).map((d) => join(out, 'findings', d));
+    for (const dir of findings) reduced.set(dir, await reduceAndBundle(dir, { jobs: 2 }));
+  }, 600_000);
+
+  afterAll(() => {
+    if (work) rmSync(work, { recursive: true, force: true });
+  });
+
+  const finding = (dir: string): FindingJson => JSON.parse(readFileSync(join(dir, 'finding.json'), 'utf8')) as FindingJson;
+
+  it('found one finding per injected fault', () => {
+    expect(findings.map((d) => `${finding(d).compiler} ${finding(d).outcome}`).sort()).toEqual(['fake-bincrash binary-crash', 'fake-ice compiler-crash', 'fake-wrong wrong-code']);
+  });
+
+  it('reduces every finding to at most 15 lines, keeping its outcome and bucket', () => {
+    for (const dir of findings) {
+      const { reduction: r, bundle } = reduced.get(dir)!;
+      const f = finding(dir);
+      expect(r.lines).toBeLessThanOrEqual(15);
+      expect(r.lines).toBeLessThan(r.original.lines);
+      expect(r.failing.judgement.outcome).toBe(f.outcome);
+      if (f.outcome !== 'wrong-code') expect(r.failing.judgement.bucket).toBe(f.bucket);
+      const json = JSON.parse(readFileSync(join(bundle.folder, 'reduced.json'), 'utf8')) as { outcome: string; bucket: string; lines: number };
+      expect(json).toMatchObject({ outcome: f.outcome, bucket: f.bucket, lines: r.lines });
+      expect(readFileSync(join(dir, 'reduced.c'), 'utf8')).toBe(r.source);
+    }
+  });
+
+  it('keeps reduced programs UB-free: the interpreter agrees, and so do UBSan and ASan', () => {
+    for (const dir of findings) {
+      const { reduction: r, bundle } = reduced.get(dir)!;
+      const c = checkCandidate(r.program, { maxSteps: 1_000_000 });
+      expect(c?.expected).toBe(r.expected);
+      expect(bundle.sanitizers.status).toBe('clean');
+    }
+  });
+
+  it('keeps a wrong-code program failing under the failing compiler only', () => {
+    const dir = findings.find((d) => finding(d).outcome === 'wrong-code')!;
+    const { reduction: r } = reduced.get(dir)!;
+    expect(r.reference?.compiler.name).toBe('gcc');
+    expect(r.failing.output).not.toBe(r.expected);
+    // The reference compiler prints the recomputed expected output.
+    const bin = join(work, 'ref');
+    const cc = spawnSync('gcc', ['-O0', '-x', 'c', '-', '-o', bin], { input: r.source });
+    expect(cc.status).toBe(0);
+    expect(spawnSync(bin, [], { encoding: 'utf8' }).stdout.trimEnd()).toBe(r.expected);
+  });
+
+  it('writes a bundle whose repro.sh reproduces the bug and whose report states the facts', () => {
+    for (const dir of findings) {
+      const { bundle, reduction: r } = reduced.get(dir)!;
+      for (const f of ['prog.c', 'repro.sh', 'report.md', 'reduced.json']) expect(existsSync(join(bundle.folder, f)), f).toBe(true);
+      const repro = spawnSync('sh', [join(bundle.folder, 'repro.sh')], { cwd: work, encoding: 'utf8' });
+      expect(repro.status, repro.stderr).toBe(0);
+      expect(bundle.report).toContain(r.config.compiler.version);
+      expect(bundle.report).toContain('```c');
+      if (r.finding.outcome === 'wrong-code') expect(bundle.report).toContain(r.expected);
+    }
+  });
+
+  it('reduces through the CLI and refuses a folder that is not a finding', async () => {
+    const dir = findings.find((d) => finding(d).outcome === 'compiler-crash')!;
+    const r = await runKiln(['reduce', dir, '--jobs', '2', '-o', join(work, 'cli.c')]);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/→ \d+ lines/);
+    expect(readFileSync(join(work, 'cli.c'), 'utf8')).toBe(readFileSync(join(dir, 'reduced.c'), 'utf8'));
+    const bad = await runKiln(['reduce', work]);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toContain('KILN_NOT_A_FINDING');
+  }, 300_000);
+
+  it('kiln fuzz --reduce reduces each new bucket in the background and waits for it at a natural end', async () => {
+    const bin = join(work, 'bin2');
+    const fake = writeFake(bin, 'fake-ice2', 'ice', [2, 3]);
+    const out = join(work, 'out-reduce');
+    const r = await runKiln(['fuzz', '--compilers', `gcc,${fake}`, '--opts', '-O0', '--tests', '3', '--seed-start', '1', '--size', 'small', '--jobs', '2', '--out', out, '--reduce']);
+    expect(r.status, r.stderr).toBe(0);
+    const dirs = readdirSync(join(out, 'findings'));
+    expect(dirs.length).toBe(2);
+    // Both crashes share one bucket: only the first is reduced.
+    const reducedDirs = dirs.filter((d) => existsSync(join(out, 'findings', d, 'reduced.c')));
+    expect(reducedDirs.length).toBe(1);
+    expect(r.stdout).toMatch(new RegExp(`reduced ${reducedDirs[0]}: \\d+ → \\d+ lines`));
+    const json = JSON.parse(readFileSync(join(out, 'findings', reducedDirs[0]!, 'reduced', 'reduced.json'), 'utf8')) as { complete: boolean; lines: number };
+    expect(json.complete).toBe(true);
+    expect(json.lines).toBeLessThanOrEqual(15);
+  }, 300_000);
+});
