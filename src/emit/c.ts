@@ -1,5 +1,5 @@
 import { promote, type IntType } from '../c/types.js';
-import type { Block, Expr, FuncDecl, Init, Program, Stmt, VarDecl } from '../ir/nodes.js';
+import { checkTarget, type Block, type Expr, type FuncDecl, type Init, type Program, type Stmt, type VarDecl } from '../ir/nodes.js';
 import { unqualified, type RecordT } from '../ir/types.js';
 import { loopContinues, walk, walkProgram } from '../ir/visit.js';
 import { HASH_PRIME, HASH_SEED } from '../interp/runtime.js';
@@ -78,8 +78,10 @@ function emitCompact(p: Program, opts: EmitOptions): string {
   const names = nameTable(p, '');
   const out: string[] = [];
   if (opts.expected !== undefined) out.push(`/* kiln: expected "${opts.expected}" */`);
+  for (const h of opts.header ?? []) out.push(`/* ${h} */`);
   out.push('#include <stdint.h>', '#include <stdio.h>');
-  for (const r of p.records) out.push(recordDefinition(r, '').replace(/\n\s*/g, ' '));
+  // One line per record, except that a packed struct's #pragma lines must stay lines of their own.
+  for (const r of p.records) out.push(...recordDefinition(r, '').split(/\n(?=#)|(?<=^#.*)\n/m).map((part) => part.replace(/\n\s*/g, ' ')));
   out.push(`static uint64_t kiln_crc = 0x${HASH_SEED.toString(16).toUpperCase()}ULL;`);
   out.push(`static void kiln_hash(uint64_t v) { kiln_crc = (kiln_crc ^ v) * 0x${HASH_PRIME.toString(16).toUpperCase()}ULL; kiln_crc ^= kiln_crc >> 29; }`);
   for (const u of safeUses(p)) out.push(safeDefinition(u, p.meta.safeMath ?? 'function').replace(/\n\s*/g, ' '));
@@ -399,8 +401,11 @@ function printStmt(s: Stmt, n: Names, depth: number): string {
     case 'check': {
       const t = unqualified(s.value.type);
       if (t.kind !== 'int' && t.kind !== 'float') throw new Error(`check ${s.id}: value must be arithmetic`);
-      const want = printConst({ kind: 'const', id: -1, type: t, value: t.kind === 'float' ? Number(s.expected) : BigInt(s.expected) });
-      return `${pad}if (${stripParens(printExpr(s.value, n))} == ${want}) printf("@OK@\\n"); else printf("@NG@\\n");`;
+      const target = checkTarget(t, s.expected);
+      const v = stripParens(printExpr(s.value, n));
+      if (target === undefined) return `${pad}(void)(${v}); printf("@NG@\\n");`;
+      const want = printConst({ kind: 'const', id: -1, type: t, value: target });
+      return `${pad}if (${v} == ${want}) printf("@OK@\\n"); else printf("@NG@\\n");`;
     }
     case 'hash': {
       const t = s.value.type;

@@ -163,6 +163,36 @@ export const GenerationPolicies = z
   })
   .strict();
 
+/**
+ * The `arith` mode (Nagai et al.): many long arithmetic expressions over variables of mixed types,
+ * each assigned once to its own result variable and checked by the program itself.
+ */
+export const ArithPolicy = z
+  .object({
+    minExprs: count(10, 'expressions (t-variables) per program, at least', 10_000),
+    maxExprs: count(40, 'expressions per program, at most', 10_000),
+    minOps: count(1, 'binary operators per expression, at least (sizes are drawn log-uniformly)', 100_000),
+    maxOps: count(1000, 'binary operators per expression, at most (the paper ran 1 to 10,000)', 100_000),
+    maxDepth: count(40, 'nesting depth of binary operators (C99 guarantees 63 levels of parentheses; clang stops at 256)', 63),
+    minVars: count(6, 'input variables (x-variables) per program, at least', 1000),
+    maxVars: count(20, 'input variables per program, at most', 1000),
+    floatPrograms: weight(0.5, 'chance that a program has float and double variables at all'),
+    floatShare: weight(0.3, 'in such a program, chance that an input variable is float or double'),
+    resultLeaf: weight(0.25, 'chance that a leaf reads an earlier result (t-variable) rather than an input'),
+    cast: weight(0.08, 'chance that a leaf or an operation result is cast to another arithmetic type'),
+    global: weight(0.5, 'chance that a variable is a global (else a local of main)'),
+    static: weight(0.5, 'chance that a global is static'),
+    const: weight(0.2, 'chance that an input variable is const'),
+    volatile: weight(0.1, 'chance that an input variable is volatile (an expression reads at most one volatile input)'),
+    boundary: weight(0.2, 'chance that an input starts at a boundary value (0, ±1, MIN, MAX, …) rather than a random one'),
+    flipping: bool(true, 'remove UB by flipping operators where a flip works, inserting operations only otherwise (Nagai et al. Table 6); false: insertion only'),
+    operators: OperatorWeights.prefault({
+      '+': 1, '-': 1, '*': 1, '/': 1, '%': 1, '<<': 1, '>>': 1, '&': 1, '|': 1, '^': 0.5,
+      '<': 1, '>': 1, '<=': 1, '>=': 1, '==': 1, '!=': 1, '&&': 1, '||': 1,
+    }).describe("binary operator weights (the paper's set, uniformly, plus ^ at half weight)"),
+  })
+  .strict();
+
 /** Limits of the generate-execute-repair loop. */
 export const RepairLimits = z
   .object({
@@ -186,6 +216,7 @@ export const PolicySchema = z
     limits: Limits.prefault({}),
     choices: Choices.prefault({}),
     repair: RepairLimits.prefault({}),
+    arith: ArithPolicy.prefault({}),
   })
   .strict();
 

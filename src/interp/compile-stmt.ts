@@ -1,7 +1,7 @@
 import { fromBigInt } from '../c/convert.js';
 import { promote, type CValue, type IntType } from '../c/types.js';
 import { fieldExprType } from '../ir/build.js';
-import type { Block, Expr, FuncDecl, Init, Stmt, VarDecl } from '../ir/nodes.js';
+import { checkTarget, type Block, type Expr, type FuncDecl, type Init, type Stmt, type VarDecl } from '../ir/nodes.js';
 import { isRecord, namedFields, unqualified, type Type } from '../ir/types.js';
 import { compileExpr, truthy } from './compile-expr.js';
 import { conversion, type CompileContext, type Ev, type VarHome } from './context.js';
@@ -280,8 +280,10 @@ function compileStmtInner(cx: CompileContext, s: Stmt, scope: readonly Visible[]
       const t = unqualified(s.value.type);
       if (t.kind !== 'int' && t.kind !== 'float') throw new Error(`check ${s.id}: value must be arithmetic, got ${t.kind}`);
       // The expected value in the representation the value's type uses at run time, so one
-      // strict comparison decides (floating values are integral, so -0 never arises).
-      const want = t.kind === 'float' ? Number(s.expected) : fromBigInt(typeof s.expected === 'bigint' ? s.expected : BigInt(s.expected), t);
+      // strict comparison decides (floating values are integral, so -0 never arises); NaN, which
+      // equals nothing, when the type cannot hold it.
+      const target = checkTarget(t, s.expected);
+      const want = target === undefined ? NaN : t.kind === 'float' ? (target as number) : fromBigInt(target as bigint, t);
       return {
         exec: (f) => {
           rt.output.push(ev(f) === want ? '@OK@' : '@NG@');

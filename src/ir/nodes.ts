@@ -1,4 +1,5 @@
 import type { BinaryOp, UnaryOp } from '../c/ops.js';
+import { fits } from '../c/types.js';
 import type { FloatT, IntT, PointerT, RecordT, Type } from './types.js';
 
 /**
@@ -323,6 +324,22 @@ export interface CheckStmt {
   readonly id: number;
   readonly value: Expr;
   readonly expected: bigint | number;
+}
+
+/**
+ * The expected value of a check as a value of type `t` (a bigint for integer types, a number for
+ * floating ones), or undefined when `t` cannot hold it — after a reducer changed the checked
+ * value's type, say. Then the check always fails: the interpreter and the printer agree on that.
+ */
+export function checkTarget(t: IntT | FloatT, expected: bigint | number): bigint | number | undefined {
+  if (t.kind === 'int') {
+    if (typeof expected === 'number' && !Number.isInteger(expected)) return undefined;
+    const v = typeof expected === 'bigint' ? expected : BigInt(expected);
+    return fits(v, t) ? v : undefined;
+  }
+  const v = Number(expected);
+  if (!Number.isFinite(v)) return undefined;
+  return t.bits === 32 && Math.fround(v) !== v ? undefined : v;
 }
 
 /** Any statement. */

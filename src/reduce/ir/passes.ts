@@ -30,7 +30,7 @@ export interface IRPass {
 /** The passes in order: coarse and cheap first. */
 export function irPasses(): IRPass[] {
   // Structure first (most of the size), then expressions, then cosmetic shrinking.
-  return [removeFunctions, removeStatements, unwrapStatements, removeUnused, replaceByValue, replaceByOperand, removeParameters, shrinkLoops, shrinkArrays, simplifyTypes, shrinkConstants];
+  return [removeFunctions, removeStatements, unwrapStatements, removeUnused, replaceByValue, replaceByOperand, removeParameters, shrinkLoops, shrinkArrays, simplifyTypes, shrinkConstants, refreshChecks];
 }
 
 // ---- helpers --------------------------------------------------------------------------------
@@ -307,6 +307,29 @@ const removeParameters: IRPass = {
       });
     }
     return out;
+  },
+};
+
+/**
+ * Self-checks expect the value the interpreter computes now (Nagai et al. recompute expected
+ * values after every edit: `t == 2` becomes `t == 12`), so a reduced program prints @NG@ only
+ * where the compiler is wrong. One candidate updates every stale check at once.
+ */
+const refreshChecks: IRPass = {
+  name: 'refresh-checks',
+  candidates({ program, profile }) {
+    const values = profile.nodeValues;
+    if (!values) return [];
+    const fresh = new Map<number, bigint | number>();
+    walkProgram(program, (n) => {
+      if (n.kind !== 'check') return;
+      const v = values.get(n.value.id);
+      if (v === undefined || v === VARIED) return;
+      const want = n.value.type.kind === 'float' ? Number(v) : typeof v === 'bigint' ? v : BigInt(v);
+      if (want !== n.expected) fresh.set(n.id, want);
+    });
+    if (fresh.size === 0) return [];
+    return [() => transformProgram(program, (n) => (n.kind === 'check' && fresh.has(n.id) ? { ...n, expected: fresh.get(n.id)! } : n))];
   },
 };
 
