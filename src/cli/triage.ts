@@ -104,7 +104,7 @@ async function runTriage(path: string, flags: TriageFlags): Promise<number> {
       }
       store?.setFingerprint(job.id, r.fingerprint);
       results.push(r);
-      note(`${counter}${job.id}: ${r.fingerprint}  (${r.method}, ${r.steps} compiles, ${r.seconds} s): ${r.detail}`);
+      note(`${counter}${job.id}: ${r.fingerprint}  (${r.method}, ${r.steps} compile${r.steps === 1 ? '' : 's'}, ${r.seconds} s): ${r.detail}`);
       if (!flags.json) process.stdout.write(`${r.findingId}  ${r.fingerprint}\n`);
     }
   } finally {
