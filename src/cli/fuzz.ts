@@ -12,6 +12,7 @@ import { buildMatrix, DEFAULT_LIMITS, DEFAULT_OPTION_SETS, splitOptionSets, type
 import { sweepStaleTempRoots } from '../harness/tempdir.js';
 import { FINDINGS_DIR, KilnStore, type CampaignRow } from '../store/store.js';
 import { BackgroundReducer } from './background-reduce.js';
+import { recordReduction } from './reduce-finding.js';
 import { Progress } from './progress.js';
 import { loadPolicy, parseCount, parseDuration, parseSeed, parseSize, readConfigFile, reportAndExit } from './util.js';
 
@@ -293,9 +294,9 @@ export async function fuzz(s: FuzzSettings): Promise<CampaignSummary> {
   const reducer = s.reduce
     ? new BackgroundReducer(
         (dir, r) => {
-          progress.println(`reduced ${basename(dir)}: ${r.reduction.original.lines} → ${r.reduction.lines} lines → ${r.bundle.reducedFile}`, process.stdout);
+          progress.println(`reduced ${basename(dir)}: ${r.reduction.original.lines} → ${r.reduction.lines} lines${r.triage ? `, fingerprint ${r.triage.fingerprint}` : ''} → ${r.bundle.reducedFile}`, process.stdout);
           try {
-            store.setReduced(basename(dir), { lines: r.reduction.lines, file: r.bundle.reducedFile });
+            recordReduction(dir, r, store);
           } catch {
             // The bundle is on disk; the store's copy of its size is a convenience.
           }

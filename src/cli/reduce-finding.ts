@@ -2,12 +2,24 @@ import { copyFileSync, existsSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { errFile } from '../diag/errors.js';
 import { reduceFinding, type FindingReduceOptions, type FindingReduction } from '../reduce/finding.js';
-import { writeBundle, type Bundle } from '../report/bundle.js';
+import { writeBundle, writeReducedFinding, type Bundle } from '../report/bundle.js';
+import { KilnStore } from '../store/store.js';
+import { triageFinding, type TriageResult } from '../triage/triage.js';
 
 /** A reduced finding and its bundle. */
 export interface ReducedFinding {
   readonly reduction: FindingReduction;
   readonly bundle: Bundle;
+  /** Triage of the reduced program (undefined when skipped or when it failed). */
+  readonly triage?: TriageResult;
+}
+
+/** Options of {@link reduceAndBundle}. */
+export interface ReduceAndBundleOptions extends FindingReduceOptions {
+  /** Copy `reduced.c` here too. */
+  readonly output?: string;
+  /** Fingerprint the reduced program (default true): a small program makes the pass search cheap. */
+  readonly triage?: boolean;
 }
 
 /**
@@ -15,9 +27,18 @@ export interface ReducedFinding {
  * `reduced.c` to `output` when one is given. Used by `kiln reduce FINDING_DIR` and in the
  * background of `kiln fuzz --reduce`.
  */
-export async function reduceAndBundle(dir: string, opts: FindingReduceOptions & { output?: string }): Promise<ReducedFinding> {
+export async function reduceAndBundle(dir: string, opts: ReduceAndBundleOptions): Promise<ReducedFinding> {
   const reduction = await reduceFinding(dir, opts);
-  const bundle = await writeBundle(reduction);
+  let triage: TriageResult | undefined;
+  if (opts.triage !== false && !opts.signal?.aborted) {
+    const folder = writeReducedFinding(reduction);
+    try {
+      triage = await triageFinding(folder, { ...(opts.signal ? { signal: opts.signal } : {}), ...(opts.onProgress ? { onProgress: opts.onProgress } : {}) });
+    } catch (e) {
+      opts.onProgress?.(`triage of the reduced program failed: ${(e as Error).message}`);
+    }
+  }
+  const bundle = await writeBundle(reduction, triage ? { fingerprint: triage.fingerprint, fingerprintDetail: triage.detail } : {});
   if (opts.output !== undefined) {
     try {
       copyFileSync(bundle.reducedFile, opts.output);
@@ -25,7 +46,28 @@ export async function reduceAndBundle(dir: string, opts: FindingReduceOptions & 
       throw errFile(opts.output, `cannot write: ${(e as Error).message}`);
     }
   }
-  return { reduction, bundle };
+  return { reduction, bundle, ...(triage ? { triage } : {}) };
+}
+
+/**
+ * Records a reduction (and its fingerprint) in the store of the output folder holding the finding,
+ * when it is in one. Best effort: the bundle on disk is the result; the store's copy is an index.
+ */
+export function recordReduction(dir: string, r: ReducedFinding, store?: KilnStore): void {
+  const id = basename(resolve(dir));
+  const record = (s: KilnStore): void => {
+    s.setReduced(id, { lines: r.reduction.lines, file: r.bundle.reducedFile });
+    if (r.triage) s.setFingerprint(id, r.triage.fingerprint);
+  };
+  if (store) return record(store);
+  const out = outDirOf(dir);
+  if (!out) return;
+  const s = KilnStore.open(out, 'write');
+  try {
+    record(s);
+  } finally {
+    s.close();
+  }
 }
 
 /** The output folder of `kiln fuzz` holding a finding folder (`OUT/findings/ID`), if it is one. */

@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { errBadOption, errFile } from '../diag/errors.js';
 import type { ReduceEvent } from '../reduce/text/manager.js';
 import { reduceFile } from '../reduce/text/reduce-file.js';
-import { reduceAndBundle } from './reduce-finding.js';
+import { recordReduction, reduceAndBundle } from './reduce-finding.js';
 import { parseCount, parseDuration, reportAndExit } from './util.js';
 
 interface ReduceCliOptions {
@@ -74,17 +74,19 @@ async function runReduce(path: string, opts: ReduceCliOptions): Promise<void> {
     for (const o of ['test', 'crash', 'wrongCode', 'match', 'reference', 'expected'] as const) {
       if (opts[o] !== undefined) throw errBadOption(`--${o === 'wrongCode' ? 'wrong-code' : o}`, String(opts[o]), 'a .c file argument (a finding carries its own test)');
     }
-    const { reduction: r, bundle } = await reduceAndBundle(path, {
+    const done = await reduceAndBundle(path, {
       ...(opts.output !== undefined ? { output: opts.output } : {}),
       jobs,
       ...(opts.timeout !== undefined ? { timeoutMs } : {}),
       ...(maxTimeMs !== undefined ? { maxTimeMs } : {}),
       onProgress: note,
     });
+    const { reduction: r, bundle } = done;
+    recordReduction(path, done);
     const san = bundle.sanitizers.status === 'clean' ? 'UBSan+ASan clean' : bundle.sanitizers.status === 'error' ? `SANITIZER REPORT: ${bundle.sanitizers.detail}` : `sanitizers not checked (${bundle.sanitizers.detail})`;
     note(
       `${r.original.lines} → ${r.lines} lines (${r.original.bytes} → ${r.source.length} bytes); ${r.stats.tested} tests, ${r.stats.invalid} candidates rejected by the interpreter, ` +
-        `${(r.stats.ms / 1000).toFixed(1)}s; ${san}; wrote ${bundle.reducedFile} and ${bundle.folder}/ (report.md, repro.sh)`,
+        `${(r.stats.ms / 1000).toFixed(1)}s; ${san}${done.triage ? `; fingerprint ${done.triage.fingerprint}` : ''}; wrote ${bundle.reducedFile} and ${bundle.folder}/ (report.md, repro.sh)`,
     );
     return;
   }

@@ -1,7 +1,7 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
-import { errNotAFinding, errState, KilnError } from '../diag/errors.js';
+import { errState, KilnError } from '../diag/errors.js';
 import { emitC } from '../emit/c.js';
 import { emitFiles, MAIN_SOURCE, type EmittedFile } from '../emit/files.js';
 import { isModeChoice, type Mode } from '../gen/mode.js';
@@ -9,11 +9,12 @@ import { parsePolicy, PolicyError } from '../gen/policy.js';
 import type { Program } from '../ir/nodes.js';
 import { resolveCompiler, type Compiler } from '../harness/compilers.js';
 import { testConfiguration, type ConfigResult } from '../harness/execute.js';
-import { buildMatrix, DEFAULT_LIMITS, type Configuration, type Limits, type StepLimits } from '../harness/matrix.js';
+import { buildMatrix, type Configuration, type Limits } from '../harness/matrix.js';
 import type { Judgement } from '../harness/oracle.js';
 import { campaignFiles } from '../harness/program.js';
 import { TempRoot } from '../harness/tempdir.js';
 import { generateProgram } from '../repair/generate.js';
+import { FINDING_MANIFEST, readFinding, type StoredFinding } from '../triage/finding.js';
 import { NotInterestingError, reduceIR, type IRReduceStats } from './ir/engine.js';
 import type { Candidate } from './ir/candidate.js';
 
@@ -31,22 +32,12 @@ export interface FindingReduceOptions {
   readonly signal?: AbortSignal;
 }
 
-/** What `finding.json` says that reduction needs (written by src/harness/findings.ts). */
-export interface FindingManifest {
-  readonly id: string;
-  readonly outcome: string;
-  readonly bucket: string;
-  readonly compiler: string;
-  readonly compilerVersion: string;
-  readonly compilerPath: string;
-  readonly options: string;
+/** What reduction needs from `finding.json`: triage's view of a finding, and how to regenerate it. */
+export interface FindingManifest extends StoredFinding {
   readonly seed: string;
   readonly mode: Mode;
-  readonly expected: string;
-  readonly actual: string;
-  readonly limits: Limits;
+  /** The generation policy as stored (parsed again before use). */
   readonly policy: unknown;
-  readonly others: readonly { compiler: string; options: string; outcome: string; output?: string }[];
 }
 
 /** A finished reduction of a finding. */
@@ -76,44 +67,16 @@ export interface FindingReduction {
 /** Outcomes the IR reducer can keep (every finding outcome a campaign reports). */
 const REDUCIBLE = new Set(['wrong-code', 'compiler-crash', 'compiler-hang', 'rejected-valid', 'binary-crash', 'binary-hang']);
 
-/** Reads and checks `DIR/finding.json`. */
-export function readFinding(dir: string): FindingManifest {
-  const file = join(dir, 'finding.json');
-  if (!existsSync(file) || !statSync(file).isFile()) throw errNotAFinding(dir);
-  let j: Record<string, unknown>;
-  try {
-    j = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
-  } catch (e) {
-    throw errState(`${file}: not valid JSON (${(e as Error).message})`, 'the finding folder was damaged; re-run the campaign seed or reduce prog.c with its repro.sh: kiln reduce prog.c --test repro.sh');
-  }
-  const str = (k: string): string => {
-    const v = j[k];
-    if (typeof v !== 'string') throw errState(`${file}: field ${k} is missing or not a string`, 'was it written by another version of Kiln? reduce prog.c with its repro.sh instead');
-    return v;
-  };
-  const mode = j.mode === undefined ? 'csmith' : str('mode');
-  if (!isModeChoice(mode) || mode === 'mixed') throw errState(`${file}: unknown generation mode ${mode}`, 'reduce prog.c with its repro.sh instead');
-  const lim = j.limits as Partial<Limits> | undefined;
-  const step = (s: Partial<StepLimits> | undefined, d: StepLimits): StepLimits => ({
-    timeoutMs: typeof s?.timeoutMs === 'number' ? s.timeoutMs : d.timeoutMs,
-    memoryMb: typeof s?.memoryMb === 'number' ? s.memoryMb : undefined,
-  });
-  return {
-    id: str('id'),
-    outcome: str('outcome'),
-    bucket: str('bucket'),
-    compiler: str('compiler'),
-    compilerVersion: str('compilerVersion'),
-    compilerPath: str('compilerPath'),
-    options: str('options'),
-    seed: str('seed'),
-    mode,
-    expected: str('expected'),
-    actual: typeof j.actual === 'string' ? j.actual : '',
-    limits: { compile: step(lim?.compile, DEFAULT_LIMITS.compile), run: step(lim?.run, DEFAULT_LIMITS.run) },
-    policy: j.policy,
-    others: Array.isArray(j.others) ? (j.others as FindingManifest['others']) : [],
-  };
+/** Reads and checks `DIR/finding.json` (see src/triage/finding.ts), with the fields that regenerate the program. */
+export function readFindingManifest(dir: string): FindingManifest {
+  const f = readFinding(dir);
+  const file = join(dir, FINDING_MANIFEST);
+  const j = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+  const hint = `was it written by another version of Kiln? reduce the program with its own test instead: kiln reduce ${join(dir, 'prog.c')} --test ${join(dir, 'repro.sh')}`;
+  if (typeof j.seed !== 'string') throw errState(`${file}: field seed is missing or not a string`, hint);
+  const mode = j.mode === undefined ? 'csmith' : String(j.mode);
+  if (!isModeChoice(mode) || mode === 'mixed') throw errState(`${file}: unknown generation mode ${mode}`, hint);
+  return { ...f, seed: j.seed, mode, policy: j.policy };
 }
 
 /**
@@ -132,7 +95,7 @@ export function readFinding(dir: string): FindingManifest {
  *         `KILN_NOT_INTERESTING` (the failure no longer shows).
  */
 export async function reduceFinding(dir: string, opts: FindingReduceOptions = {}): Promise<FindingReduction> {
-  const f = readFinding(dir);
+  const f = readFindingManifest(dir);
   const fallback = `reduce the C file with its own test instead: kiln reduce ${join(dir, 'prog.c')} --test ${join(dir, 'repro.sh')}`;
   if (!REDUCIBLE.has(f.outcome)) throw errState(`${dir}: outcome ${f.outcome} is not a compiler failure`, 'only findings of kiln fuzz can be reduced');
   let policy;
@@ -151,10 +114,10 @@ export async function reduceFinding(dir: string, opts: FindingReduceOptions = {}
 
   const compiler = await resolveCompiler(f.compilerPath);
   if (compiler.version !== f.compilerVersion) opts.onProgress?.(`note: ${compiler.command} is now "${compiler.version}" (the finding was made with "${f.compilerVersion}")`);
-  const config = configurationOf(compiler, f.options);
+  const config = configurationOf(compiler, f.options.join(' '));
   const limits = opts.timeoutMs !== undefined ? withTimeout(f.limits, opts.timeoutMs) : f.limits;
   const reference = f.outcome === 'wrong-code' ? await referenceConfiguration(config) : undefined;
-  const header = [`Reduced by Kiln from finding ${f.id}: ${f.outcome} with ${f.compiler}${f.options ? ' ' + f.options : ''}; mode ${f.mode}, seed ${f.seed}.`];
+  const header = [`Reduced by Kiln from finding ${f.id}: ${f.outcome} with ${f.compilerName}${f.options.length ? ' ' + f.options.join(' ') : ''}; mode ${f.mode}, seed ${f.seed}.`];
   // Split programs keep their translation units while reducing: the bug may need the barrier.
   const text = (c: { program: Program; expected: string }): EmittedFile[] =>
     f.mode === 'yarpgen' ? emitFiles(c.program, { expected: c.expected, header }) : [{ name: MAIN_SOURCE, content: emitC(c.program, { expected: c.expected, compact: true, header }) }];

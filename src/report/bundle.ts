@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isTranslationUnit, type EmittedFile } from '../emit/files.js';
@@ -6,6 +6,7 @@ import { compileCommand } from '../harness/execute.js';
 import { runProcess, SpawnError } from '../harness/process.js';
 import { reproScript } from '../harness/repro.js';
 import type { FindingReduction } from '../reduce/finding.js';
+import { FINDING_MANIFEST } from '../triage/finding.js';
 
 /** How the reduced program fared under clang's UndefinedBehaviorSanitizer and AddressSanitizer. */
 export type SanitizerVerdict =
@@ -17,7 +18,7 @@ export type SanitizerVerdict =
 export interface Bundle {
   /** `DIR/reduced.c` (for a program of several files: the `reduced/` folder holding them). */
   readonly reducedFile: string;
-  /** `DIR/reduced/`: prog.c, repro.sh, report.md, reduced.json. */
+  /** `DIR/reduced/`: the program, finding.json, repro.sh, report.md, reduced.json (and triage.json). */
   readonly folder: string;
   readonly report: string;
   readonly sanitizers: SanitizerVerdict;
@@ -31,6 +32,21 @@ export interface BundleExtras {
 }
 
 /**
+ * Makes `DIR/reduced/` a finding folder of its own — the reduced program's files and a
+ * `finding.json` like the original's with the reduced program's expected and actual output — so
+ * that triage (and `kiln reduce`, `repro.sh`) work on it as on any finding. Returns the folder.
+ */
+export function writeReducedFinding(r: FindingReduction): string {
+  const folder = join(r.dir, 'reduced');
+  mkdirSync(folder, { recursive: true });
+  for (const x of r.files) writeFileSync(join(folder, x.name), x.content);
+  const original = JSON.parse(readFileSync(join(r.dir, FINDING_MANIFEST), 'utf8')) as Record<string, unknown>;
+  const manifest = { ...original, expected: r.expected, actual: actualOf(r), files: r.files.map((x) => x.name), reducedFrom: { lines: r.original.lines, bytes: r.original.bytes } };
+  writeFileSync(join(folder, FINDING_MANIFEST), JSON.stringify(manifest, null, 2) + '\n');
+  return folder;
+}
+
+/**
  * Writes the bug bundle of a reduced finding into its folder: `reduced.c` (the reduced program,
  * first line stating its expected output) and `reduced/` holding the same program as `prog.c`,
  * `repro.sh` (exits 0 while the bug shows: usable as a C-Reduce/C-Vise test), `report.md` (ready to
@@ -39,12 +55,10 @@ export interface BundleExtras {
  */
 export async function writeBundle(r: FindingReduction, extras: BundleExtras = {}): Promise<Bundle> {
   const sanitizers = await sanitizerCheck(r.files);
-  const folder = join(r.dir, 'reduced');
-  mkdirSync(folder, { recursive: true });
+  const folder = writeReducedFinding(r);
   const f = r.finding;
   const judgement = r.failing.judgement;
   const names = r.files.map((x) => x.name);
-  for (const x of r.files) writeFileSync(join(folder, x.name), x.content);
   writeFileSync(join(folder, 'repro.sh'), reproScript({ id: `${f.id} (reduced)`, config: r.config, judgement, expected: r.expected, limits: f.limits, files: names }), { mode: 0o755 });
   const report = markdownReport(r, sanitizers, extras);
   writeFileSync(join(folder, 'report.md'), report);
@@ -55,6 +69,7 @@ export async function writeBundle(r: FindingReduction, extras: BundleExtras = {}
     compiler: r.config.compiler.name,
     compilerVersion: r.config.compiler.version,
     options: r.config.optionsText,
+    command: compileCommand(r.config, names),
     reference: r.reference ? { compiler: r.reference.compiler.name, compilerVersion: r.reference.compiler.version, options: r.reference.optionsText } : null,
     expected: r.expected,
     actual: actualOf(r),
@@ -65,6 +80,7 @@ export async function writeBundle(r: FindingReduction, extras: BundleExtras = {}
     complete: r.complete,
     sanitizers,
     fingerprint: extras.fingerprint ?? null,
+    fingerprintDetail: extras.fingerprintDetail ?? null,
     stats: r.stats,
   };
   writeFileSync(join(folder, 'reduced.json'), JSON.stringify(json, null, 2) + '\n');

@@ -100,6 +100,13 @@ describe('kiln reduce FINDING_DIR', () => {
     expect(r.status, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/→ \d+ lines/);
     expect(readFileSync(join(work, 'cli.c'), 'utf8')).toBe(readFileSync(join(dir, 'reduced.c'), 'utf8'));
+    // The store of the output folder knows the reduced size and the fingerprint (the crash bucket).
+    const listed = await runKiln(['findings', '--out', join(dir, '..', '..'), '--json']);
+    const rows = JSON.parse(listed.stdout) as { id: string; reducedLines: number | null; fingerprint: string | null; bucket: string }[];
+    const row = rows.find((x) => dir.endsWith(x.id))!;
+    expect(row.reducedLines).toBe(readFileSync(join(dir, 'reduced.c'), 'utf8').split('\n').filter((l) => l.trim() !== '').length);
+    expect(row.fingerprint).toBe(row.bucket);
+    expect(existsSync(join(dir, 'reduced', 'triage.json'))).toBe(true);
     const bad = await runKiln(['reduce', work]);
     expect(bad.status).toBe(2);
     expect(bad.stderr).toContain('KILN_NOT_A_FINDING');
