@@ -1,6 +1,7 @@
 // The yarpgen mode: deterministic, loop-free test functions, a UB-free program whose translation
 // units keep init values away from the test code, and binaries that print exactly the expected
 // line at every optimisation level of gcc and clang.
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -36,6 +37,15 @@ describe('yarpgen mode: generation', () => {
       expect(files(gen(seed, MEDIUM))).toEqual(a);
     }
     expect(file(files(gen(1)), SPLIT_FILES.func)).not.toBe(file(files(gen(2)), SPLIT_FILES.func));
+  });
+
+  it('is deterministic across processes (no hidden state carried between programs)', () => {
+    const here = JSON.stringify(files(gen(12, MEDIUM)));
+    const script = `import { generateProgram } from './src/repair/generate.ts'; import { emitFiles } from './src/emit/files.ts'; import { parsePolicy } from './src/gen/policy.ts';
+const r = generateProgram(12, parsePolicy({}), 'yarpgen'); process.stdout.write(r.ok ? JSON.stringify(emitFiles(r.program, { expected: r.expected, header: ['seed 12'] })) : 'discarded');`;
+    const out = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8', cwd: process.cwd(), maxBuffer: 64 << 20 });
+    expect(out.stderr).toBe('');
+    expect(out.stdout).toBe(here);
   });
 
   it('marks the program and builds init, test functions and main', () => {
