@@ -4,11 +4,18 @@
 //   - M seeds (default 200) are silent under clang ASan+UBSan, clang MSan, gcc UBSan and
 //     valgrind memcheck, and still print the expected line.
 //
-//   npm run bench:verify [-- --seeds 1000 --sanitizer-seeds 200 --first 1 --size medium]
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+//   npm run bench:verify [-- --seeds 1000 --sanitizer-seeds 200 --first 1 --size medium --mode csmith]
+//
+// With `--mode yarpgen|arith` (or `--mode all`: every mode in turn) the issue's acceptance for the
+// other modes runs instead: 500 seeds per mode with gcc and clang at -O0 -O2 -O3 (`--levels` to
+// change), each program compiled as the files a campaign compiles (yarpgen: separate translation
+// units) and its whole output (arith: one @OK@ line per expression, then the checksum) compared.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { emitC } from '../src/emit/c.js';
+import { emitFiles, isTranslationUnit, type EmittedFile } from '../src/emit/files.js';
+import { MODES, type Mode } from '../src/gen/mode.js';
 import { parsePolicy, type SizePreset } from '../src/gen/policy.js';
 import { runProcess } from '../src/harness/process.js';
 import type { Program } from '../src/ir/nodes.js';
@@ -19,8 +26,12 @@ function arg(name: string, fallback: string): string {
   return i >= 0 && process.argv[i + 1] ? process.argv[i + 1]! : fallback;
 }
 
-const seeds = Number(arg('seeds', '1000'));
-const sanitizerSeeds = Number(arg('sanitizer-seeds', '200'));
+const modeArg = arg('mode', 'csmith');
+if (modeArg !== 'all' && !(MODES as readonly string[]).includes(modeArg)) throw new Error(`--mode: one of ${MODES.join(', ')}, all`);
+const modes: Mode[] = modeArg === 'all' ? [...MODES] : [modeArg as Mode];
+const acceptance = modeArg !== 'csmith';
+const seeds = Number(arg('seeds', acceptance ? '500' : '1000'));
+const sanitizerSeeds = Number(arg('sanitizer-seeds', acceptance ? '50' : '200'));
 const first = Number(arg('first', '1'));
 const policy = parsePolicy({}, arg('size', 'medium') as SizePreset);
 const BATCH = 10;
@@ -29,17 +40,24 @@ interface Case {
   seed: number;
   program: Program;
   expected: string;
+  /** Set for programs tested one by one as a campaign compiles them (every mode but csmith). */
+  files?: EmittedFile[];
 }
 
-function generate(from: number, count: number): { cases: Case[]; discarded: number } {
+function generate(from: number, count: number, mode: Mode): { cases: Case[]; discarded: number; ms: number } {
   const cases: Case[] = [];
   let discarded = 0;
+  const t0 = performance.now();
   for (let s = from; s < from + count; s++) {
-    const r = generateProgram(s, policy);
-    if (r.ok) cases.push({ seed: s, program: r.program, expected: r.expected });
-    else discarded++;
+    const r = generateProgram(s, policy, mode);
+    if (!r.ok) {
+      discarded++;
+      continue;
+    }
+    // csmith-mode programs print one line and are batched BATCH to a translation unit.
+    cases.push({ seed: s, program: r.program, expected: r.expected, ...(mode === 'csmith' ? {} : { files: emitFiles(r.program, { expected: r.expected }) }) });
   }
-  return { cases, discarded };
+  return { cases, discarded, ms: performance.now() - t0 };
 }
 
 function batchSource(programs: readonly Program[]): string {
@@ -58,7 +76,8 @@ interface Config {
 async function check(cases: Case[], configs: Config[]): Promise<{ checked: number; failures: string[] }> {
   const dir = mkdtempSync(join(tmpdir(), 'kiln-verify-'));
   const jobs: { batch: Case[]; c: Config; k: number }[] = [];
-  for (let i = 0; i < cases.length; i += BATCH) for (const c of configs) jobs.push({ batch: cases.slice(i, i + BATCH), c, k: jobs.length });
+  const step = cases.some((x) => x.files) ? 1 : BATCH;
+  for (let i = 0; i < cases.length; i += step) for (const c of configs) jobs.push({ batch: cases.slice(i, i + step), c, k: jobs.length });
   const failures: string[] = [];
   let done = 0;
   let next = 0;
@@ -66,19 +85,33 @@ async function check(cases: Case[], configs: Config[]): Promise<{ checked: numbe
     for (;;) {
       const j = jobs[next++];
       if (!j) return;
-      const src = join(dir, `b${j.k}.c`);
       const exe = join(dir, `b${j.k}`);
-      writeFileSync(src, batchSource(j.batch.map((x) => x.program)));
-      const cr = await runProcess(j.c.cc, [...j.c.flags, '-w', src, '-o', exe], { timeoutMs: 600_000 });
+      let units: string[];
+      const one = j.batch[0]!.files;
+      if (one) {
+        const sub = join(dir, `p${j.k}`);
+        mkdirSync(sub);
+        for (const f of one) writeFileSync(join(sub, f.name), f.content);
+        units = one.filter((f) => isTranslationUnit(f.name)).map((f) => join(sub, f.name));
+      } else {
+        units = [join(dir, `b${j.k}.c`)];
+        writeFileSync(units[0]!, batchSource(j.batch.map((x) => x.program)));
+      }
+      const cr = await runProcess(j.c.cc, [...j.c.flags, '-w', ...units, '-o', exe, '-lm'], { timeoutMs: 600_000 });
       if (cr.status !== 0) failures.push(`${j.c.name}: compile failed for seeds ${j.batch[0]!.seed}…: ${cr.stderr.slice(0, 300)}`);
       else {
         const [cmd, ...args] = [...(j.c.runner ?? []), exe];
         const r = await runProcess(cmd!, args, { timeoutMs: 600_000, ...(j.c.env ? { env: j.c.env } : {}) });
         const lines = r.stdout.split('\n');
         if (r.status !== 0 || r.stderr.trim()) failures.push(`${j.c.name}: seeds ${j.batch[0]!.seed}…: status ${r.status} ${r.stderr.slice(0, 500)}`);
-        j.batch.forEach((x, i) => {
-          if (lines[i] !== x.expected) failures.push(`${j.c.name}: seed ${x.seed}: got ${JSON.stringify(lines[i])}, expected ${JSON.stringify(x.expected)}`);
-        });
+        if (one) {
+          const x = j.batch[0]!;
+          if (r.stdout.trimEnd() !== x.expected) failures.push(`${j.c.name}: seed ${x.seed}: output differs (${r.stdout.includes('@NG@') ? 'self-check @NG@' : JSON.stringify(r.stdout.trimEnd().slice(-80))})`);
+        } else {
+          j.batch.forEach((x, i) => {
+            if (lines[i] !== x.expected) failures.push(`${j.c.name}: seed ${x.seed}: got ${JSON.stringify(lines[i])}, expected ${JSON.stringify(x.expected)}`);
+          });
+        }
       }
       done++;
       if (process.stderr.isTTY) process.stderr.write(`\r  ${done}/${jobs.length} builds, ${failures.length} failures`);
@@ -90,23 +123,30 @@ async function check(cases: Case[], configs: Config[]): Promise<{ checked: numbe
   return { checked: cases.length * configs.length, failures };
 }
 
-const levels = ['-O0', '-O1', '-O2', '-Os', '-O3'];
-console.log(`generating ${seeds} programs (seeds ${first}…${first + seeds - 1})`);
-const main = generate(first, seeds);
+const levels = arg('levels', acceptance ? '-O0,-O2,-O3' : '-O0,-O1,-O2,-Os,-O3').split(',');
 const compilerConfigs: Config[] = ['gcc', 'clang'].flatMap((cc) => levels.map((o) => ({ name: `${cc} ${o}`, cc, flags: [o] })));
-const r1 = await check(main.cases, compilerConfigs);
-console.log(`compilers: ${main.cases.length} programs × ${compilerConfigs.length} configurations = ${r1.checked} runs, ${r1.failures.length} mismatches (${main.discarded} seeds discarded)`);
-for (const f of r1.failures.slice(0, 20)) console.log(`  ${f}`);
-
-console.log(`generating ${sanitizerSeeds} programs for the sanitizers (seeds ${first + 100000}…)`);
-const san = generate(first + 100000, sanitizerSeeds);
 const sanitizerConfigs: Config[] = [
   { name: 'clang ASan+UBSan', cc: 'clang', flags: ['-O1', '-fsanitize=undefined,address', '-fno-sanitize-recover=all'], env: { ASAN_OPTIONS: 'detect_leaks=0' } },
   { name: 'clang MSan', cc: 'clang', flags: ['-O1', '-fsanitize=memory', '-fno-sanitize-recover=all'] },
   { name: 'gcc UBSan', cc: 'gcc', flags: ['-O1', '-fsanitize=undefined', '-fno-sanitize-recover=all'] },
   { name: 'valgrind', cc: 'gcc', flags: ['-O0', '-g'], runner: ['valgrind', '-q', '--error-exitcode=1'] },
 ];
-const r2 = await check(san.cases, sanitizerConfigs);
-console.log(`sanitizers: ${san.cases.length} programs × ${sanitizerConfigs.length} tools = ${r2.checked} runs, ${r2.failures.length} reports or mismatches`);
-for (const f of r2.failures.slice(0, 20)) console.log(`  ${f}`);
-process.exitCode = r1.failures.length + r2.failures.length === 0 ? 0 : 1;
+let failed = 0;
+for (const mode of modes) {
+  console.log(`[${mode}] generating ${seeds} programs (seeds ${first}…${first + seeds - 1})`);
+  const main = generate(first, seeds, mode);
+  console.log(`[${mode}] generated ${main.cases.length} in ${(main.ms / 1000).toFixed(1)} s (${((1000 * seeds) / main.ms).toFixed(1)} programs/s), ${main.discarded} discarded`);
+  const r1 = await check(main.cases, compilerConfigs);
+  console.log(`[${mode}] compilers: ${main.cases.length} programs × ${compilerConfigs.length} configurations = ${r1.checked} runs, ${r1.failures.length} mismatches (${main.discarded} seeds discarded)`);
+  for (const f of r1.failures.slice(0, 20)) console.log(`  ${f}`);
+  if (sanitizerSeeds > 0) {
+    console.log(`[${mode}] generating ${sanitizerSeeds} programs for the sanitizers (seeds ${first + 100000}…)`);
+    const san = generate(first + 100000, sanitizerSeeds, mode);
+    const r2 = await check(san.cases, sanitizerConfigs);
+    console.log(`[${mode}] sanitizers: ${san.cases.length} programs × ${sanitizerConfigs.length} tools = ${r2.checked} runs, ${r2.failures.length} reports or mismatches`);
+    for (const f of r2.failures.slice(0, 20)) console.log(`  ${f}`);
+    failed += r2.failures.length;
+  }
+  failed += r1.failures.length;
+}
+process.exitCode = failed === 0 ? 0 : 1;
