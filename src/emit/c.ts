@@ -269,7 +269,8 @@ function floatLiteral(v: number, bits: 32 | 64): string {
     m *= 2;
     e--;
   }
-  while (m >= 2 ** 53) {
+  // Dividing an even integer by 2 is exact: the shortest mantissa, the same value.
+  while (m >= 2 ** 53 || (m > 0 && m % 2 === 0)) {
     m /= 2;
     e++;
   }

@@ -228,9 +228,12 @@ class ArithGen {
       const lim = exactLimit(to);
       y = this.offset(y, () => BigInt(this.rng.int(-1000, 1000)), '+', (v) => Math.abs(Number(v)) <= lim) ?? y;
     } else if (to.kind === 'int' && y.t.kind === 'float' && !fits(BigInt(y.v as number), to)) {
-      const lo = intMin(to) > -1000n ? intMin(to) : -1000n;
-      const hi = intMax(to) < 1000n ? intMax(to) : 1000n;
-      y = this.offset(y, () => this.rng.bigint(lo, hi), '+', (v) => fits(BigInt(v), to)) ?? y;
+      // Targets near zero, in range, and close enough to y that k = target − y is exact in double.
+      const yv = BigInt(y.v as number);
+      const reach = BigInt(DOUBLE_EXACT_LIMIT);
+      const lo = max(max(intMin(to), -1000n), yv - reach);
+      const hi = min(min(intMax(to), 1000n), yv + reach);
+      if (lo <= hi) y = this.offset(y, () => this.rng.bigint(lo, hi), '+', (v) => fits(BigInt(v), to)) ?? y;
     }
     const r = evalCast(typed(y), to);
     if (!r.ok) {
@@ -294,7 +297,7 @@ class ArithGen {
             const ct = usualArithmetic(a.t, b.t);
             const av = Number(a.v);
             const rem = av % Number(b.v);
-            if (ct.kind === 'float' && Number.isInteger(av) && rem !== 0) {
+            if (ct.kind === 'float' && Number.isInteger(av) && Number.isFinite(rem) && rem !== 0) {
               const target = BigInt(av - rem);
               fixed = this.offset(a, () => target, '-');
               if (fixed) a = fixed;
@@ -393,7 +396,7 @@ class ArithGen {
    */
   private offset(x: Built, target: () => bigint, op: '+' | '-' = '+', accept?: (v: CValue) => boolean): Built | undefined {
     for (let i = 0; i < ATTEMPTS; i++) {
-      const want = target();
+      let want = target();
       let k: Typed;
       if (x.t.kind === 'float') {
         const kv = op === '+' ? Number(want) - (x.v as number) : (x.v as number) - Number(want);
@@ -404,11 +407,15 @@ class ArithGen {
       } else {
         const pt = promote(x.t);
         const xv = toBigInt(x.v);
-        const diff = op === '+' ? want - xv : xv - want;
+        let diff = op === '+' ? want - xv : xv - want;
         if (fits(diff, pt) && fits(want, pt)) k = { type: pt, value: pt.bits > 32 ? diff : Number(diff) };
         else {
           const ut = pt.signed ? toUnsigned(pt) : pt;
-          if (want < 0n || !fits(want, ut)) continue;
+          // The unsigned sum can only land on a non-negative target: mirror a negative one (the
+          // result is checked below, and the caller uses the value it is given).
+          if (want < 0n) want = -want;
+          if (!fits(want, ut)) continue;
+          diff = op === '+' ? want - xv : xv - want;
           const kv = BigInt.asUintN(ut.bits, diff);
           k = { type: ut, value: ut.bits > 32 ? kv : Number(kv) };
         }
@@ -435,6 +442,14 @@ function representable(x: Built, t: FloatType): boolean {
 /** Operators a tree of binary depth `d` can hold (2^d − 1). */
 function capacity(d: number): number {
   return d >= 40 ? Number.MAX_SAFE_INTEGER : 2 ** d - 1;
+}
+
+function max(a: bigint, b: bigint): bigint {
+  return a > b ? a : b;
+}
+
+function min(a: bigint, b: bigint): bigint {
+  return a < b ? a : b;
 }
 
 function clamp(v: bigint, lo: bigint, hi: bigint): bigint {
