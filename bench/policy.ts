@@ -4,12 +4,12 @@
 // Here the proxy is the number of optimisation remarks per thousand source lines, from
 // `gcc -O3 -fopt-info-all` and `clang -O3 -Rpass='.*'`, on the same seeds and size preset with
 // the policies on (the default policy) and off (every field of `policies` off, shuffling and
-// swarm included).
+// swarm included), and with YARPGen's policies only (swarm off).
 //
 //   npm run bench:policy [-- --count 60 --seed 1 --size medium --jobs 2 --modes csmith,yarpgen]
 //
-// Prints, per mode and compiler: remarks per thousand lines with the policies on and off, and
-// the on/off ratio; and generation speed (programs per second) per mode.
+// Prints, per mode and compiler: remarks per thousand lines with the policies on, on without
+// swarm, and off, and the ratios to off; and generation speed (programs per second).
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -37,10 +37,18 @@ function policiesOff(): Record<string, number | boolean> {
   return off;
 }
 
-const POLICIES: Record<'on' | 'off', Policy> = {
+/**
+ * `on`: the default policy. `no-swarm`: YARPGen's policies only (swarm testing, which switches
+ * whole features such as loops off, is Csmith's and changes what compilers can optimise far more
+ * than expression shapes do). `off`: every field of `policies` off.
+ */
+type Variant = 'on' | 'no-swarm' | 'off';
+const POLICIES: Record<Variant, Policy> = {
   on: parsePolicy({}, size),
+  'no-swarm': parsePolicy({ name: 'no-swarm', policies: { swarm: 0 } }, size),
   off: parsePolicy({ name: 'policies-off', policies: policiesOff() }, size),
 };
+const VARIANTS = Object.keys(POLICIES) as Variant[];
 
 interface Compiler {
   readonly name: string;
@@ -101,8 +109,8 @@ const root = mkdtempSync(join(tmpdir(), 'kiln-bench-policy-'));
 try {
   console.log(`bench:policy — ${count} seeds from ${firstSeed}, size ${size}, ${jobs} jobs`);
   for (const mode of modes) {
-    const perThousand: Record<string, Record<'on' | 'off', number>> = {};
-    for (const which of ['on', 'off'] as const) {
+    const perThousand: Record<string, Record<Variant, number>> = {};
+    for (const which of VARIANTS) {
       const g = generate(mode, POLICIES[which]);
       const dir = join(root, `${mode}-${which}`);
       g.programs.forEach((files, i) => {
@@ -119,14 +127,14 @@ try {
         const ks = await remarks(g.programs, cc, dir);
         cc.remarks.forEach((kind, j) => {
           const k = ks[j]!;
-          (perThousand[kind.label] ??= { on: 0, off: 0 })[which] = (k / n) * 1000;
+          (perThousand[kind.label] ??= { on: 0, 'no-swarm': 0, off: 0 })[which] = (k / n) * 1000;
           console.log(`  ${kind.label}: ${k} remarks, ${fmt((k / n) * 1000)} per 1000 lines${j === 0 ? ` (${fmt((performance.now() - t0) / 1000)} s)` : ''}`);
         });
       }
     }
     for (const label of Object.keys(perThousand)) {
       const r = perThousand[label]!;
-      console.log(`${mode} ${label}: on ${fmt(r.on)} / off ${fmt(r.off)} remarks per 1000 lines = ${fmt(r.on / r.off, 2)}x`);
+      console.log(`${mode} ${label}: on ${fmt(r.on)} / off ${fmt(r.off)} remarks per 1000 lines = ${fmt(r.on / r.off, 2)}x; without swarm ${fmt(r['no-swarm'])} = ${fmt(r['no-swarm'] / r.off, 2)}x`);
     }
   }
   console.log('YARPGen (optimisation counters, geometric mean): 1.2x LLVM, 1.4x GCC');
