@@ -65,7 +65,8 @@ describe('kiln fuzz with fault-injecting compilers', () => {
     writeFileSync(config, ['limits:', '  compile: { timeout: 3s, memory: 2GiB }', '  run: { timeout: 2s }', 'size: small', 'jobs: 2', ''].join('\n'));
     // A private temporary folder, to check that every compile and run folder is removed.
     mkdirSync(join(work, 'tmp'));
-    run = await runKiln(['fuzz', '--config', config, '--compilers', ['gcc', ...fakes].join(','), '--opts', '-O0', '--tests', '4', '--seed-start', '1', '--out', out], {
+    // csmith mode throughout: these checks pin one-file programs (test/harness/multifile.test.ts has the others).
+    run = await runKiln(['fuzz', '--mode', 'csmith', '--config', config, '--compilers', ['gcc', ...fakes].join(','), '--opts', '-O0', '--tests', '4', '--seed-start', '1', '--out', out], {
       env: { TMPDIR: join(work, 'tmp') },
     });
     // Where fake-wrong ran during the campaign (repro.sh runs below append to the same log).
@@ -196,7 +197,7 @@ describe('kiln fuzz when only the interpreter disagrees', () => {
       const b = join(work, 'bin', 'agree-b');
       copyFileSync(a, b);
       const out = join(work, 'out');
-      const r = await runKiln(['fuzz', '--compilers', `${a},${b}`, '--opts', '-O0', '--tests', '1', '--seed-start', '1', '--size', 'small', '-j', '2', '--out', out]);
+      const r = await runKiln(['fuzz', '--mode', 'csmith', '--compilers', `${a},${b}`, '--opts', '-O0', '--tests', '1', '--seed-start', '1', '--size', 'small', '-j', '2', '--out', out]);
       expect(r.status, r.stderr).toBe(0);
       expect(r.stderr).toMatch(/KILN BUG \(internal\): seed 1/);
       const listed = await runKiln(['findings', '--out', out, '--json']);
@@ -227,7 +228,7 @@ describe('kiln fuzz with sanitizer builds', () => {
       expect(spawnSync('gcc', ['-fsanitize=address', 'p.c', '-o', 'p'], { cwd: probe }).status).toBe(0);
       expect(spawnSync('prlimit', [`--as=${2048 * 1024 * 1024}`, '--', './p'], { cwd: probe }).status).not.toBe(0);
       const out = join(probe, 'out');
-      const r = await runKiln(['fuzz', '--compilers', 'gcc', '--opts', '-O1 -fsanitize=address,undefined', '--tests', '1', '--size', 'small', '-j', '1', '--out', out]);
+      const r = await runKiln(['fuzz', '--mode', 'csmith', '--compilers', 'gcc', '--opts', '-O1 -fsanitize=address,undefined', '--tests', '1', '--size', 'small', '-j', '1', '--out', out]);
       expect(r.status, r.stderr).toBe(0);
       const db = new Database(join(out, 'kiln.db'), { readonly: true });
       try {

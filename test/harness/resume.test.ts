@@ -57,7 +57,7 @@ describe('kiln fuzz --resume', () => {
     out = join(work, 'out');
     dbPath = join(out, 'kiln.db');
     const fake = writeFake(join(work, 'bin'), 'fake-wrong', 'wrong-code', ODD);
-    args = ['--compilers', `gcc,${fake}`, '--opts', '-O0', '--size', 'small', '-j', '2', '--out', out];
+    args = ['--mode', 'csmith', '--compilers', `gcc,${fake}`, '--opts', '-O0', '--size', 'small', '-j', '2', '--out', out];
   });
 
   afterAll(() => {
