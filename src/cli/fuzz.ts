@@ -106,7 +106,7 @@ Ctrl-C stops cleanly (a second Ctrl-C aborts); 'kiln findings' lists what was fo
 }
 
 /** The generation mode of a campaign that names none. */
-const DEFAULT_MODE: ModeChoice = 'csmith';
+const DEFAULT_MODE: ModeChoice = 'mixed';
 
 /** Flags a resumed campaign takes from its stored settings instead. */
 const FIXED_ON_RESUME: readonly (keyof FuzzFlags)[] = ['config', 'compilers', 'opts', 'seedStart', 'policy', 'size', 'mode', 'compileTimeout', 'runTimeout', 'memory'];

@@ -118,14 +118,13 @@ export async function reduceFinding(dir: string, opts: FindingReduceOptions = {}
   const limits = opts.timeoutMs !== undefined ? withTimeout(f.limits, opts.timeoutMs) : f.limits;
   const reference = f.outcome === 'wrong-code' ? await referenceConfiguration(config) : undefined;
   const header = [`Reduced by Kiln from finding ${f.id}: ${f.outcome} with ${f.compilerName}${f.options.length ? ' ' + f.options.join(' ') : ''}; mode ${f.mode}, seed ${f.seed}.`];
+  const oneFile = (c: { program: Program; expected: string }): EmittedFile[] => [{ name: MAIN_SOURCE, content: emitC(c.program, { expected: c.expected, compact: true, header }) }];
   // Split programs keep their translation units while reducing: the bug may need the barrier.
-  const text = (c: { program: Program; expected: string }): EmittedFile[] =>
-    f.mode === 'yarpgen' ? emitFiles(c.program, { expected: c.expected, header }) : [{ name: MAIN_SOURCE, content: emitC(c.program, { expected: c.expected, compact: true, header }) }];
+  const text = (c: { program: Program; expected: string }): EmittedFile[] => (f.mode === 'yarpgen' ? emitFiles(c.program, { expected: c.expected, header }) : oneFile(c));
 
   const temp = TempRoot.create();
   try {
-    const test = async (c: Candidate, signal: AbortSignal): Promise<boolean> => {
-      const src = text(c);
+    const test = async (c: Candidate, signal: AbortSignal, src: EmittedFile[] = text(c)): Promise<boolean> => {
       const r = await testConfiguration(src, c.expected, config, limits, temp, signal);
       if (r.aborted || !sameFailure(f, r.judgement)) return false;
       if (!reference) return true;
@@ -148,7 +147,9 @@ export async function reduceFinding(dir: string, opts: FindingReduceOptions = {}
       }
       throw e;
     }
-    const reduced = text(r.best);
+    let reduced = text(r.best);
+    // A reduced split program is easier to report as one file; keep the split only if the bug needs it.
+    if (reduced.length > 1 && !opts.signal?.aborted && (await test(r.best, new AbortController().signal, oneFile(r.best)))) reduced = oneFile(r.best);
     const source = reduced.length === 1 ? reduced[0]!.content : reduced.map((x) => `// ==> ${x.name} <==\n${x.content}`).join('');
     const failing = await testConfiguration(reduced, r.best.expected, config, limits, temp);
     const original = files.map((file) => file.content).join('');

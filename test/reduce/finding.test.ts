@@ -14,6 +14,7 @@ import { runKiln } from '../harness/support/cli.js';
 import { writeFake } from '../harness/support/fakes.js';
 
 interface FindingJson {
+  mode: string;
   outcome: string;
   bucket: string;
   compiler: string;
@@ -31,9 +32,15 @@ describe('kiln reduce FINDING_DIR', () => {
     const bin = join(work, 'bin');
     const fakes = [writeFake(bin, 'fake-wrong', 'wrong-code', [1]), writeFake(bin, 'fake-ice', 'ice', [2]), writeFake(bin, 'fake-bincrash', 'binary-crash', [2])];
     const out = join(work, 'out');
-    const r = await runKiln(['fuzz', '--compilers', ['gcc', ...fakes].join(','), '--opts', '-O0', '--tests', '2', '--seed-start', '1', '--size', 'small', '--jobs', '2', '--out', out]);
+    const r = await runKiln(['fuzz', '--compilers', ['gcc', ...fakes].join(','), '--opts', '-O0', '--tests', '2', '--seed-start', '1', '--size', 'small', '--mode', 'csmith', '--jobs', '2', '--out', out]);
     expect(r.status, r.stderr).toBe(0);
-    findings = readdirSync(join(out, 'findings')).map((d) => join(out, 'findings', d));
+    // The other modes: in mixed mode seed 1 is a yarpgen program (several translation units) and
+    // seed 2 an arith program (self-checking, several output lines).
+    const modes = join(work, 'out-modes');
+    const fake = writeFake(bin, 'fake-wrong-m', 'wrong-code', [1, 2]);
+    const m = await runKiln(['fuzz', '--compilers', `gcc,${fake}`, '--opts', '-O0', '--tests', '2', '--seed-start', '1', '--size', 'small', '--mode', 'mixed', '--jobs', '2', '--out', modes]);
+    expect(m.status, m.stderr).toBe(0);
+    findings = [...readdirSync(join(out, 'findings')).map((d) => join(out, 'findings', d)), ...readdirSync(join(modes, 'findings')).map((d) => join(modes, 'findings', d))];
     for (const dir of findings) reduced.set(dir, await reduceAndBundle(dir, { jobs: 2 }));
   }, 600_000);
 
@@ -44,7 +51,13 @@ describe('kiln reduce FINDING_DIR', () => {
   const finding = (dir: string): FindingJson => JSON.parse(readFileSync(join(dir, 'finding.json'), 'utf8')) as FindingJson;
 
   it('found one finding per injected fault', () => {
-    expect(findings.map((d) => `${finding(d).compiler} ${finding(d).outcome}`).sort()).toEqual(['fake-bincrash binary-crash', 'fake-ice compiler-crash', 'fake-wrong wrong-code']);
+    expect(findings.map((d) => `${finding(d).compiler} ${finding(d).outcome} ${finding(d).mode}`).sort()).toEqual([
+      'fake-bincrash binary-crash csmith',
+      'fake-ice compiler-crash csmith',
+      'fake-wrong wrong-code csmith',
+      'fake-wrong-m wrong-code arith',
+      'fake-wrong-m wrong-code yarpgen',
+    ]);
   });
 
   it('reduces every finding to at most 15 lines, keeping its outcome and bucket', () => {
@@ -70,16 +83,19 @@ describe('kiln reduce FINDING_DIR', () => {
     }
   });
 
-  it('keeps a wrong-code program failing under the failing compiler only', () => {
-    const dir = findings.find((d) => finding(d).outcome === 'wrong-code')!;
-    const { reduction: r } = reduced.get(dir)!;
-    expect(r.reference?.compiler.name).toBe('gcc');
-    expect(r.failing.output).not.toBe(r.expected);
-    // The reference compiler prints the recomputed expected output.
-    const bin = join(work, 'ref');
-    const cc = spawnSync('gcc', ['-O0', '-x', 'c', '-', '-o', bin], { input: r.source });
-    expect(cc.status).toBe(0);
-    expect(spawnSync(bin, [], { encoding: 'utf8' }).stdout.trimEnd()).toBe(r.expected);
+  it('keeps a wrong-code program failing under the failing compiler only, in every mode', () => {
+    for (const dir of findings.filter((d) => finding(d).outcome === 'wrong-code')) {
+      const { reduction: r } = reduced.get(dir)!;
+      expect(r.reference?.compiler.name).toBe('gcc');
+      expect(r.failing.output).not.toBe(r.expected);
+      // The reference compiler prints the recomputed expected output.
+      const bin = join(work, 'ref');
+      const cc = spawnSync('gcc', ['-O0', '-w', '-x', 'c', '-', '-o', bin], { input: r.files.length === 1 ? r.source : '' });
+      expect(r.files.length, 'a split program the fake miscompiles as one file too is reported as one file').toBe(1);
+      expect(cc.status).toBe(0);
+      expect(spawnSync(bin, [], { encoding: 'utf8' }).stdout.trimEnd()).toBe(r.expected);
+      if (finding(dir).mode === 'arith') expect(r.expected).toMatch(/^(@OK@\n)*checksum = [0-9A-F]{16}$/);
+    }
   });
 
   it('writes a bundle whose repro.sh reproduces the bug and whose report states the facts', () => {
