@@ -42,10 +42,11 @@ function policiesOff(): Record<string, number | boolean> {
  * whole features such as loops off, is Csmith's and changes what compilers can optimise far more
  * than expression shapes do). `off`: every field of `policies` off.
  */
-type Variant = 'on' | 'no-swarm' | 'off';
+type Variant = 'on' | 'no-swarm' | 'expr' | 'off';
 const POLICIES: Record<Variant, Policy> = {
   on: parsePolicy({}, size),
   'no-swarm': parsePolicy({ name: 'no-swarm', policies: { swarm: 0 } }, size),
+  expr: parsePolicy({ name: 'expression-policies', policies: { swarm: 0, shuffle: false } }, size),
   off: parsePolicy({ name: 'policies-off', policies: policiesOff() }, size),
 };
 const VARIANTS = Object.keys(POLICIES) as Variant[];
@@ -127,14 +128,14 @@ try {
         const ks = await remarks(g.programs, cc, dir);
         cc.remarks.forEach((kind, j) => {
           const k = ks[j]!;
-          (perThousand[kind.label] ??= { on: 0, 'no-swarm': 0, off: 0 })[which] = (k / n) * 1000;
-          console.log(`  ${kind.label}: ${k} remarks, ${fmt((k / n) * 1000)} per 1000 lines${j === 0 ? ` (${fmt((performance.now() - t0) / 1000)} s)` : ''}`);
+          (perThousand[kind.label] ??= { on: 0, 'no-swarm': 0, expr: 0, off: 0 })[which] = (k / n) * 1000;
+          console.log(`  ${kind.label}: ${k} remarks, ${fmt(k / g.programs.length)} per program, ${fmt((k / n) * 1000)} per 1000 lines${j === 0 ? ` (${fmt((performance.now() - t0) / 1000)} s)` : ''}`);
         });
       }
     }
     for (const label of Object.keys(perThousand)) {
       const r = perThousand[label]!;
-      console.log(`${mode} ${label}: on ${fmt(r.on)} / off ${fmt(r.off)} remarks per 1000 lines = ${fmt(r.on / r.off, 2)}x; without swarm ${fmt(r['no-swarm'])} = ${fmt(r['no-swarm'] / r.off, 2)}x`);
+      console.log(`${mode} ${label}: on ${fmt(r.on)} / off ${fmt(r.off)} remarks per 1000 lines = ${fmt(r.on / r.off, 2)}x; without swarm ${fmt(r['no-swarm'])} = ${fmt(r['no-swarm'] / r.off, 2)}x; expression policies only ${fmt(r.expr)} = ${fmt(r.expr / r.off, 2)}x`);
     }
   }
   console.log('YARPGen (optimisation counters, geometric mean): 1.2x LLVM, 1.4x GCC');
