@@ -203,7 +203,8 @@ interface Names {
   readonly prefix: string;
 }
 
-function nameTable(p: Program, prefix: string): Names {
+/** The C names of a program's variables, labels and functions (globals and functions prefixed). */
+export function nameTable(p: Program, prefix: string): Names {
   const vars = new Map<number, string>();
   const labels = new Map<number, string>();
   const funcs = new Map<number, string>();
@@ -333,12 +334,13 @@ function stripParens(s: string): string {
   return s.slice(1, -1);
 }
 
-function printInit(i: Init, n: Names): string {
+export function printInit(i: Init, n: Names): string {
   if (i.kind === 'init-list') return `{${i.items.map((x) => printInit(x, n)).join(', ')}}`;
   return stripParens(printExpr(i, n));
 }
 
-function printBlock(b: Block, n: Names, depth: number): string {
+/** A block in the normal layout (locals, then statements), indented `depth` levels. */
+export function printBlock(b: Block, n: Names, depth: number): string {
   const pad = INDENT.repeat(depth);
   const inner = INDENT.repeat(depth + 1);
   const lines: string[] = [`${pad}{`];

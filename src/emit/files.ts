@@ -1,8 +1,8 @@
-import type { Block, Expr, FuncDecl, Init, Program, Stmt } from '../ir/nodes.js';
-import { walkProgram } from '../ir/visit.js';
+import type { FuncDecl, Program } from '../ir/nodes.js';
+import { walk } from '../ir/visit.js';
 import { YARPGEN_INIT } from '../gen/yarpgen.js';
 import { HASH_PRIME, HASH_SEED } from '../interp/runtime.js';
-import { emitC, printConst, printExpr, safeUses, type EmitOptions } from './c.js';
+import { emitC, nameTable, printBlock, printInit, safeUses, type EmitOptions } from './c.js';
 import { declare } from './names.js';
 import { safeDefinition } from './safe-math.js';
 
@@ -42,7 +42,7 @@ export function emitFiles(p: Program, opts: EmitOptions = {}): EmittedFile[] {
 }
 
 const INDENT = '    ';
-type Names = Parameters<typeof printExpr>[1];
+type Names = ReturnType<typeof nameTable>;
 
 /** The split layout of {@link SPLIT_FILES}. */
 function emitSplit(p: Program, opts: EmitOptions): EmittedFile[] {
@@ -52,6 +52,7 @@ function emitSplit(p: Program, opts: EmitOptions): EmittedFile[] {
   const main = p.funcs.find((f) => f.id === p.main);
   if (!main) throw new Error('program has no main function');
   const others = p.funcs.filter((f) => f !== main);
+  checkSubset(p.funcs);
   for (const f of others) if (f.isStatic) throw new Error(`function ${f.name} is static: it cannot be called from another translation unit`);
   const inInit = others.filter((f) => f.name === YARPGEN_INIT);
   const inFunc = others.filter((f) => f.name !== YARPGEN_INIT);
@@ -130,68 +131,17 @@ function functions(p: Program, fs: readonly FuncDecl[], names: Names): string[] 
   return out;
 }
 
-function nameTable(p: Program, px: string): Names {
-  const vars = new Map<number, string>();
-  const labels = new Map<number, string>();
-  const funcs = new Map<number, string>(p.funcs.map((f) => [f.id, px + f.name]));
-  for (const g of p.globals) vars.set(g.id, px + g.name);
-  walkProgram(p, (n) => {
-    if (n.kind === 'var-decl' && n.storage !== 'global') vars.set(n.id, n.name);
-  });
-  return { vars, labels, funcs, prefix: px };
-}
-
 function signature(f: FuncDecl, px: string): string {
   const params = f.params.length ? f.params.map((x) => declare(x.type, x.name)).join(', ') : 'void';
   return `${f.isStatic ? 'static ' : ''}${declare(f.ret, `${px}${f.name}(${params})`)}`;
 }
 
-/** An expression without its outermost parentheses (statements and initialisers need none). */
-function bare(e: Expr, n: Names): string {
-  const s = printExpr(e, n);
-  if (!s.startsWith('(') || !s.endsWith(')')) return s;
-  let depth = 0;
-  for (let i = 0; i < s.length - 1; i++) {
-    if (s[i] === '(') depth++;
-    else if (s[i] === ')') depth--;
-    if (depth === 0) return s;
-  }
-  return s.slice(1, -1);
-}
-
-function printInit(i: Init, n: Names): string {
-  if (i.kind === 'init-list') return `{${i.items.map((x) => printInit(x, n)).join(', ')}}`;
-  return i.kind === 'const' ? printConst(i) : bare(i, n);
-}
-
-function printBlock(b: Block, n: Names, depth: number): string {
-  const pad = INDENT.repeat(depth);
-  const inner = INDENT.repeat(depth + 1);
-  const lines = [`${pad}{`];
-  for (const d of b.locals) lines.push(`${inner}${declare(d.type, d.name)}${d.init ? ' = ' + printInit(d.init, n) : ''};`);
-  for (const s of b.stmts) lines.push(printStmt(s, n, depth + 1));
-  lines.push(`${pad}}`);
-  return lines.join('\n');
-}
-
-/** Statements of the loop-free subset the split layout is used for. */
-function printStmt(s: Stmt, n: Names, depth: number): string {
-  const pad = INDENT.repeat(depth);
-  switch (s.kind) {
-    case 'block':
-      return printBlock(s, n, depth);
-    case 'expr':
-      return `${pad}${bare(s.expr, n)};`;
-    case 'if': {
-      const head = `${pad}if (${bare(s.cond, n)})\n${printBlock(s.then, n, depth)}`;
-      return s.else ? `${head}\n${pad}else\n${printBlock(s.else, n, depth)}` : head;
-    }
-    case 'return':
-      return s.value ? `${pad}return ${bare(s.value, n)};` : `${pad}return;`;
-    case 'hash':
-      if (s.value.type.kind !== 'int') throw new Error('the split layout hashes integers only');
-      return `${pad}${n.prefix}kiln_hash((uint64_t)(${bare(s.value, n)}));`;
-    default:
-      throw new Error(`statement kind ${s.kind} is not printed in the split layout (loop-free programs only)`);
-  }
+/** Refuses statements outside the loop-free subset the split layout is meant for. */
+function checkSubset(fs: readonly FuncDecl[]): void {
+  for (const f of fs)
+    walk(f.body, (n) => {
+      if ('kind' in n && (n.kind === 'for' || n.kind === 'switch' || n.kind === 'goto' || n.kind === 'label' || n.kind === 'break' || n.kind === 'continue' || n.kind === 'check'))
+        throw new Error(`statement kind ${n.kind} is not printed in the split layout (loop-free programs only)`);
+      if (n.kind === 'hash' && n.value.type.kind !== 'int') throw new Error('the split layout hashes integers only');
+    });
 }
