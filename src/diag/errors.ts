@@ -46,8 +46,8 @@ export function errMissingTool(tool: string, pkg: string): KilnError {
 }
 
 /** A file or directory Kiln cannot read or write. */
-export function errFile(path: string, detail: string): KilnError {
-  return new KilnError('KILN_FILE', `${path}: ${detail}`, 'check the path and its permissions');
+export function errFile(path: string, detail: string, hint = 'check the path and its permissions'): KilnError {
+  return new KilnError('KILN_FILE', `${path}: ${detail}`, hint);
 }
 
 /** A C file that cannot be parsed. */

@@ -35,6 +35,9 @@ export interface StoredFinding {
   readonly sources: readonly SourceFile[];
 }
 
+/** The hint of a finding.json that cannot be used. */
+const DAMAGED = 'the finding folder is damaged or was written by another version of Kiln; its repro.sh still reproduces the bug: kiln reduce prog.c --test repro.sh';
+
 /** Whether a folder holds a Kiln finding (a `finding.json` file). */
 export function isFindingDir(dir: string): boolean {
   const p = join(dir, FINDING_MANIFEST);
@@ -54,15 +57,15 @@ export function readFinding(dir: string): StoredFinding {
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('not a JSON object');
     json = parsed as Record<string, unknown>;
   } catch (e) {
-    throw errFile(path, `not a valid finding manifest: ${(e as Error).message}`);
+    throw errFile(path, `not a valid finding manifest: ${(e as Error).message}`, DAMAGED);
   }
   const text = (field: string): string => {
     const v = json[field];
-    if (typeof v !== 'string') throw errFile(path, `not a valid finding manifest: field '${field}' is missing or not a string`);
+    if (typeof v !== 'string') throw errFile(path, `not a valid finding manifest: field '${field}' is missing or not a string`, DAMAGED);
     return v;
   };
   const outcome = text('outcome');
-  if (!(OUTCOMES as readonly string[]).includes(outcome)) throw errFile(path, `not a valid finding manifest: unknown outcome '${outcome}'`);
+  if (!(OUTCOMES as readonly string[]).includes(outcome)) throw errFile(path, `not a valid finding manifest: unknown outcome '${outcome}'`, DAMAGED);
   return {
     dir,
     id: text('id'),
@@ -88,7 +91,7 @@ function readSources(dir: string, listed: unknown, manifest: string): SourceFile
   if (Array.isArray(listed)) {
     for (const f of listed as unknown[]) {
       const name = typeof f === 'string' ? f : typeof f === 'object' && f !== null && typeof (f as { name?: unknown }).name === 'string' ? (f as { name: string }).name : undefined;
-      if (name === undefined || name.includes('/') || name.startsWith('.')) throw errFile(manifest, `not a valid finding manifest: bad entry in 'files': ${JSON.stringify(f)}`);
+      if (name === undefined || name.includes('/') || name.startsWith('.')) throw errFile(manifest, `not a valid finding manifest: bad entry in 'files': ${JSON.stringify(f)}`, DAMAGED);
       if (/\.[ch]$/.test(name)) names.push(name);
     }
   }

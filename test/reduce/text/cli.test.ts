@@ -32,10 +32,12 @@ describe('kiln reduce (CLI)', () => {
     expectCodedError(kiln('reduce', 'empty'), 'KILN_NOT_A_FINDING');
   });
 
-  it('a finding directory goes to reduceFinding (IR reduction, not available yet)', () => {
+  it('a finding directory goes to the IR reducer, which names what is wrong with a damaged manifest', () => {
     mkdirSync(join(dir, 'finding'));
     writeFileSync(join(dir, 'finding', 'finding.json'), '{}\n');
-    expectCodedError(kiln('reduce', 'finding'), 'KILN_UNSUPPORTED');
+    const r = kiln('reduce', 'finding');
+    expectCodedError(r, 'KILN_FILE');
+    expect(r.stderr).toContain("finding.json: not a valid finding manifest: field 'outcome'");
   });
 
   it('a C file needs a test (or --crash / --wrong-code)', () => {
