@@ -86,7 +86,8 @@ function classicReducer(name: string, cmd: string): ReducerEntry {
     supports: () => true,
     async run(_c, r) {
       const dir = join(r.file, '..');
-      const p = await runProcess(cmd, ['--n', String(r.jobs), '--timeout', String(Math.ceil(r.testTimeoutMs / 1000)), '--tidy', _c.test, r.file], {
+      // C-Vise insists on a bare file name (no folder) for the test case, run from its folder.
+      const p = await runProcess(cmd, ['--n', String(r.jobs), '--timeout', String(Math.ceil(r.testTimeoutMs / 1000)), '--tidy', _c.test, basename(r.file)], {
         cwd: dir,
         timeoutMs: r.timeLimitMs,
         maxOutputBytes: 1 << 16,
@@ -211,7 +212,7 @@ function kilnFake(kind: 'ice' | 'wrong', pats: readonly string[]): string {
 # Fake compiler driver for bench:reduce: gcc, except that it ${kind === 'ice' ? 'crashes' : 'miscompiles'} when the source has every planted pattern.
 src= ; out= ; prev=
 for a; do case $a in *.c) src=$a ;; esac; [ "$prev" = -o ] && out=$a; prev=$a; done
-if [ -n "$src" ] && ${hit}; then ${act}; fi
+if [ -n "$src" ] && ${hit}; then gcc -fsyntax-only -w "$src" || exit 1; ${act}; fi
 exec gcc -w "$@"
 `;
 }

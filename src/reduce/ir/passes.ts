@@ -30,7 +30,7 @@ export interface IRPass {
 /** The passes in order: coarse and cheap first. */
 export function irPasses(): IRPass[] {
   // Structure first (most of the size), then expressions, then cosmetic shrinking.
-  return [removeFunctions, removeStatements, unwrapStatements, removeUnused, replaceByValue, replaceByOperand, removeParameters, shrinkLoops, shrinkArrays, simplifyTypes, shrinkConstants, refreshChecks];
+  return [removeFunctions, removeStatements, unwrapStatements, removeUnused, replaceByValue, replaceByOperand, removeParameters, shrinkLoops, shrinkArrays, simplifyTypes, shrinkConstants, dropInert, refreshChecks];
 }
 
 // ---- helpers --------------------------------------------------------------------------------
@@ -307,6 +307,34 @@ const removeParameters: IRPass = {
       });
     }
     return out;
+  },
+};
+
+/** An expression whose evaluation does nothing: a constant, or a read of a non-volatile variable. */
+function inert(e: Expr | undefined): boolean {
+  return e !== undefined && (e.kind === 'const' || (e.kind === 'var' && !e.type.volatile));
+}
+
+/**
+ * Drops what earlier passes leave behind that does nothing (`0;` statements, `for (0; c; 1)`
+ * clauses): such leftovers only lengthen the report. One candidate for all of them.
+ */
+const dropInert: IRPass = {
+  name: 'drop-inert',
+  candidates({ program }) {
+    let found = false;
+    walkProgram(program, (n) => {
+      if ((n.kind === 'expr' && inert(n.expr)) || (n.kind === 'for' && (inert(n.init) || inert(n.step)))) found = true;
+    });
+    if (!found) return [];
+    return [
+      () =>
+        transformProgram(program, (n) => {
+          if (n.kind === 'block' && n.stmts.some((x) => x.kind === 'expr' && inert(x.expr))) return { ...n, stmts: n.stmts.filter((x) => !(x.kind === 'expr' && inert(x.expr))) };
+          if (n.kind === 'for' && (inert(n.init) || inert(n.step))) return { ...n, init: inert(n.init) ? undefined : n.init, step: inert(n.step) ? undefined : n.step };
+          return n;
+        }),
+    ];
   },
 };
 
