@@ -254,8 +254,11 @@ export async function kilnCases(work: string, firstSeed: number): Promise<BenchC
       const probe = await probeCrash(compiler, 'prog.c', readFileSync(file, 'utf8'), 60_000);
       writeFileSync(test, crashScript({ fileName: 'prog.c', compiler, match: probe.signature }));
     } else {
+      // Runtime guards only (UBSan+ASan, MSan): Kiln repairs the code that runs, and compilers warn
+      // about UB in branches that never run (`x / 0` in dead code is valid C), so warnings-as-errors
+      // guards would reject the original program.
       const guards = await probeWrongCodeGuards('prog.c', readFileSync(file, 'utf8'), []);
-      writeFileSync(test, wrongCodeScript({ fileName: 'prog.c', failing: compiler, reference: 'gcc -O0 -w', cflags: [], ...guards, runTimeoutS: 5 }));
+      writeFileSync(test, wrongCodeScript({ fileName: 'prog.c', failing: compiler, reference: 'gcc -O0 -w', cflags: [], ...guards, gccErrors: [], clangErrors: [], runTimeoutS: 5 }));
     }
     chmodSync(test, 0o755);
     cases.push({ name: `kiln-${id}`, about: kind === 'ice' ? `fake ICE on ${KILN_ICE.join(' + ')}` : `fake wrong code on ${KILN_WRONG.join(' + ')}, UB-guarded test`, file, fileName: 'prog.c', test, finding: dir });
