@@ -10,7 +10,7 @@
 //
 // Prints, per mode and compiler: remarks per thousand lines with the policies on, on without
 // swarm, and off, and the ratios to off; and generation speed (programs per second).
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { emitFiles, isTranslationUnit, type EmittedFile } from '../src/emit/files.js';
@@ -60,7 +60,7 @@ interface Compiler {
 
 const COMPILERS: readonly Compiler[] = [
   // -fopt-info-all also reports missed optimisations and notes; "optimized" lines alone are shown too.
-  { name: 'gcc', args: ['-O3', '-w', '-fopt-info-all'], remarks: [{ label: 'gcc', re: /: (optimized|missed|note): / }, { label: 'gcc optimized-only', re: /: optimized: / }] },
+  { name: 'gcc', args: ['-O3', '-w', '-fopt-info-all', '-fdump-statistics'], remarks: [{ label: 'gcc', re: /: (optimized|missed|note): / }, { label: 'gcc optimized-only', re: /: optimized: / }] },
   { name: 'clang', args: ['-O3', '-w', '-Rpass=.*'], remarks: [{ label: 'clang', re: /: remark: / }] },
 ];
 
@@ -89,9 +89,31 @@ function generate(mode: Mode, policy: Policy): { programs: EmittedFile[][]; seco
   return { programs, seconds: (performance.now() - t0) / 1000, discarded };
 }
 
-/** Compiles every translation unit of every program to an object file; returns the count of each kind of remark. */
-async function remarks(programs: readonly EmittedFile[][], cc: Compiler, dir: string): Promise<number[]> {
-  const totals = cc.remarks.map(() => 0);
+/**
+ * Optimisation counters, YARPGen's measure (§4.3): GCC's `-fdump-statistics` counters (pass and
+ * counter name, summed over functions and programs); for clang, whose Debian build has no
+ * `-mllvm -stats`, the number of remarks of each pass (`[-Rpass=licm]`).
+ */
+type Counters = Map<string, number>;
+
+function add(c: Counters, key: string, v: number): void {
+  c.set(key, (c.get(key) ?? 0) + v);
+}
+
+/** `44 fre "Eliminated" "func_2" 7` lines of a gcc statistics dump. */
+function gccStatistics(dir: string, unit: string, into: Counters): void {
+  for (const name of readdirSync(dir).filter((n) => n.startsWith(`${unit}.`) && n.endsWith('.statistics'))) {
+    for (const line of readFileSync(join(dir, name), 'utf8').split('\n')) {
+      const m = /^\d+ (\S+) "([^"]*)" "[^"]*" (\d+)$/.exec(line);
+      if (m) add(into, `${m[1]}: ${m[2]}`, Number(m[3]));
+    }
+    rmSync(join(dir, name));
+  }
+}
+
+/** Compiles every translation unit of every program to an object file; returns the count of each kind of remark and the counters. */
+async function remarks(programs: readonly EmittedFile[][], cc: Compiler, dir: string): Promise<number[] & { counters: Counters }> {
+  const totals = Object.assign(cc.remarks.map(() => 0), { counters: new Map<string, number>() });
   const units = programs.flatMap((files, i) => files.filter((f) => isTranslationUnit(f.name)).map((f) => ({ i, f })));
   await pool(units, jobs, async ({ i, f }) => {
     const cwd = join(dir, String(i));
@@ -99,6 +121,11 @@ async function remarks(programs: readonly EmittedFile[][], cc: Compiler, dir: st
     if (r.status !== 0) throw new Error(`${cc.name} failed on program ${i} ${f.name}: ${r.stderr.slice(0, 2000)}`);
     const out = r.stderr.split('\n');
     cc.remarks.forEach((k, j) => (totals[j]! += out.filter((l) => k.re.test(l)).length));
+    if (cc.name === 'gcc') gccStatistics(cwd, f.name, totals.counters);
+    else for (const l of out) {
+      const m = /\[-Rpass=([\w.-]+)\]/.exec(l);
+      if (m) add(totals.counters, m[1]!, 1);
+    }
   });
   return totals;
 }
@@ -111,6 +138,7 @@ try {
   console.log(`bench:policy — ${count} seeds from ${firstSeed}, size ${size}, ${jobs} jobs`);
   for (const mode of modes) {
     const perThousand: Record<string, Record<Variant, number>> = {};
+    const counters: Record<string, Partial<Record<Variant, Counters>>> = {};
     for (const which of VARIANTS) {
       const g = generate(mode, POLICIES[which]);
       const dir = join(root, `${mode}-${which}`);
@@ -126,6 +154,7 @@ try {
       for (const cc of COMPILERS) {
         const t0 = performance.now();
         const ks = await remarks(g.programs, cc, dir);
+        (counters[cc.name] ??= {})[which] = ks.counters;
         cc.remarks.forEach((kind, j) => {
           const k = ks[j]!;
           (perThousand[kind.label] ??= { on: 0, 'no-swarm': 0, expr: 0, off: 0 })[which] = (k / n) * 1000;
@@ -136,6 +165,21 @@ try {
     for (const label of Object.keys(perThousand)) {
       const r = perThousand[label]!;
       console.log(`${mode} ${label}: on ${fmt(r.on)} / off ${fmt(r.off)} remarks per 1000 lines = ${fmt(r.on / r.off, 2)}x; without swarm ${fmt(r['no-swarm'])} = ${fmt(r['no-swarm'] / r.off, 2)}x; expression policies only ${fmt(r.expr)} = ${fmt(r.expr / r.off, 2)}x`);
+    }
+    // YARPGen's table: per counter, the ratio with policies to without (same number of programs),
+    // counted better (> +5%), worse (< -5%) or comparable; and the geometric mean of the ratios.
+    // Counters seen fewer than 20 times in both runs together are left out (noise).
+    for (const [cc, byVariant] of Object.entries(counters)) {
+      for (const which of VARIANTS.filter((v) => v !== 'off')) {
+        const on = byVariant[which]!;
+        const off = byVariant.off!;
+        const keys = [...new Set([...on.keys(), ...off.keys()])].filter((k) => (on.get(k) ?? 0) + (off.get(k) ?? 0) >= 20);
+        const ratios = keys.map((k) => ((on.get(k) ?? 0) + 1) / ((off.get(k) ?? 0) + 1));
+        const better = ratios.filter((r) => r > 1.05).length;
+        const worse = ratios.filter((r) => r < 1 / 1.05).length;
+        const geo = Math.exp(ratios.reduce((a, r) => a + Math.log(r), 0) / Math.max(1, ratios.length));
+        console.log(`${mode} ${cc} counters, policies ${which} vs off: ${keys.length} counters, ${better} better, ${worse} worse, ${keys.length - better - worse} comparable; geometric mean ${fmt(geo, 2)}x`);
+      }
     }
   }
   console.log('YARPGen (optimisation counters, geometric mean): 1.2x LLVM, 1.4x GCC');
