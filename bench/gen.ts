@@ -62,7 +62,8 @@ try {
   t0 = performance.now();
   for (let s = 1; s <= csmithCount; s++) {
     const out = join(dir, `c${s}.c`);
-    const r = spawnSync('csmith', ['--seed', String(s), '-o', out], { encoding: 'utf8' });
+    // csmith writes platform.info into its working directory: keep it in the scratch folder.
+    const r = spawnSync('csmith', ['--seed', String(s), '-o', out], { encoding: 'utf8', cwd: dir });
     if (r.status !== 0) throw new Error(`csmith failed on seed ${s}: ${r.stderr}`);
     const src = readFileSync(out, 'utf8');
     csmithLines.push(src.split('\n').length);
