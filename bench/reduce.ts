@@ -89,6 +89,9 @@ function classicReducer(name: string, cmd: string): ReducerEntry {
       // C-Vise insists on a bare file name (no folder) for the test case, run from its folder.
       const p = await runProcess(cmd, ['--n', String(r.jobs), '--timeout', String(Math.ceil(r.testTimeoutMs / 1000)), '--tidy', _c.test, basename(r.file)], {
         cwd: dir,
+        // Killed at the time limit, C-Vise and C-Reduce leave their temporary folders behind: keep
+        // them inside the bench's scratch folder, which is removed at the end.
+        env: { TMPDIR: dir },
         timeoutMs: r.timeLimitMs,
         maxOutputBytes: 1 << 16,
       });
