@@ -1,5 +1,5 @@
 import type { Block, FuncDecl, Node, Program, Stmt } from './nodes.js';
-import { children, walk } from './visit.js';
+import { children, isStmt, walk } from './visit.js';
 
 /**
  * Structural rules of C that types do not capture, checked for programs built by rewrites
@@ -61,30 +61,10 @@ function functionError(f: FuncDecl): string | undefined {
         for (const c of (s.body as Block).stmts) visit(c, inLoop, true, true);
         return;
       default:
-        for (const c of children(s)) if (isStatement(c)) visit(c, inLoop, inSwitch, false);
+        for (const c of children(s)) if (isStmt(c)) visit(c, inLoop, inSwitch, false);
     }
   };
   visit(f.body, false, false, false);
   return error;
 }
 
-function isStatement(n: Node): n is Stmt {
-  switch (n.kind) {
-    case 'block':
-    case 'expr':
-    case 'if':
-    case 'for':
-    case 'switch':
-    case 'case':
-    case 'return':
-    case 'break':
-    case 'continue':
-    case 'goto':
-    case 'label':
-    case 'hash':
-    case 'check':
-      return true;
-    default:
-      return false;
-  }
-}
