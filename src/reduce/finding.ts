@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { errState, KilnError } from '../diag/errors.js';
@@ -108,7 +108,7 @@ export async function reduceFinding(dir: string, opts: FindingReduceOptions = {}
   const g = generateProgram(f.seed, policy, f.mode);
   if (!g.ok) throw errState(`${dir}: seed ${f.seed} no longer generates a program (${g.reason})`, fallback);
   const files = campaignFiles(g, policy);
-  if (files.some((file) => storedFile(dir, file.name) !== file.content)) {
+  if (files.some((file) => f.sources.find((x) => x.name === file.name)?.content !== file.content)) {
     throw errState(`${dir}: this version of Kiln generates another program for seed ${f.seed}`, fallback);
   }
 
@@ -176,11 +176,6 @@ export async function reduceFinding(dir: string, opts: FindingReduceOptions = {}
 /** Same failure as the finding's: the outcome, and the bucket (the ICE message, the signal, …). */
 function sameFailure(f: FindingManifest, j: Judgement): boolean {
   return j.outcome === f.outcome && (f.outcome === 'wrong-code' || j.bucket === f.bucket);
-}
-
-function storedFile(dir: string, name: string): string | undefined {
-  const p = join(dir, name);
-  return existsSync(p) ? readFileSync(p, 'utf8') : undefined;
 }
 
 function configurationOf(compiler: Compiler, options: string): Configuration {
