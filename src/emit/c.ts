@@ -1,5 +1,5 @@
 import { promote, type IntType } from '../c/types.js';
-import { checkTarget, type Block, type Expr, type FuncDecl, type Init, type Program, type Stmt, type VarDecl } from '../ir/nodes.js';
+import { checkTarget, isExpr, type Block, type Expr, type FuncDecl, type Init, type Program, type Stmt, type VarDecl } from '../ir/nodes.js';
 import { unqualified, type RecordT } from '../ir/types.js';
 import { loopContinues, walk, walkProgram } from '../ir/visit.js';
 import { HASH_PRIME, HASH_SEED } from '../interp/runtime.js';
@@ -210,10 +210,17 @@ export function nameTable(p: Program, prefix: string): Names {
   const funcs = new Map<number, string>();
   for (const f of p.funcs) funcs.set(f.id, prefix + f.name);
   for (const g of p.globals) vars.set(g.id, prefix + g.name);
-  walkProgram(p, (n) => {
-    if (n.kind === 'var-decl' && n.storage !== 'global') vars.set(n.id, n.name);
-    else if (n.kind === 'label') labels.set(n.id, n.name);
-  });
+  // Locals and labels are declared in statements: expressions and initialisers need no visit.
+  for (const f of p.funcs) {
+    walk(f, (n) => {
+      if (n.kind === 'var-decl') {
+        if (n.storage !== 'global') vars.set(n.id, n.name);
+        return false;
+      }
+      if (n.kind === 'label') labels.set(n.id, n.name);
+      return !isExpr(n);
+    });
+  }
   return { vars, labels, funcs, prefix };
 }
 
@@ -221,6 +228,8 @@ export function nameTable(p: Program, prefix: string): Names {
 export function safeUses(p: Program): SafeUse[] {
   const seen = new Map<string, SafeUse>();
   walkProgram(p, (n) => {
+    // Initialiser lists hold only constants and addresses (see gen/types.ts `initialiser`).
+    if (n.kind === 'init-list') return false;
     if (n.kind !== 'safe') return;
     const u = safeUseOf(n);
     const k = safeKey(u);
@@ -292,11 +301,11 @@ export function printExpr(e: Expr, n: Names): string {
     case 'field': {
       const rec = e.base.type as RecordT;
       const fname = rec.fields[e.field]!.name;
-      if (e.base.kind === 'deref') return `${printExpr(e.base.ptr, n)}->${fname}`;
+      if (e.base.kind === 'deref') return `${printPointer(e.base.ptr, n)}->${fname}`;
       return `${printExpr(e.base, n)}.${fname}`;
     }
     case 'deref':
-      return `(*${printExpr(e.ptr, n)})`;
+      return `(*${printPointer(e.ptr, n)})`;
     case 'addr':
       return `(&${printExpr(e.target, n)})`;
     case 'unary':
@@ -320,6 +329,30 @@ export function printExpr(e: Expr, n: Names): string {
       const args = e.right ? `${printExpr(e.left, n)}, ${printExpr(e.right, n)}` : printExpr(e.left, n);
       return `${safeName(u.op, u.type, u.count, n.prefix)}(${args})`;
     }
+  }
+}
+
+/**
+ * A pointer operand of `*` or `->`. The null pointer prints as `(void*)0`, which cannot be
+ * dereferenced in C, so a null in value position (possibly the right of a comma, or both arms of
+ * `?:`) gets its IR type: repairs may leave `*NULL` in code the program never executes, and it
+ * must still compile.
+ */
+function printPointer(e: Expr, n: Names): string {
+  const s = printExpr(e, n);
+  return voidNull(e) ? `((${declare(e.type, '', n.prefix)})${s})` : s;
+}
+
+function voidNull(e: Expr): boolean {
+  switch (e.kind) {
+    case 'null':
+      return true;
+    case 'comma':
+      return voidNull(e.right);
+    case 'cond':
+      return voidNull(e.then) && voidNull(e.else);
+    default:
+      return false;
   }
 }
 

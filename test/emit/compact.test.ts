@@ -6,7 +6,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { C } from '../../src/c/types.js';
 import { emitC } from '../../src/emit/c.js';
+import { IRBuilder } from '../../src/ir/build.js';
+import { pointerTo } from '../../src/ir/types.js';
 import { parsePolicy } from '../../src/gen/policy.js';
 import { generateProgram } from '../../src/repair/generate.js';
 import { requireTool } from '../support/cc.js';
@@ -33,4 +36,25 @@ describe('compact emission', () => {
     }
     expect(packed).toBeGreaterThan(0);
   }, 120_000);
+});
+
+describe('null pointers under * and ->', () => {
+  it('print with their pointer type, so unexecuted `*NULL` left by a repair still compiles', () => {
+    requireTool('gcc');
+    const b = new IRBuilder();
+    const g = b.global('g_1', C.uint8, b.lit(3, C.uint8));
+    const p = pointerTo(C.uint8);
+    // if (g_1 == 0) { *(uint8_t*)0 = 1; (g_1, *NULL) = ...; c ? NULL : NULL }
+    const dead = b.block([
+      b.stmt(b.assign(b.deref(b.nullptr(p)), b.lit(1, C.uint8))),
+      b.stmt(b.assign(b.deref(b.comma(b.v(g), b.nullptr(p))), b.lit(2, C.uint8))),
+      b.stmt(b.assign(b.deref(b.cond(b.v(g), b.nullptr(p), b.nullptr(p))), b.lit(3, C.uint8))),
+    ]);
+    const main = b.func('main', C.int, [], b.block([b.if(b.bin('==', b.v(g), b.lit(0, C.uint8)), dead), b.hash(b.v(g))]), undefined, false);
+    const src = emitC(b.program({ globals: [g], funcs: [main], main, meta: { mode: 'csmith', safeMath: 'function' } }), { expected: '' });
+    const file = join(work, 'null.c');
+    writeFileSync(file, src);
+    const cc = spawnSync('gcc', ['-w', '-O0', '-c', file, '-o', join(work, 'null.o')], { encoding: 'utf8' });
+    expect(cc.status, cc.stderr).toBe(0);
+  });
 });
