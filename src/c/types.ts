@@ -155,13 +155,18 @@ export function isWide(t: ArithType): boolean {
 
 /** Smallest value of an integer type. */
 export function intMin(t: IntType): bigint {
-  return t.signed ? -(1n << BigInt(t.bits - 1)) : 0n;
+  return t.signed ? (SIGNED_MIN[t.bits] ??= -(1n << BigInt(t.bits - 1))) : 0n;
 }
 
 /** Largest value of an integer type. */
 export function intMax(t: IntType): bigint {
-  return t.signed ? (1n << BigInt(t.bits - 1)) - 1n : (1n << BigInt(t.bits)) - 1n;
+  return t.signed ? (SIGNED_MAX[t.bits] ??= (1n << BigInt(t.bits - 1)) - 1n) : (UNSIGNED_MAX[t.bits] ??= (1n << BigInt(t.bits)) - 1n);
 }
+
+// Limits by width, computed once: the generator and interpreter ask for them per value.
+const SIGNED_MIN: bigint[] = [];
+const SIGNED_MAX: bigint[] = [];
+const UNSIGNED_MAX: bigint[] = [];
 
 /** Whether an exact integer value is representable in `t`. */
 export function fits(value: bigint, t: IntType): boolean {

@@ -21,11 +21,13 @@ interface Path {
   readonly bitfield: boolean;
 }
 
-const pathCache = new WeakMap<Type, readonly Path[]>();
+/** Paths per type, one cache per deref bound (types are immutable, so paths never change). */
+const pathCache = [0, 1, 2].map(() => new WeakMap<Type, readonly Path[]>());
 
 /** Every access path from an object of type `t` (including the empty path), derefs bounded. */
 function pathsOf(t: Type, derefs: number): readonly Path[] {
-  const cached = derefs === 2 ? pathCache.get(t) : undefined;
+  const cache = pathCache[derefs];
+  const cached = cache?.get(t);
   if (cached) return cached;
   const out: Path[] = [];
   const rec = (ty: Type, steps: Step[], packed: boolean, bitfield: boolean, d: number): void => {
@@ -50,7 +52,7 @@ function pathsOf(t: Type, derefs: number): readonly Path[] {
     }
   };
   rec(t, [], false, false, derefs);
-  if (derefs === 2) pathCache.set(t, out);
+  cache?.set(t, out);
   return out;
 }
 
@@ -299,16 +301,18 @@ export function addressOfGlobal(g: GenContext, pointee: Type): Expr | undefined 
 
 function pickAddressable(g: GenContext, pointee: Type, includeLocals: boolean, constantIndices: boolean, scopeLimit?: number): Expr | undefined {
   const { rng } = g;
-  const pools: VarDecl[][] = [g.globals.slice()];
-  if (includeLocals && g.fnStack.length) pools.push([...g.fn.params, ...g.fn.blocks.flatMap((b) => b.locals)].filter((v) => withinScope(g, v, scopeLimit)));
-  const vars = pools.flat();
+  const vars = g.globals.slice();
+  if (includeLocals && g.fnStack.length) {
+    for (const v of g.fn.params) if (withinScope(g, v, scopeLimit)) vars.push(v);
+    for (const b of g.fn.blocks) for (const v of b.locals) if (withinScope(g, v, scopeLimit)) vars.push(v);
+  }
   if (vars.length === 0) return undefined;
   const start = rng.int(0, vars.length - 1);
   for (let k = 0; k < vars.length; k++) {
     const v = vars[(start + k) % vars.length]!;
     if (!g.typeAllowed(v.type)) continue;
     // Without locals we may be building a global's initialiser: an address constant has no dereference.
-    const paths = pathsOf(v.type, includeLocals && scopeLimit === undefined ? 1 : 0).filter((p) => p.type.kind !== 'array' && !p.packed && !p.bitfield && addressCompatible(p.type, pointee));
+    const paths = addressablePaths(v.type, includeLocals && scopeLimit === undefined ? 1 : 0, pointee);
     if (paths.length === 0) continue;
     const target = materialise(g, v, rng.pick(paths), constantIndices);
     if (isBitfieldAccess(target)) continue;
@@ -316,6 +320,17 @@ function pickAddressable(g: GenContext, pointee: Type, includeLocals: boolean, c
   }
   return undefined;
 }
+
+/** Paths of an object of type `t` whose address converts to a pointer to `pointee` (memoised: initialisers of pointer arrays ask once per element). */
+function addressablePaths(t: Type, derefs: number, pointee: Type): readonly Path[] {
+  const cache = addressableCache[derefs]!;
+  let byPointee = cache.get(t);
+  if (!byPointee) cache.set(t, (byPointee = new WeakMap()));
+  let paths = byPointee.get(pointee);
+  if (!paths) byPointee.set(pointee, (paths = pathsOf(t, derefs).filter((p) => p.type.kind !== 'array' && !p.packed && !p.bitfield && addressCompatible(p.type, pointee))));
+  return paths;
+}
+const addressableCache = [0, 1].map(() => new WeakMap<Type, WeakMap<Type, readonly Path[]>>());
 
 /** Whether `&x` (x of type `objType`) converts to a pointer to `pointee` (qualifiers only added). */
 function addressCompatible(objType: Type, pointee: Type): boolean {

@@ -58,6 +58,8 @@ export class GenContext {
   private names = new Map<string, number>();
   /** Operators left in the expression being generated. */
   complexity = 0;
+  /** Statements generated so far (bounded by `limits.maxStatements`). */
+  statements = 0;
   /** Variables that must not be written (induction variables of array loops). */
   readonly readOnly = new Set<number>();
   /** Operator context of the subtree being generated (YARPGen): operators are drawn from it only. */

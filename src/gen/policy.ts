@@ -90,6 +90,11 @@ export const Limits = z
     maxLocalsPerBlock: count(16, 'locals declared in one block', 1000),
     blockLocals: count(12, 'locals a block declares up front (0..n, uniformly); Csmith programs declare about 20 per block', 1000),
     maxLoopTrip: count(16, 'largest trip count a generated loop header aims for', 100_000),
+    maxStatements: count(
+      600,
+      'statements per program; once reached, blocks get no more (Kiln: without it sizes have a long tail, up to 7x the median, where Csmith 2.3 stays within about 2.5x)',
+      1_000_000,
+    ),
   })
   .strict();
 
@@ -230,9 +235,9 @@ export const CSMITH_POLICY: Policy = PolicySchema.parse({});
 
 /** Named size presets: multipliers of the Csmith limits (medium is Csmith's default size). */
 export const SIZE_PRESETS = {
-  small: { maxFuncs: 3, maxBlockSize: 3, maxBlockDepth: 3, maxGlobals: 12, minGlobals: 3, blockLocals: 1 },
+  small: { maxFuncs: 3, maxBlockSize: 3, maxBlockDepth: 3, maxGlobals: 12, minGlobals: 3, blockLocals: 1, maxStatements: 200 },
   medium: {},
-  large: { maxFuncs: 20, maxBlockSize: 5, maxBlockDepth: 6, maxGlobals: 120, minGlobals: 12, blockLocals: 5 },
+  large: { maxFuncs: 20, maxBlockSize: 5, maxBlockDepth: 6, maxGlobals: 120, minGlobals: 12, blockLocals: 5, maxStatements: 5000 },
 } as const satisfies Record<string, Partial<z.input<typeof Limits>>>;
 
 /** Size preset names. */

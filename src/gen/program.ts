@@ -1,6 +1,6 @@
 import { C } from '../c/types.js';
-import type { Expr, FuncDecl, Program, Stmt, VarDecl } from '../ir/nodes.js';
-import { transform, walk } from '../ir/visit.js';
+import type { Block, Expr, FuncDecl, Program, Stmt, VarDecl } from '../ir/nodes.js';
+import { walk } from '../ir/visit.js';
 import { namedFields, type Type } from '../ir/types.js';
 import { Rng } from '../random/rng.js';
 import { newVariable } from './access.js';
@@ -42,20 +42,83 @@ export function generateRaw(seed: number | bigint | string, basePolicy: Policy):
 
 /** Declares some scalar locals `register`: only those whose address is never taken (C forbids it). */
 function markRegisterLocals(g: GenContext, f: FuncDecl): FuncDecl {
+  const share = g.policy.choices.registerLocal;
+  if (share <= 0) return f;
   const taken = new Set<number>();
   walk(f, (n) => {
+    // Initialisers hold constants and addresses; only those of objects with pointers hold `&x`.
+    if (n.kind === 'const' || (n.kind === 'var-decl' && !holdsPointers(n.type))) return false;
     if (n.kind !== 'addr') return;
     let t = n.target;
     while (t.kind === 'field' || t.kind === 'index') t = t.base;
     if (t.kind === 'var') taken.add(t.decl);
   });
-  const share = g.policy.choices.registerLocal;
-  if (share <= 0) return f;
-  return transform(f, (n) => {
-    if (n.kind === 'var-decl' && n.storage === 'local' && n.type.kind === 'int' && !taken.has(n.id) && g.rng.chance(share)) return { ...n, isRegister: true };
-    return n;
-  }) as FuncDecl;
+  // Locals are declared only in blocks, so only statements need visiting; the order (a block's
+  // locals, then its statements' nested blocks) is the bottom-up order of a whole-tree transform.
+  const stmt = (n: Stmt): Stmt => {
+    switch (n.kind) {
+      case 'block':
+        return block(n);
+      case 'if': {
+        const then = block(n.then);
+        const els = n.else && block(n.else);
+        return then === n.then && els === n.else ? n : { ...n, then, else: els };
+      }
+      case 'for': {
+        const body = block(n.body);
+        return body === n.body ? n : { ...n, body };
+      }
+      case 'switch': {
+        const body = stmt(n.body);
+        return body === n.body ? n : { ...n, body: body as Block };
+      }
+      default:
+        return n;
+    }
+  };
+  const block = (b: Block): Block => {
+    let changed = false;
+    const locals = b.locals.map((d) => {
+      if (d.storage === 'local' && d.type.kind === 'int' && !taken.has(d.id) && g.rng.chance(share)) {
+        changed = true;
+        return { ...d, isRegister: true };
+      }
+      return d;
+    });
+    const stmts = b.stmts.map((s) => {
+      const r = stmt(s);
+      if (r !== s) changed = true;
+      return r;
+    });
+    return changed ? { ...b, locals, stmts } : b;
+  };
+  const body = block(f.body);
+  return body === f.body ? f : { ...f, body };
 }
+
+/** Whether an object of type `t` contains a pointer (memoised per type object). */
+function holdsPointers(t: Type): boolean {
+  let r = pointerCache.get(t);
+  if (r === undefined) {
+    switch (t.kind) {
+      case 'ptr':
+        r = true;
+        break;
+      case 'array':
+        r = holdsPointers(t.of);
+        break;
+      case 'struct':
+      case 'union':
+        r = t.fields.some((f) => holdsPointers(f.type));
+        break;
+      default:
+        r = false;
+    }
+    pointerCache.set(t, r);
+  }
+  return r;
+}
+const pointerCache = new WeakMap<Type, boolean>();
 
 function genMain(g: GenContext, func1: { id: number; ret: Type; params: readonly { type: Type }[] }) {
   const { b } = g;

@@ -36,11 +36,13 @@ export function genBlock(g: GenContext, opts: BlockOptions, extraLocals: readonl
   fn.blocks.push(ctx);
   // Like Csmith, declare some initialised locals up front for the block's statements to use.
   const nLocals = g.rng.int(0, g.policy.limits.blockLocals);
-  for (let i = 0; i < nLocals; i++) newLocal(g);
+  const budget = g.policy.limits.maxStatements;
+  for (let i = 0; i < nLocals && g.statements < budget; i++) newLocal(g);
   // A function body gets at least half the block limit, so programs rarely end after a line or two.
   const max = Math.max(1, g.policy.limits.maxBlockSize);
   const n = g.rng.int(opts.functionBody ? Math.ceil(max / 2) : 1, max);
-  for (let i = 0; i < n; i++) {
+  for (let i = 0; i < n && g.statements < budget; i++) {
+    g.statements++;
     const s = genStmt(g, opts);
     if (!s) continue;
     ctx.stmts.push(s);

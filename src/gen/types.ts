@@ -1,5 +1,6 @@
 import { C, intMax, intMin, type IntType } from '../c/types.js';
 import type { Expr, Init } from '../ir/nodes.js';
+import { transform } from '../ir/visit.js';
 import { arrayOf, isRecord, namedFields, pointerDepth, pointerTo, qualify, unqualified, type Field, type RecordT, type Type } from '../ir/types.js';
 import type { GenContext } from './context.js';
 
@@ -167,8 +168,21 @@ export function initialiser(g: GenContext, t: Type, addressable: (pointee: Type)
       const target = rng.chance(0.95) ? addressable(t.to) : undefined;
       return target ?? b.nullptr(unqualified(t));
     }
-    case 'array':
-      return b.list(Array.from({ length: t.length }, () => initialiser(g, t.of, addressable)));
+    case 'array': {
+      // Csmith's array initialisers draw every element from a few values (`{1UL,0x6C1AL,1UL,
+      // 65535UL,…}`, `{&g_87,&g_87,…}`): a pool of one to four initialisers of the element type,
+      // copied into the positions of all dimensions. Repeated values are patterns optimisers act
+      // on, and generation no longer pays for thousands of distinct constants per array.
+      let elem: Type = t;
+      let count = 1;
+      while (elem.kind === 'array') {
+        count *= elem.length;
+        elem = elem.of;
+      }
+      const pool = Array.from({ length: rng.int(1, Math.min(4, count)) }, () => initialiser(g, elem, addressable));
+      const fill = (at: Type): Init => (at.kind === 'array' ? b.list(Array.from({ length: at.length }, () => fill(at.of))) : copyInit(g, rng.pick(pool)));
+      return fill(t);
+    }
     case 'struct':
       return b.list(namedFields(t).map(({ field, index }) => {
         const ft = field.bits !== undefined ? bitfieldInitType(field) : t.fields[index]!.type;
@@ -179,6 +193,17 @@ export function initialiser(g: GenContext, t: Type, addressable: (pointee: Type)
     default:
       throw new Error(`no initialiser for ${t.kind}`);
   }
+}
+
+/** A copy of an initialiser with fresh node ids (IR nodes are never shared). */
+function copyInit(g: GenContext, init: Init): Init {
+  // Constants are most elements: copy them field by field (a spread per node is much slower).
+  if (init.kind === 'const') return { kind: 'const', id: g.b.id(), type: init.type, value: init.value };
+  if (init.kind === 'init-list') {
+    const items = init.items.map((i) => copyInit(g, i));
+    return { kind: 'init-list', id: g.b.id(), items };
+  }
+  return transform(init, (n) => ({ ...n, id: g.b.id() })) as Init;
 }
 
 function bitfieldInitType(f: Field): IntType {

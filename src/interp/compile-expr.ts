@@ -157,10 +157,14 @@ function compileExprInner(cx: CompileContext, e: Expr): Ev {
       return compileRead(cx, e);
     case 'addr': {
       const l = compileLvalue(cx, e.target);
+      // Pointers are immutable values: hand out the last one again when it is the same address
+      // (initialisers such as `{&g_1, &g_1, …}` of large local arrays evaluate `&x` very often).
+      let last: Ptr | undefined;
       return (f) => {
         l(f);
         const o = rt.lo;
-        return { obj: o, cell: rt.lc, origin: id, gen: o.gen } as Ptr;
+        if (last && last.obj === o && last.cell === rt.lc && last.gen === o.gen) return last;
+        return (last = { obj: o, cell: rt.lc, origin: id, gen: o.gen } as Ptr);
       };
     }
     case 'unary': {

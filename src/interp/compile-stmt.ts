@@ -100,16 +100,25 @@ function initOps(cx: CompileContext, t: Type, init: Init, off: number, out: Init
   }
 }
 
+/**
+ * Closures of constant initialisers, by declaration. A constant initialiser depends on nothing but
+ * its (immutable) declaration, so the repair loop's recompilations, and the reducer's candidates,
+ * reuse it instead of walking large array initialisers again.
+ */
+const constantInits = new WeakMap<VarDecl, (f: Frame, o: MemObject) => void>();
+
 /** Compiles a declaration's initialiser into a closure filling a fresh object. */
 function compileInit(cx: CompileContext, d: VarDecl): ((f: Frame, o: MemObject) => void) | undefined {
   const needsZero = d.storage === 'global' || d.init?.kind === 'init-list';
   if (!d.init) return needsZero ? (_f, o) => zeroFill(o, d.id) : undefined;
+  const known = constantInits.get(d);
+  if (known) return known;
   const ops: InitOp[] = [];
   initOps(cx, d.type, d.init, 0, ops);
   if (ops.every((op) => op.kind === 'fixed' || op.kind === 'tag')) {
     // Everything is known now: build the object's image once and copy it at each entry.
     let image: Cell[] | undefined;
-    return (_f, o) => {
+    const init = (_f: Frame, o: MemObject): void => {
       if (image) {
         o.cells = image.slice();
         return;
@@ -118,6 +127,8 @@ function compileInit(cx: CompileContext, d: VarDecl): ((f: Frame, o: MemObject) 
       for (const op of ops) o.cells[op.off] = op.kind === 'tag' ? op.member : (op as { value: Cell }).value;
       image = o.cells.slice();
     };
+    constantInits.set(d, init);
+    return init;
   }
   return (f, o) => {
     if (needsZero) zeroFill(o, d.id);

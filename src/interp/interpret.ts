@@ -86,13 +86,14 @@ export class CompiledProgram {
     const rt = cx.rt;
     cx.program = p;
     const changed = p.funcs.filter((f) => this.compiled.get(f.id) !== f);
+    // Statements live in functions only, and never inside expressions or initialisers.
     const index = (n: Node): void =>
       walk(n, (x) => {
-        if (!STATEMENT_KINDS.has(x.kind) || cx.stmtIndex.has(x.id)) return;
+        if (!STATEMENT_KINDS.has(x.kind)) return x.kind === 'func';
+        if (cx.stmtIndex.has(x.id)) return;
         cx.stmtIndex.set(x.id, cx.stmtIndex.size);
         if (x.kind === 'for') cx.loopIndex.set(x.id, cx.loopIndex.size);
       });
-    for (const g of p.globals) index(g);
     for (const f of changed) index(f);
     rt.ensureCounters(cx.stmtIndex.size, cx.loopIndex.size);
     this.initGlobals = compileGlobals(cx);

@@ -61,21 +61,28 @@ export function children(n: Node): Node[] {
   }
 }
 
-/** Rebuilds a node with each child mapped through `f`; returns the node itself when nothing changed. */
+/**
+ * Rebuilds a node with each child mapped through `f` (in `children` order); returns the node
+ * itself when nothing changed. Nothing is allocated for an unchanged node: the generator, the
+ * repair loop and the reducer map whole programs, most of whose nodes stay as they are.
+ */
 export function mapChildren<N extends Node>(n: N, f: (child: Node) => Node): N {
-  let changed = false;
-  const m = <C extends Node>(c: C): C => {
-    const r = f(c) as C;
-    if (r !== c) changed = true;
-    return r;
-  };
-  const mo = <C extends Node>(c: C | undefined): C | undefined => (c === undefined ? undefined : m(c));
+  const m = <C extends Node>(c: C): C => f(c) as C;
+  const mo = <C extends Node>(c: C | undefined): C | undefined => (c === undefined ? undefined : (f(c) as C));
+  /** The array mapped, or the array itself when no element changed. */
   const ma = <C extends Node>(cs: readonly C[]): readonly C[] => {
-    const out = cs.map(m);
-    return out;
+    let out: C[] | undefined;
+    for (let i = 0; i < cs.length; i++) {
+      const c = cs[i]!;
+      const r = f(c) as C;
+      if (r !== c && !out) out = cs.slice(0, i);
+      if (out) out.push(r);
+    }
+    return out ?? cs;
   };
+  const x = n as Node;
   let r: Node;
-  switch (n.kind) {
+  switch (x.kind) {
     case 'const':
     case 'null':
     case 'var':
@@ -85,82 +92,234 @@ export function mapChildren<N extends Node>(n: N, f: (child: Node) => Node): N {
     case 'label':
     case 'case':
       return n;
-    case 'switch':
-      r = { ...n, cond: m(n.cond), body: m(n.body) };
+    case 'switch': {
+      const cond = m(x.cond);
+      const body = m(x.body);
+      r = cond === x.cond && body === x.body ? x : { ...x, cond, body };
       break;
-    case 'index':
-      r = { ...n, base: m(n.base), index: m(n.index) };
+    }
+    case 'index': {
+      const base = m(x.base);
+      const index = m(x.index);
+      r = base === x.base && index === x.index ? x : { ...x, base, index };
       break;
-    case 'field':
-      r = { ...n, base: m(n.base) };
+    }
+    case 'field': {
+      const base = m(x.base);
+      r = base === x.base ? x : { ...x, base };
       break;
-    case 'deref':
-      r = { ...n, ptr: m(n.ptr) };
+    }
+    case 'deref': {
+      const ptr = m(x.ptr);
+      r = ptr === x.ptr ? x : { ...x, ptr };
       break;
-    case 'addr':
-      r = { ...n, target: m(n.target) };
+    }
+    case 'addr': {
+      const target = m(x.target);
+      r = target === x.target ? x : { ...x, target };
       break;
+    }
     case 'unary':
-      r = { ...n, operand: m(n.operand) };
+    case 'cast': {
+      const operand = m(x.operand);
+      r = operand === x.operand ? x : { ...x, operand };
       break;
+    }
     case 'binary':
-    case 'comma':
-      r = { ...n, left: m(n.left), right: m(n.right) };
+    case 'comma': {
+      const left = m(x.left);
+      const right = m(x.right);
+      r = left === x.left && right === x.right ? x : { ...x, left, right };
       break;
-    case 'cond':
-      r = { ...n, cond: m(n.cond), then: m(n.then), else: m(n.else) };
+    }
+    case 'cond': {
+      const cond = m(x.cond);
+      const then = m(x.then);
+      const els = m(x.else);
+      r = cond === x.cond && then === x.then && els === x.else ? x : { ...x, cond, then, else: els };
       break;
-    case 'cast':
-      r = { ...n, operand: m(n.operand) };
+    }
+    case 'call': {
+      const args = ma(x.args);
+      r = args === x.args ? x : { ...x, args };
       break;
-    case 'call':
-      r = { ...n, args: ma(n.args) };
+    }
+    case 'assign': {
+      const target = m(x.target);
+      const value = m(x.value);
+      r = target === x.target && value === x.value ? x : { ...x, target, value };
       break;
-    case 'assign':
-      r = { ...n, target: m(n.target), value: m(n.value) };
+    }
+    case 'incdec': {
+      const target = m(x.target);
+      r = target === x.target ? x : { ...x, target };
       break;
-    case 'incdec':
-      r = { ...n, target: m(n.target) };
+    }
+    case 'safe': {
+      const left = m(x.left);
+      const right = mo(x.right);
+      r = left === x.left && right === x.right ? x : { ...x, left, right };
       break;
-    case 'safe':
-      r = { ...n, left: m(n.left), right: mo(n.right) };
+    }
+    case 'init-list': {
+      const items = ma(x.items);
+      r = items === x.items ? x : { ...x, items };
       break;
-    case 'init-list':
-      r = { ...n, items: ma(n.items) };
+    }
+    case 'var-decl': {
+      const init = mo(x.init);
+      r = init === x.init ? x : { ...x, init };
       break;
-    case 'var-decl':
-      r = { ...n, init: mo(n.init) };
+    }
+    case 'func': {
+      const params = ma(x.params);
+      const body = m(x.body);
+      r = params === x.params && body === x.body ? x : { ...x, params, body };
       break;
-    case 'func':
-      r = { ...n, params: ma(n.params), body: m(n.body) };
+    }
+    case 'block': {
+      const locals = ma(x.locals);
+      const stmts = ma(x.stmts);
+      r = locals === x.locals && stmts === x.stmts ? x : { ...x, locals, stmts };
       break;
-    case 'block':
-      r = { ...n, locals: ma(n.locals), stmts: ma(n.stmts) };
+    }
+    case 'expr': {
+      const expr = m(x.expr);
+      r = expr === x.expr ? x : { ...x, expr };
       break;
-    case 'expr':
-      r = { ...n, expr: m(n.expr) };
+    }
+    case 'if': {
+      const cond = m(x.cond);
+      const then = m(x.then);
+      const els = mo(x.else);
+      r = cond === x.cond && then === x.then && els === x.else ? x : { ...x, cond, then, else: els };
       break;
-    case 'if':
-      r = { ...n, cond: m(n.cond), then: m(n.then), else: mo(n.else) };
+    }
+    case 'for': {
+      const init = mo(x.init);
+      const cond = mo(x.cond);
+      const step = mo(x.step);
+      const body = m(x.body);
+      r = init === x.init && cond === x.cond && step === x.step && body === x.body ? x : { ...x, init, cond, step, body };
       break;
-    case 'for':
-      r = { ...n, init: mo(n.init), cond: mo(n.cond), step: mo(n.step), body: m(n.body) };
+    }
+    case 'return': {
+      const value = mo(x.value);
+      r = value === x.value ? x : { ...x, value };
       break;
-    case 'return':
-      r = { ...n, value: mo(n.value) };
-      break;
+    }
     case 'hash':
-    case 'check':
-      r = { ...n, value: m(n.value) };
+    case 'check': {
+      const value = m(x.value);
+      r = value === x.value ? x : { ...x, value };
       break;
+    }
   }
-  return (changed ? r : n) as N;
+  return r as N;
 }
 
 /** Calls `f` on every node of the subtree in pre-order; return `false` from `f` to skip a node's children. */
 export function walk(n: Node, f: (node: Node, parent: Node | undefined) => boolean | void, parent?: Node): void {
   if (f(n, parent) === false) return;
-  for (const c of children(n)) walk(c, f, n);
+  forEachChild(n, (c) => walk(c, f, n));
+}
+
+/**
+ * Calls `f` on each direct child, in `children` order, without building the array: walks over
+ * whole programs (the interpreter's index, the emitter's name table) visit every node.
+ */
+export function forEachChild(n: Node, f: (child: Node) => void): void {
+  switch (n.kind) {
+    case 'const':
+    case 'null':
+    case 'var':
+    case 'break':
+    case 'continue':
+    case 'goto':
+    case 'label':
+    case 'case':
+      return;
+    case 'switch':
+      f(n.cond);
+      f(n.body);
+      return;
+    case 'index':
+      f(n.base);
+      f(n.index);
+      return;
+    case 'field':
+      f(n.base);
+      return;
+    case 'deref':
+      f(n.ptr);
+      return;
+    case 'addr':
+      f(n.target);
+      return;
+    case 'unary':
+    case 'cast':
+      f(n.operand);
+      return;
+    case 'binary':
+    case 'comma':
+      f(n.left);
+      f(n.right);
+      return;
+    case 'cond':
+      f(n.cond);
+      f(n.then);
+      f(n.else);
+      return;
+    case 'call':
+      for (const a of n.args) f(a);
+      return;
+    case 'assign':
+      f(n.target);
+      f(n.value);
+      return;
+    case 'incdec':
+      f(n.target);
+      return;
+    case 'safe':
+      f(n.left);
+      if (n.right) f(n.right);
+      return;
+    case 'init-list':
+      for (const c of n.items) f(c);
+      return;
+    case 'var-decl':
+      if (n.init) f(n.init);
+      return;
+    case 'func':
+      for (const c of n.params) f(c);
+      f(n.body);
+      return;
+    case 'block':
+      for (const c of n.locals) f(c);
+      for (const c of n.stmts) f(c);
+      return;
+    case 'expr':
+      f(n.expr);
+      return;
+    case 'if':
+      f(n.cond);
+      f(n.then);
+      if (n.else) f(n.else);
+      return;
+    case 'for':
+      if (n.init) f(n.init);
+      if (n.cond) f(n.cond);
+      if (n.step) f(n.step);
+      f(n.body);
+      return;
+    case 'return':
+      if (n.value) f(n.value);
+      return;
+    case 'hash':
+    case 'check':
+      f(n.value);
+      return;
+  }
 }
 
 /** Calls `f` on every node of the program (globals, then functions) in pre-order. */

@@ -15,8 +15,8 @@ export class Editor {
   private current: Program;
   // Node ids are small dense integers, so the index is a set of arrays (much cheaper than maps).
   private readonly nodes = new IdMap<Node>();
-  private readonly parents = new IdMap<number>();
-  private readonly funcOf = new IdMap<number>();
+  private readonly parents = new IdNumbers();
+  private readonly funcOf = new IdNumbers();
   readonly b: IRBuilder;
 
   constructor(program: Program) {
@@ -216,7 +216,9 @@ class IdMap<V> {
   private items: (V | undefined)[] = [];
 
   reserve(n: number): void {
-    if (n > this.items.length) this.items = this.items.concat(new Array<V | undefined>(n - this.items.length).fill(undefined));
+    if (n <= this.items.length) return;
+    if (this.items.length === 0) this.items = new Array<V | undefined>(n).fill(undefined);
+    else this.items = this.items.concat(new Array<V | undefined>(n - this.items.length).fill(undefined));
   }
 
   get(id: number): V | undefined {
@@ -233,6 +235,36 @@ class IdMap<V> {
 
   delete(id: number): void {
     if (id < this.items.length) this.items[id] = undefined;
+  }
+}
+
+/** A map from node ids to node ids (non-negative), stored in a typed array: no garbage, no boxing. */
+class IdNumbers {
+  private items = new Int32Array(0);
+
+  reserve(n: number): void {
+    if (n <= this.items.length) return;
+    const grown = new Int32Array(Math.max(n, this.items.length * 2)).fill(-1);
+    grown.set(this.items);
+    this.items = grown;
+  }
+
+  get(id: number): number | undefined {
+    const v = id < this.items.length ? this.items[id]! : -1;
+    return v < 0 ? undefined : v;
+  }
+
+  set(id: number, v: number): void {
+    if (id >= this.items.length) this.reserve(id + 1024);
+    this.items[id] = v;
+  }
+
+  has(id: number): boolean {
+    return this.get(id) !== undefined;
+  }
+
+  delete(id: number): void {
+    if (id < this.items.length) this.items[id] = -1;
   }
 }
 
