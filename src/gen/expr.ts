@@ -1,5 +1,5 @@
 import type { BinaryOp } from '../c/ops.js';
-import { C, isBitfieldType, type IntType } from '../c/types.js';
+import { C, isBitfieldType, type FloatType, type IntType } from '../c/types.js';
 import { pointerConvertible } from '../ir/build.js';
 import type { AssignOp, Expr } from '../ir/nodes.js';
 import { transform, walk } from '../ir/visit.js';
@@ -43,7 +43,7 @@ export function genExpr(g: GenContext, t: Type, weights: Weights = g.policy.expr
   if (u.kind === 'int') return genInt(g, u, weights);
   if (u.kind === 'ptr') return genPointer(g, u, scopeLimit);
   if (isRecord(u)) return genRecordValue(g, u);
-  if (u.kind === 'float') return g.b.lit(g.rng.int(-100, 100), u);
+  if (u.kind === 'float') return genFloat(g, u);
   throw new Error(`cannot generate a value of type ${u.kind}`);
 }
 
@@ -174,14 +174,21 @@ function operator(g: GenContext, t: IntType): Expr {
     if (ctx.unary.length && rng.chance(0.2)) return b.un(rng.pick(ctx.unary), genInt(g, operandType(g, t)));
     return binaryWith(g, t, rng.pick(ctx.binary));
   }
-  const kind = rng.weighted<'binary' | 'unary' | 'cond' | 'cast' | 'ptrcmp'>([
+  const kind = rng.weighted<'binary' | 'unary' | 'cond' | 'cast' | 'ptrcmp' | 'fcast' | 'fcmp'>([
     ['binary', 95],
     ['unary', 5],
     ['cond', f.conditional ? 3 : 0],
     ['cast', f.casts ? 3 : 0],
     ['ptrcmp', f.pointers ? 2 : 0],
+    // Zero weights last: with floats off the draw picks exactly what it did before they existed.
+    ['fcast', f.floats ? 4 : 0],
+    ['fcmp', f.floats ? 3 : 0],
   ]);
   switch (kind) {
+    case 'fcast':
+      return b.cast(t, genFloat(g, floatType(g)));
+    case 'fcmp':
+      return b.bin(rng.pick(['<', '>', '<=', '>=', '==', '!='] as const), genFloat(g, floatType(g)), genFloat(g, floatType(g)));
     case 'unary': {
       const op = rng.pick(['-', '~', '!', '+'] as const);
       return b.un(op, genInt(g, operandType(g, t)));
@@ -215,6 +222,46 @@ function binaryWith(g: GenContext, t: IntType, op: BinaryOp): Expr {
     return b.bin(op, left, b.lit(rng.int(0, 31), rng.pick(g.intTypes.filter((x) => x.bits >= 8))));
   }
   return b.bin(op, left, genInt(g, operandType(g, t)));
+}
+
+/** float or double. */
+function floatType(g: GenContext): FloatType {
+  return g.rng.pick([C.float, C.double]);
+}
+
+/**
+ * A floating expression of type `t` (with `features.floats`): float and double variables,
+ * integral constants, conversions from integer expressions, `+ - * /`, unary minus and `?:`.
+ * Values that would leave the integers exactly representable (Nagai et al.'s rule, enforced by
+ * the interpreter as UB kind float-inexact) are repaired afterwards like any other UB.
+ */
+export function genFloat(g: GenContext, t: FloatType): Expr {
+  const { rng, b } = g;
+  if (g.complexity <= 0 || rng.chance(0.3)) {
+    const r = rng.float();
+    if (r < 0.5) {
+      const v = pickLvalue(g, { type: rng.chance(0.7) ? t : t.bits === 32 ? C.double : C.float });
+      if (v) return v;
+    }
+    if (r < 0.8) return b.lit(rng.pick([0, 1, -1, 2, rng.int(-100, 100), rng.int(-100000, 100000)]), t);
+    g.complexity--;
+    return b.cast(t, genInt(g, g.intType()));
+  }
+  g.complexity--;
+  const k = rng.weighted<'bin' | 'neg' | 'cond'>([
+    ['bin', 90],
+    ['neg', 5],
+    ['cond', 5],
+  ]);
+  if (k === 'neg') return b.un('-', genFloat(g, t));
+  if (k === 'cond') return b.cond(genInt(g, g.intType()), genFloat(g, t), genFloat(g, t));
+  const op = rng.weighted<BinaryOp>([
+    ['+', 4],
+    ['-', 4],
+    ['*', 3],
+    ['/', 1],
+  ]);
+  return b.bin(op, genFloat(g, rng.chance(0.8) ? t : floatType(g)), genFloat(g, rng.chance(0.8) ? t : floatType(g)));
 }
 
 /** `p == q` or `p != q` on two pointers of one type (Csmith's only pointer operators besides * and &). */

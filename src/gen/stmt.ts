@@ -1,10 +1,10 @@
-import { intMax, intMin, promote, type IntType } from '../c/types.js';
+import { C, intMax, intMin, promote, type FloatType, type IntType } from '../c/types.js';
 import type { AssignOp, Block, Expr, LabelStmt, Stmt, VarDecl } from '../ir/nodes.js';
 import { isRecord, unqualified, type Type } from '../ir/types.js';
 import { loopContinues } from '../ir/visit.js';
 import { newLocal, pickLvalue, scopeLimitOf } from './access.js';
 import type { BlockCtx, GenContext, LoopCtx } from './context.js';
-import { declarable, genExpr, genInt } from './expr.js';
+import { declarable, genExpr, genFloat, genInt } from './expr.js';
 import type { Policy } from './policy.js';
 import { constant } from './types.js';
 
@@ -155,6 +155,12 @@ function assignment(g: GenContext): Stmt | undefined {
     const rt = rng.pick(g.records);
     const lv = pickLvalue(g, { type: rt, writable: true });
     if (lv && isRecord(lv.type)) return b.stmt(b.assign(lv, genExpr(g, lv.type)));
+  } else if (f.floats && r < 0.3) {
+    const lv = pickLvalue(g, { type: rng.pick([C.float, C.double]), writable: true });
+    if (lv && lv.type.kind === 'float') {
+      const op = f.compoundAssign && rng.chance(0.2) ? rng.pick(['+=', '-=', '*='] as const) : '=';
+      return b.stmt(b.assign(lv, genFloat(g, unqualified(lv.type) as FloatType), op));
+    }
   }
   const lv = pickLvalue(g, { anyInt: true, writable: true });
   if (!lv || lv.type.kind !== 'int') return undefined;

@@ -78,6 +78,8 @@ export function newVarType(g: GenContext, scope: 'global' | 'local'): Type {
   const r = rng.float();
   if (f.pointers && r < ch.pointerShare) t = pointerType(g);
   else if (g.records.length && r < ch.pointerShare + ch.recordShare) t = rng.pick(g.records);
+  // Draws only with floats enabled, so programs without them are unchanged.
+  else if (f.floats && rng.chance(ch.floatShare)) t = rng.pick([C.float, C.double]);
   if (f.arrays && t.kind !== 'ptr' && rng.chance(ch.arrayShare)) t = arrayType(g, t);
   if (scope === 'global' && t.kind === 'int') {
     const c = f.const && rng.chance(ch.constShare);

@@ -5,7 +5,7 @@ import { promote, promoteArith, type ArithType, type CValue, type IntType } from
 import type { Expr } from '../ir/nodes.js';
 import { compoundOperator } from '../ir/nodes.js';
 import { isRecord, unqualified, type Type } from '../ir/types.js';
-import { conversion, withConversion, type CompileContext, type Ev, type Lv } from './context.js';
+import { conversion, withConversion, withConversionAt, zeroValue, type CompileContext, type Ev, type Lv } from './context.js';
 import { cellCount, dangling, fieldOffset, layoutOf, type Cell, type Ptr } from './memory.js';
 import { V, type Runtime } from './runtime.js';
 
@@ -181,8 +181,8 @@ function compileExprInner(cx: CompileContext, e: Expr): Ev {
       return compileBinary(cx, e);
     case 'cond': {
       const c = compileExpr(cx, e.cond);
-      const a = withConversion(compileExpr(cx, e.then), conversion(e.then.type, e.type));
-      const b = withConversion(compileExpr(cx, e.else), conversion(e.else.type, e.type));
+      const a = withConversionAt(compileExpr(cx, e.then), e.then.type, e.type, rt, e.then.id);
+      const b = withConversionAt(compileExpr(cx, e.else), e.else.type, e.type, rt, e.else.id);
       return (f) => (truthy(c(f)) ? a(f) : b(f));
     }
     case 'cast': {
@@ -374,7 +374,7 @@ function compileCall(cx: CompileContext, e: Expr & { kind: 'call' }): Ev {
   const slot = cx.funcs.get(e.func);
   if (!slot) throw new Error(`call to unknown function ${e.func}`);
   const params = slot.decl.params;
-  const args = e.args.map((a, i) => withConversion(compileExpr(cx, a), conversion(a.type, params[i]!.type)));
+  const args = e.args.map((a, i) => withConversionAt(compileExpr(cx, a), a.type, params[i]!.type, rt, a.id));
   const n = args.length;
   const check = cx.effects.checkAt(e);
   const argIds = e.args.map((a) => a.id);
@@ -416,7 +416,7 @@ function compileAssign(cx: CompileContext, e: Expr & { kind: 'assign' }): Ev {
   const tid = e.target.id;
   const vid = e.value.id;
   if (e.op === '=') {
-    const V0 = withConversion(compileExpr(cx, e.value), conversion(e.value.type, tt));
+    const V0 = withConversionAt(compileExpr(cx, e.value), e.value.type, tt, rt, e.value.id);
     if (isRecord(tt)) {
       return (f) => {
         const s = rt.logLen;
@@ -481,8 +481,15 @@ function compileAssign(cx: CompileContext, e: Expr & { kind: 'assign' }): Ev {
       rt.checkUnsequenced(s, m, rt.logLen, id, tid, vid);
       rt.checkStore(o, c, s, rt.logLen, id, tid, vid);
     }
-    const r = k((up ? up(old) : old) as CValue, (rc ? rc(b) : b) as CValue, onUB);
-    const nv = (down ? down(r) : r) as CValue;
+    let nv: CValue;
+    try {
+      const r = k((up ? up(old) : old) as CValue, (rc ? rc(b) : b) as CValue, onUB);
+      nv = (down ? down(r) : r) as CValue;
+    } catch (err) {
+      // A conversion into or out of a floating type broke the exactness rule or a range.
+      rt.kernelFault(err, id);
+      nv = zeroValue(lt) as CValue;
+    }
     rt.write(o, c, nv, id, flags);
     return nv;
   };

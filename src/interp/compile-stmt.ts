@@ -4,7 +4,7 @@ import { fieldExprType } from '../ir/build.js';
 import { checkTarget, type Block, type Expr, type FuncDecl, type Init, type Stmt, type VarDecl } from '../ir/nodes.js';
 import { isRecord, namedFields, unqualified, type Type } from '../ir/types.js';
 import { compileExpr, truthy } from './compile-expr.js';
-import { conversion, type CompileContext, type Ev, type VarHome } from './context.js';
+import { conversion, withConversionAt, type CompileContext, type Ev, type VarHome } from './context.js';
 import { cellCount, fieldOffset, layoutOf, zeroFill, zeroOf, type Cell, type Layout, type MemObject } from './memory.js';
 import { Completion, Frame, raise, type Runtime } from './runtime.js';
 
@@ -390,12 +390,10 @@ function compileStmtInner(cx: CompileContext, s: Stmt, scope: readonly Visible[]
         };
       }
       const fn = cx.currentFunc!;
-      const ev = fullExpr(cx, s.value);
-      const conv = conversion(s.value.type, fn.ret);
+      const ev = withConversionAt(fullExpr(cx, s.value), s.value.type, fn.ret, cx.rt, s.value.id);
       return {
         exec: (f) => {
-          const v = ev(f);
-          f.ret = conv ? (conv(v) as Cell) : v;
+          f.ret = ev(f) as Cell;
           return Completion.Return;
         },
         from: undefined,

@@ -67,3 +67,31 @@ export function withConversion(ev: Ev, conv: ReturnType<typeof conversion>): Ev 
   if (!conv) return ev;
   return (f) => conv(ev(f));
 }
+
+/**
+ * An implicit conversion that may be UB (into or out of a floating type: Kiln's exactness rule,
+ * or a floating value out of an integer type's range), reported at `node`; in collect mode the
+ * run goes on with zero of the target type. Integer conversions never fail and stay unwrapped.
+ */
+export function withConversionAt(ev: Ev, from: Type, to: Type, rt: Runtime, node: number): Ev {
+  const conv = conversion(from, to);
+  if (!conv) return ev;
+  const a = unqualified(from);
+  const b = unqualified(to);
+  if (a.kind !== 'float' && b.kind !== 'float') return (f) => conv(ev(f));
+  const zero = zeroValue(b);
+  return (f) => {
+    const v = ev(f);
+    try {
+      return conv(v);
+    } catch (err) {
+      rt.kernelFault(err, node);
+      return zero;
+    }
+  };
+}
+
+/** The zero of an arithmetic type, as the interpreter represents it (bigint above 32 bits). */
+export function zeroValue(t: Type): Cell {
+  return t.kind === 'int' && t.bits > 32 ? 0n : 0;
+}

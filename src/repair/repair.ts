@@ -1,6 +1,7 @@
 import type { Profile, UBReport } from '../interp/interpret.js';
 import type { Editor } from './edit.js';
 import { repairArithmetic } from './rules/arith.js';
+import { isFloatSite, repairFloat } from './rules/float.js';
 import { repairConstWrite, repairOutOfBounds, repairPointer, repairUninitialised, repairUnionRead } from './rules/memory.js';
 import { repairOrder } from './rules/order.js';
 import { repairTermination } from './rules/termination.js';
@@ -12,6 +13,11 @@ import type { Repaired, RepairState } from './state.js';
  */
 export function repairOnce(ed: Editor, ub: UBReport, profile: Profile, st: RepairState): Repaired | undefined {
   let r: Repaired | undefined;
+  if (isFloatSite(ed, ub)) {
+    r = repairFloat(ed, ub);
+    if (r) st.record(ub.node, ub.kind, r.rule);
+    return r;
+  }
   switch (ub.kind) {
     case 'signed-overflow':
     case 'division-by-zero':
@@ -50,8 +56,7 @@ export function repairOnce(ed: Editor, ub: UBReport, profile: Profile, st: Repai
       break;
     case 'float-to-int-overflow':
     case 'float-inexact':
-      r = undefined;
-      break;
+      break; // handled by repairFloat above
   }
   if (r) st.record(ub.node, ub.kind, r.rule);
   return r;

@@ -2,8 +2,9 @@
 // exactly the line the interpreter predicted. CI runs a slice; `npm run bench:verify` runs the
 // full 1,000 seeds (and 200 seeds under sanitizers).
 import { describe, expect, it } from 'vitest';
-import { CSMITH_POLICY } from '../../src/gen/policy.js';
+import { CSMITH_POLICY, parsePolicy, type Policy } from '../../src/gen/policy.js';
 import type { Program } from '../../src/ir/nodes.js';
+import { walkProgram } from '../../src/ir/visit.js';
 import { generateProgram } from '../../src/repair/generate.js';
 import { batchSource } from '../support/batch.js';
 import { compileC, requireTool, runExe } from '../support/cc.js';
@@ -21,10 +22,10 @@ interface Case {
   readonly expected: string;
 }
 
-function generate(first: number, count: number): Case[] {
+function generate(first: number, count: number, policy: Policy = CSMITH_POLICY): Case[] {
   const out: Case[] = [];
   for (let s = first; out.length < count; s++) {
-    const r = generateProgram(s, CSMITH_POLICY);
+    const r = generateProgram(s, policy);
     if (r.ok) out.push({ seed: s, program: r.program, expected: r.expected });
     if (s > first + 2 * count) throw new Error('too many seeds discarded');
   }
@@ -97,4 +98,44 @@ describe('generated programs on real compilers', () => {
     expect(failures).toEqual([]);
     expect(await valgrindSilent(cases.slice(0, 10))).toEqual([]);
   }, 900_000);
+});
+
+describe('csmith mode with floating point (features.floats)', () => {
+  const FLOATS = parsePolicy({ features: { floats: true } });
+
+  /** Floating operations (arithmetic, comparisons, conversions) in a program. */
+  function floatOps(p: Program): number {
+    let n = 0;
+    walkProgram(p, (x) => {
+      if ((x.kind === 'binary' && (x.left.type.kind === 'float' || x.right.type.kind === 'float')) || (x.kind === 'cast' && (x.type.kind === 'float' || x.operand.type.kind === 'float'))) n++;
+    });
+    return n;
+  }
+
+  it('40 seeds print the expected line bit for bit with gcc and clang at -O0, -O2 and -O3, and are UBSan-clean', async () => {
+    requireTool('gcc');
+    requireTool('clang');
+    const cases = generate(FIRST, 40, FLOATS);
+    // Most programs really compute with floats (the switch is not a no-op).
+    expect(cases.filter((c) => floatOps(c.program) > 0).length).toBeGreaterThan(cases.length / 2);
+    const failures = await check(cases, [
+      { cc: 'gcc', flags: ['-O0'] },
+      { cc: 'gcc', flags: ['-O3'] },
+      { cc: 'clang', flags: ['-O2'] },
+      { cc: 'clang', flags: ['-O3'] },
+      { cc: 'clang', flags: ['-O1', '-fsanitize=undefined,float-cast-overflow,float-divide-by-zero', '-fno-sanitize-recover=all'] },
+    ]);
+    expect(failures).toEqual([]);
+  }, 900_000);
+
+  it('is off by default: default programs have no floating operations', () => {
+    expect(CSMITH_POLICY.features.floats).toBe(false);
+    const off = parsePolicy({ features: { floats: false } });
+    for (let s = FIRST; s < FIRST + 5; s++) {
+      const a = generateProgram(s, CSMITH_POLICY);
+      const b = generateProgram(s, off);
+      expect(a.ok && b.ok && floatOps(a.program)).toBe(0);
+      if (a.ok && b.ok) expect(b.expected).toBe(a.expected);
+    }
+  });
 });

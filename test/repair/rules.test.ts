@@ -310,3 +310,34 @@ describe('termination rules', () => {
     expect(r.rule).toBe('replace-hot-call');
   });
 });
+
+describe('floating-point rules (exactness, Nagai et al. B4)', () => {
+  it('float-keep-operand: an inexact float sum becomes its operand of the same type', () => {
+    const b = new IRBuilder();
+    const x = b.global('x', C.float, b.lit(16777216, C.float));
+    const y = b.global('y', C.float, b.lit(1, C.float));
+    const r = repairFirst(program(b, [x, y], [b.stmt(b.assign(b.v(x), b.bin('+', b.v(x), b.v(y)))), b.hash(b.v(x))]));
+    expect(r.rule).toBe('float-keep-operand');
+    expect(mainText(r.program)).toContain('x = x;');
+    expect(r.after.ok).toBe(true);
+  });
+
+  it('float-replace-with-zero: an out-of-range conversion to an integer type becomes 0', () => {
+    const b = new IRBuilder();
+    const d = b.global('d', C.double, b.lit(1e12, C.double));
+    const i = b.global('i', C.int32, b.lit(0));
+    const r = repairFirst(program(b, [d, i], [b.stmt(b.assign(b.v(i), b.cast(C.int32, b.v(d)))), b.hash(b.v(i))]));
+    expect(r.rule).toBe('float-replace-with-zero');
+    expect(mainText(r.program)).toContain('i = 0;');
+    expect(r.after.ok).toBe(true);
+  });
+
+  it('an implicit conversion in an assignment is reported at its value and repaired', () => {
+    const b = new IRBuilder();
+    const f = b.global('f', C.float, b.lit(0, C.float));
+    const big = b.global('big', C.int32, b.lit(16777217));
+    const r = repairFirst(program(b, [f, big], [b.stmt(b.assign(b.v(f), b.v(big))), b.hash(b.v(f))]));
+    expect(r.rule).toBe('float-replace-with-zero');
+    expect(r.after.ok).toBe(true);
+  });
+});

@@ -1,0 +1,39 @@
+import type { Expr, Node } from '../../ir/nodes.js';
+import { isExpr } from '../../ir/nodes.js';
+import { sameType, unqualified } from '../../ir/types.js';
+import type { UBReport } from '../../interp/interpret.js';
+import { zeroOf, type Editor } from '../edit.js';
+import { repaired, type Repaired } from '../state.js';
+
+/**
+ * Floating-point sites (csmith mode with `features.floats`). The interpreter holds floating values
+ * to Nagai et al.'s exactness rule: every value an integer the type represents exactly, so the
+ * expected output needs no tolerance. A site that breaks it (an inexact result or conversion, a
+ * conversion to an integer type out of range, a division by zero) is rewritten:
+ * an arithmetic operation becomes its operand of the same type (exact by induction), anything
+ * else becomes zero of its type. Arith mode avoids these sites while building instead (B3/B4).
+ */
+export function repairFloat(ed: Editor, ub: UBReport): Repaired | undefined {
+  let n: Node | undefined = ed.find(ub.node);
+  if (!n || !isExpr(n)) return undefined;
+  // An assignment's target cannot become a value: rewrite the assignment itself.
+  const parent = ed.parent(n.id);
+  if (parent?.kind === 'assign' && parent.target === n) n = parent;
+  const e = n as Expr;
+  if (e.kind === 'binary' && e.type.kind === 'float') {
+    for (const operand of [e.left, e.right]) {
+      if (sameType(unqualified(operand.type), unqualified(e.type))) return repaired(ed.replace(e.id, () => operand), 'float-keep-operand');
+    }
+  }
+  const t = unqualified(e.type);
+  if (t.kind !== 'int' && t.kind !== 'float') return undefined;
+  return repaired(ed.replace(e.id, () => zeroOf(ed, t)), 'float-replace-with-zero');
+}
+
+/** Whether a report is about floating-point arithmetic or conversion, which `repairFloat` handles. */
+export function isFloatSite(ed: Editor, ub: UBReport): boolean {
+  if (ub.kind === 'float-inexact' || ub.kind === 'float-to-int-overflow') return true;
+  if (ub.kind !== 'division-by-zero') return false;
+  const n = ed.find(ub.node);
+  return !!n && n.kind === 'binary' && (n.left.type.kind === 'float' || n.right.type.kind === 'float');
+}
