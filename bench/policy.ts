@@ -7,6 +7,11 @@
 // swarm included), and with YARPGen's policies only (swarm off).
 //
 //   npm run bench:policy [-- --count 60 --seed 1 --size medium --jobs 2 --modes csmith,yarpgen]
+//                        [-- --variants on,no-swarm,expr,+contexts,-shuffle,off]
+//
+// `--variants` runs an ablation: `+NAME` is every policy off but NAME, `-NAME` the defaults
+// without NAME. Program sizes vary a lot from seed to seed and a few programs with fully unrolled
+// loops dominate the remark counts, so comparisons need 100 programs or more per variant.
 //
 // Prints, per mode and compiler: remarks per thousand lines with the policies on, on without
 // swarm, and off, and the ratios to off; and generation speed (programs per second).
@@ -40,16 +45,35 @@ function policiesOff(): Record<string, number | boolean> {
 /**
  * `on`: the default policy. `no-swarm`: YARPGen's policies only (swarm testing, which switches
  * whole features such as loops off, is Csmith's and changes what compilers can optimise far more
- * than expression shapes do). `off`: every field of `policies` off.
+ * than expression shapes do). `expr`: the expression policies only (no swarm, no shuffling).
+ * `off`: every field of `policies` off. For ablations, `--variants` also takes `+NAME` (everything
+ * off but that policy, at its default) and `-NAME` (the default with that policy off).
  */
-type Variant = 'on' | 'no-swarm' | 'expr' | 'off';
-const POLICIES: Record<Variant, Policy> = {
-  on: parsePolicy({}, size),
-  'no-swarm': parsePolicy({ name: 'no-swarm', policies: { swarm: 0 } }, size),
-  expr: parsePolicy({ name: 'expression-policies', policies: { swarm: 0, shuffle: false } }, size),
-  off: parsePolicy({ name: 'policies-off', policies: policiesOff() }, size),
-};
-const VARIANTS = Object.keys(POLICIES) as Variant[];
+type Variant = string;
+function variantPolicy(v: Variant): Policy {
+  const defaults = CSMITH_POLICY.policies as Record<string, number | boolean>;
+  const one = (name: string): string => {
+    if (!(name in defaults)) throw new Error(`unknown policy ${name}; one of ${Object.keys(defaults).join(', ')}`);
+    return name;
+  };
+  if (v === 'on') return parsePolicy({}, size);
+  if (v === 'no-swarm') return parsePolicy({ name: v, policies: { swarm: 0 } }, size);
+  if (v === 'expr') return parsePolicy({ name: v, policies: { swarm: 0, shuffle: false } }, size);
+  if (v === 'off') return parsePolicy({ name: v, policies: policiesOff() }, size);
+  // A placebo: every chance so small it never fires, but still drawn, so the random stream moves
+  // as with the policies on. Compared with `off` it shows how much of a difference is sampling.
+  if (v === 'placebo') {
+    const tiny = Object.fromEntries(Object.entries(policiesOff()).map(([k, x]) => [k, typeof x === 'boolean' ? false : 1e-12]));
+    return parsePolicy({ name: v, policies: tiny }, size);
+  }
+  if (v.startsWith('+')) return parsePolicy({ name: v, policies: { ...policiesOff(), [one(v.slice(1))]: defaults[v.slice(1)] } }, size);
+  if (v.startsWith('-')) return parsePolicy({ name: v, policies: policiesOff.only(one(v.slice(1))) }, size);
+  throw new Error(`unknown variant ${v}: on, no-swarm, expr, off, placebo, +NAME or -NAME`);
+}
+policiesOff.only = (name: string): Record<string, number | boolean> => ({ [name]: typeof CSMITH_POLICY.policies[name as keyof Policy['policies']] === 'boolean' ? false : 0 });
+const VARIANTS: Variant[] = arg('variants', 'on,no-swarm,expr,off').split(',');
+if (!VARIANTS.includes('off')) VARIANTS.push('off');
+const POLICIES: Record<Variant, Policy> = Object.fromEntries(VARIANTS.map((v) => [v, variantPolicy(v)]));
 
 interface Compiler {
   readonly name: string;
@@ -138,6 +162,7 @@ try {
   console.log(`bench:policy — ${count} seeds from ${firstSeed}, size ${size}, ${jobs} jobs`);
   for (const mode of modes) {
     const perThousand: Record<string, Record<Variant, number>> = {};
+    const linesOf: Record<Variant, number> = {};
     const counters: Record<string, Partial<Record<Variant, Counters>>> = {};
     for (const which of VARIANTS) {
       const g = generate(mode, POLICIES[which]);
@@ -148,6 +173,7 @@ try {
         for (const f of files) writeFileSync(join(d, f.name), f.content);
       });
       const n = lines(g.programs);
+      linesOf[which] = n;
       console.log(
         `${mode} policies ${which}: ${g.programs.length} programs (${g.discarded} discarded), ${n} lines, ${fmt(g.programs.length / g.seconds)} programs/s, ${fmt(n / g.seconds, 0)} lines/s`,
       );
@@ -157,14 +183,15 @@ try {
         (counters[cc.name] ??= {})[which] = ks.counters;
         cc.remarks.forEach((kind, j) => {
           const k = ks[j]!;
-          (perThousand[kind.label] ??= { on: 0, 'no-swarm': 0, expr: 0, off: 0 })[which] = (k / n) * 1000;
+          (perThousand[kind.label] ??= {})[which] = (k / n) * 1000;
           console.log(`  ${kind.label}: ${k} remarks, ${fmt(k / g.programs.length)} per program, ${fmt((k / n) * 1000)} per 1000 lines${j === 0 ? ` (${fmt((performance.now() - t0) / 1000)} s)` : ''}`);
         });
       }
     }
     for (const label of Object.keys(perThousand)) {
       const r = perThousand[label]!;
-      console.log(`${mode} ${label}: on ${fmt(r.on)} / off ${fmt(r.off)} remarks per 1000 lines = ${fmt(r.on / r.off, 2)}x; without swarm ${fmt(r['no-swarm'])} = ${fmt(r['no-swarm'] / r.off, 2)}x; expression policies only ${fmt(r.expr)} = ${fmt(r.expr / r.off, 2)}x`);
+      const others = VARIANTS.filter((v) => v !== 'off').map((v) => `${v} ${fmt(r[v]!)} = ${fmt(r[v]! / r.off!, 2)}x`);
+      console.log(`${mode} ${label} remarks per 1000 lines: off ${fmt(r.off!)}; ${others.join('; ')}`);
     }
     // YARPGen's table: per counter, the ratio with policies to without (same number of programs),
     // counted better (> +5%), worse (< -5%) or comparable; and the geometric mean of the ratios.
@@ -178,7 +205,9 @@ try {
         const better = ratios.filter((r) => r > 1.05).length;
         const worse = ratios.filter((r) => r < 1 / 1.05).length;
         const geo = Math.exp(ratios.reduce((a, r) => a + Math.log(r), 0) / Math.max(1, ratios.length));
-        console.log(`${mode} ${cc} counters, policies ${which} vs off: ${keys.length} counters, ${better} better, ${worse} worse, ${keys.length - better - worse} comparable; geometric mean ${fmt(geo, 2)}x`);
+        // The same per thousand lines, for when the variants' programs differ in length.
+        const perLine = geo * (linesOf.off! / linesOf[which]!);
+        console.log(`${mode} ${cc} counters, policies ${which} vs off: ${keys.length} counters, ${better} better, ${worse} worse, ${keys.length - better - worse} comparable; geometric mean ${fmt(geo, 2)}x (${fmt(perLine, 2)}x per line)`);
       }
     }
   }

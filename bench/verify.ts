@@ -5,12 +5,14 @@
 //     valgrind memcheck, and still print the expected line.
 //
 //   npm run bench:verify [-- --seeds 1000 --sanitizer-seeds 200 --first 1 --size medium --mode csmith]
+//                        [-- --policy floats.json --levels -O0,-O2,-O3]
 //
 // With `--mode yarpgen|arith` (or `--mode all`: every mode in turn) the issue's acceptance for the
 // other modes runs instead: 500 seeds per mode with gcc and clang at -O0 -O2 -O3 (`--levels` to
 // change), each program compiled as the files a campaign compiles (yarpgen: separate translation
 // units) and its whole output (arith: one @OK@ line per expression, then the checksum) compared.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { emitC } from '../src/emit/c.js';
@@ -33,7 +35,9 @@ const acceptance = modeArg !== 'csmith';
 const seeds = Number(arg('seeds', acceptance ? '500' : '1000'));
 const sanitizerSeeds = Number(arg('sanitizer-seeds', acceptance ? '50' : '200'));
 const first = Number(arg('first', '1'));
-const policy = parsePolicy({}, arg('size', 'medium') as SizePreset);
+// `--policy FILE` (JSON or YAML, as `kiln gen --policy`), e.g. {"features": {"floats": true}}.
+const policyFile = arg('policy', '');
+const policy = parsePolicy(policyFile ? parseYaml(readFileSync(policyFile, 'utf8')) : {}, arg('size', 'medium') as SizePreset);
 const BATCH = 10;
 
 interface Case {

@@ -80,7 +80,7 @@ export function genInt(g: GenContext, context: IntType, weights: Weights = g.pol
       return e;
     }
     case 'variable':
-      if (g.constMode === 'all' || (g.constMode === 'half' && rng.chance(0.5))) return constant(g, t);
+      if (g.constMode === 'all') return constant(g, t);
       return readInt(g, t) ?? constant(g, t);
     case 'constant':
       return constant(g, t);
@@ -216,6 +216,15 @@ function binary(g: GenContext, t: IntType): Expr {
 
 function binaryWith(g: GenContext, t: IntType, op: BinaryOp): Expr {
   const { rng, b } = g;
+  if (g.constMode === 'half') {
+    // Half-constant subtrees: every operation has one constant operand and one computed one,
+    // ((x + 3) * 5) - 7: chains of constants that instcombine and reassociation fold together.
+    // (Replacing half of the variable reads by constants instead left the front end folding the
+    // subtrees away, and measured fewer optimisations than with the policy off.)
+    const ct = operandType(g, t);
+    if (rng.chance(0.5)) return b.bin(op, constant(g, ct), genInt(g, operandType(g, t)));
+    return b.bin(op, genInt(g, operandType(g, t)), constant(g, ct));
+  }
   const left = genInt(g, operandType(g, t));
   if ((op === '<<' || op === '>>') && rng.chance(0.6)) {
     // Shift counts are mostly constants below the promoted width, as in Csmith's programs.

@@ -163,8 +163,8 @@ export const OperatorWeights = z
 export const GenerationPolicies = z
   .object({
     contexts: weight(0.15, 'chance that an expression subtree is restricted to one operator context (additive, bitwise, logical, multiplicative, bitwise-shift, additive-multiplicative)'),
-    allConstant: weight(0.05, 'chance that an expression subtree has only constant leaves'),
-    halfConstant: weight(0.1, 'chance that an expression subtree has about half constant leaves'),
+    allConstant: weight(0.02, 'chance that an expression subtree has only constant leaves (the front end folds these, so keep it rare)'),
+    halfConstant: weight(0.1, 'chance that an expression subtree has one constant operand in every operation: ((x + 3) * 5) - 7'),
     bitRunConstant: weight(0.1, 'chance that a constant is a contiguous run of one bits (0x00FF0000, ~0 << k, …)'),
     reuseConstant: weight(0.15, 'chance that a constant reuses an earlier one, or its negation or complement'),
     cse: weight(0.08, 'chance that an expression reuses an earlier side-effect-free subexpression (CSE/GVN targets)'),

@@ -24,7 +24,9 @@ const SWARM_FEATURES = [
  * Statement weights are shuffled within two groups, each rescaled to its base total: the mix
  * changes (if against for against switch, assignment against goto) but the share of compound
  * statements, which decides how deep blocks nest and so the program's size, does not; `return`
- * (which ends blocks) keeps its weight.
+ * (which ends blocks) keeps its weight. Each weight moves by a factor of half to twice, like the
+ * others: a wider range (a quarter to four times) starved many programs of loops, where most
+ * optimisations fire.
  */
 function shuffleStatements(w: Policy['statements'], r: Rng): Policy['statements'] {
   const groups: (keyof Policy['statements'])[][] = [
@@ -34,7 +36,7 @@ function shuffleStatements(w: Policy['statements'], r: Rng): Policy['statements'
   const out = { ...w };
   for (const group of groups) {
     const total = group.reduce((a, k) => a + w[k], 0);
-    const drawn = group.map((k) => w[k] * 2 ** (r.float() * 4 - 2)); // the mix may move further
+    const drawn = group.map((k) => w[k] * 2 ** (r.float() * 2 - 1));
     const sum = drawn.reduce((a, b) => a + b, 0);
     group.forEach((k, i) => (out[k] = sum > 0 ? (drawn[i]! * total) / sum : w[k]));
   }
