@@ -136,15 +136,19 @@ function gccStatistics(dir: string, unit: string, into: Counters): void {
 }
 
 /** Compiles every translation unit of every program to an object file; returns the count of each kind of remark and the counters. */
-async function remarks(programs: readonly EmittedFile[][], cc: Compiler, dir: string): Promise<number[] & { counters: Counters }> {
-  const totals = Object.assign(cc.remarks.map(() => 0), { counters: new Map<string, number>() });
+async function remarks(programs: readonly EmittedFile[][], cc: Compiler, dir: string): Promise<number[] & { counters: Counters; perProgram: number[] }> {
+  const totals = Object.assign(cc.remarks.map(() => 0), { counters: new Map<string, number>(), perProgram: programs.map(() => 0) });
   const units = programs.flatMap((files, i) => files.filter((f) => isTranslationUnit(f.name)).map((f) => ({ i, f })));
   await pool(units, jobs, async ({ i, f }) => {
     const cwd = join(dir, String(i));
     const r = await runProcess(cc.name, [...cc.args, '-c', f.name, '-o', `${f.name}.${cc.name}.o`], { cwd, timeoutMs: 600_000, maxOutputBytes: 256 << 20 });
     if (r.status !== 0) throw new Error(`${cc.name} failed on program ${i} ${f.name}: ${r.stderr.slice(0, 2000)}`);
     const out = r.stderr.split('\n');
-    cc.remarks.forEach((k, j) => (totals[j]! += out.filter((l) => k.re.test(l)).length));
+    cc.remarks.forEach((k, j) => {
+      const n = out.filter((l) => k.re.test(l)).length;
+      totals[j]! += n;
+      if (j === 0) totals.perProgram[i]! += n;
+    });
     if (cc.name === 'gcc') gccStatistics(cwd, f.name, totals.counters);
     else for (const l of out) {
       const m = /\[-Rpass=([\w.-]+)\]/.exec(l);
@@ -152,6 +156,36 @@ async function remarks(programs: readonly EmittedFile[][], cc: Compiler, dir: st
     }
   });
   return totals;
+}
+
+const linesPer = (programs: readonly EmittedFile[][]): number[] => programs.map((fs) => fs.reduce((m, f) => m + f.content.split('\n').length - 1, 0));
+
+/**
+ * A 90% bootstrap interval for the ratio of remarks per line, variant over off: programs are
+ * resampled with replacement within each variant (a fixed-seed generator, so reruns agree). The
+ * spread is large because a few programs with fully unrolled or vectorised loops carry many of
+ * the remarks.
+ */
+function ratioInterval(on: { remarks: number[]; lines: number[] }, off: { remarks: number[]; lines: number[] }): [number, number] {
+  let state = 0x9e3779b9;
+  const next = (n: number): number => {
+    state ^= state << 13;
+    state ^= state >>> 17;
+    state ^= state << 5;
+    return (state >>> 0) % n;
+  };
+  const rate = (x: { remarks: number[]; lines: number[] }): number => {
+    let r = 0;
+    let l = 0;
+    for (let k = 0; k < x.remarks.length; k++) {
+      const i = next(x.remarks.length);
+      r += x.remarks[i]!;
+      l += x.lines[i]!;
+    }
+    return r / Math.max(1, l);
+  };
+  const ratios = Array.from({ length: 2000 }, () => rate(on) / rate(off)).sort((a, b) => a - b);
+  return [ratios[100]!, ratios[1899]!];
 }
 
 const lines = (programs: readonly EmittedFile[][]): number => programs.reduce((n, fs) => n + fs.reduce((m, f) => m + f.content.split('\n').length - 1, 0), 0);
@@ -163,6 +197,7 @@ try {
   for (const mode of modes) {
     const perThousand: Record<string, Record<Variant, number>> = {};
     const linesOf: Record<Variant, number> = {};
+    const samples: Record<string, Record<Variant, { remarks: number[]; lines: number[] }>> = {};
     const counters: Record<string, Partial<Record<Variant, Counters>>> = {};
     for (const which of VARIANTS) {
       const g = generate(mode, POLICIES[which]);
@@ -174,6 +209,7 @@ try {
       });
       const n = lines(g.programs);
       linesOf[which] = n;
+      const perLines = linesPer(g.programs);
       console.log(
         `${mode} policies ${which}: ${g.programs.length} programs (${g.discarded} discarded), ${n} lines, ${fmt(g.programs.length / g.seconds)} programs/s, ${fmt(n / g.seconds, 0)} lines/s`,
       );
@@ -181,6 +217,7 @@ try {
         const t0 = performance.now();
         const ks = await remarks(g.programs, cc, dir);
         (counters[cc.name] ??= {})[which] = ks.counters;
+        (samples[cc.remarks[0]!.label] ??= {})[which] = { remarks: ks.perProgram, lines: perLines };
         cc.remarks.forEach((kind, j) => {
           const k = ks[j]!;
           (perThousand[kind.label] ??= {})[which] = (k / n) * 1000;
@@ -190,7 +227,14 @@ try {
     }
     for (const label of Object.keys(perThousand)) {
       const r = perThousand[label]!;
-      const others = VARIANTS.filter((v) => v !== 'off').map((v) => `${v} ${fmt(r[v]!)} = ${fmt(r[v]! / r.off!, 2)}x`);
+      const ci = (v: Variant): string => {
+        const x = samples[label]?.[v];
+        const o = samples[label]?.off;
+        if (!x || !o) return '';
+        const [lo, hi] = ratioInterval(x, o);
+        return ` (90% interval ${fmt(lo, 2)}-${fmt(hi, 2)})`;
+      };
+      const others = VARIANTS.filter((v) => v !== 'off').map((v) => `${v} ${fmt(r[v]!)} = ${fmt(r[v]! / r.off!, 2)}x${ci(v)}`);
       console.log(`${mode} ${label} remarks per 1000 lines: off ${fmt(r.off!)}; ${others.join('; ')}`);
     }
     // YARPGen's table: per counter, the ratio with policies to without (same number of programs),
