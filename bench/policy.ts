@@ -67,10 +67,12 @@ function variantPolicy(v: Variant): Policy {
     return parsePolicy({ name: v, policies: tiny }, size);
   }
   if (v.startsWith('+')) return parsePolicy({ name: v, policies: { ...policiesOff(), [one(v.slice(1))]: defaults[v.slice(1)] } }, size);
-  if (v.startsWith('-')) return parsePolicy({ name: v, policies: policiesOff.only(one(v.slice(1))) }, size);
+  if (v.startsWith('-')) {
+    const name = one(v.slice(1));
+    return parsePolicy({ name: v, policies: { [name]: typeof defaults[name] === 'boolean' ? false : 0 } }, size);
+  }
   throw new Error(`unknown variant ${v}: on, no-swarm, expr, off, placebo, +NAME or -NAME`);
 }
-policiesOff.only = (name: string): Record<string, number | boolean> => ({ [name]: typeof CSMITH_POLICY.policies[name as keyof Policy['policies']] === 'boolean' ? false : 0 });
 const VARIANTS: Variant[] = arg('variants', 'on,no-swarm,expr,off').split(',');
 if (!VARIANTS.includes('off')) VARIANTS.push('off');
 const POLICIES: Record<Variant, Policy> = Object.fromEntries(VARIANTS.map((v) => [v, variantPolicy(v)]));

@@ -185,21 +185,8 @@ function compileExprInner(cx: CompileContext, e: Expr): Ev {
       const b = withConversionAt(compileExpr(cx, e.else), e.else.type, e.type, rt, e.else.id);
       return (f) => (truthy(c(f)) ? a(f) : b(f));
     }
-    case 'cast': {
-      const x = compileExpr(cx, e.operand);
-      const conv = conversion(e.operand.type, e.type);
-      if (!conv) return x;
-      const zero: CValue = e.type.kind === 'int' && e.type.bits > 32 ? 0n : 0;
-      return (f) => {
-        const v = x(f);
-        try {
-          return conv(v);
-        } catch (err) {
-          rt.kernelFault(err, id);
-          return zero;
-        }
-      };
-    }
+    case 'cast':
+      return withConversionAt(compileExpr(cx, e.operand), e.operand.type, e.type, rt, id);
     case 'call':
       return compileCall(cx, e);
     case 'assign':

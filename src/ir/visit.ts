@@ -1,64 +1,10 @@
 import type { Block, Expr, FuncDecl, Init, InitList, Node, Program, Stmt, VarDecl } from './nodes.js';
 
-/** The direct children of a node, in evaluation/printing order. */
+/** The direct children of a node, in evaluation/printing order (the order `forEachChild` defines). */
 export function children(n: Node): Node[] {
-  switch (n.kind) {
-    case 'const':
-    case 'null':
-    case 'var':
-    case 'break':
-    case 'continue':
-    case 'goto':
-    case 'label':
-    case 'case':
-      return [];
-    case 'switch':
-      return [n.cond, n.body];
-    case 'index':
-      return [n.base, n.index];
-    case 'field':
-      return [n.base];
-    case 'deref':
-      return [n.ptr];
-    case 'addr':
-      return [n.target];
-    case 'unary':
-      return [n.operand];
-    case 'binary':
-    case 'comma':
-      return [n.left, n.right];
-    case 'cond':
-      return [n.cond, n.then, n.else];
-    case 'cast':
-      return [n.operand];
-    case 'call':
-      return [...n.args];
-    case 'assign':
-      return [n.target, n.value];
-    case 'incdec':
-      return [n.target];
-    case 'safe':
-      return n.right ? [n.left, n.right] : [n.left];
-    case 'init-list':
-      return [...n.items];
-    case 'var-decl':
-      return n.init ? [n.init] : [];
-    case 'func':
-      return [...n.params, n.body];
-    case 'block':
-      return [...n.locals, ...n.stmts];
-    case 'expr':
-      return [n.expr];
-    case 'if':
-      return n.else ? [n.cond, n.then, n.else] : [n.cond, n.then];
-    case 'for':
-      return [n.init, n.cond, n.step, n.body].filter((x): x is Expr | Block => x !== undefined);
-    case 'return':
-      return n.value ? [n.value] : [];
-    case 'hash':
-    case 'check':
-      return [n.value];
-  }
+  const out: Node[] = [];
+  forEachChild(n, (c) => out.push(c));
+  return out;
 }
 
 /**
