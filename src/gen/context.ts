@@ -66,8 +66,8 @@ export class GenContext {
   opContext: OperatorContext | undefined;
   /** Constant policy of the subtree being generated: every leaf constant, or about half. */
   constMode: 'all' | 'half' | undefined;
-  /** Recent side-effect-free subexpressions, for reuse (CSE/GVN targets). */
-  readonly cseBuffer: Expr[] = [];
+  /** Recent side-effect-free operations and loads, for reuse (CSE, GVN and LICM targets). */
+  readonly cseBuffer: { readonly operation: Expr[]; readonly load: Expr[] } = { operation: [], load: [] };
   /** Recent constants, for reuse with their negation or complement. */
   readonly constBuffer: bigint[] = [];
   /** The union member last stored (in generation order) per union object path: a heuristic for reads. */

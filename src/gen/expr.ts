@@ -61,10 +61,6 @@ export function genInt(g: GenContext, context: IntType, weights: Weights = g.pol
     const mode = rng.chance(pol.allConstant / (pol.allConstant + pol.halfConstant)) ? 'all' : 'half';
     return withSubtree(g, 'constMode', mode, () => genInt(g, t, weights));
   }
-  if (g.cseBuffer.length && rng.chance(pol.cse)) {
-    const reused = reuseSubexpression(g);
-    if (reused) return reused;
-  }
   const kind = rng.weighted<keyof Weights>([
     ['call', weights.call],
     ['variable', weights.variable],
@@ -75,13 +71,26 @@ export function genInt(g: GenContext, context: IntType, weights: Weights = g.pol
   switch (kind) {
     case 'call': {
       // Csmith's call production invokes an operator (its safe-math functions) most of the time.
-      const e = (rng.chance(policy.choices.userCall) ? callFunction(g, t) : undefined) ?? operator(g, t);
-      rememberSubexpression(g, e);
+      const user = rng.chance(policy.choices.userCall) ? callFunction(g, t) : undefined;
+      if (user) return user;
+      // The CSE buffer stands in for new operations and loads only, never for user calls: taking
+      // calls' place too left programs with fewer calls, and so fewer inlining decisions.
+      const reused = reuseSubexpression(g, 'operation');
+      if (reused) return reused;
+      const e = operator(g, t);
+      rememberSubexpression(g, e, 'operation');
       return e;
     }
-    case 'variable':
+    case 'variable': {
       if (g.constMode === 'all') return constant(g, t);
-      return readInt(g, t) ?? constant(g, t);
+      const reused = reuseSubexpression(g, 'load');
+      if (reused) return reused;
+      const v = readInt(g, t);
+      // Loads (`g_3`, `a[1][i]`, `s.f`, `*p`) are remembered too: reusing one gives GVN a
+      // redundant load to eliminate, and LICM an invariant one to hoist when it is reused in a loop.
+      if (v && (v.kind !== 'var' || g.globals.some((d) => d.id === v.decl))) rememberSubexpression(g, v, 'load');
+      return v ?? constant(g, t);
+    }
     case 'constant':
       return constant(g, t);
     case 'comma': {
@@ -110,16 +119,22 @@ function withSubtree<K extends 'opContext' | 'constMode'>(g: GenContext, key: K,
   }
 }
 
-/** Remembers a side-effect-free subexpression for later reuse. */
-function rememberSubexpression(g: GenContext, e: Expr): void {
+/** Remembers a side-effect-free subexpression (an operation or a load) for later reuse. */
+function rememberSubexpression(g: GenContext, e: Expr, kind: keyof GenContext['cseBuffer']): void {
   if (g.policy.policies.cse <= 0 || !pureExpr(e)) return;
-  g.cseBuffer.push(e);
-  if (g.cseBuffer.length > CSE_BUFFER) g.cseBuffer.shift();
+  const buffer = g.cseBuffer[kind];
+  buffer.push(e);
+  if (buffer.length > CSE_BUFFER) buffer.shift();
 }
 
-/** A copy (fresh ids) of a remembered subexpression whose variables are all visible here. */
-function reuseSubexpression(g: GenContext): Expr | undefined {
-  const e = g.rng.pick(g.cseBuffer);
+/**
+ * With the policy's chance, a copy (fresh ids) of a remembered subexpression of the given kind
+ * whose variables are all visible here; undefined otherwise.
+ */
+function reuseSubexpression(g: GenContext, kind: keyof GenContext['cseBuffer']): Expr | undefined {
+  const buffer = g.cseBuffer[kind];
+  if (!buffer.length || !g.rng.chance(g.policy.policies.cse)) return undefined;
+  const e = g.rng.pick(buffer);
   const visible = new Set<number>(g.globals.map((d) => d.id));
   if (g.fnStack.length) {
     for (const p of g.fn.params) visible.add(p.id);

@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import { CSMITH_POLICY, parsePolicy } from '../../src/gen/policy.js';
+import { generateRaw } from '../../src/gen/program.js';
+import { programPolicy } from '../../src/gen/shuffle.js';
+import type { Node } from '../../src/ir/nodes.js';
+import { walkProgram } from '../../src/ir/visit.js';
+import { Rng } from '../../src/random/rng.js';
+
+/** Every YARPGen policy and swarm off, then `on` applied. */
+function only(on: Record<string, number | boolean>) {
+  const off = Object.fromEntries(Object.entries(CSMITH_POLICY.policies).map(([k, v]) => [k, typeof v === 'boolean' ? false : 0]));
+  return parsePolicy({ policies: { ...off, ...on } }, 'small');
+}
+
+/** A node's shape: its text without ids, so copies of one subexpression compare equal. */
+const shape = (n: Node): string => JSON.stringify(n, (k, v: unknown) => (k === 'id' ? undefined : typeof v === 'bigint' ? String(v) : v));
+
+/** Of all loads (`a[i]`, `s.f`, `*p`) in statements, the share that repeat one seen earlier in the same function. */
+function repeatedLoads(policy: ReturnType<typeof only>): number {
+  let loads = 0;
+  let repeats = 0;
+  for (let seed = 1; seed <= 40; seed++) {
+    const p = generateRaw(seed, policy);
+    for (const f of p.funcs) {
+      const seen = new Set<string>();
+      walkProgram({ ...p, funcs: [f], globals: [] }, (n) => {
+        if (n.kind === 'var-decl') return false;
+        if (n.kind !== 'index' && n.kind !== 'field' && n.kind !== 'deref') return;
+        loads++;
+        const s = shape(n);
+        if (seen.has(s)) repeats++;
+        seen.add(s);
+        return false;
+      });
+    }
+  }
+  return repeats / loads;
+}
+
+describe('generation policies in csmith mode', () => {
+  it('the CSE buffer reuses loads as well as operations (GVN and LICM targets)', () => {
+    const plain = repeatedLoads(only({}));
+    const cse = repeatedLoads(only({ cse: 0.5 }));
+    expect(cse).toBeGreaterThan(plain * 1.5);
+  });
+
+  it('swarm testing switches features off per program, and none at chance 0', () => {
+    const all = programPolicy(parsePolicy({ policies: { swarm: 1 } }), Rng.seeded(1)).features;
+    for (const f of ['goto', 'comma', 'embeddedAssign', 'incDec', 'compoundAssign', 'math64', 'pointers', 'structs', 'loops'] as const) expect(all[f], f).toBe(false);
+    const none = programPolicy(parsePolicy({ policies: { swarm: 0 } }), Rng.seeded(1)).features;
+    expect(none).toEqual(CSMITH_POLICY.features);
+    // At the default chance programs differ in what they lack, and most lack something.
+    const lacking = Array.from({ length: 40 }, (_, i) => {
+      const f = programPolicy(CSMITH_POLICY, Rng.seeded(i + 1)).features;
+      return Object.entries(f)
+        .filter(([k, v]) => v !== CSMITH_POLICY.features[k as keyof typeof f])
+        .map(([k]) => k)
+        .join(',');
+    });
+    expect(new Set(lacking).size).toBeGreaterThan(10);
+    expect(lacking.filter((x) => x !== '').length).toBeGreaterThan(20);
+  });
+
+  it('shuffling draws different statement weights per program, each within half to twice its share', () => {
+    const policy = parsePolicy({ policies: { swarm: 0 } });
+    const fors = Array.from({ length: 30 }, (_, i) => programPolicy(policy, Rng.seeded(i + 1)).statements.for);
+    expect(new Set(fors).size).toBe(30);
+    for (const w of fors) {
+      // Rescaling within the group can push a weight a little past the factor's own bounds.
+      expect(w).toBeGreaterThan(CSMITH_POLICY.statements.for / 4);
+      expect(w).toBeLessThan(CSMITH_POLICY.statements.for * 4);
+    }
+    const unshuffled = programPolicy(parsePolicy({ policies: { shuffle: false, swarm: 0 } }), Rng.seeded(1));
+    expect(unshuffled.statements).toEqual(CSMITH_POLICY.statements);
+  });
+});
