@@ -21,43 +21,41 @@ const SWARM_FEATURES = [
 ] as const satisfies readonly (keyof Policy['features'])[];
 
 /**
- * Statement weights are shuffled within two groups, each rescaled to its base total: the mix
- * changes (if against for against switch, assignment against goto) but the share of compound
- * statements, which decides how deep blocks nest and so the program's size, does not; `return`
- * (which ends blocks) keeps its weight. Each weight moves by a factor of half to twice, like the
- * others: a wider range (a quarter to four times) starved many programs of loops, where most
- * optimisations fire.
+ * Scales each weight of `group` by 2^u (u uniform in [-1, 1]: half to twice) and rescales them so
+ * they keep their base total: the mix within the group changes, the group's share does not.
+ */
+function shuffleGroup<T extends Record<string, number>>(w: T, group: readonly (keyof T)[], r: Rng, out: T): void {
+  const total = group.reduce((a, k) => a + w[k], 0);
+  const drawn = group.map((k) => w[k] * 2 ** (r.float() * 2 - 1));
+  const sum = drawn.reduce((a, b) => a + b, 0);
+  group.forEach((k, i) => ((out[k] as number) = sum > 0 ? (drawn[i]! * total) / sum : w[k]));
+}
+
+/**
+ * Statement weights are shuffled within two groups: the mix changes (if against for against
+ * switch, assignment against goto) but the share of compound statements, which decides how deep
+ * blocks nest and so the program's size, does not; `return` (which ends blocks) keeps its weight.
+ * Each weight moves by a factor of half to twice, like the others: a wider range (a quarter to
+ * four times) starved many programs of loops, where most optimisations fire.
  */
 function shuffleStatements(w: Policy['statements'], r: Rng): Policy['statements'] {
-  const groups: (keyof Policy['statements'])[][] = [
-    ['if', 'for', 'arrayLoop', 'switch'],
-    ['assign', 'goto', 'break', 'continue'],
-  ];
   const out = { ...w };
-  for (const group of groups) {
-    const total = group.reduce((a, k) => a + w[k], 0);
-    const drawn = group.map((k) => w[k] * 2 ** (r.float() * 2 - 1));
-    const sum = drawn.reduce((a, b) => a + b, 0);
-    group.forEach((k, i) => (out[k] = sum > 0 ? (drawn[i]! * total) / sum : w[k]));
-  }
+  shuffleGroup(w, ['if', 'for', 'arrayLoop', 'switch'], r, out);
+  shuffleGroup(w, ['assign', 'goto', 'break', 'continue'], r, out);
   return out;
 }
 
 /**
  * Expression weights are shuffled around the call production: it keeps its share (it makes the
  * operations, so it decides how large expressions grow, and it makes the user calls), and the
- * other kinds (variable, constant, comma, embedded assignment) are rescaled to their base total.
+ * other kinds (variable, constant, comma, embedded assignment) are shuffled as a group.
  * Shuffling all five let the call share fall in some programs more than it rose in others
  * (it is the dominant weight), and bench:policy measured fewer calls, so fewer inlining
  * decisions, per line.
  */
 function shuffleExpressions(w: Policy['expressions'], r: Rng): Policy['expressions'] {
-  const others = ['variable', 'constant', 'comma', 'assign'] as const;
-  const total = others.reduce((a, k) => a + w[k], 0);
-  const drawn = others.map((k) => w[k] * 2 ** (r.float() * 2 - 1));
-  const sum = drawn.reduce((a, b) => a + b, 0);
   const out = { ...w };
-  others.forEach((k, i) => (out[k] = sum > 0 ? (drawn[i]! * total) / sum : w[k]));
+  shuffleGroup(w, ['variable', 'constant', 'comma', 'assign'], r, out);
   return out;
 }
 
