@@ -305,14 +305,14 @@ try {
         const ks = await remarks(g.programs, cc, dir);
         (counters[cc.name] ??= {})[which] = ks.counters;
         (samples[cc.remarks[0]!.label] ??= {})[which] = { remarks: ks.perProgram, lines: perLines };
+        // How heavy the tail is: the share of the headline remarks carried by the top 5% of programs.
+        const top = [...ks.perProgram].sort((a, b) => b - a).slice(0, Math.ceil(ks.perProgram.length / 20)).reduce((a, b) => a + b, 0);
+        const headline = ` (${fmt((performance.now() - t0) / 1000)} s, top 5% of programs ${fmt((100 * top) / Math.max(1, ks[0]!), 0)}%)`;
         cc.remarks.forEach((kind, j) => {
           const k = ks[j]!;
           const per = (k / (kind.all ? nAll : n)) * 1000;
           (perThousand[kind.label] ??= {})[which] = per;
-          // How heavy the tail is: the share of the remarks carried by the top 5% of programs.
-          const top = j === 0 ? [...ks.perProgram].sort((a, b) => b - a).slice(0, Math.ceil(ks.perProgram.length / 20)).reduce((a, b) => a + b, 0) : 0;
-          const tail = j === 0 ? `, top 5% of programs ${fmt((100 * top) / Math.max(1, k), 0)}%` : '';
-          console.log(`  ${kind.label}: ${k} remarks, ${fmt(k / g.programs.length)} per program, ${fmt(per)} per 1000 lines${j === 0 ? ` (${fmt((performance.now() - t0) / 1000)} s${tail})` : ''}`);
+          console.log(`  ${kind.label}: ${k} remarks, ${fmt(k / g.programs.length)} per program, ${fmt(per)} per 1000 lines${j === 0 ? headline : ''}`);
         });
       }
     }

@@ -88,7 +88,9 @@ export function genInt(g: GenContext, context: IntType, weights: Weights = g.pol
       const v = readInt(g, t);
       // Loads (`g_3`, `a[1][i]`, `s.f`, `*p`) are remembered too: reusing one gives GVN a
       // redundant load to eliminate, and LICM an invariant one to hoist when it is reused in a loop.
-      if (v && (v.kind !== 'var' || g.globals.some((d) => d.id === v.decl))) rememberSubexpression(g, v, 'load');
+      // (Locals and parameters are registers after SSA: nothing to eliminate. The cheap policy test
+      // comes first, so without the CSE policy no read pays for the globals' scan.)
+      if (v && g.policy.policies.cse > 0 && (v.kind !== 'var' || g.globals.some((d) => d.id === v.decl))) rememberSubexpression(g, v, 'load');
       return v ?? constant(g, t);
     }
     case 'constant':
