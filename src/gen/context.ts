@@ -68,6 +68,10 @@ export class GenContext {
   constMode: 'all' | 'half' | undefined;
   /** Recent side-effect-free operations and loads, for reuse (CSE, GVN and LICM targets). */
   readonly cseBuffer: { readonly operation: Expr[]; readonly load: Expr[] } = { operation: [], load: [] };
+  /** Invariant expressions of the loops being generated, innermost last, with the function they belong to. */
+  readonly invariants: { readonly fn: FnCtx; readonly expr: Expr }[] = [];
+  /** Generating a loop's invariant expressions: no user calls, comma or embedded assignments. */
+  pure = false;
   /** Recent constants, for reuse with their negation or complement. */
   readonly constBuffer: bigint[] = [];
   /** The union member last stored (in generation order) per union object path: a heuristic for reads. */

@@ -65,18 +65,20 @@ export function genInt(g: GenContext, context: IntType, weights: Weights = g.pol
     ['call', weights.call],
     ['variable', weights.variable],
     ['constant', weights.constant],
-    ['comma', f.comma ? weights.comma : 0],
-    ['assign', f.embeddedAssign || f.incDec ? weights.assign : 0],
+    ['comma', f.comma && !g.pure ? weights.comma : 0],
+    ['assign', (f.embeddedAssign || f.incDec) && !g.pure ? weights.assign : 0],
   ]);
   switch (kind) {
     case 'call': {
       // Csmith's call production invokes an operator (its safe-math functions) most of the time.
-      const user = rng.chance(policy.choices.userCall) ? callFunction(g, t) : undefined;
+      const user = !g.pure && rng.chance(policy.choices.userCall) ? callFunction(g, t) : undefined;
       if (user) return user;
-      // The CSE buffer stands in for new operations and loads only, never for user calls: taking
-      // calls' place too left programs with fewer calls, and so fewer inlining decisions.
-      const reused = reuseSubexpression(g, 'operation');
-      if (reused) return reused;
+      // The CSE buffer and the loop invariants stand in for new operations only, never for user
+      // calls, and a copy becomes an operand of a new operation rather than the whole subtree: ending
+      // the subtree there left programs with fewer user calls (which the subtree's own draws would
+      // have made), and so fewer inlining decisions, per line.
+      const copy = invariantCopy(g) ?? reuseSubexpression(g, 'operation');
+      if (copy) return withOperand(g, t, copy);
       const e = operator(g, t);
       rememberSubexpression(g, e, 'operation');
       return e;
@@ -119,6 +121,54 @@ function withSubtree<K extends 'opContext' | 'constMode'>(g: GenContext, key: K,
   } finally {
     g[key] = saved;
   }
+}
+
+/**
+ * Generates a loop body (`body`) under the loop-invariant policy: first draws one or two
+ * side-effect-free expressions from what is visible at loop entry (never reading the loop's own
+ * induction variable, `induction`), then generates the body with a chance per new operation of a
+ * copy of one of them (see `invariantCopy`). A copy whose variables the body does not write is
+ * invariant in the loop: work LICM hoists, GVN merges with the other copies, and, in a condition,
+ * a reason to unswitch the loop. The body may still write them (Csmith's loops write a few
+ * variables each): making them read-only in the loop was tried, and bench:policy measured fewer
+ * remarks of every kind, LICM's included, since the loops then lost most of their stores.
+ */
+export function withLoopInvariants<T>(g: GenContext, induction: number | undefined, body: () => T): T {
+  if (g.policy.policies.invariants <= 0) return body();
+  const saved = g.complexity;
+  const made: Expr[] = [];
+  g.pure = true;
+  try {
+    for (let k = g.rng.int(1, 2); k > 0; k--) {
+      g.complexity = g.rng.int(2, Math.max(2, g.policy.limits.maxExprComplexity >> 1));
+      const e = genInt(g, g.intType());
+      let readsInduction = false;
+      walk(e, (n) => {
+        if (n.kind === 'var' && n.decl === induction) readsInduction = true;
+        return !readsInduction;
+      });
+      if (!readsInduction && pureExpr(e)) made.push(e);
+    }
+  } finally {
+    g.pure = false;
+    g.complexity = saved;
+  }
+  const fn = g.fn;
+  for (const expr of made) g.invariants.push({ fn, expr });
+  try {
+    return body();
+  } finally {
+    g.invariants.length -= made.length;
+  }
+}
+
+/** With the invariant policy's chance, a copy (fresh ids) of an invariant expression of an enclosing loop of this function. */
+function invariantCopy(g: GenContext): Expr | undefined {
+  if (!g.invariants.length || !g.rng.chance(g.policy.policies.invariants)) return undefined;
+  const { fn, expr } = g.rng.pick(g.invariants);
+  // A function begun mid-expression inside the loop cannot see the loop's variables.
+  if (fn !== g.fn) return undefined;
+  return transform(expr, (n) => ({ ...n, id: g.b.id() })) as Expr;
 }
 
 /** Remembers a side-effect-free subexpression (an operation or a load) for later reuse. */
@@ -186,9 +236,10 @@ function operator(g: GenContext, t: IntType): Expr {
   const f = policy.features;
   g.complexity--;
   if (g.opContext) {
-    // Inside an operator context only its operators appear (a unary one a fifth of the time).
+    // Inside an operator context only its operators appear, a unary one as often as outside (5 in
+    // 100: at a fifth, programs had three times the unary operations per line and fewer binary ones).
     const ctx = CONTEXTS[g.opContext];
-    if (ctx.unary.length && rng.chance(0.2)) return b.un(rng.pick(ctx.unary), genInt(g, operandType(g, t)));
+    if (ctx.unary.length && rng.chance(0.05)) return b.un(rng.pick(ctx.unary), genInt(g, operandType(g, t)));
     return binaryWith(g, t, rng.pick(ctx.binary));
   }
   const kind = rng.weighted<'binary' | 'unary' | 'cond' | 'cast' | 'ptrcmp' | 'fcast' | 'fcmp'>([
@@ -225,10 +276,23 @@ function operator(g: GenContext, t: IntType): Expr {
 }
 
 function binary(g: GenContext, t: IntType): Expr {
+  return binaryWith(g, t, binaryOp(g));
+}
+
+/** A binary operator by the policy's weights (or the operator context's), with the features' exclusions. */
+function binaryOp(g: GenContext): BinaryOp {
   const { rng, policy } = g;
+  if (g.opContext) return rng.pick(CONTEXTS[g.opContext].binary);
   const f = policy.features;
-  const op = rng.weighted(Object.entries(policy.operators).map(([o, w]) => [o as BinaryOp, (o === '/' || o === '%') && !f.divs ? 0 : o === '*' && !f.muls ? 0 : w] as const));
-  return binaryWith(g, t, op);
+  return rng.weighted(Object.entries(policy.operators).map(([o, w]) => [o as BinaryOp, (o === '/' || o === '%') && !f.divs ? 0 : o === '*' && !f.muls ? 0 : w] as const));
+}
+
+/** A new operation with a reused subexpression as one operand, the other one drawn afresh. */
+function withOperand(g: GenContext, t: IntType, copy: Expr): Expr {
+  g.complexity--;
+  const op = binaryOp(g);
+  const other = genInt(g, operandType(g, t));
+  return g.rng.chance(0.5) ? g.b.bin(op, copy, other) : g.b.bin(op, other, copy);
 }
 
 function binaryWith(g: GenContext, t: IntType, op: BinaryOp): Expr {
@@ -350,11 +414,19 @@ export function genPointer(g: GenContext, t: PointerT, scopeLimit?: number): Exp
 
 /** A struct or union value of type `t`: a variable or a call. */
 function genRecordValue(g: GenContext, t: Type): Expr {
+  const v = recordValue(g, t);
+  if (v) return v;
+  throw new Error(`no object of type ${t.kind} available`);
+}
+
+/**
+ * A struct or union value of type `t`, or undefined when none can be had: every object of the
+ * type may be a union member that is not the one last stored, with no room left for a new one.
+ */
+export function recordValue(g: GenContext, t: Type): Expr | undefined {
   if (g.rng.chance(0.2)) {
     const c = callFunction(g, t);
     if (c) return c;
   }
-  const v = pickLvalue(g, { type: t });
-  if (v) return v;
-  throw new Error(`no object of type ${t.kind} available`);
+  return pickLvalue(g, { type: t });
 }

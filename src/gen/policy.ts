@@ -170,7 +170,15 @@ export const GenerationPolicies = z
     halfConstant: weight(0, 'chance that an expression subtree has one constant operand in every operation: ((x + 3) * 5) - 7 (off by default: measured to lower optimisation counts)'),
     bitRunConstant: weight(0.1, 'chance that a constant is a contiguous run of one bits (0x00FF0000, ~0 << k, …)'),
     reuseConstant: weight(0.15, 'chance that a constant reuses an earlier one, or its negation or complement'),
-    cse: weight(0.08, 'chance that a new operation or load is instead a copy of an earlier side-effect-free one (CSE, GVN and LICM targets; user calls are never replaced)'),
+    cse: weight(
+      0.08,
+      'chance that a new load is a copy of an earlier side-effect-free one, and that a new operation takes a copy of an earlier one as an operand (CSE, GVN and LICM targets; user calls are never replaced)',
+    ),
+    invariants: weight(
+      0.15,
+      "chance that a new operation inside a loop takes as an operand a copy of one of the loop's invariant expressions, side-effect-free " +
+        "expressions drawn at loop entry (LICM, loop-unswitching and GVN targets; Kiln's, after YARPGen's CSE buffer)",
+    ),
     shuffle: bool(true, 'draw the weights themselves at random per program (YARPGen shuffles its parameters)'),
     // 0.1, not more: a program swarm testing leaves without loops has few of the optimisations
     // that fire most (LICM, unrolling, vectorisation). bench:policy, 300 programs, swarm at 0.25

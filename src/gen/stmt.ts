@@ -4,7 +4,7 @@ import { isRecord, unqualified, type Type } from '../ir/types.js';
 import { loopContinues } from '../ir/visit.js';
 import { newLocal, pickLvalue, scopeLimitOf } from './access.js';
 import type { BlockCtx, GenContext, LoopCtx } from './context.js';
-import { declarable, genExpr, genFloat, genInt } from './expr.js';
+import { declarable, genExpr, genFloat, genInt, recordValue, withLoopInvariants } from './expr.js';
 import type { Policy } from './policy.js';
 import { constant } from './types.js';
 
@@ -154,7 +154,8 @@ function assignment(g: GenContext): Stmt | undefined {
   } else if ((f.structs || f.unions) && g.records.length && r < 0.18) {
     const rt = rng.pick(g.records);
     const lv = pickLvalue(g, { type: rt, writable: true });
-    if (lv && isRecord(lv.type)) return b.stmt(b.assign(lv, genExpr(g, lv.type)));
+    const value = lv && isRecord(lv.type) ? recordValue(g, unqualified(lv.type)) : undefined;
+    if (lv && value) return b.stmt(b.assign(lv, value));
   } else if (f.floats && r < 0.3) {
     const lv = pickLvalue(g, { type: rng.pick([C.float, C.double]), writable: true });
     if (lv && lv.type.kind === 'float') {
@@ -226,9 +227,13 @@ function forLoop(g: GenContext, opts: BlockOptions): Stmt {
     lo: Number(up ? c0 : c1),
     hi: Number(up ? c1 : c0),
   };
-  g.fn.loops.push(range);
-  const body = genBlock(g, { ...opts, inLoop: true, inSwitch: false, functionBody: false });
-  g.fn.loops.pop();
+  // Invariants are drawn before the loop is entered, so array indices in them are not biased to its induction variable.
+  const body = withLoopInvariants(g, decl?.id, () => {
+    g.fn.loops.push(range);
+    const block = genBlock(g, { ...opts, inLoop: true, inSwitch: false, functionBody: false });
+    g.fn.loops.pop();
+    return block;
+  });
   // Print some loops as while or do-while loops (a do loop always runs its first iteration).
   const ch = policy.choices;
   const r = rng.float();
@@ -250,12 +255,15 @@ function arrayLoop(g: GenContext, opts: BlockOptions): Stmt | undefined {
   const i = b.local(g.name('l_'), t, b.lit(0, t));
   g.block.locals.push(i);
   g.readOnly.add(i.id);
-  const bias = g.loopIndexBias;
-  g.loopIndexBias = 0.9;
-  g.fn.loops.push({ induction: b.v(i), decl: i, lo: 0, hi: n - 1 });
-  const body = genBlock(g, { ...opts, inLoop: true, inSwitch: false, functionBody: false });
-  g.fn.loops.pop();
-  g.loopIndexBias = bias;
+  const body = withLoopInvariants(g, i.id, () => {
+    const bias = g.loopIndexBias;
+    g.loopIndexBias = 0.9;
+    g.fn.loops.push({ induction: b.v(i), decl: i, lo: 0, hi: n - 1 });
+    const block = genBlock(g, { ...opts, inLoop: true, inSwitch: false, functionBody: false });
+    g.fn.loops.pop();
+    g.loopIndexBias = bias;
+    return block;
+  });
   return b.for(b.assign(b.v(i), b.lit(0, t)), b.bin('<', b.v(i), b.lit(n, t)), b.incdec('++', b.v(i), false), body);
 }
 

@@ -3,13 +3,13 @@ import { CSMITH_POLICY, parsePolicy } from '../../src/gen/policy.js';
 import { generateRaw } from '../../src/gen/program.js';
 import { programPolicy } from '../../src/gen/shuffle.js';
 import type { Node } from '../../src/ir/nodes.js';
-import { walkProgram } from '../../src/ir/visit.js';
+import { walk, walkProgram } from '../../src/ir/visit.js';
 import { Rng } from '../../src/random/rng.js';
 
 /** Every YARPGen policy and swarm off, then `on` applied. */
-function only(on: Record<string, number | boolean>) {
+function only(on: Record<string, number | boolean>, size: 'small' | 'medium' = 'small') {
   const off = Object.fromEntries(Object.entries(CSMITH_POLICY.policies).map(([k, v]) => [k, typeof v === 'boolean' ? false : 0]));
-  return parsePolicy({ policies: { ...off, ...on } }, 'small');
+  return parsePolicy({ policies: { ...off, ...on } }, size);
 }
 
 /** A node's shape: its text without ids, so copies of one subexpression compare equal. */
@@ -37,7 +37,44 @@ function repeatedLoads(policy: ReturnType<typeof only>): number {
   return repeats / loads;
 }
 
+/**
+ * Per loop, the operations (binary nodes) in its body that repeat another one of the body and
+ * read no scalar variable the body assigns: invariant work LICM can hoist.
+ */
+function repeatedInvariants(policy: ReturnType<typeof only>): number {
+  let found = 0;
+  for (let seed = 1; seed <= 30; seed++) {
+    const p = generateRaw(seed, policy);
+    walkProgram({ ...p, globals: [] }, (loop) => {
+      if (loop.kind !== 'for') return;
+      const assigned = new Set<number>();
+      walk(loop.body, (n) => {
+        if ((n.kind === 'assign' || n.kind === 'incdec') && n.target.kind === 'var') assigned.add(n.target.decl);
+      });
+      const seen = new Map<string, number>();
+      walk(loop.body, (n) => {
+        if (n.kind !== 'binary') return;
+        let invariant = true;
+        walk(n, (m) => {
+          if (m.kind === 'var' && assigned.has(m.decl)) invariant = false;
+        });
+        if (invariant) seen.set(shape(n), (seen.get(shape(n)) ?? 0) + 1);
+      });
+      for (const k of seen.values()) if (k > 1) found += k;
+    });
+  }
+  return found;
+}
+
 describe('generation policies in csmith mode', () => {
+  it('the loop-invariant policy repeats invariant operations inside loops (LICM targets)', () => {
+    // Medium programs: small ones have few loops.
+    const plain = repeatedInvariants(only({}, 'medium'));
+    const invariants = repeatedInvariants(only({ invariants: 0.5 }, 'medium'));
+    expect(invariants).toBeGreaterThan(plain * 3 + 200);
+  });
+
+
   it('the CSE buffer reuses loads as well as operations (GVN and LICM targets)', () => {
     const plain = repeatedLoads(only({}));
     const cse = repeatedLoads(only({ cse: 0.5 }));
