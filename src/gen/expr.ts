@@ -126,12 +126,13 @@ function withSubtree<K extends 'opContext' | 'constMode'>(g: GenContext, key: K,
 /**
  * Generates a loop body (`body`) under the loop-invariant policy: first draws one or two
  * side-effect-free expressions from what is visible at loop entry (never reading the loop's own
- * induction variable, `induction`), then generates the body with a chance per new operation of a
- * copy of one of them (see `invariantCopy`). A copy whose variables the body does not write is
- * invariant in the loop: work LICM hoists, GVN merges with the other copies, and, in a condition,
- * a reason to unswitch the loop. The body may still write them (Csmith's loops write a few
- * variables each): making them read-only in the loop was tried, and bench:policy measured fewer
- * remarks of every kind, LICM's included, since the loops then lost most of their stores.
+ * induction variable, `induction`), then generates the body with a chance per new operation that
+ * it takes a copy of one of them as an operand (see `invariantCopy`, `withOperand`). A copy whose
+ * variables the body does not write is invariant in the loop: work LICM hoists, GVN merges with
+ * the other copies, and, in a condition, a reason to unswitch the loop. The body may still write
+ * them (Csmith's loops write a few variables each): making them read-only in the loop was tried,
+ * and bench:policy measured fewer remarks of every kind, LICM's included, since the loops then
+ * lost most of their stores.
  */
 export function withLoopInvariants<T>(g: GenContext, induction: number | undefined, body: () => T): T {
   if (g.policy.policies.invariants <= 0) return body();
