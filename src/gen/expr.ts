@@ -2,7 +2,7 @@ import type { BinaryOp } from '../c/ops.js';
 import { C, isBitfieldType, type FloatType, type IntType } from '../c/types.js';
 import { pointerConvertible } from '../ir/build.js';
 import type { AssignOp, Expr } from '../ir/nodes.js';
-import { transform, walk } from '../ir/visit.js';
+import { walk } from '../ir/visit.js';
 import { isRecord, sameType, unqualified, type PointerT, type Type } from '../ir/types.js';
 import { addressOf, pickLvalue } from './access.js';
 import type { GenContext, OperatorContext } from './context.js';
@@ -169,7 +169,7 @@ function invariantCopy(g: GenContext): Expr | undefined {
   const { fn, expr } = g.rng.pick(g.invariants);
   // A function begun mid-expression inside the loop cannot see the loop's variables.
   if (fn !== g.fn) return undefined;
-  return transform(expr, (n) => ({ ...n, id: g.b.id() })) as Expr;
+  return g.b.copy(expr);
 }
 
 /** Remembers a side-effect-free subexpression (an operation or a load) for later reuse. */
@@ -199,7 +199,7 @@ function reuseSubexpression(g: GenContext, kind: keyof GenContext['cseBuffer']):
     return ok;
   });
   if (!ok) return undefined;
-  return transform(e, (n) => ({ ...n, id: g.b.id() })) as Expr;
+  return g.b.copy(e);
 }
 
 function pureExpr(e: Expr): boolean {

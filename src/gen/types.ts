@@ -1,6 +1,5 @@
 import { C, intMax, intMin, type IntType } from '../c/types.js';
 import type { Expr, Init } from '../ir/nodes.js';
-import { transform } from '../ir/visit.js';
 import { arrayOf, isRecord, namedFields, pointerDepth, pointerTo, qualify, unqualified, type Field, type RecordT, type Type } from '../ir/types.js';
 import type { GenContext } from './context.js';
 
@@ -205,7 +204,7 @@ function copyInit(g: GenContext, init: Init): Init {
     const items = init.items.map((i) => copyInit(g, i));
     return { kind: 'init-list', id: g.b.id(), items };
   }
-  return transform(init, (n) => ({ ...n, id: g.b.id() })) as Init;
+  return g.b.copy(init);
 }
 
 function bitfieldInitType(f: Field): IntType {

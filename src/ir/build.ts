@@ -12,6 +12,7 @@ import type {
   IfStmt,
   Init,
   InitList,
+  Node,
   Program,
   ProgramMeta,
   SafeOp,
@@ -19,6 +20,7 @@ import type {
   VarDecl,
 } from './nodes.js';
 import { isLvalue } from './nodes.js';
+import { transform } from './visit.js';
 import {
   isArith,
   isRecord,
@@ -80,6 +82,11 @@ export class IRBuilder {
   /** Takes a fresh node id. */
   id(): number {
     return this.next++;
+  }
+
+  /** A copy of a subtree with fresh node ids (IR nodes are never shared). */
+  copy<T extends Node>(n: T): T {
+    return transform(n, (m) => ({ ...m, id: this.id() })) as T;
   }
 
   /** The next id this builder would hand out. */
