@@ -77,8 +77,14 @@ export function genInt(g: GenContext, context: IntType, weights: Weights = g.pol
       // calls, and a copy becomes an operand of a new operation rather than the whole subtree: ending
       // the subtree there left programs with fewer user calls (which the subtree's own draws would
       // have made), and so fewer inlining decisions, per line.
+      // A copy spends the budget its operators would have, so only one that fits is taken:
+      // expressions keep the size `maxExprComplexity` gives them. (Free copies made expressions
+      // a third larger, so the programs longer, with fewer loops and calls per line.)
       const copy = invariantCopy(g) ?? reuseSubexpression(g, 'operation');
-      if (copy) return withOperand(g, t, copy);
+      if (copy) {
+        g.complexity -= operations(copy);
+        return withOperand(g, t, copy);
+      }
       const e = operator(g, t);
       rememberSubexpression(g, e, 'operation');
       return e;
@@ -166,10 +172,10 @@ export function withLoopInvariants<T>(g: GenContext, induction: number | undefin
 /** With the invariant policy's chance, a copy (fresh ids) of an invariant expression of an enclosing loop of this function. */
 function invariantCopy(g: GenContext): Expr | undefined {
   if (!g.invariants.length || !g.rng.chance(g.policy.policies.invariants)) return undefined;
-  const { fn, expr } = g.rng.pick(g.invariants);
   // A function begun mid-expression inside the loop cannot see the loop's variables.
-  if (fn !== g.fn) return undefined;
-  return g.b.copy(expr);
+  const fitting = g.invariants.filter((x) => x.fn === g.fn && operations(x.expr) < g.complexity);
+  if (!fitting.length) return undefined;
+  return g.b.copy(g.rng.pick(fitting).expr);
 }
 
 /** Remembers a side-effect-free subexpression (an operation or a load) for later reuse. */
@@ -185,8 +191,11 @@ function rememberSubexpression(g: GenContext, e: Expr, kind: keyof GenContext['c
  * whose variables are all visible here; undefined otherwise.
  */
 function reuseSubexpression(g: GenContext, kind: keyof GenContext['cseBuffer']): Expr | undefined {
-  const buffer = g.cseBuffer[kind];
-  if (!buffer.length || !g.rng.chance(g.policy.policies.cse)) return undefined;
+  const all = g.cseBuffer[kind];
+  if (!all.length || !g.rng.chance(g.policy.policies.cse)) return undefined;
+  // Operations that fit the expression's remaining budget (see `genInt`); loads cost nothing.
+  const buffer = kind === 'operation' ? all.filter((x) => operations(x) < g.complexity) : all;
+  if (!buffer.length) return undefined;
   const e = g.rng.pick(buffer);
   const visible = new Set<number>(g.globals.map((d) => d.id));
   if (g.fnStack.length) {
@@ -200,6 +209,15 @@ function reuseSubexpression(g: GenContext, kind: keyof GenContext['cseBuffer']):
   });
   if (!ok) return undefined;
   return g.b.copy(e);
+}
+
+/** The operators in an expression: what it costs of the complexity budget. */
+function operations(e: Expr): number {
+  let n = 0;
+  walk(e, (x) => {
+    if (x.kind === 'binary' || x.kind === 'unary' || x.kind === 'cond' || x.kind === 'cast') n++;
+  });
+  return n;
 }
 
 function pureExpr(e: Expr): boolean {

@@ -179,6 +179,11 @@ export const GenerationPolicies = z
       "chance that a new operation inside a loop takes as an operand a copy of one of the loop's invariant expressions, side-effect-free " +
         "expressions drawn at loop entry (LICM, loop-unswitching and GVN targets; Kiln's, after YARPGen's CSE buffer)",
     ),
+    vectorLoops: weight(
+      0.3,
+      "chance that an array loop's body is element-wise statements and reductions over arrays indexed by the loop variable, " +
+        "with no calls or division (loop and SLP vectoriser targets; Kiln's: Csmith's array-statement bodies are ordinary blocks the vectorisers rarely take)",
+    ),
     shuffle: bool(true, 'draw the weights themselves at random per program (YARPGen shuffles its parameters)'),
     // 0.1, not more: a program swarm testing leaves without loops has few of the optimisations
     // that fire most (LICM, unrolling, vectorisation). bench:policy, 300 programs, swarm at 0.25

@@ -32,15 +32,20 @@ function shuffleGroup<T extends Record<string, number>>(w: T, group: readonly (k
 }
 
 /**
- * Statement weights are shuffled within two groups: the mix changes (if against for against
- * switch, assignment against goto) but the share of compound statements, which decides how deep
- * blocks nest and so the program's size, does not; `return` (which ends blocks) keeps its weight.
- * Each weight moves by a factor of half to twice, like the others: a wider range (a quarter to
- * four times) starved many programs of loops, where most optimisations fire.
+ * Statement weights are shuffled within three groups: the mix changes (if against switch, for
+ * against array loops, assignment against goto) but the share of loops, and of compound
+ * statements, which decides how deep blocks nest and so the program's size, does not; `return`
+ * (which ends blocks) keeps its weight. Each weight moves by a factor of half to twice, like the
+ * others: a wider range (a quarter to four times) starved many programs of loops, where most
+ * optimisations fire. Loops keep their share since shuffling them against `if` and `switch` too
+ * left less code inside loops per line, though each weight's mean is unmoved: on the IR of 200
+ * programs, shuffling alone left loop bodies 6% fewer operations, 14% fewer calls and 7% fewer
+ * stores per line than no shuffling; with the loop share kept, 2%, 8% and 2%.
  */
 function shuffleStatements(w: Policy['statements'], r: Rng): Policy['statements'] {
   const out = { ...w };
-  shuffleGroup(w, ['if', 'for', 'arrayLoop', 'switch'], r, out);
+  shuffleGroup(w, ['if', 'switch'], r, out);
+  shuffleGroup(w, ['for', 'arrayLoop'], r, out);
   shuffleGroup(w, ['assign', 'goto', 'break', 'continue'], r, out);
   return out;
 }

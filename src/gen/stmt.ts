@@ -7,6 +7,7 @@ import type { BlockCtx, GenContext, LoopCtx } from './context.js';
 import { declarable, genExpr, genFloat, genInt, recordValue, withLoopInvariants } from './expr.js';
 import type { Policy } from './policy.js';
 import { constant } from './types.js';
+import { vectorBody } from './vector.js';
 
 /**
  * Statements and blocks, with Csmith's Table 3.1 weights: assignment 40+, if-else 15, for 15,
@@ -255,6 +256,13 @@ function arrayLoop(g: GenContext, opts: BlockOptions): Stmt | undefined {
   const i = b.local(g.name('l_'), t, b.lit(0, t));
   g.block.locals.push(i);
   g.readOnly.add(i.id);
+  const header = (body: Block): Stmt => b.for(b.assign(b.v(i), b.lit(0, t)), b.bin('<', b.v(i), b.lit(n, t)), b.incdec('++', b.v(i), false), body);
+  // The chance is drawn only with the policy on, so programs without it are what they were.
+  const vector = g.policy.policies.vectorLoops;
+  if (vector > 0 && rng.chance(vector)) {
+    const body = vectorBody(g, i, n);
+    if (body) return header(body);
+  }
   const body = withLoopInvariants(g, i.id, () => {
     const bias = g.loopIndexBias;
     g.loopIndexBias = 0.9;
@@ -264,7 +272,7 @@ function arrayLoop(g: GenContext, opts: BlockOptions): Stmt | undefined {
     g.loopIndexBias = bias;
     return block;
   });
-  return b.for(b.assign(b.v(i), b.lit(0, t)), b.bin('<', b.v(i), b.lit(n, t)), b.incdec('++', b.v(i), false), body);
+  return header(body);
 }
 
 /** `if (c) goto L;` with L a label in this block or an enclosing one, placed before (backward) or after. */

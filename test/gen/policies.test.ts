@@ -66,7 +66,42 @@ function repeatedInvariants(policy: ReturnType<typeof only>): number {
   return found;
 }
 
+/**
+ * Loops whose body is only assignments of call-free, division-free values with at least one
+ * store to an array element indexed by the loop's own variable: what the vectorisers take.
+ */
+function elementwiseLoops(policy: ReturnType<typeof only>): number {
+  let found = 0;
+  for (let seed = 1; seed <= 30; seed++) {
+    const p = generateRaw(seed, policy);
+    walkProgram({ ...p, globals: [] }, (loop) => {
+      if (loop.kind !== 'for' || loop.init?.kind !== 'assign' || loop.init.target.kind !== 'var') return;
+      const iv = loop.init.target.decl;
+      const stmts = loop.body.stmts;
+      if (!stmts.length || !stmts.every((s) => s.kind === 'expr' && s.expr.kind === 'assign')) return;
+      let plain = true;
+      let indexed = false;
+      for (const s of stmts) {
+        if (s.kind !== 'expr' || s.expr.kind !== 'assign') continue;
+        const { target, value } = s.expr;
+        if (target.kind === 'index' && target.index.kind === 'var' && target.index.decl === iv) indexed = true;
+        walk(value, (n) => {
+          if (n.kind === 'call' || n.kind === 'assign' || n.kind === 'incdec' || n.kind === 'comma' || (n.kind === 'binary' && (n.op === '/' || n.op === '%'))) plain = false;
+        });
+      }
+      if (plain && indexed) found++;
+    });
+  }
+  return found;
+}
+
 describe('generation policies in csmith mode', () => {
+  it('the vector-loop policy gives array loops element-wise bodies (vectoriser targets)', () => {
+    const plain = elementwiseLoops(only({}, 'medium'));
+    const vector = elementwiseLoops(only({ vectorLoops: 1 }, 'medium'));
+    expect(vector).toBeGreaterThan(plain * 3 + 30);
+  });
+
   it('the loop-invariant policy repeats invariant operations inside loops (LICM targets)', () => {
     // Medium programs: small ones have few loops.
     const plain = repeatedInvariants(only({}, 'medium'));
@@ -77,7 +112,7 @@ describe('generation policies in csmith mode', () => {
 
   it('the CSE buffer reuses loads as well as operations (GVN and LICM targets)', () => {
     const plain = repeatedLoads(only({}));
-    const cse = repeatedLoads(only({ cse: 0.5 }));
+    const cse = repeatedLoads(only({ cse: 1 }));
     expect(cse).toBeGreaterThan(plain * 1.5);
   });
 
@@ -106,6 +141,13 @@ describe('generation policies in csmith mode', () => {
       // Rescaling within the group can push a weight a little past the factor's own bounds.
       expect(w).toBeGreaterThan(CSMITH_POLICY.statements.for / 4);
       expect(w).toBeLessThan(CSMITH_POLICY.statements.for * 4);
+    }
+    // Loops keep their share of the statements: only the mix of for and array loops moves.
+    const base = CSMITH_POLICY.statements;
+    for (let i = 1; i <= 30; i++) {
+      const w = programPolicy(policy, Rng.seeded(i)).statements;
+      expect(w.for + w.arrayLoop).toBeCloseTo(base.for + base.arrayLoop, 9);
+      expect(w.if + w.switch).toBeCloseTo(base.if + base.switch, 9);
     }
     const unshuffled = programPolicy(parsePolicy({ policies: { shuffle: false, swarm: 0 } }), Rng.seeded(1));
     expect(unshuffled.statements).toEqual(CSMITH_POLICY.statements);

@@ -1,0 +1,127 @@
+import type { BinaryOp } from '../c/ops.js';
+import type { IntType } from '../c/types.js';
+import type { AssignOp, Block, Expr, Stmt, VarDecl } from '../ir/nodes.js';
+import { unqualified, type Type } from '../ir/types.js';
+import { pickLvalue } from './access.js';
+import type { GenContext } from './context.js';
+import { constant } from './types.js';
+
+/**
+ * The vector-loop policy's loop bodies: element-wise statements over arrays indexed by the loop's
+ * induction variable, `a[i] = (b[i] + c[i][2]) ^ (x * 5);`, and reductions, `s += b[i];`, with
+ * no calls, no side effects in the operands and no division. Csmith's array statement is meant
+ * for the vectorisers, but its bodies are ordinary Csmith blocks (calls, pointer stores, nested
+ * control flow) that neither the loop nor the SLP vectoriser can take; these are bodies they can.
+ * Overflow and shift repairs still apply: the interpreter runs these loops like any other.
+ */
+
+/** An integer element reached from an array variable by indexing every dimension. */
+interface ArrayRef {
+  readonly v: VarDecl;
+  /** Lengths of the dimensions (the first is indexed by the induction variable). */
+  readonly dims: readonly number[];
+  readonly elem: IntType;
+}
+
+/** Arrays visible here whose first dimension has at least `n` elements and whose elements are plain integers. */
+function arraysOf(g: GenContext, n: number, writable: boolean): ArrayRef[] {
+  const out: ArrayRef[] = [];
+  const vars = [...g.globals, ...g.fn.blocks.flatMap((b) => b.locals)];
+  for (const v of vars) {
+    if (v.type.kind !== 'array' || !g.typeAllowed(v.type) || (writable && g.readOnly.has(v.id))) continue;
+    const dims: number[] = [];
+    let t: Type = v.type;
+    let qualified = false;
+    while (t.kind === 'array') {
+      qualified ||= !!t.volatile || (writable && !!t.const);
+      dims.push(t.length);
+      t = t.of;
+    }
+    qualified ||= !!t.volatile || (writable && !!t.const);
+    if (t.kind !== 'int' || qualified || dims[0]! < n) continue;
+    out.push({ v, dims, elem: unqualified(t) as IntType });
+  }
+  return out;
+}
+
+/** `a[i][c1][c2]`: the first dimension indexed by `i`, the others by constants in range. */
+function element(g: GenContext, a: ArrayRef, i: VarDecl): Expr {
+  let e: Expr = g.b.v(a.v);
+  a.dims.forEach((len, k) => {
+    e = g.b.idx(e, k === 0 ? g.b.v(i) : g.b.lit(g.rng.int(0, len - 1)));
+  });
+  return e;
+}
+
+/** The operators of element-wise bodies: what vector units do (no division, which they mostly lack). */
+function elementOp(g: GenContext): BinaryOp {
+  const muls = g.policy.features.muls;
+  return g.rng.weighted<BinaryOp>([
+    ['+', 5],
+    ['-', 4],
+    ['*', muls ? 3 : 0],
+    ['&', 2],
+    ['|', 2],
+    ['^', 2],
+    ['<<', 1],
+    ['>>', 1],
+  ]);
+}
+
+/**
+ * An element-wise expression with up to `ops` operators: its leaves are elements of the arrays
+ * (mostly), loop-invariant scalars (variables not written in the body) and constants.
+ */
+function elementExpr(g: GenContext, sources: readonly ArrayRef[], scalars: readonly Expr[], i: VarDecl, t: IntType, ops: number): Expr {
+  const { rng, b } = g;
+  if (ops <= 0 || rng.chance(0.25)) {
+    const r = rng.float();
+    if (r < 0.65 && sources.length) return element(g, rng.pick(sources), i);
+    if (r < 0.85 && scalars.length) return g.b.copy(rng.pick(scalars));
+    return constant(g, t);
+  }
+  const op = elementOp(g);
+  const left = rng.int(0, ops - 1);
+  const l = elementExpr(g, sources, scalars, i, t, left);
+  if (op === '<<' || op === '>>') return b.bin(op, l, b.lit(rng.int(0, 7)));
+  return b.bin(op, l, elementExpr(g, sources, scalars, i, t, ops - 1 - left));
+}
+
+const COMPOUND: readonly AssignOp[] = ['+=', '-=', '^=', '|=', '&='];
+
+/**
+ * A vector-loop body for `for (i = 0; i < n; i++)`, or undefined when no writable array of at
+ * least `n` elements is visible. One to three statements; each stores an element of a target
+ * array (or, one time in five, accumulates into a scalar: a reduction).
+ */
+export function vectorBody(g: GenContext, i: VarDecl, n: number): Block | undefined {
+  const { rng, b } = g;
+  const targets = arraysOf(g, n, true);
+  if (!targets.length) return undefined;
+  const sources = arraysOf(g, n, false);
+  // Loop-invariant scalars: read before any store of the body, and never stored by it (stores
+  // go to array elements; a reduction's accumulator is left out of the operands).
+  const scalars: Expr[] = [];
+  for (let k = rng.int(0, 2); k > 0; k--) {
+    const s = pickLvalue(g, { anyInt: true, noVolatile: true });
+    if (s && s.kind === 'var') scalars.push(s);
+  }
+  const stmts: Stmt[] = [];
+  const budget = g.policy.limits.maxStatements;
+  for (let k = rng.int(1, 3); k > 0 && g.statements < budget; k--) {
+    g.statements++;
+    const ops = rng.int(1, Math.max(1, g.policy.limits.maxExprComplexity >> 1));
+    if (rng.chance(0.2)) {
+      const acc = pickLvalue(g, { anyInt: true, writable: true, noVolatile: true });
+      if (acc && acc.type.kind === 'int' && acc.kind === 'var' && acc.decl !== i.id && !scalars.some((s) => s.kind === 'var' && s.decl === acc.decl)) {
+        const t = unqualified(acc.type) as IntType;
+        stmts.push(b.stmt(b.assign(acc, elementExpr(g, sources, scalars, i, t, ops), rng.pick(['+=', '^=', '|='] as const))));
+        continue;
+      }
+    }
+    const target = rng.pick(targets);
+    const op: AssignOp = g.policy.features.compoundAssign && rng.chance(0.3) ? rng.pick(COMPOUND) : '=';
+    stmts.push(b.stmt(b.assign(element(g, target, i), elementExpr(g, sources, scalars, i, target.elem, ops), op)));
+  }
+  return b.block(stmts, []);
+}
