@@ -184,6 +184,13 @@ export const GenerationPolicies = z
       "chance that an array loop's body is element-wise statements and reductions over arrays indexed by the loop variable, " +
         "with no calls or division (loop and SLP vectoriser targets; Kiln's: Csmith's array-statement bodies are ordinary blocks the vectorisers rarely take)",
     ),
+    // 0.1: at 0.3 the groups' lanes made 69% of the assignments of a yarpgen-mode test function
+    // (19% of them are to array elements without it), crowding out the scalar code the mode is for.
+    slpGroups: weight(
+      0.1,
+      'yarpgen mode: chance that an assignment becomes two to eight isomorphic assignments to consecutive elements of an output or mixed array, ' +
+        "lane j reading element j of the input arrays (SLP vectoriser targets; Kiln's)",
+    ),
     shuffle: bool(true, 'draw the weights themselves at random per program (YARPGen shuffles its parameters)'),
     // 0.1, not more: a program swarm testing leaves without loops has few of the optimisations
     // that fire most (LICM, unrolling, vectorisation). bench:policy, 300 programs, swarm at 0.25

@@ -1,7 +1,8 @@
 import type { BinaryOp } from '../c/ops.js';
-import type { IntType } from '../c/types.js';
+import { C, type IntType } from '../c/types.js';
 import type { AssignOp, Block, Expr, Stmt, VarDecl } from '../ir/nodes.js';
 import { unqualified, type Type } from '../ir/types.js';
+import { transform } from '../ir/visit.js';
 import { pickLvalue } from './access.js';
 import type { GenContext } from './context.js';
 import { constant } from './types.js';
@@ -99,13 +100,9 @@ export function vectorBody(g: GenContext, i: VarDecl, n: number): Block | undefi
   const targets = arraysOf(g, n, true);
   if (!targets.length) return undefined;
   const sources = arraysOf(g, n, false);
-  // Loop-invariant scalars: read before any store of the body, and never stored by it (stores
-  // go to array elements; a reduction's accumulator is left out of the operands).
-  const scalars: Expr[] = [];
-  for (let k = rng.int(0, 2); k > 0; k--) {
-    const s = pickLvalue(g, { anyInt: true, noVolatile: true });
-    if (s && s.kind === 'var') scalars.push(s);
-  }
+  // Loop-invariant scalars: never stored by the body (stores go to array elements; a
+  // reduction's accumulator is left out of the operands).
+  const scalars = invariantScalars(g);
   const stmts: Stmt[] = [];
   const budget = g.policy.limits.maxStatements;
   for (let k = rng.int(1, 3); k > 0 && g.statements < budget; k--) {
@@ -124,4 +121,43 @@ export function vectorBody(g: GenContext, i: VarDecl, n: number): Block | undefi
     stmts.push(b.stmt(b.assign(element(g, target, i), elementExpr(g, sources, scalars, i, target.elem, ops), op)));
   }
   return b.block(stmts, []);
+}
+
+/** Loop-invariant scalars for element-wise code: zero to two plain integer variables visible here. */
+function invariantScalars(g: GenContext): Expr[] {
+  const scalars: Expr[] = [];
+  for (let k = g.rng.int(0, 2); k > 0; k--) {
+    const s = pickLvalue(g, { anyInt: true, noVolatile: true });
+    if (s && s.kind === 'var') scalars.push(s);
+  }
+  return scalars;
+}
+
+/**
+ * The SLP policy's statement groups (straight-line code, the yarpgen mode): two to eight
+ * isomorphic assignments to consecutive elements of `target`, lane `j` reading element `j` of
+ * the source arrays, `o[2] = a[2] + (b[2] ^ x); o[3] = a[3] + (b[3] ^ x); …`, the shape the SLP
+ * vectorisers pack into vector operations. `sources` are the arrays that may be read.
+ */
+export function slpGroup(g: GenContext, target: VarDecl, sources: readonly VarDecl[]): Stmt[] {
+  const { rng, b } = g;
+  if (target.type.kind !== 'array' || target.type.of.kind !== 'int') return [];
+  const len = target.type.length;
+  const lanes = rng.int(2, Math.min(len, 8));
+  const start = rng.int(0, len - lanes);
+  const refs: ArrayRef[] = [];
+  for (const v of sources) {
+    if (v.type.kind === 'array' && v.type.of.kind === 'int' && !v.type.of.volatile && v.type.length >= start + lanes) {
+      refs.push({ v, dims: [v.type.length], elem: unqualified(v.type.of) as IntType });
+    }
+  }
+  // One expression is drawn with a placeholder for the lane's index; each lane is a copy of it
+  // with the placeholder replaced by that lane's element number.
+  const lane = b.local('lane', C.int, undefined);
+  const elem = unqualified(target.type.of) as IntType;
+  const shape = elementExpr(g, refs, invariantScalars(g), lane, elem, rng.int(1, Math.max(1, g.policy.limits.maxExprComplexity >> 1)));
+  return Array.from({ length: lanes }, (_, j) => {
+    const value = transform(b.copy(shape), (n) => (n.kind === 'var' && n.decl === lane.id ? b.lit(start + j) : n)) as Expr;
+    return b.stmt(b.assign(b.idx(b.v(target), b.lit(start + j)), value));
+  });
 }

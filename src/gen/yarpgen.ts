@@ -7,6 +7,7 @@ import { declarable, genInt } from './expr.js';
 import type { Policy } from './policy.js';
 import { programPolicy } from './shuffle.js';
 import { constant } from './types.js';
+import { slpGroup } from './vector.js';
 
 /**
  * The `yarpgen` mode (YARPGen v1, Livinskii et al. §3; digest A1–A4): loop-free scalar test
@@ -200,6 +201,14 @@ function testStatement(g: GenContext, gl: Globals, block: BlockCtx): Stmt | unde
       return undefined;
     }
     case 'assign': {
+      // The chance is drawn only with the policy on, so programs without it are what they were.
+      if (policy.policies.slpGroups > 0 && rng.chance(policy.policies.slpGroups)) {
+        const arrays = [...gl.outputs, ...gl.mixed].filter((d) => d.type.kind === 'array');
+        if (arrays.length) {
+          block.stmts.push(...slpGroup(g, rng.pick(arrays), [...gl.inputs, ...gl.mixed]));
+          return undefined;
+        }
+      }
       const target = assignTarget(g, gl);
       if (!target) return undefined;
       budget(g);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CSMITH_POLICY, parsePolicy } from '../../src/gen/policy.js';
 import { generateRaw } from '../../src/gen/program.js';
+import { generateYarpgenRaw } from '../../src/gen/yarpgen.js';
 import { programPolicy } from '../../src/gen/shuffle.js';
 import type { Node } from '../../src/ir/nodes.js';
 import { walk, walkProgram } from '../../src/ir/visit.js';
@@ -95,7 +96,53 @@ function elementwiseLoops(policy: ReturnType<typeof only>): number {
   return found;
 }
 
-describe('generation policies in csmith mode', () => {
+/** An expression's operators and leaf kinds, without values: the lanes of an SLP group share it. */
+function skeleton(e: Node): string {
+  const out: string[] = [];
+  walk(e, (n) => {
+    out.push(n.kind === 'binary' || n.kind === 'unary' ? `${n.kind}${n.op}` : n.kind === 'var' ? `v${n.decl}` : n.kind);
+  });
+  return out.join(' ');
+}
+
+/**
+ * yarpgen-mode statements that belong to runs of assignments to consecutive elements of one
+ * array (`o[2] = …; o[3] = …;`) whose values have one skeleton: what the SLP vectorisers pack.
+ */
+function isomorphicStores(policy: ReturnType<typeof only>): number {
+  let found = 0;
+  for (let seed = 1; seed <= 30; seed++) {
+    const p = generateYarpgenRaw(seed, policy);
+    walkProgram({ ...p, globals: [] }, (block) => {
+      if (block.kind !== 'block') return;
+      const key = (s: Node): { array: number; at: number; shape: string } | undefined => {
+        if (s.kind !== 'expr' || s.expr.kind !== 'assign') return undefined;
+        const { target, value } = s.expr;
+        if (target.kind !== 'index' || target.base.kind !== 'var' || target.index.kind !== 'const') return undefined;
+        return { array: target.base.decl, at: Number(target.index.value), shape: skeleton(value) };
+      };
+      let run = 1;
+      for (let i = 1; i <= block.stmts.length; i++) {
+        const a = key(block.stmts[i - 1]!);
+        const b = i < block.stmts.length ? key(block.stmts[i]!) : undefined;
+        if (a && b && a.array === b.array && b.at === a.at + 1 && a.shape === b.shape) run++;
+        else {
+          if (run > 1) found += run;
+          run = 1;
+        }
+      }
+    });
+  }
+  return found;
+}
+
+describe('generation policies', () => {
+  it('the SLP policy writes runs of isomorphic stores to consecutive array elements (yarpgen mode)', () => {
+    const plain = isomorphicStores(only({}, 'medium'));
+    const slp = isomorphicStores(only({ slpGroups: 1 }, 'medium'));
+    expect(slp).toBeGreaterThan(plain * 3 + 50);
+  });
+
   it('the vector-loop policy gives array loops element-wise bodies (vectoriser targets)', () => {
     const plain = elementwiseLoops(only({}, 'medium'));
     const vector = elementwiseLoops(only({ vectorLoops: 1 }, 'medium'));
