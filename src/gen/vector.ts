@@ -8,12 +8,16 @@ import type { GenContext } from './context.js';
 import { constant } from './types.js';
 
 /**
- * The vector-loop policy's loop bodies: element-wise statements over arrays indexed by the loop's
- * induction variable, `a[i] = (b[i] + c[i][2]) ^ (x * 5);`, and reductions, `s += b[i];`, with
- * no calls, no side effects in the operands and no division. Csmith's array statement is meant
- * for the vectorisers, but its bodies are ordinary Csmith blocks (calls, pointer stores, nested
- * control flow) that neither the loop nor the SLP vectoriser can take; these are bodies they can.
- * Overflow and shift repairs still apply: the interpreter runs these loops like any other.
+ * Code for the vectorisers: element-wise statements over arrays, with no calls, no side effects
+ * in the operands and no division.
+ * - The vector-loop policy's loop bodies (csmith mode): statements over arrays indexed by the
+ *   loop's induction variable, `a[i] = (b[i] + c[i][2]) ^ (x * 5);`, and reductions,
+ *   `s += b[i];`. Csmith's array statement is meant for the vectorisers, but its bodies are
+ *   ordinary Csmith blocks (calls, pointer stores, nested control flow) that neither the loop nor
+ *   the SLP vectoriser can take; these are bodies they can.
+ * - The SLP policy's statement groups (yarpgen mode): the same expressions, one copy per element
+ *   of a run of consecutive elements, in straight-line code.
+ * Overflow and shift repairs still apply: the interpreter runs this code like any other.
  */
 
 /** An integer element reached from an array variable by indexing every dimension. */
@@ -100,8 +104,8 @@ export function vectorBody(g: GenContext, i: VarDecl, n: number): Block | undefi
   const targets = arraysOf(g, n, true);
   if (!targets.length) return undefined;
   const sources = arraysOf(g, n, false);
-  // Loop-invariant scalars: never stored by the body (stores go to array elements; a
-  // reduction's accumulator is left out of the operands).
+  // Scalars the body never stores (stores go to array elements; a reduction's accumulator is
+  // left out of the operands): invariant in the loop, but for its own variable, if drawn.
   const scalars = invariantScalars(g);
   const stmts: Stmt[] = [];
   const budget = g.policy.limits.maxStatements;
@@ -123,7 +127,7 @@ export function vectorBody(g: GenContext, i: VarDecl, n: number): Block | undefi
   return b.block(stmts, []);
 }
 
-/** Loop-invariant scalars for element-wise code: zero to two plain integer variables visible here. */
+/** Scalars for element-wise code, the same in every element: zero to two plain integer variables visible here. */
 function invariantScalars(g: GenContext): Expr[] {
   const scalars: Expr[] = [];
   for (let k = g.rng.int(0, 2); k > 0; k--) {

@@ -16,7 +16,7 @@ import { slpGroup } from './vector.js';
  * values, and a driver `main` that calls `init`, every test function, and hashes the outputs and
  * mixed globals. Test functions are assignments, new locals and `if`/`else`, with expressions
  * drawn by the shared expression generator under YARPGen's policies (operator contexts, constant
- * policies, the CSE buffer, parameter shuffling, swarm).
+ * policies, the CSE buffer, parameter shuffling, swarm) and Kiln's SLP groups.
  *
  * The emitter (src/emit/files.ts) prints these programs as separate translation units, so the
  * values `init` gives are invisible to the code of the test functions. As in every mode, the
@@ -179,7 +179,8 @@ function budget(g: GenContext): void {
  * One statement, YARPGen's three kinds: a new local initialised from an expression, an
  * assignment to an output, mixed global or local, or an `if` with one or two blocks. The
  * weights come from the (shuffled) statement weights: `assign` for assignments and half of it
- * for new locals, `if` for if statements.
+ * for new locals, `if` for if statements. With the SLP policy an assignment may instead be a
+ * group of them (see `slpGroup`), added to the block directly.
  */
 function testStatement(g: GenContext, gl: Globals, block: BlockCtx): Stmt | undefined {
   const { rng, policy, b } = g;
