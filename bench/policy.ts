@@ -14,7 +14,7 @@
 // `--variants` runs an ablation: `+NAME` is every policy off but NAME, `-NAME` the defaults
 // without NAME. Program sizes vary a lot from seed to seed and a few programs with fully unrolled
 // loops carry many of the remarks: at 300 programs per variant ratios still swing by ±25%, at
-// 1,000 the typical program's by about ±8%. The defaults take about 40 minutes on 2 cores.
+// 1,000 the typical program's by about ±8%. The defaults take about 50 minutes on 2 cores.
 //
 // Prints, per mode and compiler: remarks per thousand lines with the policies on, on without
 // swarm, and off, and the ratios to off, both pooled over all programs and for the typical
