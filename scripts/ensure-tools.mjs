@@ -5,7 +5,8 @@
 //
 // Profiles:
 //   fuzz   compilers for a default campaign (gcc, clang, tcc)
-//   test   what `npm test` needs: the fuzz set plus sanitizer runtimes and valgrind
+//   test   what `npm test` needs: the fuzz set plus sanitizer runtimes, valgrind and a second
+//          LLVM (clang-15), whose opt-bisect output the triage parser is tested against
 //   bench  what `npm run bench:*` needs: the test set plus csmith, creduce, cvise
 //
 // As root, missing packages are installed with `apt-get install -y` (after one
@@ -15,8 +16,8 @@ import { spawnSync } from 'node:child_process';
 
 const PROFILES = {
   fuzz: ['gcc', 'clang', 'tcc'],
-  test: ['gcc', 'clang', 'tcc', 'libclang-rt-14-dev', 'valgrind'],
-  bench: ['gcc', 'clang', 'tcc', 'libclang-rt-14-dev', 'valgrind', 'csmith', 'libcsmith-dev', 'creduce', 'cvise'],
+  test: ['gcc', 'clang', 'tcc', 'libclang-rt-14-dev', 'valgrind', 'clang-15'],
+  bench: ['gcc', 'clang', 'tcc', 'libclang-rt-14-dev', 'valgrind', 'clang-15', 'csmith', 'libcsmith-dev', 'creduce', 'cvise'],
 };
 
 function parseArgs(argv) {
