@@ -14,10 +14,13 @@
 // `--check` (used by `npm test`) installs as root too, but is silent when nothing is missing.
 import { spawnSync } from 'node:child_process';
 
+// Each profile extends the one before it, so a tool the tests need is never missing from bench.
+const FUZZ = ['gcc', 'clang', 'tcc'];
+const TEST = [...FUZZ, 'libclang-rt-14-dev', 'valgrind', 'clang-15'];
 const PROFILES = {
-  fuzz: ['gcc', 'clang', 'tcc'],
-  test: ['gcc', 'clang', 'tcc', 'libclang-rt-14-dev', 'valgrind', 'clang-15'],
-  bench: ['gcc', 'clang', 'tcc', 'libclang-rt-14-dev', 'valgrind', 'clang-15', 'csmith', 'libcsmith-dev', 'creduce', 'cvise'],
+  fuzz: FUZZ,
+  test: TEST,
+  bench: [...TEST, 'csmith', 'libcsmith-dev', 'creduce', 'cvise'],
 };
 
 function parseArgs(argv) {
