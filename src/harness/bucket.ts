@@ -1,24 +1,60 @@
 // Bucket keys: what makes two failures "the same bug" at campaign time. Triage (src/triage)
 // refines wrong-code buckets later; the keys here are deliberately simple and stable.
 
-/** Text that only a crashing compiler prints (GCC ICE, LLVM crash handler, driver reports). */
-const CRASH_PATTERNS: readonly RegExp[] = [
-  /internal compiler error/i,
-  /PLEASE submit a bug report/,
-  /^Stack dump:/m,
-  /LLVM ERROR:/,
-  /UNREACHABLE executed/,
-  /Assertion [`'].*[`'] failed/,
-  /clang frontend command failed (?:due to signal|with exit code (?:70|134|139))/,
-  /unable to execute command: (?:Segmentation fault|Aborted|Illegal instruction|Bus error|Killed)/,
-  /signal terminated program/,
+/**
+ * Bounds on the text examined. Every message a bucket is made of (GCC's ICE line, an LLVM
+ * assertion or error, a stack-dump frame, the first error) starts a line and is at most a few
+ * hundred characters; an LLVM assertion naming a templated function, the longest kind, stays
+ * under 2 KiB. Past the caps a compiler is echoing program text or garbage: ignoring it bounds the
+ * work per line and the length of a bucket key, whatever a hostile compiler prints.
+ */
+export const MAX_LINE_CHARS = 4096;
+/** The most diagnostic text examined: the harness keeps at most 1 MiB of a process's output. */
+export const MAX_TEXT_CHARS = 1 << 20;
+
+// Every test below runs in time linear in the line's length: no pattern here may backtrack over
+// an unbounded run (`.*x` or `[set]*x` retried from every start position is quadratic, and one
+// 256 KiB line once took a minute of CPU).
+
+/** Where an assertion message (`Assertion \`x' failed`) starts in a line, or -1. */
+function assertionAt(line: string): number {
+  const open = /Assertion [`']/.exec(line);
+  if (!open) return -1;
+  return /[`'] failed/.test(line.slice(open.index + open[0].length)) ? open.index : -1;
+}
+
+/** Where `signal terminated program` starts, extended back over the words before it (`Killed signal …`). */
+function signalTerminatedAt(line: string): number {
+  let i = line.indexOf('signal terminated program');
+  if (i < 0) return -1;
+  while (i > 0 && /[A-Za-z ]/.test(line[i - 1]!)) i--;
+  return i;
+}
+
+/** Per-line tests for text that only a crashing compiler prints (GCC ICE, LLVM crash handler, driver reports). */
+const CRASH_TESTS: readonly ((line: string) => boolean)[] = [
+  (l) => /internal compiler error/i.test(l),
+  (l) => l.includes('PLEASE submit a bug report'),
+  (l) => l.startsWith('Stack dump:'),
+  (l) => l.includes('LLVM ERROR:'),
+  (l) => l.includes('UNREACHABLE executed'),
+  (l) => assertionAt(l) >= 0,
+  (l) => /clang frontend command failed (?:due to signal|with exit code (?:70|134|139))/.test(l),
+  (l) => /unable to execute command: (?:Segmentation fault|Aborted|Illegal instruction|Bus error|Killed)/.test(l),
+  (l) => l.includes('signal terminated program'),
   // Memory exhaustion under the campaign's limit: a compiler blow-up, not a refusal of the program.
-  /virtual memory exhausted|out of memory allocating/,
+  (l) => /virtual memory exhausted|out of memory allocating/.test(l),
 ];
+
+/** The lines of diagnostic text, within the caps above, without trailing blanks. */
+function diagnosticLines(text: string): string[] {
+  const head = text.length > MAX_TEXT_CHARS ? text.slice(0, MAX_TEXT_CHARS) : text;
+  return head.split('\n').map((l) => (l.length > MAX_LINE_CHARS ? l.slice(0, MAX_LINE_CHARS) : l).trimEnd());
+}
 
 /** Whether compiler diagnostics show a crash (as opposed to an ordinary error). */
 export function looksLikeCrash(stderr: string): boolean {
-  return CRASH_PATTERNS.some((p) => p.test(stderr));
+  return diagnosticLines(stderr).some((l) => CRASH_TESTS.some((t) => t(l)));
 }
 
 /** The salient part of a crash report: `raw` occurs verbatim in stderr, `key` is normalised. */
@@ -32,25 +68,27 @@ export interface CrashMessage {
  * normalises it; the GCC "during … pass" line is kept as context when present.
  */
 export function crashMessage(stderr: string): CrashMessage {
-  const lines = stderr.split('\n').map((l) => l.trimEnd());
+  const lines = diagnosticLines(stderr);
   const during = lines.find((l) => /^during [A-Z]+ pass:/.test(l.trim()));
-  const pick = (re: RegExp, from?: RegExp): string | undefined => {
-    const l = lines.find((x) => re.test(x));
-    if (l === undefined) return undefined;
-    if (!from) return l.trim();
-    const m = from.exec(l);
-    return (m ? l.slice(m.index) : l).trim();
+  // The first line where `at` finds the message, from where the message starts.
+  const pick = (at: (line: string) => number): string | undefined => {
+    for (const l of lines) {
+      const i = at(l);
+      if (i >= 0) return l.slice(i).trim();
+    }
+    return undefined;
   };
+  const index = (re: RegExp) => (l: string) => re.exec(l)?.index ?? -1;
   const raw =
-    pick(/internal compiler error/i, /internal compiler error/i) ??
-    pick(/Assertion [`'].*[`'] failed/, /Assertion /) ??
-    pick(/LLVM ERROR:/, /LLVM ERROR:/) ??
-    pick(/UNREACHABLE executed/, /UNREACHABLE executed/) ??
-    pick(/signal terminated program/, /[A-Za-z ]*signal terminated program/) ??
-    pick(/virtual memory exhausted|out of memory allocating/, /virtual memory exhausted|out of memory/) ??
-    pick(/unable to execute command:/, /unable to execute command:/) ??
+    pick(index(/internal compiler error/i)) ??
+    pick((l) => (assertionAt(l) >= 0 ? l.indexOf('Assertion ') : -1)) ??
+    pick(index(/LLVM ERROR:/)) ??
+    pick(index(/UNREACHABLE executed/)) ??
+    pick(signalTerminatedAt) ??
+    pick((l) => (/virtual memory exhausted|out of memory allocating/.test(l) ? index(/virtual memory exhausted|out of memory/)(l) : -1)) ??
+    pick(index(/unable to execute command:/)) ??
     lastStackDumpFrame(lines) ??
-    pick(/PLEASE submit a bug report/, /PLEASE submit a bug report/) ??
+    pick(index(/PLEASE submit a bug report/)) ??
     'crash without a message';
   // Sizes in an out-of-memory message vary from program to program; the bug is the blow-up.
   const oom = /virtual memory exhausted|out of memory/.exec(raw);
@@ -73,7 +111,7 @@ function lastStackDumpFrame(lines: readonly string[]): string | undefined {
 
 /** The first error a compiler printed when it rejected a program (raw text and normalised key). */
 export function errorMessage(stderr: string): CrashMessage {
-  const lines = stderr.split('\n').map((l) => l.trimEnd());
+  const lines = diagnosticLines(stderr);
   const err = lines.find((l) => /\berror\b/i.test(l)) ?? lines.find((l) => l.trim().length > 0) ?? 'no diagnostic';
   const m = /\berror\b:?/i.exec(err);
   const raw = (m ? err.slice(m.index) : err).trim();
@@ -87,9 +125,9 @@ export function errorMessage(stderr: string): CrashMessage {
  */
 export function normaliseMessage(text: string): string {
   return (
-    text
+    (text.length > MAX_LINE_CHARS ? text.slice(0, MAX_LINE_CHARS) : text)
       // Paths → base names (`/build/gcc/tree.cc` → `tree.cc`).
-      .replace(/(?:[\w.+~-]*\/)+([\w.+~-]+)/g, '$1')
+      .replace(/[\w.+~/-]+/g, baseName)
       // Temporary files: gcc's ccXXXXXX.s, clang's prog-3f2a1b.c, Kiln's own folders.
       .replace(/\bcc[A-Za-z0-9]{6}\.\w+/g, '<tmp>')
       .replace(/\b([\w]+)-[0-9a-f]{6,}\.(\w+)/g, '$1-<tmp>.$2')
@@ -106,6 +144,18 @@ export function normaliseMessage(text: string): string {
       .replace(/\s+/g, ' ')
       .trim()
   );
+}
+
+/**
+ * A run of path characters without its folders: `a/b/c.cc` → `c.cc`, `/usr/lib/` → `lib/`. Scans
+ * once, where the equivalent single regex (`(?:[\w.+~-]*\/)+([\w.+~-]+)`) retried its leading
+ * run from every position of a long word and took quadratic time.
+ */
+function baseName(run: string): string {
+  let end = run.length;
+  while (end > 0 && run[end - 1] === '/') end--;
+  const slash = end > 0 ? run.lastIndexOf('/', end - 1) : -1;
+  return slash < 0 ? run : run.slice(slash + 1);
 }
 
 /** `during GIMPLE pass: vrp2` → `during GIMPLE pass: vrp` (pass instance numbers vary). */
