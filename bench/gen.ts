@@ -1,39 +1,73 @@
 // Generation throughput: Kiln (generate + interpret + repair + print) against Debian's csmith,
-// on one core each, in the same run.
+// on one core each, in the same run. Two comparisons:
 //
-//   npm run bench:gen [-- --kiln 300 --csmith 60 --size medium]
+// 1. In process: Kiln's generator called in a loop inside this (warmed-up) process, against csmith
+//    started once per program. This is the generator's own speed, what a long campaign sees.
+// 2. As a user runs them: `kiln gen --count B -o DIR` as one process, against a shell-style loop of
+//    `csmith --seed N -o F` processes over the same B seeds; both timed from outside, from the
+//    first spawn to the last exit, so Kiln's start-up (Node, module loading, a cold JIT) counts.
 //
-// Prints programs per second, median lines, lines per second, the ratio, and Kiln's share of
+//   npm run bench:gen [-- --kiln 300 --csmith 60 --batch 150 --size medium --from-source]
+//   npm run bench:gen -- --smoke          (3 programs each, from source: checks the script works)
+//
+// Prints programs per second, median lines, lines per second, the ratios, and Kiln's share of
 // wrapped operations (Csmith wraps every arithmetic operation in a safe-math call).
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { emitC } from '../src/emit/c.js';
 import { parsePolicy, type SizePreset } from '../src/gen/policy.js';
 import { wrappedShare } from '../src/ir/census.js';
 import { generateProgram } from '../src/repair/generate.js';
+import { kilnEntry, ROOT } from './lib/kiln.js';
 
 function arg(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
   return i >= 0 && process.argv[i + 1] ? process.argv[i + 1]! : fallback;
 }
 
-const kilnCount = Number(arg('kiln', '300'));
-const csmithCount = Number(arg('csmith', '60'));
+const smoke = process.argv.includes('--smoke');
+const kilnCount = Number(arg('kiln', smoke ? '3' : '300'));
+const csmithCount = Number(arg('csmith', smoke ? '3' : '60'));
+const batch = Number(arg('batch', smoke ? '3' : '150'));
 const size = arg('size', 'medium') as SizePreset;
+const fromSource = smoke || process.argv.includes('--from-source');
 
-const tools = spawnSync(process.execPath, ['scripts/ensure-tools.mjs', '--profile', 'bench'], { stdio: 'inherit' });
+const tools = spawnSync(process.execPath, [join(ROOT, 'scripts/ensure-tools.mjs'), '--profile', 'bench', '--check'], { stdio: 'inherit' });
 if (tools.status !== 0) throw new Error('could not install the benchmark tools (csmith)');
 
 const median = (xs: number[]): number => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.floor(s.length / 2)]!;
 };
+const linesOf = (file: string): number => readFileSync(file, 'utf8').split('\n').length;
+
+/** csmith once per seed, as processes: wall seconds over the loop, and each program's line count. */
+function csmithLoop(dir: string, count: number): { sec: number; lines: number[]; safe: number } {
+  mkdirSync(dir, { recursive: true });
+  const lines: number[] = [];
+  let safe = 0;
+  const t0 = performance.now();
+  for (let s = 1; s <= count; s++) {
+    const out = join(dir, `c${s}.c`);
+    // csmith writes platform.info into its working directory: keep it in the scratch folder.
+    const r = spawnSync('csmith', ['--seed', String(s), '-o', out], { encoding: 'utf8', cwd: dir });
+    if (r.status !== 0) throw new Error(`csmith failed on seed ${s}: ${r.stderr}`);
+  }
+  const sec = (performance.now() - t0) / 1000;
+  // Read after the clock stops: the loop times csmith alone.
+  for (let s = 1; s <= count; s++) {
+    const src = readFileSync(join(dir, `c${s}.c`), 'utf8');
+    lines.push(src.split('\n').length);
+    safe += (src.match(/safe_[a-z]+_func_/g) ?? []).length;
+  }
+  return { sec, lines, safe };
+}
 
 const dir = mkdtempSync(join(tmpdir(), 'kiln-bench-gen-'));
 try {
-  // Warm up the JIT a little, as a long campaign would be.
+  // 1. In process. Warm up the JIT a little, as a long campaign would be.
   const policy = parsePolicy({}, size);
   for (let s = 0; s < 5; s++) generateProgram(1_000_000 + s, policy);
 
@@ -41,7 +75,7 @@ try {
   let wrapped = 0;
   let operations = 0;
   let discarded = 0;
-  let t0 = performance.now();
+  const t0 = performance.now();
   for (let s = 1; s <= kilnCount; s++) {
     const r = generateProgram(s, policy);
     if (!r.ok) {
@@ -56,34 +90,36 @@ try {
     operations += w.operations;
   }
   const kilnSec = (performance.now() - t0) / 1000;
+  const cs = csmithLoop(join(dir, 'csmith-1'), csmithCount);
 
-  const csmithLines: number[] = [];
-  let csmithSafe = 0;
-  t0 = performance.now();
-  for (let s = 1; s <= csmithCount; s++) {
-    const out = join(dir, `c${s}.c`);
-    // csmith writes platform.info into its working directory: keep it in the scratch folder.
-    const r = spawnSync('csmith', ['--seed', String(s), '-o', out], { encoding: 'utf8', cwd: dir });
-    if (r.status !== 0) throw new Error(`csmith failed on seed ${s}: ${r.stderr}`);
-    const src = readFileSync(out, 'utf8');
-    csmithLines.push(src.split('\n').length);
-    csmithSafe += (src.match(/safe_[a-z]+_func_/g) ?? []).length;
-  }
-  const csmithSec = (performance.now() - t0) / 1000;
+  // 2. As processes, over one batch of seeds each. Building Kiln is not timed.
+  const entry = kilnEntry(dir, fromSource);
+  const batchDir = join(dir, 'kiln-batch');
+  const t1 = performance.now();
+  const kg = spawnSync(process.execPath, [...entry, 'gen', '--seed', '1', '--count', String(batch), '--size', size, '-o', batchDir], { cwd: dir, encoding: 'utf8' });
+  const kilnProcSec = (performance.now() - t1) / 1000;
+  if (kg.status !== 0) throw new Error(`kiln gen failed (status ${kg.status}): ${kg.stderr.slice(-400)}`);
+  const batchFiles = readdirSync(batchDir).filter((f) => f.endsWith('.c'));
+  const batchLines = batchFiles.map((f) => linesOf(join(batchDir, f)));
+  const csBatch = csmithLoop(join(dir, 'csmith-2'), batch);
 
-  const kilnRate = kilnLines.length / kilnSec;
-  const csmithRate = csmithCount / csmithSec;
-  const kilnLps = kilnLines.reduce((a, b) => a + b, 0) / kilnSec;
-  const csmithLps = csmithLines.reduce((a, b) => a + b, 0) / csmithSec;
-  const row = (name: string, n: number, sec: number, rate: number, med: number, lps: number) =>
-    `${name.padEnd(8)} ${String(n).padStart(6)} ${sec.toFixed(1).padStart(8)} s ${rate.toFixed(2).padStart(10)} ${String(med).padStart(12)} ${lps.toFixed(0).padStart(10)}`;
-  console.log(`\ngenerator  programs     time   programs/s  median lines    lines/s   (size preset: ${size}, one core each)`);
-  console.log(row('kiln', kilnLines.length, kilnSec, kilnRate, median(kilnLines), kilnLps));
-  console.log(row('csmith', csmithCount, csmithSec, csmithRate, median(csmithLines), csmithLps));
-  console.log(`\nratio (kiln / csmith): ${(kilnRate / csmithRate).toFixed(2)}× programs per second, ${(kilnLps / csmithLps).toFixed(2)}× lines per second`);
-  console.log(`kiln discarded ${discarded} of ${kilnCount} seeds`);
+  const sum = (xs: number[]): number => xs.reduce((a, b) => a + b, 0);
+  const row = (name: string, n: number, sec: number, lines: number[]) =>
+    `${name.padEnd(20)} ${String(n).padStart(6)} ${sec.toFixed(1).padStart(8)} s ${(n / sec).toFixed(2).padStart(10)} ${String(median(lines)).padStart(12)} ${(sum(lines) / sec).toFixed(0).padStart(10)}`;
+  const head = `generator            programs     time   programs/s  median lines    lines/s`;
+  console.log(`\n1. in process (Kiln's generator in a warmed-up loop; csmith one process per program), size preset ${size}, one core each`);
+  console.log(head);
+  console.log(row('kiln', kilnLines.length, kilnSec, kilnLines));
+  console.log(row('csmith', csmithCount, cs.sec, cs.lines));
+  console.log(`ratio (kiln / csmith): ${(kilnLines.length / kilnSec / (csmithCount / cs.sec)).toFixed(2)}× programs per second, ${(sum(kilnLines) / kilnSec / (sum(cs.lines) / cs.sec)).toFixed(2)}× lines per second`);
+  console.log(`\n2. as processes, timed from outside (\`kiln gen --count ${batch}\` as one process${fromSource ? ', from source through tsx' : ', compiled JavaScript'}; a loop of ${batch} \`csmith --seed N -o F\`)`);
+  console.log(head);
+  console.log(row(`kiln gen --count ${batch}`, batchFiles.length, kilnProcSec, batchLines));
+  console.log(row('csmith loop', batch, csBatch.sec, csBatch.lines));
+  console.log(`ratio (kiln / csmith): ${(batchFiles.length / kilnProcSec / (batch / csBatch.sec)).toFixed(2)}× programs per second, ${(sum(batchLines) / kilnProcSec / (sum(csBatch.lines) / csBatch.sec)).toFixed(2)}× lines per second`);
+  console.log(`\nkiln discarded ${discarded} of ${kilnCount} seeds in process, ${batch - batchFiles.length} of ${batch} in the batch`);
   console.log(
-    `wrapped operations: kiln ${wrapped} of ${operations} (${((100 * wrapped) / Math.max(1, operations)).toFixed(2)}%); csmith wraps all (${(csmithSafe / csmithCount).toFixed(0)} safe-math calls per program)`,
+    `wrapped operations: kiln ${wrapped} of ${operations} (${((100 * wrapped) / Math.max(1, operations)).toFixed(2)}%); csmith wraps all (${(cs.safe / csmithCount).toFixed(0)} safe-math calls per program)`,
   );
 } finally {
   rmSync(dir, { recursive: true, force: true });
