@@ -2,6 +2,7 @@
 // same interestingness tests, in the same run.
 //
 //   npm run bench:reduce [-- --jobs 2 --time-limit 600 --reducers kiln-text,cvise,creduce --cases NAME,…]
+//   npm run bench:reduce -- --smoke    (the hand-written wrong-code case only, 3 s per reducer)
 //
 // Inputs: two Kiln findings (a fake crash and a fake miscompilation, made by a short campaign),
 // which all four reducers get (Kiln's IR reducer the finding folder, the others prog.c and the
@@ -11,13 +12,24 @@
 // Kiln's UB-guarded `--wrong-code` test. Prints wall time, final size (bytes, lines), and whether
 // the result is still interesting, for each reducer and case. A run that hits --time-limit is
 // stopped and reported with the size it had reached.
+//
+// Every reducer is given the case's script, except Kiln's IR reducer, which is run twice on the
+// Kiln findings: `kiln-ir` with its own test (the failing configuration fails the same way, and for
+// wrong code `gcc -O0` prints the interpreter's recomputed output: no sanitizer builds), and
+// `kiln-ir/script` with the case's script like everyone else (its candidates are still checked by
+// the interpreter first, which is how it makes them). The `test` column says which; sizes and
+// times compare like with like only between rows that used the same test. Every result, whatever
+// test made it, is finally judged by the case's script (the `result` column).
 import { spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { runProcess } from '../src/harness/process.js';
-import { reduceFinding } from '../src/reduce/finding.js';
+import { parsePolicy } from '../src/gen/policy.js';
+import { readFindingManifest, reduceFinding } from '../src/reduce/finding.js';
+import { reduceIR } from '../src/reduce/ir/engine.js';
+import { generateProgram } from '../src/repair/generate.js';
 import { InterestingnessTest } from '../src/reduce/text/interesting.js';
 import { reduceText, textSize } from '../src/reduce/text/manager.js';
 import { crashScript, probeCrash, probeWrongCodeGuards, wrongCodeScript } from '../src/reduce/text/scripts.js';
@@ -55,6 +67,8 @@ export interface ReducerEntry {
   unavailable(): string | null;
   /** Whether it handles this case (the IR reducer needs a Kiln finding). */
   supports(c: BenchCase): boolean;
+  /** The test it reduces with: the case's script, or its own. */
+  readonly test: 'script' | 'own';
   /** Reduces; returns the final text and whether it was stopped by the time limit. */
   run(c: BenchCase, r: ReduceRun): Promise<{ text: string; stopped: boolean; tests?: number }>;
 }
@@ -65,6 +79,7 @@ function hasCommand(cmd: string): boolean {
 
 const kilnText: ReducerEntry = {
   name: 'kiln-text',
+  test: 'script',
   unavailable: () => null,
   supports: () => true,
   async run(c, r) {
@@ -82,6 +97,7 @@ const kilnText: ReducerEntry = {
 function classicReducer(name: string, cmd: string): ReducerEntry {
   return {
     name,
+    test: 'script',
     unavailable: () => (hasCommand(cmd) ? null : `${cmd} is not installed (node scripts/ensure-tools.mjs --profile bench)`),
     supports: () => true,
     async run(_c, r) {
@@ -109,6 +125,7 @@ function classicReducer(name: string, cmd: string): ReducerEntry {
  */
 const kilnIR: ReducerEntry = {
   name: 'kiln-ir',
+  test: 'own',
   unavailable: () => null,
   supports: (c) => c.finding !== undefined,
   async run(c, r) {
@@ -117,8 +134,33 @@ const kilnIR: ReducerEntry = {
   },
 };
 
+/**
+ * Kiln's IR reducer with the case's script as its test, the test the other reducers get: each
+ * candidate the interpreter accepts is printed (one file, as the finding's prog.c) and given to
+ * the script.
+ */
+const kilnIRScript: ReducerEntry = {
+  name: 'kiln-ir/script',
+  test: 'script',
+  unavailable: () => null,
+  supports: (c) => c.finding !== undefined,
+  async run(c, r) {
+    const f = readFindingManifest(c.finding!);
+    if (f.mode !== 'csmith') throw new Error(`${c.name}: only single-file (csmith mode) findings are supported`);
+    const g = generateProgram(f.seed, parsePolicy(f.policy), f.mode);
+    if (!g.ok) throw new Error(`${c.name}: seed ${f.seed} no longer generates a program`);
+    const test = new InterestingnessTest(c.test, c.fileName, r.testTimeoutMs);
+    try {
+      const res = await reduceIR(g.program, async (cand, signal) => (await test.run(cand.source, signal)) === 'interesting', { jobs: r.jobs, maxTimeMs: r.timeLimitMs });
+      return { text: res.best.source, stopped: res.stats.ms >= r.timeLimitMs, tests: res.stats.tested };
+    } finally {
+      test.dispose();
+    }
+  },
+};
+
 /** The reducers compared. */
-export const REDUCERS: ReducerEntry[] = [kilnIR, kilnText, classicReducer('cvise', 'cvise'), classicReducer('creduce', 'creduce')];
+export const REDUCERS: ReducerEntry[] = [kilnIR, kilnIRScript, kilnText, classicReducer('cvise', 'cvise'), classicReducer('creduce', 'creduce')];
 
 // ---------------------------------------------------------------------------------------------
 // Cases
@@ -278,31 +320,34 @@ function arg(name: string, fallback: string): string {
 }
 
 async function main(): Promise<void> {
+  const smoke = process.argv.includes('--smoke');
   const jobs = Number(arg('jobs', '2'));
-  const timeLimitMs = Number(arg('time-limit', '600')) * 1000;
+  const timeLimitMs = Number(arg('time-limit', smoke ? '3' : '600')) * 1000;
   const testTimeoutMs = Number(arg('test-timeout', '60')) * 1000;
   const seed = Number(arg('seed', '1'));
   const onlyReducers = arg('reducers', '') ? arg('reducers', '').split(',') : null;
   const onlyCases = arg('cases', '') ? arg('cases', '').split(',') : null;
+  // A smoke run skips the cases that need a campaign or a search over csmith seeds.
+  const wanted = (group: 'kiln' | 'csmith'): boolean => !smoke || (onlyCases?.some((n) => n.startsWith(group)) ?? false);
 
-  const tools = spawnSync(process.execPath, ['scripts/ensure-tools.mjs', '--profile', 'bench'], { stdio: 'inherit' });
+  const tools = spawnSync(process.execPath, [new URL('../scripts/ensure-tools.mjs', import.meta.url).pathname, '--profile', 'bench', '--check'], { stdio: 'inherit' });
   if (tools.status !== 0) throw new Error('could not install the benchmark tools (csmith, creduce, cvise)');
 
   const work = mkdtempSync(join(tmpdir(), 'kiln-bench-reduce-'));
   try {
-    const cases = [...(await kilnCases(work, seed)), ...(await csmithCases(work, seed)), await wrongCodeCase(work)].filter((c) => !onlyCases || onlyCases.some((n) => c.name.includes(n)));
+    const cases = [...(wanted('kiln') ? await kilnCases(work, seed) : []), ...(wanted('csmith') ? await csmithCases(work, seed) : []), await wrongCodeCase(work)].filter((c) => !onlyCases || onlyCases.some((n) => c.name.includes(n)));
     const reducers = REDUCERS.filter((r) => !onlyReducers || onlyReducers.includes(r.name));
     console.log(`bench:reduce  jobs=${jobs}  time limit ${timeLimitMs / 1000}s per run  (${new Date().toISOString()})`);
     for (const c of cases) {
       const { bytes, lines } = textSize(readFileSync(c.file, 'utf8'));
       console.log(`case ${c.name}: ${bytes} bytes, ${lines} lines — ${c.about}`);
     }
-    const rows: string[][] = [['case', 'reducer', 'time s', 'bytes', 'lines', 'tests', 'result']];
+    const rows: string[][] = [['case', 'reducer', 'test', 'time s', 'bytes', 'lines', 'tests', 'result']];
     for (const c of cases) {
       for (const red of reducers) {
         const why = red.unavailable();
         if (why || !red.supports(c)) {
-          rows.push([c.name, red.name, '-', '-', '-', '-', why ?? 'not applicable']);
+          rows.push([c.name, red.name, red.test, '-', '-', '-', '-', why ?? 'not applicable']);
           continue;
         }
         const dir = join(work, 'runs', `${c.name}-${red.name}`);
@@ -319,9 +364,9 @@ async function main(): Promise<void> {
           const verdict = await check.run(out.text);
           check.dispose();
           const status = `${verdict === 'interesting' ? 'interesting' : 'NOT INTERESTING'}${out.stopped ? ' (time limit)' : ''}`;
-          row = [c.name, red.name, secs, String(size.bytes), String(size.lines), out.tests === undefined ? '-' : String(out.tests), status];
+          row = [c.name, red.name, red.test, secs, String(size.bytes), String(size.lines), out.tests === undefined ? '-' : String(out.tests), status];
         } catch (e) {
-          row = [c.name, red.name, ((Date.now() - t0) / 1000).toFixed(1), '-', '-', '-', `error: ${(e as Error).message.split('\n')[0]}`];
+          row = [c.name, red.name, red.test, ((Date.now() - t0) / 1000).toFixed(1), '-', '-', '-', `error: ${(e as Error).message.split('\n')[0]}`];
         }
         rows.push(row);
         console.log(row.join('  '));
@@ -329,7 +374,8 @@ async function main(): Promise<void> {
     }
     const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
     console.log('');
-    for (const r of rows) console.log(r.map((cell, i) => (i >= 2 && i <= 5 ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!))).join('  '));
+    console.log(`test: "script" is the case's interestingness script, "own" Kiln's IR test (see the header of bench/reduce.ts); result: the final text judged by the case's script`);
+    for (const r of rows) console.log(r.map((cell, i) => (i >= 3 && i <= 6 ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!))).join('  '));
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
