@@ -1,6 +1,6 @@
 // Interpreter throughput on loop-heavy programs, in executed IR operations per second.
 //
-//   npm run bench:interp
+//   npm run bench:interp [-- --smoke]   (--smoke: loops 50 times smaller, one timed run)
 //
 // An "operation" is one expression node evaluated or one statement executed. The count comes
 // from the run's own profile (statement execution counts × the nodes each statement evaluates),
@@ -92,7 +92,10 @@ function measure(name: string, p: Program, repeats: number): void {
   console.log(`${name.padEnd(28)} ${(ops / 1e6).toFixed(1).padStart(7)} M ops  median ${(median * 1000).toFixed(0).padStart(6)} ms  ${mops.toFixed(1).padStart(6)} M ops/s`);
 }
 
-console.log('interpreter throughput (executed IR operations per second, median of 5 runs)');
-measure('loops over int32 arrays', loopProgram(C.int32, 2000, 500), 5);
-measure('loops over uint8 arrays', loopProgram(C.uint8, 2000, 500), 5);
-measure('loops over int64 arrays', loopProgram(C.int64, 1000, 500), 5);
+const smoke = process.argv.includes('--smoke');
+const scale = smoke ? 50 : 1;
+const repeats = smoke ? 1 : 5;
+console.log(`interpreter throughput (executed IR operations per second, median of ${repeats} runs${smoke ? '; smoke size' : ''})`);
+measure('loops over int32 arrays', loopProgram(C.int32, 2000 / scale, 500), repeats);
+measure('loops over uint8 arrays', loopProgram(C.uint8, 2000 / scale, 500), repeats);
+measure('loops over int64 arrays', loopProgram(C.int64, 1000 / scale, 500), repeats);

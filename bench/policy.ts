@@ -10,6 +10,7 @@
 //   npm run bench:policy [-- --count 1000 --seed 1 --size medium --jobs 2 --modes csmith,yarpgen]
 //                        [-- --variants on,no-swarm,expr,+contexts,-shuffle,@policy.json,off]
 //                        [-- --detail 20] [-- --compilers gcc,clang]
+//   npm run bench:policy -- --smoke     (2 programs, csmith mode, gcc, on and off: checks the script works)
 //
 // `--variants` runs an ablation: `+NAME` is every policy off but NAME, `-NAME` the defaults
 // without NAME. Program sizes vary a lot from seed to seed and a few programs with fully unrolled
@@ -34,11 +35,13 @@ function arg(name: string, fallback: string): string {
   return i >= 0 && process.argv[i + 1] ? process.argv[i + 1]! : fallback;
 }
 
-const count = Number(arg('count', '1000'));
+// `--smoke`: two csmith-mode programs, gcc, on against off; checks the script works, measures nothing.
+const smoke = process.argv.includes('--smoke');
+const count = Number(arg('count', smoke ? '2' : '1000'));
 const firstSeed = Number(arg('seed', '1'));
 const size = arg('size', 'medium') as SizePreset;
 const jobs = Number(arg('jobs', '2'));
-const modes = arg('modes', 'csmith,yarpgen').split(',') as Mode[];
+const modes = arg('modes', smoke ? 'csmith' : 'csmith,yarpgen').split(',') as Mode[];
 /** `--detail N`: also list the N counters and the N kinds of remark whose counts changed most, per variant and compiler. */
 const detail = Number(arg('detail', '0'));
 
@@ -82,7 +85,7 @@ function variantPolicy(v: Variant): Policy {
   if (v.startsWith('@')) return parsePolicy({ name: v, ...JSON.parse(readFileSync(v.slice(1), 'utf8')) }, size);
   throw new Error(`unknown variant ${v}: on, no-swarm, expr, off, placebo, +NAME, -NAME or @FILE`);
 }
-const VARIANTS: Variant[] = arg('variants', 'on,no-swarm,off').split(',');
+const VARIANTS: Variant[] = arg('variants', smoke ? 'on,off' : 'on,no-swarm,off').split(',');
 if (!VARIANTS.includes('off')) VARIANTS.push('off');
 const POLICIES: Record<Variant, Policy> = Object.fromEntries(VARIANTS.map((v) => [v, variantPolicy(v)]));
 
@@ -118,7 +121,7 @@ const ALL_COMPILERS: readonly Compiler[] = [
   },
 ];
 
-const chosen = arg('compilers', 'gcc,clang').split(',');
+const chosen = arg('compilers', smoke ? 'gcc' : 'gcc,clang').split(',');
 for (const c of chosen) if (!ALL_COMPILERS.some((x) => x.name === c)) throw new Error(`unknown compiler ${c}: gcc or clang`);
 const COMPILERS = ALL_COMPILERS.filter((c) => chosen.includes(c.name));
 

@@ -6,6 +6,7 @@
 //
 //   npm run bench:verify [-- --seeds 1000 --sanitizer-seeds 200 --first 1 --size medium --mode csmith]
 //                        [-- --policy floats.json --levels -O0,-O2,-O3]
+//   npm run bench:verify -- --smoke     (2 seeds at -O0 and -O2, 1 under the sanitizers)
 //
 // With `--mode yarpgen|arith` (or `--mode all`: every mode in turn) the issue's acceptance for the
 // other modes runs instead: 500 seeds per mode with gcc and clang at -O0 -O2 -O3 (`--levels` to
@@ -32,8 +33,10 @@ const modeArg = arg('mode', 'csmith');
 if (modeArg !== 'all' && !(MODES as readonly string[]).includes(modeArg)) throw new Error(`--mode: one of ${MODES.join(', ')}, all`);
 const modes: Mode[] = modeArg === 'all' ? [...MODES] : [modeArg as Mode];
 const acceptance = modeArg !== 'csmith';
-const seeds = Number(arg('seeds', acceptance ? '500' : '1000'));
-const sanitizerSeeds = Number(arg('sanitizer-seeds', acceptance ? '50' : '200'));
+// `--smoke`: two programs at -O0 and -O2, one under the sanitizers; checks the script works.
+const smoke = process.argv.includes('--smoke');
+const seeds = Number(arg('seeds', smoke ? '2' : acceptance ? '500' : '1000'));
+const sanitizerSeeds = Number(arg('sanitizer-seeds', smoke ? '1' : acceptance ? '50' : '200'));
 const first = Number(arg('first', '1'));
 // `--policy FILE` (JSON or YAML, as `kiln gen --policy`), e.g. {"features": {"floats": true}}.
 const policyFile = arg('policy', '');
@@ -127,7 +130,7 @@ async function check(cases: Case[], configs: Config[]): Promise<{ checked: numbe
   return { checked: cases.length * configs.length, failures };
 }
 
-const levels = arg('levels', acceptance ? '-O0,-O2,-O3' : '-O0,-O1,-O2,-Os,-O3').split(',');
+const levels = arg('levels', smoke ? '-O0,-O2' : acceptance ? '-O0,-O2,-O3' : '-O0,-O1,-O2,-Os,-O3').split(',');
 const compilerConfigs: Config[] = ['gcc', 'clang'].flatMap((cc) => levels.map((o) => ({ name: `${cc} ${o}`, cc, flags: [o] })));
 const sanitizerConfigs: Config[] = [
   { name: 'clang ASan+UBSan', cc: 'clang', flags: ['-O1', '-fsanitize=undefined,address', '-fno-sanitize-recover=all'], env: { ASAN_OPTIONS: 'detect_leaks=0' } },
