@@ -5,9 +5,11 @@
 //
 // Profiles:
 //   fuzz   compilers for a default campaign (gcc, clang, tcc)
-//   test   what `npm test` needs: the fuzz set plus sanitizer runtimes, valgrind and a second
-//          LLVM (clang-15), whose opt-bisect output the triage parser is tested against
-//   bench  what `npm run bench:*` needs: the test set plus csmith, creduce, cvise
+//   test   what `npm test` needs: the fuzz set plus sanitizer runtimes, valgrind, a second LLVM
+//          (clang-15), whose opt-bisect output the triage parser is tested against, and what the
+//          benchmarks compare against (csmith, creduce, cvise): the tests smoke-run every
+//          `bench:*` script (test/bench/smoke.test.ts)
+//   bench  what `npm run bench:*` needs: the test set
 //
 // As root, missing packages are installed with `apt-get install -y` (after one
 // `apt-get update`). Otherwise the script prints the command to run and exits 1.
@@ -16,11 +18,11 @@ import { spawnSync } from 'node:child_process';
 
 // Each profile extends the one before it, so a tool the tests need is never missing from bench.
 const FUZZ = ['gcc', 'clang', 'tcc'];
-const TEST = [...FUZZ, 'libclang-rt-14-dev', 'valgrind', 'clang-15'];
+const TEST = [...FUZZ, 'libclang-rt-14-dev', 'valgrind', 'clang-15', 'csmith', 'libcsmith-dev', 'creduce', 'cvise'];
 const PROFILES = {
   fuzz: FUZZ,
   test: TEST,
-  bench: [...TEST, 'csmith', 'libcsmith-dev', 'creduce', 'cvise'],
+  bench: TEST,
 };
 
 function parseArgs(argv) {

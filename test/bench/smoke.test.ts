@@ -1,0 +1,39 @@
+// Every benchmark still runs: each `bench:*` script of package.json is run with `--smoke` (a tiny
+// input, well under a minute) and must exit 0 and print its figures. Benchmarks are long and run
+// by hand, so without this a refactoring that breaks one goes unnoticed until someone measures.
+// The figures themselves are not judged: speed targets live in the scripts' output, never here.
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { runProcess } from '../../src/harness/process.js';
+
+const ROOT = new URL('../../', import.meta.url).pathname;
+const scripts = Object.keys((JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')) as { scripts: Record<string, string> }).scripts).filter((s) => s.startsWith('bench:'));
+
+/**
+ * What each script's figures look like in its output. A script not listed here (a new one) must
+ * print at least one line with a number in it; add it here to check more.
+ */
+const FIGURES: Readonly<Record<string, readonly RegExp[]>> = {
+  'bench:interp': [/loops over int32 arrays .* M ops\/s/],
+  'bench:gen': [/^kiln +\d+ +[\d.]+ s +[\d.]+/m, /^kiln gen --count \d+ +\d+ +[\d.]+ s/m, /^csmith loop +\d+ +[\d.]+ s/m, /ratio \(kiln \/ csmith\): [\d.]+× programs per second/],
+  'bench:verify': [/compilers: 2 programs × 4 configurations = 8 runs, 0 mismatches/, /sanitizers: 1 programs × 4 tools = 4 runs, 0 reports or mismatches/],
+  'bench:campaign': [/^kiln +\d+ programs, +\d+ tests in [\d.]+ s wall/m, /^csmith +\d+ programs, +\d+ tests in [\d.]+ s wall/m],
+  'bench:policy': [/csmith gcc remarks per 1000 lines: off [\d.]+; on [\d.]+ = [\d.]+x/],
+  'bench:reduce': [/wrong-code-ring +kiln-text +script +[\d.]+ +\d+ +\d+ +\d+ +interesting/, /wrong-code-ring +cvise +script +[\d.]+ +\d+ +\d+ +- +interesting/, /wrong-code-ring +creduce +script/],
+};
+
+describe('benchmark scripts at smoke size', () => {
+  it('package.json has the benchmarks this test knows', () => {
+    for (const name of Object.keys(FIGURES)) expect(scripts).toContain(name);
+  });
+
+  for (const name of scripts) {
+    it(`${name} -- --smoke exits 0 and prints its figures`, { timeout: 180_000 }, async () => {
+      const r = await runProcess('npm', ['run', '--silent', name, '--', '--smoke'], { cwd: ROOT, timeoutMs: 170_000, maxOutputBytes: 4 << 20 });
+      const log = `${name}: status ${r.status}${r.timedOut ? ' (timed out)' : ''}\n--- stdout\n${r.stdout.slice(-3000)}\n--- stderr\n${r.stderr.slice(-3000)}`;
+      expect(r.timedOut, log).toBe(false);
+      expect(r.status, log).toBe(0);
+      for (const re of FIGURES[name] ?? [/\d/]) expect(r.stdout, log).toMatch(re);
+    });
+  }
+});
