@@ -3,7 +3,7 @@
 //
 //   npm run bench:campaign -- [--time 3m] [--compilers gcc,clang,tcc] [--opts '-O0;-O2'] [-j N]
 //                             [--slices 3] [--only kiln|csmith] [--mode csmith] [--from-source] [--keep]
-//   npm run bench:campaign -- --smoke     (gcc -O0, one job, 2 × 5 s, from source: checks the script works)
+//   npm run bench:campaign -- --smoke     (gcc -O0, one job, 2 × 3 s, from source: checks the script works)
 //
 // Like with like:
 // - Both sides test the same configurations: Kiln's own matrix (src/harness/matrix.ts) of the
@@ -94,7 +94,7 @@ function parseArgs(argv: readonly string[]): BenchArgs {
     } else if (flag === '--keep') a.keep = true;
     else if (flag === '--from-source') a.fromSource = true;
     else if (flag === '--mode') a.mode = value();
-    else if (flag === '--smoke') Object.assign(a, { timeMs: 10_000, slices: 2, compilers: ['gcc'], optionSets: ['-O0'], jobs: 1, fromSource: true });
+    else if (flag === '--smoke') Object.assign(a, { timeMs: 6_000, slices: 2, compilers: ['gcc'], optionSets: ['-O0'], jobs: 1, fromSource: true });
     else usage(`unknown argument '${flag}'`);
   }
   if (!(a.jobs >= 1)) usage('-j takes a positive integer');
