@@ -2,12 +2,13 @@
 // input, well under a minute) and must exit 0 and print its figures. Benchmarks are long and run
 // by hand, so without this a refactoring that breaks one goes unnoticed until someone measures.
 // The figures themselves are not judged: speed targets live in the scripts' output, never here.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { runProcess } from '../../src/harness/process.js';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
-const scripts = Object.keys((JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')) as { scripts: Record<string, string> }).scripts).filter((s) => s.startsWith('bench:'));
+const allScripts = (JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')) as { scripts: Record<string, string> }).scripts;
+const scripts = Object.keys(allScripts).filter((s) => s.startsWith('bench:'));
 
 /**
  * What each script's figures look like in its output. A script not listed here (a new one) must
@@ -25,6 +26,12 @@ const FIGURES: Readonly<Record<string, readonly RegExp[]>> = {
 describe('benchmark scripts at smoke size', () => {
   it('package.json has the benchmarks this test knows', () => {
     for (const name of Object.keys(FIGURES)) expect(scripts).toContain(name);
+  });
+
+  it('every bench/*.ts has a bench:* script, so none escapes the smoke runs', () => {
+    const files = readdirSync(`${ROOT}bench`).filter((f) => f.endsWith('.ts'));
+    expect(files.length).toBeGreaterThan(0);
+    for (const f of files) expect(scripts.some((s) => allScripts[s]!.split(/\s+/).includes(`bench/${f}`)), f).toBe(true);
   });
 
   for (const name of scripts) {
