@@ -23,8 +23,10 @@ export function registerFindings(program: Command): void {
         const grouping = parseGrouping(flags.group);
         const store = KilnStore.open(flags.out ?? 'kiln-out', 'read');
         let rows: FindingRow[];
+        let unstored: Map<string, number>;
         try {
           rows = store.listFindings(grouping);
+          unstored = store.unstoredFindings();
         } finally {
           store.close();
         }
@@ -50,7 +52,7 @@ export function registerFindings(program: Command): void {
           process.stdout.write(JSON.stringify(list, null, 2) + '\n');
           return;
         }
-        process.stdout.write(formatFindings(rows, grouping));
+        process.stdout.write(formatFindings(rows, grouping, unstored));
       } catch (e) {
         reportAndExit(e);
       }
@@ -67,7 +69,7 @@ function parseGrouping(value: string | undefined): FindingGrouping {
  * Findings as text: one block per group (a bug), its size and the smallest reduced program first,
  * then one line per finding. Rows come grouped from {@link KilnStore.listFindings}.
  */
-export function formatFindings(rows: readonly FindingRow[], grouping: FindingGrouping = 'fingerprint'): string {
+export function formatFindings(rows: readonly FindingRow[], grouping: FindingGrouping = 'fingerprint', unstored: ReadonlyMap<string, number> = new Map()): string {
   if (rows.length === 0) return 'no findings yet\n';
   const groups = new Map<string, FindingRow[]>();
   for (const r of rows) {
@@ -82,6 +84,10 @@ export function formatFindings(rows: readonly FindingRow[], grouping: FindingGro
   const out: string[] = [head];
   for (const [key, list] of groups) {
     const notes: string[] = [String(list.length)];
+    // Findings past the per-bucket cap are counted by bucket; a group of one bucket shows its count.
+    const buckets = new Set(list.map((r) => r.bucket));
+    const more = buckets.size === 1 ? (unstored.get([...buckets][0]!) ?? 0) : 0;
+    if (more > 0) notes.push(`${more} more not stored`);
     if (grouping === 'fingerprint' && list.every((r) => r.fingerprint === null)) notes.push('not triaged');
     const reduced = list.filter((r) => r.reducedLines !== null).sort((a, b) => a.reducedLines! - b.reducedLines!)[0];
     if (reduced) notes.push(`smallest: ${reduced.reducedLines} lines${reduced.reducedFile ? ` in ${shortPath(reduced.reducedFile)}` : ''}`);
@@ -95,6 +101,13 @@ export function formatFindings(rows: readonly FindingRow[], grouping: FindingGro
       parts.push(shortPath(r.dir));
       out.push(`  ${parts.join('  ')}`);
     }
+  }
+  const total = [...unstored.values()].reduce((a, b) => a + b, 0);
+  if (total > 0) {
+    out.push(
+      '',
+      `${total} more findings in ${unstored.size} buckets were counted but not stored (each bucket keeps its first findings and its smallest program; --max-per-bucket sets how many). Their seeds and outcomes are in the tests table of kiln.db.`,
+    );
   }
   return out.join('\n') + '\n';
 }

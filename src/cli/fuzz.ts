@@ -1,16 +1,18 @@
 import { availableParallelism } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { errBadConfig, errBadOption, errDatabase, errFile, errState, errUnknownCompiler } from '../diag/errors.js';
+import { errBadConfig, errBadOption, errBrokenConfiguration, errDatabase, errFile, errState, errUnknownCompiler } from '../diag/errors.js';
 import { isModeChoice, MODE_CHOICES, type ModeChoice } from '../gen/mode.js';
 import { parsePolicy, PolicyError, type Policy, type SizePreset } from '../gen/policy.js';
-import { runCampaign, seedSequence, type CampaignSummary, type ProgramReport } from '../harness/campaign.js';
+import { runCampaign, type CampaignSummary, type ProgramReport } from '../harness/campaign.js';
 import { detectCompilers, resolveCompilers, type Compiler } from '../harness/compilers.js';
-import { memoryMb, parseFuzzConfig, type FuzzConfig } from '../harness/config.js';
+import { JOB_MEMORY_MB, maxJobs, memoryMb, parseFuzzConfig, thisMachine, type FuzzConfig } from '../harness/config.js';
 import { draftProgram } from '../harness/findings.js';
 import { buildMatrix, DEFAULT_LIMITS, DEFAULT_OPTION_SETS, splitOptionSets, type Configuration, type Limits } from '../harness/matrix.js';
+import { checkConfigurations } from '../harness/preflight.js';
 import { sweepStaleTempRoots } from '../harness/tempdir.js';
-import { FINDINGS_DIR, KilnStore, type CampaignRow } from '../store/store.js';
+import { DEFAULT_MAX_PER_BUCKET } from '../store/cap.js';
+import { FINDINGS_DIR, KilnStore, type CampaignRow, type RecordResult } from '../store/store.js';
 import { BackgroundReducer } from './background-reduce.js';
 import { recordReduction } from './reduce-finding.js';
 import { Progress } from './progress.js';
@@ -35,6 +37,7 @@ export interface FuzzFlags {
   rerun?: boolean;
   mode?: string;
   reduce?: boolean;
+  maxPerBucket?: string;
 }
 
 /** The settings of a campaign as stored with it (and reused by `--resume`). */
@@ -44,6 +47,10 @@ export interface StoredSettings {
   readonly policy: Policy;
   readonly mode: ModeChoice;
   readonly rerun: boolean;
+  /** Concurrent jobs the campaign was started with (a default for --resume). */
+  readonly jobs?: number;
+  /** Findings stored per bucket (the first N and the smallest); undefined: no cap. */
+  readonly maxPerBucket?: number | undefined;
 }
 
 /** Fully resolved settings of one `kiln fuzz` session. */
@@ -85,6 +92,7 @@ export function registerFuzz(program: Command): void {
     .option('--memory <size>', 'address-space limit of compiles and runs, e.g. 2GiB, or none (default 2GiB)')
     .option('--no-rerun', 'keep failures without testing them a second time')
     .option('--reduce', 'reduce the first finding of each new bucket in the background (one job): reduced.c and a bug report in its folder')
+    .option('--max-per-bucket <n>', `findings stored per bucket: the first N and the smallest program; the rest are counted (default ${DEFAULT_MAX_PER_BUCKET}; none for no cap)`)
     .addHelpText(
       'after',
       `
@@ -116,11 +124,12 @@ const FIXED_ON_RESUME: readonly (keyof FuzzFlags)[] = ['config', 'compilers', 'o
  * included — before anything is written: a bad input leaves an existing output folder untouched.
  */
 export async function resolveSettings(flags: FuzzFlags): Promise<FuzzSettings> {
-  const jobs = flags.jobs !== undefined ? parseCount('--jobs', flags.jobs, 1, 1) : undefined;
+  const jobs = flags.jobs !== undefined ? checkJobs(parseCount('--jobs', flags.jobs, 1, 1), (expected) => errBadOption('--jobs', flags.jobs!, expected)) : undefined;
   const timeMs = parseDuration('--time', flags.time);
   if (timeMs !== undefined && timeMs <= 0) throw errBadOption('--time', flags.time!, 'a positive duration such as 90s, 10m or 2h');
   const tests = flags.tests !== undefined ? parseCount('--tests', flags.tests, 1, 1) : undefined;
-  if (flags.resume) return resolveResume(flags, jobs, timeMs, tests);
+  const maxPerBucket = flags.maxPerBucket !== undefined ? parseMaxPerBucket(flags.maxPerBucket) : undefined;
+  if (flags.resume) return resolveResume(flags, jobs, timeMs, tests, maxPerBucket);
 
   const cfgFile = flags.config;
   const cfg: FuzzConfig = cfgFile ? parseFuzzConfig(readConfigFile(cfgFile), cfgFile) : {};
@@ -145,7 +154,8 @@ export async function resolveSettings(flags: FuzzFlags): Promise<FuzzSettings> {
     policy,
     mode,
     rerun: flags.rerun ?? true,
-    jobs: jobs ?? cfg.jobs ?? availableParallelism(),
+    maxPerBucket: maxPerBucket !== undefined ? (maxPerBucket ?? undefined) : cfg.maxPerBucket !== undefined ? (cfg.maxPerBucket === 'none' ? undefined : cfg.maxPerBucket) : DEFAULT_MAX_PER_BUCKET,
+    jobs: jobs ?? (cfg.jobs !== undefined ? checkJobs(cfg.jobs, (expected) => errBadConfig(cfgFile!, `field 'jobs': ${cfg.jobs} is too many: expected ${expected}`)) : Math.min(availableParallelism(), maxJobs())),
     timeMs: timeMs ?? cfg.time,
     maxTests: tests ?? cfg.tests,
     seedStart,
@@ -154,7 +164,7 @@ export async function resolveSettings(flags: FuzzFlags): Promise<FuzzSettings> {
   };
 }
 
-async function resolveResume(flags: FuzzFlags, jobs: number | undefined, timeMs: number | undefined, tests: number | undefined): Promise<FuzzSettings> {
+async function resolveResume(flags: FuzzFlags, jobs: number | undefined, timeMs: number | undefined, tests: number | undefined, maxPerBucket: number | null | undefined): Promise<FuzzSettings> {
   for (const k of FIXED_ON_RESUME) {
     const v = flags[k];
     if (v !== undefined) throw errBadOption(`--${k.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase())}`, String(v), 'no value with --resume (a resumed campaign keeps its own settings)');
@@ -179,7 +189,9 @@ async function resolveResume(flags: FuzzFlags, jobs: number | undefined, timeMs:
     configurations: buildMatrix(renamed, stored.optionSets),
     ...stored,
     rerun: flags.rerun === false ? false : stored.rerun,
-    jobs: jobs ?? availableParallelism(),
+    maxPerBucket: maxPerBucket !== undefined ? (maxPerBucket ?? undefined) : stored.maxPerBucket,
+    // The campaign's own -j, unless given again; a smaller machine runs as many as it can.
+    jobs: jobs ?? Math.min(stored.jobs ?? availableParallelism(), maxJobs()),
     timeMs,
     maxTests: tests ?? campaign.maxTests ?? undefined,
     seedStart: undefined,
@@ -201,7 +213,34 @@ function storedSettings(c: CampaignRow, dbPath: string): StoredSettings {
     throw e;
   }
   const step = (x: { timeoutMs: number; memoryMb?: number | null }) => ({ timeoutMs: x.timeoutMs, memoryMb: x.memoryMb ?? undefined });
-  return { optionSets: s.optionSets, limits: { compile: step(s.limits.compile), run: step(s.limits.run) }, policy, mode: typeof s.mode === 'string' && isModeChoice(s.mode) ? s.mode : 'csmith', rerun: s.rerun ?? true };
+  const jobs = typeof s.jobs === 'number' && Number.isInteger(s.jobs) && s.jobs >= 1 ? s.jobs : undefined;
+  // Campaigns from before the cap have none stored: they keep the default, as a new one would.
+  const cap = s.maxPerBucket === null ? undefined : typeof s.maxPerBucket === 'number' && s.maxPerBucket >= 1 ? s.maxPerBucket : DEFAULT_MAX_PER_BUCKET;
+  return {
+    optionSets: s.optionSets,
+    limits: { compile: step(s.limits.compile), run: step(s.limits.run) },
+    policy,
+    mode: typeof s.mode === 'string' && isModeChoice(s.mode) ? s.mode : 'csmith',
+    rerun: s.rerun ?? true,
+    maxPerBucket: cap,
+    ...(jobs !== undefined ? { jobs } : {}),
+  };
+}
+
+/** `--max-per-bucket`: an integer ≥ 1, or `none` (null) for no cap. */
+function parseMaxPerBucket(v: string): number | null {
+  if (/^(none|unlimited)$/i.test(v.trim())) return null;
+  return parseCount('--max-per-bucket', v, 1, 1);
+}
+
+/** Refuses more jobs than this machine can hold (each is a generator process plus a compile). */
+function checkJobs(jobs: number, fail: (expected: string) => Error): number {
+  const bound = maxJobs();
+  if (jobs <= bound) return jobs;
+  const m = thisMachine();
+  throw fail(
+    `at most ${bound} on this machine (${m.cores} cores, ${(m.memoryMb / 1024).toFixed(1)} GiB of memory; each job needs about ${JOB_MEMORY_MB} MiB: a generator process and a compile)`,
+  );
 }
 
 function resolveLimits(flags: FuzzFlags, cfg: FuzzConfig): Limits {
@@ -251,13 +290,54 @@ function splitList(option: string, text: string): string[] {
   return items;
 }
 
+/**
+ * Refuses a campaign with a configuration that cannot compile and run a tiny program under the
+ * campaign's limits: every test would be a finding. Ctrl-C during the check stops it quietly.
+ */
+export async function checkCompilers(s: FuzzSettings): Promise<void> {
+  const stop = new AbortController();
+  const onSignal = (): void => stop.abort();
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  let broken;
+  try {
+    broken = await checkConfigurations(s.configurations, s.limits, s.jobs, stop.signal);
+  } finally {
+    process.removeListener('SIGINT', onSignal);
+    process.removeListener('SIGTERM', onSignal);
+  }
+  if (broken === undefined) throw errState('kiln fuzz: interrupted while checking the compilers; nothing was started');
+  if (broken.length === 0) return;
+  const [first] = broken;
+  const name = `${first!.config.compiler.name}${first!.config.optionsText ? ' ' + first!.config.optionsText : ''}`;
+  const mem = s.limits.compile.memoryMb ?? s.limits.run.memoryMb;
+  throw errBrokenConfiguration(
+    name,
+    first!.memoryLimited ? `${first!.reason} under the memory limit of ${mem} MiB, and works without it` : first!.reason,
+    broken.length - 1,
+    first!.memoryLimited
+      ? 'raise --memory (limits.compile.memory / limits.run.memory in the configuration file), or give none'
+      : `try '${[first!.config.compiler.command, ...first!.config.options].join(' ')} prog.c && ./a.out' by hand, or leave the configuration out`,
+  );
+}
+
 /** Runs one session of a campaign with resolved settings; resolves when it has stopped cleanly. */
 export async function fuzz(s: FuzzSettings): Promise<CampaignSummary> {
+  await checkCompilers(s);
   const store = KilnStore.open(s.out, 'write');
   const campaignId = s.resume
     ? s.resume.id
     : store.createCampaign({
-        config: { optionSets: s.optionSets, limits: s.limits, policy: s.policy, mode: s.mode, rerun: s.rerun, jobs: s.jobs, timeMs: s.timeMs ?? null } satisfies StoredSettings & Record<string, unknown>,
+        config: {
+          optionSets: s.optionSets,
+          limits: s.limits,
+          policy: s.policy,
+          mode: s.mode,
+          rerun: s.rerun,
+          jobs: s.jobs,
+          timeMs: s.timeMs ?? null,
+          maxPerBucket: s.maxPerBucket ?? null,
+        } satisfies Omit<StoredSettings, 'maxPerBucket'> & Record<string, unknown>,
         compilers: s.compilers,
         seedStart: s.seedStart ?? store.nextUnusedSeed(),
         ...(s.maxTests !== undefined ? { maxTests: s.maxTests } : {}),
@@ -317,7 +397,8 @@ export async function fuzz(s: FuzzSettings): Promise<CampaignSummary> {
           policy: s.policy,
           mode: s.mode,
           jobs: s.jobs,
-          seeds: seedSequence(seeds.gaps, seeds.next),
+          // Claimed from the store block by block: campaigns sharing --out never test one seed twice.
+          seeds: store.campaignSeeds(campaignId, seeds.gaps),
           ...(remaining !== undefined ? { maxPrograms: remaining } : {}),
           ...(s.timeMs !== undefined ? { timeMs: s.timeMs } : {}),
           signal: stop.signal,
@@ -328,15 +409,16 @@ export async function fuzz(s: FuzzSettings): Promise<CampaignSummary> {
           onProgram: (r) => {
             // Written and committed first, announced after: what is shown is never lost.
             const draft = draftProgram(r, ctx);
+            let recorded: RecordResult;
             try {
-              store.recordProgram(campaignId, draft);
+              recorded = store.recordProgram(campaignId, draft, s.maxPerBucket !== undefined ? { maxPerBucket: s.maxPerBucket } : {});
             } catch (e) {
               // A full disk or a folder made read-only under us is the machine's problem, not Kiln's.
               const code = (e as { code?: string }).code;
               if (code && /^(E[A-Z]+|SQLITE_(FULL|IOERR.*|READONLY.*|CANTOPEN))$/.test(code)) throw errFile(s.out, `cannot store the results of seed ${r.seed}: ${(e as Error).message}`);
               throw e;
             }
-            for (const id of announce(progress, r, draft, knownBuckets, s.out)) reducer?.add(join(s.out, FINDINGS_DIR, id));
+            for (const id of announce(progress, r, draft, recorded, knownBuckets, s)) reducer?.add(join(s.out, FINDINGS_DIR, id));
           },
         },
       );
@@ -368,7 +450,7 @@ export async function fuzz(s: FuzzSettings): Promise<CampaignSummary> {
 function describeSession(s: FuzzSettings, id: number, seeds: { done: number; gaps: bigint[]; next: bigint }): string {
   const compilers = s.compilers.map((c) => `  ${c.name.padEnd(12)} ${c.version}`).join('\n');
   const head = s.resume
-    ? `kiln fuzz: resuming campaign ${id}: ${seeds.done} programs done, ${seeds.gaps.length} unfinished below seed ${seeds.next}`
+    ? `kiln fuzz: resuming campaign ${id}: ${seeds.done} programs done, ${seeds.gaps.length} claimed seeds not finished (run first), then seeds from ${seeds.next}`
     : `kiln fuzz: campaign ${id}, seeds from ${seeds.next}`;
   return `${head}; ${s.compilers.length} compilers × ${s.optionSets.length} option sets = ${s.configurations.length} configurations, ${s.jobs} jobs; results in ${s.out}\n${compilers}`;
 }
@@ -382,7 +464,8 @@ function warnVersionChanges(progress: Progress, s: FuzzSettings): void {
 }
 
 /** Prints a finished program's findings; returns the ids of the findings that opened a new bucket. */
-function announce(progress: Progress, r: ProgramReport, draft: ReturnType<typeof draftProgram>, known: Set<string>, out: string): string[] {
+function announce(progress: Progress, r: ProgramReport, draft: ReturnType<typeof draftProgram>, recorded: RecordResult, known: Set<string>, s: FuzzSettings): string[] {
+  const out = s.out;
   const fresh: string[] = [];
   const c = progress.counts;
   c.programs++;
@@ -390,7 +473,9 @@ function announce(progress: Progress, r: ProgramReport, draft: ReturnType<typeof
   if (r.status === 'error') progress.println(`kiln fuzz: KILN BUG: the generator failed on seed ${r.seed}: ${(r.reason ?? '').split('\n')[0]} (please report it)`, process.stderr);
   c.flaky += r.results.filter((x) => x.flaky).length;
   for (const x of r.results) progress.outcome(x.outcome);
-  for (const f of draft.findings) {
+  const outcomes = new Map(draft.findings.map((f) => [f.id, f]));
+  for (const k of recorded.kept) {
+    const f = outcomes.get(k.id)!;
     c.findings++;
     const isNew = !known.has(f.bucket);
     if (isNew) {
@@ -398,7 +483,17 @@ function announce(progress: Progress, r: ProgramReport, draft: ReturnType<typeof
       c.newBuckets++;
       fresh.push(f.id);
     }
-    progress.println(`finding ${f.id}: ${f.outcome} with ${f.compiler}${f.options ? ' ' + f.options : ''} (seed ${r.seed})${isNew ? ' [new bucket]' : ''} → ${out}/findings/${f.id}`, process.stdout);
+    const note = isNew ? ' [new bucket]' : k.as === 'smallest' ? ` [smallest of its bucket${k.replaced ? `, replaces ${k.replaced}` : ''}]` : '';
+    progress.println(`finding ${f.id}: ${f.outcome} with ${f.compiler}${f.options ? ' ' + f.options : ''} (seed ${r.seed})${note} → ${out}/findings/${f.id}`, process.stdout);
+  }
+  for (const d of recorded.dropped) {
+    // Said once per bucket and session: the rest are counted (kiln findings shows how many).
+    if (known.has(`${d.bucket}\0capped`)) continue;
+    known.add(`${d.bucket}\0capped`);
+    progress.println(
+      `kiln fuzz: bucket ${d.bucket} holds its ${s.maxPerBucket} findings: further ones are counted, not stored, unless smaller (seed ${r.seed} and its outcome stay in the database; --max-per-bucket changes the cap)`,
+      process.stderr,
+    );
   }
   if (draft.internal) {
     c.internal++;

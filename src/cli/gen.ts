@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { errBadOption, errFile, KilnError } from '../diag/errors.js';
@@ -7,7 +7,8 @@ import type { Policy } from '../gen/policy.js';
 import { generateProgram } from '../repair/generate.js';
 import { isModeChoice, MODE_CHOICES, modeFor, type ModeChoice } from '../gen/mode.js';
 import { wrappedShare } from '../ir/census.js';
-import { loadPolicy, parseCount, parseSeed, reportAndExit } from './util.js';
+import { makeDirectory } from '../store/files.js';
+import { loadPolicy, MAX_SEED, parseCount, parseSeed, reportAndExit } from './util.js';
 
 interface GenOptions {
   seed?: string;
@@ -61,11 +62,15 @@ function runGen(opts: GenOptions): void {
   if (!isModeChoice(mode)) throw errBadOption('--mode', mode, `one of ${MODE_CHOICES.join(', ')}`);
   const seed = parseSeed('--seed', opts.seed, 1n);
   const count = opts.count === undefined ? undefined : parseCount('--count', opts.count, 1, 1);
+  // Every seed written must be one `--seed` accepts back.
+  if (count !== undefined && seed + BigInt(count) - 1n > MAX_SEED) {
+    throw errBadOption('--count', String(count), `at most ${MAX_SEED - seed + 1n} from seed ${seed}: seeds end at ${MAX_SEED} (2^63 - 1)`);
+  }
   if (count === undefined && mode === 'yarpgen' && opts.output) checkSplitOutput(opts.output);
   if (count !== undefined) {
     if (!opts.output) throw errBadOption('--count', String(count), 'an output directory too (-o DIR)');
     try {
-      mkdirSync(opts.output, { recursive: true });
+      makeDirectory(opts.output);
     } catch (e) {
       throw errFile(opts.output, `cannot create directory: ${(e as Error).message}`);
     }
@@ -148,7 +153,7 @@ function writeProgram(path: string, files: readonly EmittedFile[]): void {
   }
   checkSplitOutput(path);
   try {
-    mkdirSync(path, { recursive: true });
+    makeDirectory(path);
     for (const f of files) writeFileSync(join(path, f.name), f.content);
   } catch (e) {
     throw errFile(path, `cannot write: ${(e as Error).message}`);

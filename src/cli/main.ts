@@ -9,6 +9,7 @@ import { registerCompilers } from './compilers.js';
 import { registerFindings } from './findings.js';
 import { registerReduce } from './reduce-text.js';
 import { registerTriage } from './triage.js';
+import { reportAndExit, usageError } from './util.js';
 
 /** The `kiln` command: a thin layer over the library (every command can be run from code too). */
 export function buildCli(): Command {
@@ -18,7 +19,9 @@ export function buildCli(): Command {
     .name('kiln')
     .description('Kiln finds bugs in C compilers: it generates UB-free C programs whose output it knows, runs them through compilers and options, and turns every crash, hang and wrong result into a small, deduplicated test case.')
     .version(pkg.version, '-V, --version')
-    .showHelpAfterError('(run kiln help for the list of commands)')
+    // Commander's own error text is replaced by Kiln's coded one-line form (see usageError);
+    // subcommands inherit both settings because they are registered after this.
+    .configureOutput({ outputError: () => undefined })
     .exitOverride();
   registerGen(program);
   registerStats(program);
@@ -42,7 +45,9 @@ async function main(): Promise<void> {
     await program.parseAsync(process.argv);
   } catch (e) {
     if (e instanceof CommanderError) {
-      // Commander already printed the message (or the help/version text).
+      const coded = usageError(e, program, process.argv.slice(2));
+      if (coded) reportAndExit(coded);
+      // Help or version text (already printed); `kiln` alone prints help and exits 2.
       process.exit(e.exitCode === 0 ? 0 : 2);
     }
     throw e;

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
+import type { Command, CommanderError } from 'commander';
 import { parse as parseYaml } from 'yaml';
-import { errBadConfig, errBadOption, errFile, isKilnError, type KilnError } from '../diag/errors.js';
+import { errBadConfig, errBadOption, errFile, errUsage, isKilnError, type KilnError } from '../diag/errors.js';
 import { parsePolicy, PolicyError, type Policy, type SizePreset } from '../gen/policy.js';
 
 /** Prints a user error as one line plus a hint, and exits with status 2 (no stack trace). */
@@ -54,14 +55,17 @@ export function parseSize(size: string | undefined): SizePreset {
 /** Parses a non-negative integer option. */
 export function parseCount(option: string, value: string | undefined, fallback: number, min = 0): number {
   if (value === undefined) return fallback;
-  if (!/^\d+$/.test(value) || Number(value) < min) throw errBadOption(option, value, `an integer ≥ ${min}`);
+  if (!/^\d+$/.test(value) || Number(value) < min || !Number.isSafeInteger(Number(value))) throw errBadOption(option, value, `an integer from ${min} to ${Number.MAX_SAFE_INTEGER}`);
   return Number(value);
 }
 
-/** Parses a seed: a non-negative integer (up to 2^63). */
+/** The largest seed: seeds are stored as SQLite's signed 64-bit integers. */
+export const MAX_SEED = (1n << 63n) - 1n;
+
+/** Parses a seed: an integer from 0 to {@link MAX_SEED}. */
 export function parseSeed(option: string, value: string | undefined, fallback: bigint): bigint {
   if (value === undefined) return fallback;
-  if (!/^\d+$/.test(value) || BigInt(value) >= 1n << 63n) throw errBadOption(option, value, 'a non-negative integer');
+  if (!/^\d+$/.test(value) || BigInt(value) > MAX_SEED) throw errBadOption(option, value, `an integer from 0 to ${MAX_SEED} (2^63 - 1)`);
   return BigInt(value);
 }
 
@@ -73,4 +77,32 @@ export function parseDuration(option: string, value: string | undefined): number
   const n = Number(m[1]);
   const unit = m[2] ?? 's';
   return n * (unit === 'ms' ? 1 : unit === 's' ? 1000 : unit === 'm' ? 60_000 : 3_600_000);
+}
+
+/**
+ * Kiln's coded form of a command line Commander refused (unknown command or option, missing or
+ * extra argument); undefined for help and version exits, which are not errors.
+ */
+export function usageError(e: CommanderError, program: Command, argv: readonly string[]): KilnError | undefined {
+  // Commander's text: "error: unknown option '--foo'" plus, sometimes, "\n(Did you mean --force?)".
+  const [first = '', ...rest] = e.message.replace(/^error: /, '').split('\n');
+  const suggestion = rest.join(' ').replace(/^\((.*)\)$/, '$1').replace(/^Did/, 'did').trim();
+  const sub = program.commands.find((c) => argv.includes(c.name()));
+  const help = sub ? `run 'kiln ${sub.name()} --help' for its options` : "run 'kiln help' for the list of commands";
+  const hint = suggestion ? `${suggestion}; ${help}` : help;
+  switch (e.code) {
+    case 'commander.unknownCommand':
+      return errUsage('KILN_UNKNOWN_COMMAND', first, suggestion ? `${suggestion}; run 'kiln help' for the list of commands` : "run 'kiln help' for the list of commands");
+    case 'commander.unknownOption':
+      return errUsage('KILN_UNKNOWN_OPTION', sub ? `${first} for 'kiln ${sub.name()}'` : first, hint);
+    case 'commander.missingArgument':
+    case 'commander.optionMissingArgument':
+    case 'commander.missingMandatoryOptionValue':
+    case 'commander.excessArguments':
+    case 'commander.invalidArgument':
+    case 'commander.conflictingOption':
+      return errUsage('KILN_BAD_ARGUMENTS', sub ? `kiln ${sub.name()}: ${first}` : first, hint);
+    default:
+      return e.exitCode === 0 || e.code.startsWith('commander.help') || e.code === 'commander.version' ? undefined : errUsage('KILN_BAD_ARGUMENTS', first, hint);
+  }
 }

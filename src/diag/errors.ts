@@ -88,3 +88,13 @@ export function errUnsupported(what: string, hint?: string): KilnError {
 export function errDatabase(path: string, detail: string): KilnError {
   return new KilnError('KILN_DATABASE', `${path}: ${detail}`, 'point --out at the folder of a Kiln campaign, or at a new folder');
 }
+
+/** A command line Kiln's parser refuses: an unknown command or option, a missing or extra argument. */
+export function errUsage(code: 'KILN_UNKNOWN_COMMAND' | 'KILN_UNKNOWN_OPTION' | 'KILN_BAD_ARGUMENTS', detail: string, hint: string): KilnError {
+  return new KilnError(code, detail, hint);
+}
+
+/** A compiler configuration that cannot build and run a tiny valid program under the campaign's limits. */
+export function errBrokenConfiguration(config: string, detail: string, others: number, hint: string): KilnError {
+  return new KilnError('KILN_BROKEN_COMPILER', `configuration '${config}' does not work: ${detail}${others > 0 ? ` (and ${others} more configurations fail)` : ''}`, hint);
+}

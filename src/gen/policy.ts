@@ -255,7 +255,57 @@ export const PolicySchema = z
     repair: RepairLimits.prefault({}),
     arith: ArithPolicy.prefault({}),
   })
-  .strict();
+  .strict()
+  .superRefine((p, ctx) => {
+    for (const issue of policyConsistencyIssues(p)) ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
+  });
+
+/** Weight groups the generator draws from: one of them all zero leaves it nothing to choose. */
+const WEIGHT_GROUPS = ['statements', 'expressions', 'argumentExpressions', 'operators', 'scopes', 'arith.operators'] as const;
+
+/** Pairs `[min, max]` of one range; a minimum above its maximum is an empty range. */
+const MIN_MAX_PAIRS = [
+  ['limits.minGlobals', 'limits.maxGlobals'],
+  ['arith.minExprs', 'arith.maxExprs'],
+  ['arith.minOps', 'arith.maxOps'],
+  ['arith.minVars', 'arith.maxVars'],
+] as const;
+
+/**
+ * Fields that are chances (0 to 1). Every number under `choices` and `policies` is a chance; in
+ * `arith` only the named ones are (the rest are counts).
+ */
+const PROBABILITY_GROUPS = ['choices', 'policies'] as const;
+const ARITH_PROBABILITIES = ['floatPrograms', 'floatShare', 'resultLeaf', 'cast', 'global', 'static', 'const', 'volatile', 'boundary'] as const;
+
+/**
+ * Checks across fields that a field's own schema cannot express; the generator would otherwise
+ * fail deep inside a program ("weighted choice with no positive weight") instead of naming the
+ * field. Each issue names the field to fix.
+ */
+function policyConsistencyIssues(p: Record<string, unknown>): { path: string[]; message: string }[] {
+  const issues: { path: string[]; message: string }[] = [];
+  const at = (path: string): unknown => path.split('.').reduce<unknown>((o, k) => (o as Record<string, unknown> | undefined)?.[k], p);
+  for (const group of WEIGHT_GROUPS) {
+    const weights = at(group) as Record<string, number> | undefined;
+    if (weights && Object.values(weights).every((w) => w === 0)) {
+      issues.push({ path: group.split('.'), message: 'every weight is 0: at least one must be positive, or the generator has nothing to choose from' });
+    }
+  }
+  for (const [lo, hi] of MIN_MAX_PAIRS) {
+    const min = at(lo) as number;
+    const max = at(hi) as number;
+    if (min > max) issues.push({ path: lo.split('.'), message: `${min} is above ${hi} (${max}): a minimum must not exceed its maximum` });
+  }
+  const arithDepth = at('arith.maxDepth') as number;
+  if (arithDepth < 1) issues.push({ path: ['arith', 'maxDepth'], message: 'must be at least 1 (an expression has at least one operator)' });
+  const chance = (path: string[], v: unknown): void => {
+    if (typeof v === 'number' && v > 1) issues.push({ path, message: `${v} is a chance, so it must be between 0 and 1` });
+  };
+  for (const group of PROBABILITY_GROUPS) for (const [k, v] of Object.entries((p[group] as Record<string, unknown>) ?? {})) chance([group, k], v);
+  for (const k of ARITH_PROBABILITIES) chance(['arith', k], at(`arith.${k}`));
+  return issues;
+}
 
 /** A validated policy with every field present. */
 export type Policy = z.output<typeof PolicySchema>;

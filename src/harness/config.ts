@@ -1,3 +1,4 @@
+import { availableParallelism, totalmem } from 'node:os';
 import { MODE_CHOICES } from '../gen/mode.js';
 import { z } from 'zod';
 import { errBadConfig } from '../diag/errors.js';
@@ -35,6 +36,10 @@ export const FuzzConfigSchema = z
     compilers: z.array(z.string().min(1)).min(1).optional().describe('compiler commands or paths; default: every compiler detected on PATH'),
     options: z.array(z.string()).min(1).optional().describe("option sets; default ['-O0', '-O1', '-O2', '-Os', '-O3']"),
     jobs: z.number().int().min(1).optional().describe('concurrent jobs; default: one per core'),
+    maxPerBucket: z
+      .union([z.number().int().min(1), z.literal('none')])
+      .optional()
+      .describe('findings stored per bucket: the first N and the smallest program, the rest counted; none for no cap (default 25)'),
     out: z.string().min(1).optional().describe('output folder; default ./kiln-out'),
     seedStart: z.union([z.number().int().nonnegative(), z.string().regex(/^\d+$/)]).optional().describe('first seed of a new campaign'),
     tests: z.number().int().min(1).optional().describe('programs to test in all'),
@@ -85,4 +90,32 @@ export function memoryMb(v: number | string): number | false | undefined {
   const unit = (m[2] ?? 'm').toLowerCase()[0];
   const mb = unit === 'k' ? n / 1024 : unit === 'g' ? n * 1024 : n;
   return mb >= 1 ? Math.round(mb) : undefined;
+}
+
+/**
+ * Memory one job may take, in MiB: its generator process (about 82 MB resident) plus the compile
+ * or binary it runs (gcc -O3 on a medium program: 100-170 MB).
+ */
+export const JOB_MEMORY_MB = 256;
+
+/** Jobs per core at most: more only queue for the CPU (hangs are limited by timeouts, not jobs). */
+export const JOBS_PER_CORE = 4;
+
+/** The machine a campaign runs on, as far as its job bound is concerned. */
+export interface MachineSize {
+  readonly cores: number;
+  readonly memoryMb: number;
+}
+
+/** This machine's cores and memory. */
+export function thisMachine(): MachineSize {
+  return { cores: availableParallelism(), memoryMb: Math.floor(totalmem() / (1 << 20)) };
+}
+
+/**
+ * The most concurrent jobs a machine can run: {@link JOBS_PER_CORE} per core, and no more than
+ * three quarters of its memory holds at {@link JOB_MEMORY_MB} each (at least 1).
+ */
+export function maxJobs(m: MachineSize = thisMachine()): number {
+  return Math.max(1, Math.min(m.cores * JOBS_PER_CORE, Math.floor((m.memoryMb * 0.75) / JOB_MEMORY_MB)));
 }

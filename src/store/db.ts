@@ -1,7 +1,8 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { errDatabase, errFile, errState } from '../diag/errors.js';
+import { makeDirectory } from './files.js';
 import { MIGRATIONS } from './schema.js';
 
 /** The database file inside an output folder. */
@@ -25,9 +26,9 @@ export function openDatabase(outDir: string, mode: OpenMode): Database.Database 
   if (mode === 'read' && !exists) throw errState(`no Kiln database in ${outDir} (looked for ${path})`, "run 'kiln fuzz' first, or give the campaign's folder with --out");
   if (mode === 'write') {
     try {
-      mkdirSync(outDir, { recursive: true });
+      makeDirectory(outDir);
     } catch (e) {
-      throw errFile(outDir, `cannot create the output folder: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+      throw errFile(outDir, `cannot create the output folder: ${(e as Error).message}`);
     }
   }
   let db: Database.Database;

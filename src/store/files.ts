@@ -1,5 +1,5 @@
-import { closeSync, existsSync, fchmodSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
-import { join } from 'node:path';
+import { closeSync, existsSync, fchmodSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 
 /** One file of a finding or internal-case folder. */
 export interface FileSpec {
@@ -15,7 +15,7 @@ export interface FileSpec {
  * a half-written folder; a leftover from a killed run is replaced.
  */
 export function writeFolderDurably(parent: string, name: string, files: readonly FileSpec[]): string {
-  mkdirSync(parent, { recursive: true });
+  makeDirectory(parent);
   const final = join(parent, name);
   const tmp = join(parent, `.${name}.tmp-${process.pid}`);
   rmSync(tmp, { recursive: true, force: true });
@@ -43,5 +43,36 @@ function syncDir(dir: string): void {
     fsyncSync(fd);
   } finally {
     closeSync(fd);
+  }
+}
+
+/**
+ * `mkdir -p` that always ends: creates each missing folder of `path` in turn, from the deepest
+ * existing ancestor down, and throws the first error (ENOENT, EACCES, ENOTDIR, ...) with its code.
+ * Node's `mkdirSync(p, { recursive: true })` retries forever when a parent exists but refuses new
+ * entries with ENOENT (`/proc/foo`), at 100% CPU.
+ */
+export function makeDirectory(path: string): void {
+  const missing: string[] = [];
+  for (let p = resolve(path); ; p = dirname(p)) {
+    let isDir: boolean;
+    try {
+      isDir = statSync(p).isDirectory();
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT' || dirname(p) === p) throw e;
+      missing.push(p);
+      continue;
+    }
+    if (!isDir) throw Object.assign(new Error(`ENOTDIR: not a directory, mkdir '${path}' (${p} is a file)`), { code: 'ENOTDIR', path: p });
+    break;
+  }
+  for (const dir of missing.reverse()) {
+    try {
+      mkdirSync(dir);
+    } catch (e) {
+      // Another process may have made it meanwhile.
+      if ((e as NodeJS.ErrnoException).code === 'EEXIST' && statSync(dir).isDirectory()) continue;
+      throw e;
+    }
   }
 }

@@ -97,4 +97,34 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE findings ADD COLUMN reduced_file TEXT;  -- relative to the output folder when inside it
   CREATE INDEX findings_fingerprint ON findings(fingerprint);
   `,
+  // Hostile-input hardening. Seeds are claimed in blocks, each block in one write transaction,
+  // before they are tested: two campaigns sharing an output folder (or machines sharing the
+  // database) never test one seed twice. Sessions record their process's start time and host, so
+  // a session whose process died (kill -9) is recognised, even when its pid has been reused, and
+  // marked ended. Findings record their program's size, and why they are kept, for the cap on
+  // findings per bucket; what the cap drops is counted per bucket.
+  `
+  CREATE TABLE seed_claims (
+    campaign_id INTEGER NOT NULL REFERENCES campaigns(id),
+    first_seed  INTEGER NOT NULL,
+    last_seed   INTEGER NOT NULL,           -- inclusive (2^63 - 1 is a seed; 2^63 is not an INTEGER)
+    claimed_at  TEXT NOT NULL
+  );
+  CREATE INDEX seed_claims_first ON seed_claims(first_seed, last_seed);
+  CREATE INDEX seed_claims_campaign ON seed_claims(campaign_id);
+  -- What earlier campaigns tested counts as claimed by them.
+  INSERT INTO seed_claims (campaign_id, first_seed, last_seed, claimed_at)
+    SELECT c.id, MIN(c.seed_start, MIN(s.seed)), MAX(s.seed), c.started_at
+    FROM campaigns c JOIN seeds s ON s.campaign_id = c.id GROUP BY c.id;
+
+  ALTER TABLE sessions ADD COLUMN host TEXT;       -- NULL: written before hosts were recorded
+  ALTER TABLE sessions ADD COLUMN pid_start TEXT;  -- the process's start time (/proc/PID/stat), when known
+
+  ALTER TABLE findings ADD COLUMN size INTEGER;    -- bytes of the program's C files
+  ALTER TABLE findings ADD COLUMN kept TEXT;       -- 'first' (one of the first N of its bucket) or 'smallest'
+  CREATE TABLE bucket_overflow (
+    bucket  TEXT PRIMARY KEY,
+    dropped INTEGER NOT NULL DEFAULT 0           -- findings of this bucket counted but not stored
+  );
+  `,
 ];

@@ -1,8 +1,12 @@
+import { rmSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import type Database from 'better-sqlite3';
 import { errState } from '../diag/errors.js';
+import { decideCap, programSize, type CapDecision } from './cap.js';
 import { DB_FILE, openDatabase, type OpenMode } from './db.js';
 import { writeFolderDurably, type FileSpec } from './files.js';
+import { processAlive, processStart, thisHost } from './liveness.js';
+import { campaignBlocks, claimSeedBlock, SEED_BLOCK, unfinishedSeeds } from './seeds.js';
 
 /** Folders of the output directory. */
 export const FINDINGS_DIR = 'findings';
@@ -136,10 +140,27 @@ export interface ReducedInfo {
 /** Which seeds of a campaign are finished. */
 export interface SeedProgress {
   readonly done: number;
-  /** Unfinished seeds below the highest finished one, in order. */
+  /** Seeds the campaign claimed but did not finish (in flight when a session ended), in order. */
   readonly gaps: bigint[];
-  /** The first seed after the highest finished one (the campaign's start when none is). */
+  /** The first seed after the campaign's last claimed block (its start when it claimed none). */
   readonly next: bigint;
+}
+
+/** What {@link KilnStore.recordProgram} did with a program's findings under the per-bucket cap. */
+export interface RecordResult {
+  /** Findings stored (folder and row), in the program's order. */
+  readonly kept: readonly { readonly id: string; readonly bucket: string; readonly as: 'first' | 'smallest'; readonly replaced?: string }[];
+  /** Findings counted but not stored: their bucket already holds its first N and a smaller program. */
+  readonly dropped: readonly { readonly id: string; readonly bucket: string }[];
+}
+
+/** Options of {@link KilnStore.recordProgram}. */
+export interface RecordOptions {
+  /**
+   * Findings stored per bucket: the first N, plus the smallest program seen after them (which
+   * replaces the previous smallest); the rest are counted in `bucket_overflow`. Undefined: no cap.
+   */
+  readonly maxPerBucket?: number;
 }
 
 /**
@@ -154,9 +175,21 @@ export class KilnStore {
     readonly db: Database.Database,
   ) {}
 
-  /** Opens the store of an output folder (see {@link openDatabase} for the validation). */
+  /**
+   * Opens the store of an output folder (see {@link openDatabase} for the validation). Opened for
+   * writing, it first marks ended the sessions whose process died without ending them (kill -9).
+   */
   static open(outDir: string, mode: OpenMode): KilnStore {
-    return new KilnStore(outDir, openDatabase(outDir, mode));
+    const store = new KilnStore(outDir, openDatabase(outDir, mode));
+    if (mode === 'write') {
+      try {
+        store.endDeadSessions();
+      } catch (e) {
+        store.close();
+        throw e;
+      }
+    }
+    return store;
   }
 
   /** Path of the database file. */
@@ -188,13 +221,39 @@ export class KilnStore {
     return row && campaignRow(row);
   }
 
-  /** The first seed no campaign of this store has used (new campaigns start there by default). */
+  /**
+   * The first seed after every seed this store's campaigns have used or claimed (new campaigns
+   * start there by default). Two campaigns created at once may both start here; their seed claims
+   * ({@link claimSeeds}) still keep them apart.
+   */
   nextUnusedSeed(): bigint {
     const r = this.db.prepare('SELECT MAX(seed) AS s FROM seeds').safeIntegers(true).get() as { s: bigint | null };
     const c = this.db.prepare('SELECT MAX(seed_start) AS s FROM campaigns').safeIntegers(true).get() as { s: bigint | null };
-    const hi = [r.s, c.s].filter((x): x is bigint => x !== null);
+    const k = this.db.prepare('SELECT MAX(last_seed) AS s FROM seed_claims').safeIntegers(true).get() as { s: bigint | null };
+    const hi = [r.s, c.s, k.s].filter((x): x is bigint => x !== null);
     if (hi.length === 0) return 1n;
     return hi.reduce((a, b) => (a > b ? a : b)) + 1n;
+  }
+
+  /**
+   * Claims the campaign's next block of seeds no other campaign of this store has claimed, in one
+   * write transaction; undefined when the seed space is used up.
+   */
+  claimSeeds(campaignId: number, size: number = SEED_BLOCK): { first: bigint; last: bigint } | undefined {
+    return claimSeedBlock(this.db, campaignId, size, now());
+  }
+
+  /**
+   * The seeds a session of the campaign tests, in order: the unfinished seeds of its earlier
+   * blocks (`gaps`), then fresh blocks claimed one at a time as the campaign asks for more.
+   */
+  *campaignSeeds(campaignId: number, gaps: readonly bigint[], blockSize: number = SEED_BLOCK): Generator<bigint> {
+    yield* gaps;
+    for (;;) {
+      const b = this.claimSeeds(campaignId, blockSize);
+      if (!b) return;
+      for (let s = b.first; s <= b.last; s++) yield s;
+    }
   }
 
   /**
@@ -205,12 +264,43 @@ export class KilnStore {
     this.db.transaction(() => {
       const c = this.campaign(id);
       if (!c) throw errState(`campaign ${id} does not exist in ${this.path}`);
-      if (c.runningPid !== null && c.runningPid !== pid && processAlive(c.runningPid)) {
-        throw errState(`campaign ${id} is running in process ${c.runningPid}`, 'stop that process first, or use another --out folder');
+      if (c.runningPid !== null && c.runningPid !== pid) {
+        const s = this.db.prepare('SELECT host, pid_start FROM sessions WHERE campaign_id = ? AND pid = ? AND ended_at IS NULL ORDER BY rowid DESC LIMIT 1').get(id, c.runningPid) as
+          | { host: string | null; pid_start: string | null }
+          | undefined;
+        // A session on another machine cannot be checked from here: it counts as running.
+        const elsewhere = s?.host != null && s.host !== thisHost();
+        if (elsewhere || processAlive(c.runningPid, s?.pid_start)) {
+          throw errState(`campaign ${id} is running in process ${c.runningPid}${elsewhere ? ` on ${s!.host}` : ''}`, 'stop that process first, or use another --out folder');
+        }
       }
       this.db.prepare('UPDATE campaigns SET running_pid = ?, ended_at = NULL, end_reason = NULL WHERE id = ?').run(pid, id);
-      this.db.prepare('INSERT INTO sessions (campaign_id, started_at, pid) VALUES (?, ?, ?)').run(id, now(), pid);
+      this.db.prepare('INSERT INTO sessions (campaign_id, started_at, pid, host, pid_start) VALUES (?, ?, ?, ?, ?)').run(id, now(), pid, thisHost(), processStart(pid) ?? null);
     })();
+  }
+
+  /**
+   * Marks ended (reason `killed`) every open session of this host whose process is gone, or whose
+   * pid now belongs to another process, and the campaigns they were running. Returns how many.
+   */
+  endDeadSessions(): number {
+    const open = this.db.prepare('SELECT rowid AS r, campaign_id AS c, pid, host, pid_start FROM sessions WHERE ended_at IS NULL').all() as {
+      r: number;
+      c: number;
+      pid: number;
+      host: string | null;
+      pid_start: string | null;
+    }[];
+    const dead = open.filter((s) => (s.host === null || s.host === thisHost()) && !processAlive(s.pid, s.pid_start));
+    if (dead.length === 0) return 0;
+    this.db.transaction(() => {
+      const t = now();
+      for (const s of dead) {
+        this.db.prepare("UPDATE sessions SET ended_at = ?, end_reason = 'killed' WHERE rowid = ?").run(t, s.r);
+        this.db.prepare("UPDATE campaigns SET ended_at = ?, end_reason = 'killed', running_pid = NULL WHERE id = ? AND running_pid = ?").run(t, s.c, s.pid);
+      }
+    })();
+    return dead.length;
   }
 
   /** Records the end of this process's session of a campaign. */
@@ -222,28 +312,32 @@ export class KilnStore {
     })();
   }
 
-  /** Finished seeds of a campaign: how many, the gaps below the highest, and where to go on. */
+  /** Finished seeds of a campaign: how many, the claimed ones not finished, and where it goes on. */
   seedProgress(id: number): SeedProgress {
     const c = this.campaign(id);
     if (!c) throw errState(`campaign ${id} does not exist in ${this.path}`);
-    const gaps: bigint[] = [];
-    let expect = c.seedStart;
-    let done = 0;
-    for (const r of this.db.prepare('SELECT seed FROM seeds WHERE campaign_id = ? ORDER BY seed').safeIntegers(true).iterate(id) as Iterable<{ seed: bigint }>) {
-      for (; expect < r.seed; expect++) gaps.push(expect);
-      expect = r.seed + 1n;
-      done++;
-    }
-    return { done, gaps, next: expect };
+    const blocks = campaignBlocks(this.db, id);
+    const finished = (this.db.prepare('SELECT seed FROM seeds WHERE campaign_id = ? ORDER BY seed').safeIntegers(true).all(id) as { seed: bigint }[]).map((r) => r.seed);
+    const last = blocks.at(-1)?.last;
+    return { done: finished.length, gaps: unfinishedSeeds(blocks, finished), next: last !== undefined && last >= c.seedStart ? last + 1n : c.seedStart };
   }
 
   /**
    * Stores one finished seed: first the finding and internal-case folders (fsync'ed), then one
    * transaction with the seed, its tests, its findings and the campaign counters.
    */
-  recordProgram(campaignId: number, p: ProgramRecord): void {
-    for (const f of p.findings) writeFolderDurably(join(this.outDir, FINDINGS_DIR), f.id, f.files);
+  recordProgram(campaignId: number, p: ProgramRecord, opts: RecordOptions = {}): RecordResult {
+    const decisions = decideCap(
+      this.db,
+      p.findings.map((f) => ({ id: f.id, bucket: f.bucket, size: programSize(f.files) })),
+      opts.maxPerBucket,
+    );
+    const decided = new Map<string, CapDecision>(decisions.map((d) => [d.id, d]));
+    const stored = p.findings.filter((f) => decided.get(f.id)!.keep !== 'drop');
+    const dropped = new Set(p.findings.filter((f) => decided.get(f.id)!.keep === 'drop').map((f) => f.id));
+    for (const f of stored) writeFolderDurably(join(this.outDir, FINDINGS_DIR), f.id, f.files);
     if (p.internal) writeFolderDurably(join(this.outDir, INTERNAL_DIR), p.internal.id, p.internal.files);
+    const replaced = decisions.flatMap((d) => (d.replaces !== undefined ? [d.replaces] : []));
     const t = now();
     this.db.transaction(() => {
       this.db.prepare('INSERT INTO seeds (campaign_id, seed, status, gen_ms, reason, finished_at) VALUES (?, ?, ?, ?, ?, ?)').run(campaignId, p.seed, p.status, p.genMs, p.reason ?? null, t);
@@ -251,14 +345,27 @@ export class KilnStore {
         'INSERT INTO tests (campaign_id, seed, compiler, compiler_version, options, outcome, duration_ms, bucket, flaky, finding_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
       );
       for (const x of p.tests) {
-        insertTest.run(campaignId, p.seed, x.compiler, x.compilerVersion, x.options, x.outcome, x.durationMs, x.bucket ?? null, x.flaky ? 1 : 0, x.findingId ?? null);
+        // A test whose finding was not stored keeps its outcome and bucket (and the seed regenerates it).
+        const findingId = x.findingId !== undefined && !dropped.has(x.findingId) ? x.findingId : null;
+        insertTest.run(campaignId, p.seed, x.compiler, x.compilerVersion, x.options, x.outcome, x.durationMs, x.bucket ?? null, x.flaky ? 1 : 0, findingId);
       }
       const insertFinding = this.db.prepare(
-        `INSERT OR REPLACE INTO findings (id, campaign_id, seed, outcome, bucket, compiler, compiler_version, options, command, expected, actual, stderr, dir, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT OR REPLACE INTO findings (id, campaign_id, seed, outcome, bucket, compiler, compiler_version, options, command, expected, actual, stderr, dir, created_at, size, kept)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       );
-      for (const f of p.findings) {
-        insertFinding.run(f.id, campaignId, p.seed, f.outcome, f.bucket, f.compiler, f.compilerVersion, f.options, JSON.stringify(f.command), f.expected, f.actual, f.stderr, join(FINDINGS_DIR, f.id), t);
+      for (const f of stored) {
+        const d = decided.get(f.id)!;
+        insertFinding.run(f.id, campaignId, p.seed, f.outcome, f.bucket, f.compiler, f.compilerVersion, f.options, JSON.stringify(f.command), f.expected, f.actual, f.stderr, join(FINDINGS_DIR, f.id), t, d.size, d.keep);
+      }
+      const overflow = this.db.prepare('INSERT INTO bucket_overflow (bucket, dropped) VALUES (?, 1) ON CONFLICT(bucket) DO UPDATE SET dropped = dropped + 1');
+      for (const f of p.findings) if (dropped.has(f.id)) overflow.run(f.bucket);
+      for (const id of replaced) {
+        const old = this.db.prepare('SELECT campaign_id AS c, bucket FROM findings WHERE id = ?').get(id) as { c: number; bucket: string } | undefined;
+        if (!old) continue;
+        this.db.prepare('DELETE FROM findings WHERE id = ?').run(id);
+        this.db.prepare('UPDATE tests SET finding_id = NULL WHERE finding_id = ?').run(id);
+        this.db.prepare('UPDATE campaigns SET findings = findings - 1 WHERE id = ?').run(old.c);
+        overflow.run(old.bucket);
       }
       if (p.internal) {
         this.db
@@ -271,10 +378,26 @@ export class KilnStore {
         counters[x.outcome] = (counters[x.outcome] ?? 0) + 1;
         if (x.flaky) counters.flaky = (counters.flaky ?? 0) + 1;
       }
+      if (dropped.size > 0) counters.unstored = (counters.unstored ?? 0) + dropped.size;
       this.db
         .prepare('UPDATE campaigns SET programs = programs + 1, discarded = discarded + ?, tests = tests + ?, findings = findings + ?, internal = internal + ?, counters = ? WHERE id = ?')
-        .run(p.status === 'tested' ? 0 : 1, p.tests.length, p.findings.length, p.internal ? 1 : 0, JSON.stringify(counters), campaignId);
+        .run(p.status === 'tested' ? 0 : 1, p.tests.length, stored.length, p.internal ? 1 : 0, JSON.stringify(counters), campaignId);
     })();
+    // The replaced folder goes only after its row: a crash in between leaves a folder no row names.
+    for (const id of replaced) rmSync(join(this.outDir, FINDINGS_DIR, id), { recursive: true, force: true });
+    return {
+      kept: stored.map((f) => {
+        const d = decided.get(f.id)!;
+        return { id: f.id, bucket: f.bucket, as: d.keep as 'first' | 'smallest', ...(d.replaces !== undefined ? { replaced: d.replaces } : {}) };
+      }),
+      dropped: p.findings.filter((f) => dropped.has(f.id)).map((f) => ({ id: f.id, bucket: f.bucket })),
+    };
+  }
+
+  /** Findings counted but not stored, per bucket (the per-bucket cap's overflow). */
+  unstoredFindings(): Map<string, number> {
+    const rows = this.db.prepare('SELECT bucket, dropped FROM bucket_overflow WHERE dropped > 0').all() as { bucket: string; dropped: number }[];
+    return new Map(rows.map((r) => [r.bucket, r.dropped]));
   }
 
   /**
@@ -423,11 +546,3 @@ function now(): string {
   return new Date().toISOString();
 }
 
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CSMITH_POLICY, parsePolicy } from '../../src/gen/policy.js';
+import { CSMITH_POLICY, parsePolicy, PolicyError } from '../../src/gen/policy.js';
 import { generateRaw } from '../../src/gen/program.js';
 import { generateYarpgenRaw } from '../../src/gen/yarpgen.js';
 import { programPolicy } from '../../src/gen/shuffle.js';
@@ -198,5 +198,55 @@ describe('generation policies', () => {
     }
     const unshuffled = programPolicy(parsePolicy({ policies: { shuffle: false, swarm: 0 } }), Rng.seeded(1));
     expect(unshuffled.statements).toEqual(CSMITH_POLICY.statements);
+  });
+});
+
+describe('policy validation', () => {
+  /** The field a rejected policy names (parsePolicy throws a PolicyError naming it). */
+  const rejected = (input: unknown, size: 'small' | 'medium' = 'medium'): string => {
+    try {
+      parsePolicy(input, size);
+    } catch (e) {
+      expect(e).toBeInstanceOf(PolicyError);
+      return (e as PolicyError).field;
+    }
+    throw new Error(`policy accepted: ${JSON.stringify(input)}`);
+  };
+  const zero = (group: Record<string, unknown>) => Object.fromEntries(Object.keys(group).map((k) => [k, 0]));
+
+  it('refuses a weight group that is all zero, naming the group', () => {
+    expect(rejected({ statements: zero(CSMITH_POLICY.statements) })).toBe('statements');
+    expect(rejected({ expressions: zero(CSMITH_POLICY.expressions) })).toBe('expressions');
+    expect(rejected({ argumentExpressions: zero(CSMITH_POLICY.argumentExpressions) })).toBe('argumentExpressions');
+    expect(rejected({ operators: zero(CSMITH_POLICY.operators) })).toBe('operators');
+    expect(rejected({ scopes: zero(CSMITH_POLICY.scopes) })).toBe('scopes');
+    expect(rejected({ arith: { operators: zero(CSMITH_POLICY.arith.operators) } })).toBe('arith.operators');
+    // One positive weight is enough.
+    expect(parsePolicy({ statements: { ...zero(CSMITH_POLICY.statements), assign: 1 } }).statements.assign).toBe(1);
+  });
+
+  it('refuses a minimum above its maximum, naming the minimum', () => {
+    expect(rejected({ arith: { minExprs: 50, maxExprs: 10 } })).toBe('arith.minExprs');
+    expect(rejected({ arith: { minOps: 50, maxOps: 10 } })).toBe('arith.minOps');
+    expect(rejected({ arith: { minVars: 30 } })).toBe('arith.minVars');
+    expect(rejected({ limits: { minGlobals: 70 } })).toBe('limits.minGlobals');
+    expect(rejected({ arith: { maxDepth: 0 } })).toBe('arith.maxDepth');
+    expect(parsePolicy({ arith: { minExprs: 10, maxExprs: 10 } }).arith.maxExprs).toBe(10);
+  });
+
+  it('refuses chances above 1, naming the field', () => {
+    expect(rejected({ choices: { userCall: 1.5 } })).toBe('choices.userCall');
+    expect(rejected({ policies: { swarm: 2 } })).toBe('policies.swarm');
+    expect(rejected({ arith: { floatPrograms: 1.01 } })).toBe('arith.floatPrograms');
+    // Counts in arith are not chances.
+    expect(parsePolicy({ arith: { maxOps: 5000 } }).arith.maxOps).toBe(5000);
+    expect(parsePolicy({ choices: { userCall: 1 } }).choices.userCall).toBe(1);
+  });
+
+  it('every policy it accepts generates programs without a generator error', () => {
+    // The ones that used to end in "weighted choice with no positive weight" deep in the generator,
+    // with one positive weight left: valid, and the generator copes.
+    const lean = parsePolicy({ expressions: { ...zero(CSMITH_POLICY.expressions), constant: 1 }, scopes: { ...zero(CSMITH_POLICY.scopes), global: 1 } }, 'small');
+    for (let seed = 1; seed <= 5; seed++) expect(() => generateRaw(seed, lean)).not.toThrow();
   });
 });

@@ -111,7 +111,7 @@ describe('kiln fuzz --resume', () => {
       expect((db.prepare('SELECT COUNT(*) AS n FROM tests').get() as { n: number }).n).toBe(TESTS * 2);
       expect(db.prepare('SELECT COUNT(*) AS n FROM campaigns').get()).toEqual({ n: 1 });
       const sessions = db.prepare('SELECT pid, end_reason FROM sessions ORDER BY rowid').all() as { pid: number; end_reason: string | null }[];
-      expect(sessions.map((s) => s.end_reason)).toEqual([null, 'interrupted', 'tests']);
+      expect(sessions.map((s) => s.end_reason)).toEqual(['killed', 'interrupted', 'tests']);
       // The killed process's temporary folder was swept by the resumed campaign.
       expect(readdirSync(tmpdir()).filter((n) => n.startsWith(`kiln-fuzz-${first.child.pid}-`))).toEqual([]);
     } finally {

@@ -41,12 +41,25 @@ export class CParser {
     const root = this.parse(text).rootNode;
     if (!root.hasError) return 0;
     let n = 0;
-    const visit = (node: SyntaxNode): void => {
-      if (node.type === 'ERROR' || node.isMissing) n++;
+    let excused = 0;
+    const visit = (node: SyntaxNode, parent: SyntaxNode | undefined): void => {
+      if (node.isMissing && parent && isUnnamedBitField(node, parent)) excused++;
+      else if (node.type === 'ERROR' || node.isMissing) n++;
       if (!node.hasError && !node.isMissing) return;
-      for (const c of node.children) visit(c);
+      for (const c of node.children) visit(c, node);
     };
-    visit(root);
-    return Math.max(n, 1);
+    visit(root, undefined);
+    return excused > 0 ? n : Math.max(n, 1);
   }
+}
+
+/**
+ * tree-sitter-c has no rule for an unnamed bit-field (`unsigned : 0;`, valid C that Kiln's own
+ * programs use to end a storage unit): it parses one as a field declaration whose declarator is a
+ * MISSING identifier. That node is not a syntax error.
+ */
+function isUnnamedBitField(node: SyntaxNode, parent: SyntaxNode): boolean {
+  // `parent` is the node the walk came from: tree-sitter's own `node.parent` of a zero-width
+  // MISSING node is its preceding sibling's subtree.
+  return node.type === 'field_identifier' && parent.type === 'field_declaration' && parent.children.some((c) => c.type === 'bitfield_clause');
 }
