@@ -97,4 +97,12 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE findings ADD COLUMN reduced_file TEXT;  -- relative to the output folder when inside it
   CREATE INDEX findings_fingerprint ON findings(fingerprint);
   `,
+  // Findings whose behaviour varied between runs, and hangs seen only under the short limit:
+  // hang_status is 'suspected', 'confirmed' or 'cleared' for hangs checked in the background
+  // (NULL for any other finding); behaviours holds every failing behaviour seen (JSON).
+  `
+  ALTER TABLE findings ADD COLUMN hang_status TEXT;
+  ALTER TABLE findings ADD COLUMN nondeterministic INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE findings ADD COLUMN behaviours TEXT;
+  `,
 ];

@@ -2,7 +2,8 @@ import { isAbsolute, join, relative, resolve } from 'node:path';
 import type Database from 'better-sqlite3';
 import { errState } from '../diag/errors.js';
 import { DB_FILE, openDatabase, type OpenMode } from './db.js';
-import { writeFolderDurably, type FileSpec } from './files.js';
+import { readFileSync } from 'node:fs';
+import { replaceFileDurably, writeFolderDurably, type FileSpec } from './files.js';
 
 /** Folders of the output directory. */
 export const FINDINGS_DIR = 'findings';
@@ -61,6 +62,12 @@ export interface FindingRecord {
   readonly expected: string;
   readonly actual: string;
   readonly stderr: string;
+  /** `suspected` for a hang seen under the short limit only (see {@link KilnStore.setHangStatus}). */
+  readonly hangStatus?: string;
+  /** True when the failure behaved differently between runs. */
+  readonly nondeterministic?: boolean;
+  /** Every failing behaviour seen (stored as JSON). */
+  readonly behaviours?: readonly unknown[];
   readonly files: readonly FileSpec[];
 }
 
@@ -106,6 +113,10 @@ export interface FindingRow {
   readonly reducedLines: number | null;
   /** The reduced program (absolute when stored inside the output folder). */
   readonly reducedFile: string | null;
+  /** `suspected`, `confirmed` or `cleared` for hangs checked in the background; null otherwise. */
+  readonly hangStatus: string | null;
+  /** True when the failure behaved differently between runs (every behaviour is in finding.json). */
+  readonly nondeterministic: boolean;
 }
 
 /** What {@link KilnStore.listFindings} groups and orders by. */
@@ -254,11 +265,11 @@ export class KilnStore {
         insertTest.run(campaignId, p.seed, x.compiler, x.compilerVersion, x.options, x.outcome, x.durationMs, x.bucket ?? null, x.flaky ? 1 : 0, x.findingId ?? null);
       }
       const insertFinding = this.db.prepare(
-        `INSERT OR REPLACE INTO findings (id, campaign_id, seed, outcome, bucket, compiler, compiler_version, options, command, expected, actual, stderr, dir, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT OR REPLACE INTO findings (id, campaign_id, seed, outcome, bucket, compiler, compiler_version, options, command, expected, actual, stderr, dir, created_at, hang_status, nondeterministic, behaviours)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       );
       for (const f of p.findings) {
-        insertFinding.run(f.id, campaignId, p.seed, f.outcome, f.bucket, f.compiler, f.compilerVersion, f.options, JSON.stringify(f.command), f.expected, f.actual, f.stderr, join(FINDINGS_DIR, f.id), t);
+        insertFinding.run(f.id, campaignId, p.seed, f.outcome, f.bucket, f.compiler, f.compilerVersion, f.options, JSON.stringify(f.command), f.expected, f.actual, f.stderr, join(FINDINGS_DIR, f.id), t, f.hangStatus ?? null, f.nondeterministic ? 1 : 0, f.behaviours ? JSON.stringify(f.behaviours) : null);
       }
       if (p.internal) {
         this.db
@@ -323,6 +334,19 @@ export class KilnStore {
     return [...groups].map(([key, g]) => ({ key, triaged: g.triaged, count: g.ids.length, findingIds: g.ids, buckets: [...g.buckets], ...(g.smallest ? { smallest: g.smallest } : {}) }));
   }
 
+  /**
+   * Records the background check of a suspected hang: the row's status, and the same facts merged
+   * into the finding's finding.json (replaced durably). False when no finding has that id.
+   */
+  setHangStatus(findingId: string, status: 'confirmed' | 'cleared', facts: Record<string, unknown>): boolean {
+    const row = this.db.prepare('SELECT dir FROM findings WHERE id = ?').get(findingId) as { dir: string } | undefined;
+    if (!row) return false;
+    const manifest = join(this.outDir, row.dir, 'finding.json');
+    const json = JSON.parse(readFileSync(manifest, 'utf8')) as Record<string, unknown>;
+    replaceFileDurably(manifest, JSON.stringify({ ...json, ...facts, hangStatus: status }, null, 2) + '\n');
+    return this.db.prepare('UPDATE findings SET hang_status = ? WHERE id = ?').run(status, findingId).changes > 0;
+  }
+
   /** Records triage's fingerprint of a finding; false when no finding has that id. */
   setFingerprint(findingId: string, fingerprint: string): boolean {
     return this.db.prepare('UPDATE findings SET fingerprint = ? WHERE id = ?').run(fingerprint, findingId).changes > 0;
@@ -354,6 +378,8 @@ export class KilnStore {
       group,
       reducedLines: r.reduced_lines === null ? null : Number(r.reduced_lines),
       reducedFile: r.reduced_file === null ? null : isAbsolute(r.reduced_file) ? r.reduced_file : join(this.outDir, r.reduced_file),
+      hangStatus: r.hang_status,
+      nondeterministic: Number(r.nondeterministic) === 1,
     };
   }
 
@@ -397,6 +423,8 @@ interface RawFinding {
   fingerprint: string | null;
   reduced_lines: bigint | null;
   reduced_file: string | null;
+  hang_status: string | null;
+  nondeterministic: bigint;
 }
 
 function campaignRow(r: RawCampaign): CampaignRow {
