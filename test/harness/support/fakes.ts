@@ -30,7 +30,8 @@ export type Fault =
   | 'alternating' // a "binary" that prints a wrong checksum and crashes (SIGSEGV) on alternate runs
   | 'report-env' // a "binary" that logs its argv[0], environment, personality and folder length, then exits 3
   | 'slow' // the compiler takes 3 s, then compiles with gcc
-  | 'hang-pid'; // the compiler records its pid in <state>/pids, then sleeps
+  | 'hang-pid' // the compiler records its pid in <state>/pids, then sleeps
+  | 'escape'; // the compiler starts a child in a session of its own (setsid), records its pid in <state>/pids, then sleeps
 
 function faultBody(f: Fault, stateDir: string): string {
   switch (f) {
@@ -75,6 +76,8 @@ function faultBody(f: Fault, stateDir: string): string {
       return 'sleep 3\nexec gcc "$@"';
     case 'hang-pid':
       return `echo $$ >> "${stateDir}/pids"\nexec sleep 60`;
+    case 'escape':
+      return `setsid sh -c 'echo $$ >> "${stateDir}/pids"; exec sleep 120' </dev/null >/dev/null 2>&1 &\nexec sleep 60`;
     case 'flaky':
       return [
         `mark="${stateDir}/seen-$seed"`,
