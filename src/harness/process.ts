@@ -184,7 +184,7 @@ export function runProcess(command: string, args: readonly string[], opts: RunOp
       if (signal === 'SIGKILL' && durationMs >= opts.timeoutMs * 0.98 && !aborted) timedOut = true;
       grace = setTimeout(() => {
         killGroup();
-        reapTagged({ tag });
+        reapTagged({ tag }, child.pid);
         child.stdout.destroy();
         child.stderr.destroy();
         finish();
@@ -199,7 +199,7 @@ export function runProcess(command: string, args: readonly string[], opts: RunOp
       // Reap anything the child left behind in its group (e.g. a forked cc1 after a driver crash),
       // and anything that left the group but still carries the child's tag.
       killGroup();
-      reapTagged({ tag });
+      reapTagged({ tag }, child.pid);
       // The wrapper could not start the command: the same error as a direct spawn would give.
       const startFailure = !opts.wrapped && (exited.status === 126 || exited.status === 127) ? /^timeout: failed to run command .*: (.*)$/m.exec(Buffer.concat(err).toString('utf8')) : null;
       if (startFailure) {

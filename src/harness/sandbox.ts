@@ -4,6 +4,7 @@
 //
 //   timeout -s KILL SECS       the wall-clock limit, enforced by coreutils even if Kiln is killed
 //   setarch ARCH -R            no address-space randomisation: stack and heap addresses are fixed
+//                              (left out where the system forbids it; see NO_RANDOMIZE)
 //   prlimit [--as=N] --core=0  the memory limit; no core files (a crashing campaign cannot fill a disk)
 //   env -i VAR=… …             a fixed, minimal environment (the same size on every run)
 //   ./prog | cc …              a fixed argv[0] for the binary (run from a folder of fixed path length)
@@ -12,6 +13,7 @@
 // and the environment, argv[0] and the working folder's length fixed, that is the same on every
 // run, wherever it is run. Every child also carries a tag (KILN_TAG) that survives `setsid`, so
 // processes that escaped the process group can be found in /proc and killed (see reapTagged).
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { machine } from 'node:os';
@@ -46,9 +48,31 @@ export interface SandboxSpec {
 
 /**
  * A word of the command: literal text, or a value that differs between machines or runs and is
- * therefore taken from the shell in repro.sh (`"$PATH"`, `"$(uname -m)"`, `"$TAG"`, `"$WORK"`).
+ * therefore taken from the shell in repro.sh (`"$PATH"`, `"$TAG"`, `"$WORK"`, `$NORAND`); `lit`
+ * is what Node passes (possibly several words, or none).
  */
-type Word = string | { readonly lit: string; readonly sh: string };
+type Word = string | { readonly lit: string | readonly string[]; readonly sh: string };
+
+/**
+ * Whether `setarch -R` works here, probed once when Kiln starts: some container sandboxes forbid
+ * the personality call, and without it every step would fail. Randomisation then stays on (and
+ * repro.sh makes the same check).
+ */
+export const NO_RANDOMIZE: readonly string[] = probeNoRandomize();
+
+function probeNoRandomize(): string[] {
+  const argv = ['setarch', machine(), '-R'];
+  try {
+    return spawnSync(argv[0]!, [...argv.slice(1), 'true'], { stdio: 'ignore', timeout: 10_000 }).status === 0 ? argv : [];
+  } catch {
+    return [];
+  }
+}
+
+/** The sh line of repro.sh that sets `NORAND` the way {@link NO_RANDOMIZE} is probed. */
+export function noRandomizeShell(): string {
+  return 'if setarch "$(uname -m)" -R true 2>/dev/null; then NORAND="setarch $(uname -m) -R"; else NORAND=; fi';
+}
 
 /** A fresh tag: Kiln's pid (so a later campaign can tell orphans of a dead Kiln) and 32 random bits. */
 export function newTag(pid: number = process.pid): string {
@@ -62,7 +86,6 @@ export function timeoutSeconds(ms: number): string {
 }
 
 function words(spec: SandboxSpec, argv: readonly string[]): Word[] {
-  const arch = machine();
   const env: Word[] =
     spec.kind === 'run'
       ? [`PATH=${BINARY_PATH}`, 'LC_ALL=C']
@@ -78,9 +101,7 @@ function words(spec: SandboxSpec, argv: readonly string[]): Word[] {
     '-s',
     'KILL',
     timeoutSeconds(spec.timeoutMs),
-    'setarch',
-    { lit: arch, sh: '"$(uname -m)"' },
-    '-R',
+    { lit: NO_RANDOMIZE, sh: '$NORAND' },
     'prlimit',
     ...(spec.memoryMb !== undefined ? [`--as=${spec.memoryMb * 1024 * 1024}`] : []),
     '--core=0',
@@ -95,12 +116,12 @@ function words(spec: SandboxSpec, argv: readonly string[]): Word[] {
 
 /** The exact argv that starts `argv` under the sandbox (for {@link runProcess}). */
 export function sandboxArgv(spec: SandboxSpec, argv: readonly string[]): string[] {
-  return words(spec, argv).map((w) => (typeof w === 'string' ? w : w.lit));
+  return words(spec, argv).flatMap((w) => (typeof w === 'string' ? [w] : w.lit));
 }
 
 /**
- * The same command as sh text for repro.sh, which must define `TAG` (16 hex digits) and, for a
- * compile with a TMPDIR, `WORK`. Literal words are single-quoted.
+ * The same command as sh text for repro.sh, which must define `TAG` (16 hex digits), `NORAND`
+ * ({@link noRandomizeShell}) and, for a compile with a TMPDIR, `WORK`. Literal words are quoted.
  */
 export function sandboxShell(spec: SandboxSpec, argv: readonly string[]): string {
   return words(spec, argv)
@@ -137,15 +158,21 @@ export function tagShell(): string {
 /**
  * Kills (SIGKILL) every process of this user whose initial environment carries `tag`, or, with
  * `orphansOf`, any tag whose Kiln process (the pid in its first 8 digits) no longer exists.
- * Returns how many were signalled. Limits: a process that replaced its environment before
- * exec'ing, or that runs as another user, is not found.
+ * `since` (the pid of the tagged child) limits the scan to processes started after it, by pid,
+ * unless pids wrapped around meanwhile: reading every environment costs tens of ms on a busy
+ * machine. Returns how many were signalled. Limits: a process that replaced its environment
+ * before exec'ing, or that runs as another user, is not found.
  */
-export function reapTagged(match: { tag: string } | { orphansOf: (pid: number) => boolean }): number {
+export function reapTagged(match: { tag: string } | { orphansOf: (pid: number) => boolean }, since?: number): number {
   let pids: string[];
   try {
     pids = readdirSync('/proc').filter((n) => /^\d+$/.test(n));
   } catch {
     return 0;
+  }
+  if (since !== undefined) {
+    const last = lastPid();
+    if (last !== undefined && last >= since) pids = pids.filter((p) => Number(p) >= since && Number(p) <= last);
   }
   const prefix = `${TAG_VAR}=`;
   let killed = 0;
@@ -171,6 +198,16 @@ export function reapTagged(match: { tag: string } | { orphansOf: (pid: number) =
     }
   }
   return killed;
+}
+
+/** The pid the kernel allocated last (undefined when /proc does not say). */
+function lastPid(): number | undefined {
+  try {
+    const n = Number(readFileSync('/proc/sys/kernel/ns_last_pid', 'utf8').trim());
+    return Number.isInteger(n) && n > 0 ? n : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Kills leftovers of Kiln processes that were killed themselves (their tags name a dead pid). */
