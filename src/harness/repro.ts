@@ -1,7 +1,7 @@
 import { constants } from 'node:os';
 import { compileCommand, EXE_ARGV0, EXE_FILE, SOURCE_FILE } from './execute.js';
 import { limitsFor, type Configuration, type Limits } from './matrix.js';
-import { runDirShell, sandboxShell, sq, tagShell } from './sandbox.js';
+import { noRandomizeShell, runDirShell, sandboxShell, sq, tagShell } from './sandbox.js';
 import type { Judgement } from './oracle.js';
 
 /** What a repro script needs to know about a finding. */
@@ -48,6 +48,7 @@ export function reproScript(f: ReproInput): string {
     '# Compiler and binary run as in the campaign: under timeout, setarch -R, prlimit and env -i.',
     'set -u',
     tagShell(),
+    noRandomizeShell(),
     ...(single ? copyOne() : copyEach(files)),
     `EXPECTED=${sq(f.expected)}`,
     `${sandboxShell({ kind: 'compile', timeoutMs: compile.timeoutMs, memoryMb: compile.memoryMb, tag: '', tmpdir: '' }, compileCommand(c, files))} >compile.log 2>&1`,

@@ -4,7 +4,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MAX_TIMER_MS, runProcess, setLongTimeout } from '../../src/harness/process.js';
-import { newTag, RUN_DIR_LENGTH, runDirIn, runDirShell, sandboxArgv, sandboxShell, timeoutSeconds, type SandboxSpec } from '../../src/harness/sandbox.js';
+import { newTag, noRandomizeShell, RUN_DIR_LENGTH, runDirIn, runDirShell, sandboxArgv, sandboxShell, timeoutSeconds, type SandboxSpec } from '../../src/harness/sandbox.js';
 
 /** A process that exists and is not a zombie. */
 function alive(pid: number): boolean {
@@ -93,7 +93,7 @@ describe('the sandbox', () => {
     for (const s of [spec(), spec({ kind: 'compile', tmpdir: '/tmp/kiln-x', memoryMb: undefined })]) {
       const argv = sandboxArgv(s, ['/opt/my cc/bin/cc', '-O2', "it's", 'prog.c']);
       const text = sandboxShell(s, ['/opt/my cc/bin/cc', '-O2', "it's", 'prog.c']);
-      const expanded = execFileSync('sh', ['-c', `TAG=${s.tag}; WORK=/tmp/kiln-x; set -- ${text}; printf '%s\\n' "$@"`], { encoding: 'utf8' });
+      const expanded = execFileSync('sh', ['-c', `TAG=${s.tag}; WORK=/tmp/kiln-x; ${noRandomizeShell()}; set -- ${text}; printf '%s\\n' "$@"`], { encoding: 'utf8' });
       expect(expanded.trimEnd().split('\n')).toEqual(argv);
     }
   });
