@@ -17,7 +17,7 @@ export function registerFindings(program: Command): void {
     .description("list the findings of the campaigns in an output folder, one group per bug: by triage's fingerprint (the pass to blame), or by campaign bucket before triage")
     .option('--out <dir>', 'output folder of the campaigns (default ./kiln-out)')
     .option('--group <key>', "group by 'fingerprint' (falling back to the bucket for findings not triaged yet) or by campaign 'bucket'", 'fingerprint')
-    .option('--json', 'print one JSON array of {id, outcome, bucket, fingerprint, group, compiler, compilerVersion, options, seed, campaign, expected, actual, dir, reducedLines, reducedFile}')
+    .option('--json', 'print one JSON array of {id, outcome, bucket, fingerprint, group, compiler, compilerVersion, options, seed, campaign, expected, actual, dir, reducedLines, reducedFile, hangStatus, nondeterministic}')
     .action((flags: FindingsFlags) => {
       try {
         const grouping = parseGrouping(flags.group);
@@ -48,6 +48,8 @@ export function registerFindings(program: Command): void {
             createdAt: r.createdAt,
             reducedLines: r.reducedLines,
             reducedFile: r.reducedFile,
+            hangStatus: r.hangStatus,
+            nondeterministic: r.nondeterministic,
           }));
           process.stdout.write(JSON.stringify(list, null, 2) + '\n');
           return;
@@ -97,6 +99,9 @@ export function formatFindings(rows: readonly FindingRow[], grouping: FindingGro
       if (grouping === 'fingerprint' && r.group !== r.bucket) parts.push(r.bucket);
       if (grouping === 'bucket' && r.fingerprint !== null && r.fingerprint !== r.bucket) parts.push(r.fingerprint);
       parts.push(r.actual.split('\n')[0]!);
+      if (r.hangStatus === 'suspected') parts.push('suspected hang (not checked with the configured limit)');
+      else if (r.hangStatus === 'cleared') parts.push('cleared: finished within the configured limit');
+      if (r.nondeterministic) parts.push('nondeterministic (every behaviour seen is in finding.json)');
       if (r.reducedLines !== null) parts.push(`reduced to ${r.reducedLines} lines`);
       parts.push(shortPath(r.dir));
       out.push(`  ${parts.join('  ')}`);

@@ -7,7 +7,7 @@ import { parsePolicy, PolicyError, type Policy, type SizePreset } from '../gen/p
 import { runCampaign, type CampaignSummary, type ProgramReport } from '../harness/campaign.js';
 import { detectCompilers, resolveCompilers, type Compiler } from '../harness/compilers.js';
 import { JOB_MEMORY_MB, maxJobs, memoryMb, parseFuzzConfig, thisMachine, type FuzzConfig } from '../harness/config.js';
-import { draftProgram } from '../harness/findings.js';
+import { draftProgram, hangCheckUpdate } from '../harness/findings.js';
 import { buildMatrix, DEFAULT_LIMITS, DEFAULT_OPTION_SETS, splitOptionSets, type Configuration, type Limits } from '../harness/matrix.js';
 import { checkConfigurations } from '../harness/preflight.js';
 import { sweepStaleTempRoots } from '../harness/tempdir.js';
@@ -388,7 +388,7 @@ export async function fuzz(s: FuzzSettings): Promise<CampaignSummary> {
   let summary: CampaignSummary | undefined;
   try {
     if (remaining === 0) {
-      summary = { stoppedBy: 'tests', programs: 0, tests: 0, reruns: 0, elapsedMs: 0 };
+      summary = { stoppedBy: 'tests', programs: 0, tests: 0, reruns: 0, confirmations: 0, unconfirmed: 0, elapsedMs: 0 };
     } else {
       summary = await runCampaign(
         {
@@ -420,6 +420,11 @@ export async function fuzz(s: FuzzSettings): Promise<CampaignSummary> {
             }
             for (const id of announce(progress, r, draft, recorded, knownBuckets, s)) reducer?.add(join(s.out, FINDINGS_DIR, id));
           },
+          onConfirm: (c) => {
+            const u = hangCheckUpdate(campaignId, c, s.limits);
+            store.setHangStatus(u.id, c.verdict, u.facts);
+            progress.println(`finding ${u.id}: suspected ${c.result.config.compiler.name} hang ${c.verdict === 'confirmed' ? 'confirmed with the configured limit' : `cleared: it finished within the configured limit (${c.result.judgement.outcome})`}`, process.stdout);
+          },
         },
       );
     }
@@ -440,6 +445,9 @@ export async function fuzz(s: FuzzSettings): Promise<CampaignSummary> {
   const row = store.campaign(campaignId)!;
   store.close();
   if (!summary) throw new Error('campaign ended without a summary');
+  if (summary.unconfirmed > 0) {
+    process.stderr.write(`kiln fuzz: ${summary.unconfirmed} suspected hangs were not checked with the configured limit before the campaign ended; they are listed as suspected (their repro.sh checks with the full limit)\n`);
+  }
   process.stdout.write(
     `kiln fuzz: campaign ${campaignId} stopped (${summary.stoppedBy}): this session ${summary.programs} programs, ${summary.tests} tests in ${(summary.elapsedMs / 1000).toFixed(1)} s; ` +
       `campaign total ${row.programs} programs, ${row.findings} findings, ${row.internal} internal; results in ${s.out}\n`,
@@ -484,7 +492,8 @@ function announce(progress: Progress, r: ProgramReport, draft: ReturnType<typeof
       fresh.push(f.id);
     }
     const note = isNew ? ' [new bucket]' : k.as === 'smallest' ? ` [smallest of its bucket${k.replaced ? `, replaces ${k.replaced}` : ''}]` : '';
-    progress.println(`finding ${f.id}: ${f.outcome} with ${f.compiler}${f.options ? ' ' + f.options : ''} (seed ${r.seed})${note} → ${out}/findings/${f.id}`, process.stdout);
+    const notes = `${f.hangStatus === 'suspected' ? ' [suspected: checking with the configured limit]' : ''}${f.nondeterministic ? ' [nondeterministic]' : ''}`;
+    progress.println(`finding ${f.id}: ${f.outcome} with ${f.compiler}${f.options ? ' ' + f.options : ''} (seed ${r.seed})${note}${notes} → ${out}/findings/${f.id}`, process.stdout);
   }
   for (const d of recorded.dropped) {
     // Said once per bucket and session: the rest are counted (kiln findings shows how many).

@@ -3,9 +3,27 @@ import type { Mode, ModeChoice } from '../gen/mode.js';
 import type { Policy } from '../gen/policy.js';
 import { testConfiguration, type ConfigResult } from './execute.js';
 import { GeneratorPool } from './genpool.js';
-import type { Configuration, Limits } from './matrix.js';
-import { FINDING_OUTCOMES, internalDisagreement, sameFailure, type Outcome } from './oracle.js';
+import type { Configuration, Limits, StepLimits } from './matrix.js';
+import { FINDING_OUTCOMES, internalDisagreement, sameBehaviour, type Behaviour, type Outcome } from './oracle.js';
+import { setLongTimeout, type LongTimer } from './process.js';
 import { TempRoot } from './tempdir.js';
+
+/**
+ * Suspected hangs: a compile (run) is first given a short limit, max(floor, 20 × the median
+ * duration of that configuration's compiles (runs) so far), never more than the configured limit;
+ * before {@link HANG_SAMPLES} samples, the floor. A test that hits it is a *suspected* hang,
+ * confirmed in the background with the configured limit, so a compiler that hangs on many programs
+ * costs a campaign the short limit per program, not the long one.
+ */
+export const DEFAULT_HANG_FLOOR: { readonly compileMs: number; readonly runMs: number } = { compileMs: 10_000, runMs: 2_000 };
+/** Multiple of the median duration a step may take before it is suspected of hanging. */
+export const HANG_FACTOR = 20;
+/** Durations a configuration needs before its median counts. */
+export const HANG_SAMPLES = 5;
+/** Recent durations kept per configuration and step (the median of a sliding window). */
+const DURATION_WINDOW = 101;
+/** Suspected hangs waiting for confirmation at most (more stay suspected: memory stays bounded). */
+const MAX_CONFIRM_QUEUE = 16;
 
 /** Everything a campaign needs; the CLI builds it from flags and the config file. */
 export interface CampaignOptions {
@@ -28,6 +46,8 @@ export interface CampaignOptions {
   readonly rerunFailures?: boolean;
   /** Where compile and run folders go (default: a fresh root under the system temp folder). */
   readonly tempRoot?: TempRoot;
+  /** Floors of the short hang limits (default {@link DEFAULT_HANG_FLOOR}); at or above the configured limits, no hang is only suspected. */
+  readonly hangFloor?: { readonly compileMs: number; readonly runMs: number };
 }
 
 /** The final verdict of one configuration on one program. */
@@ -41,6 +61,15 @@ export interface FinalResult {
   readonly rerun?: ConfigResult;
   /** True when a failure did not reproduce: it is dropped (outcome `ok`) and counted as noise. */
   readonly flaky: boolean;
+  /**
+   * True when both tests failed, but differently (another output, a hang against a wrong
+   * checksum): the finding is kept with every behaviour it showed.
+   */
+  readonly nondeterministic?: boolean;
+  /** The distinct failing behaviours seen (first test first); set for failures. */
+  readonly behaviours?: readonly Behaviour[];
+  /** `suspected` when a hang was seen only under the short limit (confirmation follows in the background). */
+  readonly hang?: 'suspected';
 }
 
 /** A program done with every configuration (or discarded by the generator). */
@@ -61,9 +90,20 @@ export interface ProgramReport {
   readonly internal?: { readonly agreed: string };
 }
 
+/** The background check of a suspected hang, with the configured (long) limits. */
+export interface HangConfirmation {
+  readonly seed: bigint;
+  readonly config: Configuration;
+  /** `confirmed`: it hung again under the long limit; `cleared`: it finished within it. */
+  readonly verdict: 'confirmed' | 'cleared';
+  readonly result: ConfigResult;
+}
+
 /** Callbacks of a campaign. `onProgram` must persist the report before its promise settles. */
 export interface CampaignHooks {
   onProgram(report: ProgramReport): void | Promise<void>;
+  /** A suspected hang of a reported program was checked (called after its program's onProgram settled). */
+  onConfirm?(c: HangConfirmation): void | Promise<void>;
   /** Each finished first test of a (program, configuration) pair (for live progress). */
   onTest?(result: ConfigResult): void;
 }
@@ -79,7 +119,25 @@ export interface CampaignSummary {
   readonly tests: number;
   /** Second tests of failures. */
   readonly reruns: number;
+  /** Suspected hangs checked with the long limit, and those left suspected when the campaign ended. */
+  readonly confirmations: number;
+  readonly unconfirmed: number;
   readonly elapsedMs: number;
+}
+
+/** Recent compile and run durations of one configuration. */
+interface Durations {
+  readonly compile: number[];
+  readonly run: number[];
+}
+
+/** A suspected hang waiting for its check. */
+interface PendingConfirmation {
+  readonly seed: bigint;
+  readonly files: readonly EmittedFile[];
+  readonly expected: string;
+  readonly config: Configuration;
+  readonly kind: 'compiler-hang' | 'binary-hang';
 }
 
 interface OpenProgram {
@@ -93,6 +151,8 @@ interface OpenProgram {
   running: number;
   readonly first: Map<Configuration, ConfigResult>;
   readonly second: Map<Configuration, ConfigResult>;
+  /** Limits each configuration's tests ran with (short hang limits included). */
+  readonly limits: Map<Configuration, Limits>;
   agreed: string | undefined;
 }
 
@@ -132,7 +192,13 @@ export async function runCampaign(opts: CampaignOptions, hooks: CampaignHooks): 
   let seedsLeft = true;
   let stopReason: StopReason | undefined;
   let failure: unknown;
-  let timer: NodeJS.Timeout | undefined;
+  let timer: LongTimer | undefined;
+  const floor = opts.hangFloor ?? DEFAULT_HANG_FLOOR;
+  const durations = new Map<Configuration, Durations>();
+  const confirmQueue: PendingConfirmation[] = [];
+  let confirming = 0;
+  let confirmations = 0;
+  let unconfirmed = 0;
 
   return new Promise<CampaignSummary>((resolve, reject) => {
     const stop = (why: StopReason): void => {
@@ -145,7 +211,7 @@ export async function runCampaign(opts: CampaignOptions, hooks: CampaignHooks): 
     };
     const onAbort = (): void => stop('interrupted');
     opts.signal?.addEventListener('abort', onAbort, { once: true });
-    if (opts.timeMs !== undefined) timer = setTimeout(() => stop('time'), opts.timeMs);
+    if (opts.timeMs !== undefined) timer = setLongTimeout(() => stop('time'), opts.timeMs);
 
     const maybeFinish = (): void => {
       const idle = gensInFlight === 0 && testsInFlight === 0 && reporting === 0;
@@ -153,14 +219,19 @@ export async function runCampaign(opts: CampaignOptions, hooks: CampaignHooks): 
       if (!stopReason) {
         if (open.length > 0 || (seedsLeft && !limitReached())) return;
         stopReason = seedsLeft ? 'tests' : 'seeds';
+        // The campaign's own work is done: a hang still being confirmed stays suspected.
+        kill.abort();
       }
-      if (timer) clearTimeout(timer);
+      if (confirming > 0) return;
+      unconfirmed += confirmQueue.length;
+      confirmQueue.length = 0;
+      timer?.cancel();
       opts.signal?.removeEventListener('abort', onAbort);
       process.removeListener('exit', onExit);
       pool.close();
       if (ownsTemp) temp.dispose();
       if (failure !== undefined) reject(failure);
-      else resolve({ stoppedBy: stopReason, programs, tests, reruns, elapsedMs: Date.now() - started });
+      else resolve({ stoppedBy: stopReason, programs, tests, reruns, confirmations, unconfirmed, elapsedMs: Date.now() - started });
     };
     const limitReached = (): boolean => opts.maxPrograms !== undefined && startedPrograms >= opts.maxPrograms;
 
@@ -197,7 +268,7 @@ export async function runCampaign(opts: CampaignOptions, hooks: CampaignHooks): 
         gensInFlight--;
         if (stopReason) return maybeFinish();
         if (reply.ok) {
-          open.push({ seed, mode: reply.mode, files: reply.files, expected: reply.expected, genMs: reply.genMs, phase: 'first', pending: [...configs], running: 0, first: new Map(), second: new Map(), agreed: undefined });
+          open.push({ seed, mode: reply.mode, files: reply.files, expected: reply.expected, genMs: reply.genMs, phase: 'first', pending: [...configs], running: 0, first: new Map(), second: new Map(), limits: new Map(), agreed: undefined });
         } else if (reply.reason === 'pool closed') {
           return maybeFinish();
         } else if (reply.reason === 'pool failed') {
@@ -218,12 +289,16 @@ export async function runCampaign(opts: CampaignOptions, hooks: CampaignHooks): 
       tokens--;
       testsInFlight++;
       p.running++;
-      testConfiguration(p.files, p.expected, config, opts.limits, temp, kill.signal).then(
+      // A re-run gets the limits of the first test, so the same failure can show the same way.
+      const limits = p.limits.get(config) ?? shortLimits(config);
+      p.limits.set(config, limits);
+      testConfiguration(p.files, p.expected, config, limits, temp, kill.signal).then(
         (res) => {
           tokens++;
           testsInFlight--;
           p.running--;
           if (stopReason || res.aborted) return maybeFinish();
+          recordDurations(config, res);
           if (p.phase === 'first') tests++;
           else reruns++;
           (p.phase === 'first' ? p.first : p.second).set(config, res);
@@ -245,9 +320,10 @@ export async function runCampaign(opts: CampaignOptions, hooks: CampaignHooks): 
       if (p.phase === 'first') {
         const runs = configs.map((c) => p.first.get(c)!);
         p.agreed = internalDisagreement(p.expected, runs);
+        // A suspected hang is not re-run with its short limit: its background check replaces that.
         const failing = configs.filter((c) => {
           const r = p.first.get(c)!;
-          return FINDING_OUTCOMES.has(r.judgement.outcome) && !(p.agreed !== undefined && r.output === p.agreed);
+          return FINDING_OUTCOMES.has(r.judgement.outcome) && !(p.agreed !== undefined && r.output === p.agreed) && !suspectedHang(r, p.limits.get(c)!);
         });
         if (rerun && failing.length > 0) {
           p.phase = 'rerun';
@@ -267,6 +343,13 @@ export async function runCampaign(opts: CampaignOptions, hooks: CampaignHooks): 
           () => {
             reporting--;
             programs++;
+            // Only a stored finding can be confirmed: its checks are queued once it is on disk.
+            for (const f of r.results) {
+              if (f.hang !== 'suspected') continue;
+              if (confirmQueue.length >= MAX_CONFIRM_QUEUE) unconfirmed++;
+              else confirmQueue.push({ seed: r.seed, files: r.files!, expected: r.expected!, config: f.config, kind: f.outcome as PendingConfirmation['kind'] });
+            }
+            startConfirmation();
             pump();
           },
           (e: unknown) => {
@@ -277,20 +360,109 @@ export async function runCampaign(opts: CampaignOptions, hooks: CampaignHooks): 
         );
     };
 
+    /**
+     * Checks one suspected hang at a time with the configured limits, outside the slot budget (a
+     * hang mostly sleeps or spins in one process): the campaign carries on meanwhile.
+     */
+    const startConfirmation = (): void => {
+      if (stopReason || confirming > 0 || confirmQueue.length === 0) return;
+      const c = confirmQueue.shift()!;
+      confirming++;
+      testConfiguration(c.files, c.expected, c.config, opts.limits, temp, kill.signal).then(
+        (res) => {
+          if (res.aborted || stopReason) {
+            confirming--;
+            unconfirmed++;
+            return maybeFinish();
+          }
+          confirmations++;
+          const verdict = res.judgement.outcome === c.kind ? 'confirmed' : 'cleared';
+          Promise.resolve()
+            .then(() => hooks.onConfirm?.({ seed: c.seed, config: c.config, verdict, result: res }))
+            .then(
+              () => {
+                confirming--;
+                startConfirmation();
+                maybeFinish();
+              },
+              (e: unknown) => {
+                confirming--;
+                failure ??= e;
+                stop('interrupted');
+              },
+            );
+        },
+        (e: unknown) => {
+          confirming--;
+          failure ??= e;
+          stop('interrupted');
+        },
+      );
+    };
+
     pump();
   });
+
+  /** The limits of a configuration's first test: the configured ones, with short hang limits. */
+  function shortLimits(c: Configuration): Limits {
+    const d = durations.get(c);
+    return { compile: shortStep(opts.limits.compile, d?.compile ?? [], floor.compileMs), run: shortStep(opts.limits.run, d?.run ?? [], floor.runMs) };
+  }
+
+  function recordDurations(c: Configuration, r: ConfigResult): void {
+    let d = durations.get(c);
+    if (!d) durations.set(c, (d = { compile: [], run: [] }));
+    const push = (list: number[], ms: number): void => {
+      list.push(ms);
+      if (list.length > DURATION_WINDOW) list.shift();
+    };
+    if (!r.compile.timedOut) push(d.compile, r.compile.durationMs);
+    if (r.run && !r.run.timedOut) push(d.run, r.run.durationMs);
+  }
+
+  /** A hang seen under a limit shorter than the configured one. */
+  function suspectedHang(r: ConfigResult, limits: Limits): boolean {
+    if (r.judgement.outcome === 'compiler-hang') return limits.compile.timeoutMs < opts.limits.compile.timeoutMs;
+    if (r.judgement.outcome === 'binary-hang') return limits.run.timeoutMs < opts.limits.run.timeoutMs;
+    return false;
+  }
 
   function finalReport(p: OpenProgram): ProgramReport {
     const results = configs.map((c): FinalResult => {
       const first = p.first.get(c)!;
       const second = p.second.get(c);
       if (p.agreed !== undefined && first.output === p.agreed) return { config: c, outcome: 'internal', result: first, flaky: false };
-      if (!second) return { config: c, outcome: first.judgement.outcome, result: first, flaky: false };
-      const reproduced = sameFailure(first.judgement, second.judgement);
-      return { config: c, outcome: reproduced ? first.judgement.outcome : 'ok', result: first, rerun: second, flaky: !reproduced };
+      const outcome = first.judgement.outcome;
+      if (!FINDING_OUTCOMES.has(outcome)) return { config: c, outcome, result: first, flaky: false };
+      const one = behaviourOf(first);
+      if (!second) return { config: c, outcome, result: first, flaky: false, behaviours: [one], ...(suspectedHang(first, p.limits.get(c)!) ? { hang: 'suspected' as const } : {}) };
+      // A failure that passes its second test is noise; one that fails again, but differently, is
+      // a real failure whose behaviour varies between runs: kept, with everything it showed.
+      if (!FINDING_OUTCOMES.has(second.judgement.outcome)) return { config: c, outcome: 'ok', result: first, rerun: second, flaky: true };
+      const two = behaviourOf(second);
+      const nondeterministic = !sameBehaviour(one, two);
+      return { config: c, outcome, result: first, rerun: second, flaky: false, nondeterministic, behaviours: nondeterministic ? [one, two] : [one] };
     });
     return { seed: p.seed, status: 'tested', genMs: p.genMs, mode: p.mode, files: p.files, expected: p.expected, results, ...(p.agreed !== undefined ? { internal: { agreed: p.agreed } } : {}) };
   }
+}
+
+/** A result's failing behaviour, with the line it printed for wrong code. */
+function behaviourOf(r: ConfigResult): Behaviour {
+  return { ...r.judgement, ...(r.judgement.outcome === 'wrong-code' && r.output !== undefined ? { output: r.output } : {}) };
+}
+
+/** The short limit of one step (see {@link DEFAULT_HANG_FLOOR}). */
+export function shortStep(long: StepLimits, samples: readonly number[], floorMs: number): StepLimits {
+  if (floorMs >= long.timeoutMs) return long;
+  const ms = samples.length >= HANG_SAMPLES ? Math.max(floorMs, HANG_FACTOR * median(samples)) : floorMs;
+  return ms >= long.timeoutMs ? long : { ...long, timeoutMs: Math.ceil(ms) };
+}
+
+function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 }
 
 /**

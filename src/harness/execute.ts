@@ -1,21 +1,20 @@
 import { existsSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isTranslationUnit, MAIN_SOURCE, type EmittedFile } from '../emit/files.js';
 import { LINK_LIBRARIES } from './compilers.js';
 import { limitsFor, type Configuration, type Limits } from './matrix.js';
 import { judgeCompile, judgeRun, outputLine, type Judgement } from './oracle.js';
 import { runProcess, SpawnError, type RunResult } from './process.js';
+import { newTag, runDirIn, sandboxArgv, type StepKind } from './sandbox.js';
 import type { TempRoot } from './tempdir.js';
 
 /** Names used inside each compile folder (and by repro scripts): the file of a one-file program, and the binary. */
 export const SOURCE_FILE = MAIN_SOURCE;
 export const EXE_FILE = 'prog';
 
-/** The environment of every compile: English diagnostics, temporary files kept in the compile folder. */
-function compileEnv(dir: string): Record<string, string> {
-  return { LC_ALL: 'C', LANG: 'C', TMPDIR: dir };
-}
+/** How a binary is started: argv[0] is always this, run from its own folder (see sandbox.ts). */
+export const EXE_ARGV0 = `./${EXE_FILE}`;
 
 /** What one step (compile or run) did. */
 export interface StepRecord {
@@ -66,11 +65,10 @@ export async function testConfiguration(program: string | readonly EmittedFile[]
     for (const f of files) await writeFile(join(compileDir, f.name), f.content);
     const cmd = compileCommand(c, files.map((f) => f.name));
     const climits = limitsFor(limits.compile, c);
-    const cr = await runStep(cmd, {
+    const cr = await runStep('compile', cmd, {
       cwd: compileDir,
       timeoutMs: climits.timeoutMs,
       memoryMb: climits.memoryMb,
-      env: compileEnv(compileDir),
       maxOutputBytes: 256 << 10,
       signal,
     });
@@ -79,17 +77,21 @@ export async function testConfiguration(program: string | readonly EmittedFile[]
     const exe = join(compileDir, EXE_FILE);
     const failed = judgeCompile(cr, c, existsSync(exe));
     if (failed) return { config: c, judgement: failed, compile, durationMs: Date.now() - started, aborted: false };
-    const runDir = await temp.dir('run');
+    const runParent = await temp.dir('run');
     try {
+      // The binary runs as ./prog from a folder whose path has a fixed length (sandbox.ts).
+      const runDir = runDirIn(runParent);
+      await mkdir(runDir);
+      await rename(exe, join(runDir, EXE_FILE));
       const rlimits = limitsFor(limits.run, c);
-      const rr = await runStep([exe], { cwd: runDir, timeoutMs: rlimits.timeoutMs, memoryMb: rlimits.memoryMb, maxOutputBytes: 64 << 10, signal });
-      const run = record([exe], rr);
+      const rr = await runStep('run', [EXE_ARGV0], { cwd: runDir, timeoutMs: rlimits.timeoutMs, memoryMb: rlimits.memoryMb, maxOutputBytes: 64 << 10, signal });
+      const run = record([EXE_ARGV0], rr);
       if (rr.aborted) return { config: c, judgement: { outcome: 'ok' }, compile, run, durationMs: Date.now() - started, aborted: true };
       const judgement = judgeRun(rr, expected, c);
       const normal = !rr.timedOut && rr.signal === null && rr.status === 0;
       return { config: c, judgement, compile, run, ...(normal ? { output: outputLine(rr.stdout) } : {}), durationMs: Date.now() - started, aborted: false };
     } finally {
-      await temp.remove(runDir);
+      await temp.remove(runParent);
     }
   } finally {
     await temp.remove(compileDir);
@@ -100,19 +102,24 @@ interface StepOptions {
   readonly cwd: string;
   readonly timeoutMs: number;
   readonly memoryMb: number | undefined;
-  readonly env?: Record<string, string>;
   readonly maxOutputBytes: number;
   readonly signal: AbortSignal | undefined;
 }
 
-/** runProcess, with "cannot start" turned into an ordinary failed step (status 127, like a shell). */
-async function runStep(cmd: readonly string[], o: StepOptions): Promise<RunResult> {
+/**
+ * Runs one compile or binary under the sandbox every test uses (sandbox.ts: `timeout`, no address
+ * randomisation, memory limit, fixed environment, tag); "cannot start" becomes an ordinary failed
+ * step (status 127, like a shell).
+ */
+async function runStep(kind: StepKind, cmd: readonly string[], o: StepOptions): Promise<RunResult> {
+  const tag = newTag();
+  const argv = sandboxArgv({ kind, timeoutMs: o.timeoutMs, memoryMb: o.memoryMb, tag, ...(kind === 'compile' ? { tmpdir: o.cwd } : {}) }, cmd);
   try {
-    return await runProcess(cmd[0]!, cmd.slice(1), {
+    return await runProcess(argv[0]!, argv.slice(1), {
       cwd: o.cwd,
       timeoutMs: o.timeoutMs,
-      ...(o.memoryMb !== undefined ? { memoryMb: o.memoryMb } : {}),
-      ...(o.env ? { env: o.env } : {}),
+      tag,
+      wrapped: true,
       maxOutputBytes: o.maxOutputBytes,
       ...(o.signal ? { signal: o.signal } : {}),
     });

@@ -1,8 +1,8 @@
-import type { FinalResult, ProgramReport } from './campaign.js';
+import type { FinalResult, HangConfirmation, ProgramReport } from './campaign.js';
 import { compileCommand, type ConfigResult } from './execute.js';
 import type { Policy } from '../gen/policy.js';
 import type { Limits } from './matrix.js';
-import { FINDING_OUTCOMES } from './oracle.js';
+import { FINDING_OUTCOMES, type Behaviour } from './oracle.js';
 import { reproScript } from './repro.js';
 
 /** Characters of compiler or binary stderr kept with a finding. */
@@ -27,8 +27,17 @@ export interface FindingDraft {
   readonly expected: string;
   readonly actual: string;
   readonly stderr: string;
+  /** `suspected` for a hang seen only under the short limit (its check may follow); undefined otherwise. */
+  readonly hangStatus?: HangStatus;
+  /** True when the failure behaved differently on its two tests. */
+  readonly nondeterministic: boolean;
+  /** Every failing behaviour seen (one, or several for a nondeterministic finding). */
+  readonly behaviours: readonly Behaviour[];
   readonly files: readonly DraftFile[];
 }
+
+/** Where a hang finding stands: seen under the short limit only, hung again under the long one, or finished within it. */
+export type HangStatus = 'suspected' | 'confirmed' | 'cleared';
 
 /** A program on which all configurations agreed against the interpreter, ready to be stored. */
 export interface InternalDraft {
@@ -99,8 +108,29 @@ export function draftProgram(r: ProgramReport, ctx: DraftContext): ProgramDraft 
   };
 }
 
+/** What the background check of a suspected hang changes: the finding's id, status, and facts for finding.json. */
+export function hangCheckUpdate(campaignId: number, c: HangConfirmation, limits: Limits): { id: string; status: HangStatus; facts: Record<string, unknown> } {
+  const step = c.result.judgement.outcome === 'compiler-hang' || c.result.run === undefined ? 'compile' : 'run';
+  const limitMs = step === 'compile' ? limits.compile.timeoutMs : limits.run.timeoutMs;
+  const took = step === 'compile' ? c.result.compile.durationMs : c.result.run!.durationMs;
+  return {
+    id: findingId(campaignId, c.seed, c),
+    status: c.verdict,
+    facts: {
+      hangCheck: {
+        verdict: c.verdict,
+        limitMs,
+        outcome: c.result.judgement.outcome,
+        detail: c.result.judgement.detail ?? null,
+        durationMs: Math.round(took),
+        note: c.verdict === 'confirmed' ? `it hung again under the configured limit of ${limitMs / 1000} s` : `it finished within the configured limit (${c.result.judgement.outcome}): slow, not a hang`,
+      },
+    },
+  };
+}
+
 /** The id of a finding: campaign, seed and configuration (`3-1042-clang-15-O2`). */
-export function findingId(campaignId: number, seed: bigint, f: FinalResult): string {
+export function findingId(campaignId: number, seed: bigint, f: Pick<FinalResult, 'config'>): string {
   return `${campaignId}-${seed}-${f.config.slug}`;
 }
 
@@ -138,6 +168,9 @@ function draftFinding(r: ProgramReport, f: FinalResult, ctx: DraftContext): Find
     run: f.result.run ? { status: f.result.run.status, signal: f.result.run.signal, timedOut: f.result.run.timedOut, durationMs: f.result.run.durationMs } : null,
     limits: ctx.limits,
     reproduced: f.rerun !== undefined,
+    hangStatus: f.hang ?? null,
+    nondeterministic: f.nondeterministic ?? false,
+    behaviours: (f.behaviours ?? []).map(publicBehaviour),
     others,
     policy: ctx.policy,
   };
@@ -152,10 +185,13 @@ function draftFinding(r: ProgramReport, f: FinalResult, ctx: DraftContext): Find
     expected,
     actual,
     stderr,
+    ...(f.hang ? { hangStatus: f.hang } : {}),
+    nondeterministic: f.nondeterministic ?? false,
+    behaviours: f.behaviours ?? [j],
     files: [
       ...sources,
       { name: 'finding.json', content: JSON.stringify(json, null, 2) + '\n' },
-      { name: 'repro.sh', content: reproScript({ id, config: f.config, judgement: j, expected, limits: ctx.limits, files: names }), mode: 0o755 },
+      { name: 'repro.sh', content: reproScript({ id, config: f.config, judgement: j, ...(f.nondeterministic ? { alternatives: f.behaviours!.slice(1) } : {}), expected, limits: ctx.limits, files: names }), mode: 0o755 },
     ],
   };
 }
@@ -183,6 +219,11 @@ function draftInternal(r: ProgramReport, agreed: string, ctx: DraftContext): Int
       { name: 'internal.json', content: JSON.stringify(json, null, 2) + '\n' },
     ],
   };
+}
+
+/** A behaviour as finding.json records it (what the reducer and triage read back). */
+function publicBehaviour(b: Behaviour): Record<string, unknown> {
+  return { outcome: b.outcome, bucket: b.bucket ?? null, detail: b.detail ?? null, ...(b.match !== undefined ? { match: b.match } : {}), ...(b.signal ? { signal: b.signal } : {}), ...(b.exitStatus !== undefined ? { exitStatus: b.exitStatus } : {}), ...(b.output !== undefined ? { output: b.output } : {}) };
 }
 
 function isRunOutcome(o: string): boolean {

@@ -101,6 +101,28 @@ export function sameFailure(a: Judgement, b: Judgement): boolean {
   return a.outcome === b.outcome;
 }
 
+/** One failing behaviour of a configuration on a program: the judgement, and the line printed for wrong code. */
+export interface Behaviour extends Judgement {
+  readonly output?: string;
+}
+
+/**
+ * Whether two failures behaved the same: the same outcome and bucket, and for wrong code the same
+ * printed line. Two failures that differ make a nondeterministic finding (both are kept).
+ */
+export function sameBehaviour(a: Behaviour, b: Behaviour): boolean {
+  return a.outcome === b.outcome && a.bucket === b.bucket && (a.outcome !== 'wrong-code' || a.output === b.output);
+}
+
+/**
+ * Whether a result shows one of a finding's behaviours, as the reducer and triage ask it: the same
+ * outcome, and for crashes, hangs and rejections the same bucket (a different crash is a different
+ * bug); for wrong code any output other than the expected one.
+ */
+export function showsBehaviour(accepted: readonly Behaviour[], j: Judgement): boolean {
+  return accepted.some((a) => a.outcome === j.outcome && (j.outcome === 'wrong-code' || a.bucket === j.bucket));
+}
+
 function signalName(n: number): NodeJS.Signals | undefined {
   return (Object.entries(constants.signals) as [NodeJS.Signals, number][]).find(([, v]) => v === n)?.[0];
 }

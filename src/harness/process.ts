@@ -1,4 +1,40 @@
 import { spawn } from 'node:child_process';
+import { newTag, reapTagged, TAG_VAR, timeoutSeconds } from './sandbox.js';
+
+/** Node's timers hold at most 2^31 - 1 ms (about 24.8 days); longer ones fire at once. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** How long a child's output pipes may stay open after it exited (a background child holding them). */
+export const OUTPUT_GRACE_MS = 500;
+
+/** A pending {@link setLongTimeout}. */
+export interface LongTimer {
+  cancel(): void;
+}
+
+/**
+ * setTimeout for any duration: a delay above {@link MAX_TIMER_MS} is chained through shorter
+ * timers instead of overflowing (Node would fire it after 1 ms). Infinite delays never fire.
+ */
+export function setLongTimeout(fn: () => void, ms: number, opts: { unref?: boolean } = {}): LongTimer {
+  let handle: NodeJS.Timeout | undefined;
+  let cancelled = false;
+  const due = Date.now() + ms;
+  const arm = (): void => {
+    if (cancelled || !Number.isFinite(due)) return;
+    const left = due - Date.now();
+    if (left <= 0) return fn();
+    handle = setTimeout(left > MAX_TIMER_MS ? arm : fn, Math.min(left, MAX_TIMER_MS));
+    if (opts.unref) handle.unref();
+  };
+  arm();
+  return {
+    cancel: () => {
+      cancelled = true;
+      if (handle) clearTimeout(handle);
+    },
+  };
+}
 
 /** Limits and environment for one child process. */
 export interface RunOptions {
@@ -16,6 +52,14 @@ export interface RunOptions {
   readonly maxOutputBytes?: number;
   /** Aborts the run early (the process group is killed). */
   readonly signal?: AbortSignal;
+  /**
+   * The child's tag when the command already carries it (a sandboxed `env -i … KILN_TAG=…`);
+   * otherwise a fresh tag is put into the child's environment. Either way, processes carrying it
+   * are killed when the child finishes, even those that left the process group with `setsid`.
+   */
+  readonly tag?: string;
+  /** Set when `command` is already wrapped in `timeout` (a sandboxed command): no second wrapper. */
+  readonly wrapped?: boolean;
 }
 
 /** What a finished child process did. */
@@ -47,24 +91,31 @@ export class SpawnError extends Error {
   }
 }
 
+/** Margin of Kiln's own timer over the `timeout` wrapper's (the wrapper is the one expected to fire). */
+const BACKSTOP_MS = 1000;
+
 /**
  * Runs a command in its own process group with a wall-clock limit, an optional memory limit and
- * bounded output capture. A timeout or abort kills the whole group (compilers fork `cc1`, `as`,
- * `ld`; a hung child must not survive its parent).
+ * bounded output capture. The limit is enforced twice: by coreutils `timeout` around the command
+ * (so it holds when Kiln itself is killed) and by Kiln's own timer shortly after it; either kills
+ * the whole group (compilers fork `cc1`, `as`, `ld`; a hung child must not survive its parent).
+ * The run ends when the child exits, even if a background process it left still holds its output
+ * open (after {@link OUTPUT_GRACE_MS}); then everything carrying the child's tag is killed.
  */
 export function runProcess(command: string, args: readonly string[], opts: RunOptions): Promise<RunResult> {
   const maxBytes = opts.maxOutputBytes ?? 1 << 20;
-  const [cmd, argv] =
-    opts.memoryMb !== undefined
-      ? ['prlimit', [`--as=${opts.memoryMb * 1024 * 1024}`, '--', command, ...args]]
-      : [command, [...args]];
+  const tag = opts.tag ?? newTag();
+  const limited = opts.memoryMb !== undefined ? ['prlimit', `--as=${opts.memoryMb * 1024 * 1024}`, '--', command, ...args] : [command, ...args];
+  const full = opts.wrapped ? limited : ['timeout', '-s', 'KILL', timeoutSeconds(opts.timeoutMs), ...limited];
+  const [cmd, argv] = [full[0]!, full.slice(1)];
+  const env = opts.tag !== undefined ? { ...process.env, ...opts.env } : { ...process.env, ...opts.env, [TAG_VAR]: tag };
   const started = Date.now();
   return new Promise((resolve, reject) => {
     let child;
     try {
       child = spawn(cmd, argv, {
         cwd: opts.cwd,
-        env: opts.env ? { ...process.env, ...opts.env } : process.env,
+        env,
         detached: true,
         stdio: ['pipe', 'pipe', 'pipe'],
       });
@@ -88,10 +139,12 @@ export function runProcess(command: string, args: readonly string[], opts: RunOp
         // The group is already gone.
       }
     };
-    const timer = setTimeout(() => {
+    const timer = setLongTimeout(() => {
       timedOut = true;
       killGroup();
-    }, opts.timeoutMs);
+    }, opts.timeoutMs + BACKSTOP_MS);
+    let exited: { status: number | null; signal: NodeJS.Signals | null; durationMs: number } | undefined;
+    let grace: NodeJS.Timeout | undefined;
     const onAbort = (): void => {
       aborted = true;
       killGroup();
@@ -117,27 +170,55 @@ export function runProcess(command: string, args: readonly string[], opts: RunOp
     child.on('error', (e: NodeJS.ErrnoException) => {
       if (settled) return;
       settled = true;
-      clearTimeout(timer);
+      timer.cancel();
+      if (grace) clearTimeout(grace);
       opts.signal?.removeEventListener('abort', onAbort);
       reject(new SpawnError(command, e.code, `cannot run ${command}: ${e.message}`));
     });
-    child.on('close', (status, signal) => {
-      if (settled) return;
+    // The child is done when it exits; its pipes may be held open by a background process it
+    // started (a compiler daemon, `cmd &`): give them a moment for the last output, then cut them.
+    child.on('exit', (status, signal) => {
+      const durationMs = Date.now() - started;
+      exited = { status, signal, durationMs };
+      // `timeout -s KILL` kills its whole group, itself included: a SIGKILL at the limit is the wrapper's.
+      if (signal === 'SIGKILL' && durationMs >= opts.timeoutMs * 0.98 && !aborted) timedOut = true;
+      grace = setTimeout(() => {
+        killGroup();
+        reapTagged({ tag }, child.pid);
+        child.stdout.destroy();
+        child.stderr.destroy();
+        finish();
+      }, OUTPUT_GRACE_MS);
+    });
+    const finish = (): void => {
+      if (settled || !exited) return;
       settled = true;
-      clearTimeout(timer);
+      timer.cancel();
+      if (grace) clearTimeout(grace);
       opts.signal?.removeEventListener('abort', onAbort);
-      // Reap anything the child left behind in its group (e.g. a forked cc1 after a driver crash).
+      // Reap anything the child left behind in its group (e.g. a forked cc1 after a driver crash),
+      // and anything that left the group but still carries the child's tag.
       killGroup();
+      reapTagged({ tag }, child.pid);
+      // The wrapper could not start the command: the same error as a direct spawn would give.
+      const startFailure = !opts.wrapped && (exited.status === 126 || exited.status === 127) ? /^timeout: failed to run command .*: (.*)$/m.exec(Buffer.concat(err).toString('utf8')) : null;
+      if (startFailure) {
+        const why = startFailure[1]!;
+        const code = /No such file/.test(why) ? 'ENOENT' : /Permission denied/.test(why) ? 'EACCES' : undefined;
+        reject(new SpawnError(command, code, `cannot run ${command}: ${why}`));
+        return;
+      }
       resolve({
-        status,
-        signal,
+        status: exited.status,
+        signal: exited.signal,
         stdout: Buffer.concat(out).toString('utf8'),
         stderr: Buffer.concat(err).toString('utf8'),
         timedOut,
         aborted,
         truncated,
-        durationMs: Date.now() - started,
+        durationMs: exited.durationMs,
       });
-    });
+    };
+    child.on('close', finish);
   });
 }

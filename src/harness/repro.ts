@@ -1,6 +1,7 @@
 import { constants } from 'node:os';
-import { compileCommand, EXE_FILE, SOURCE_FILE } from './execute.js';
-import { limitsFor, type Configuration, type Limits, type StepLimits } from './matrix.js';
+import { compileCommand, EXE_ARGV0, EXE_FILE, SOURCE_FILE } from './execute.js';
+import { limitsFor, type Configuration, type Limits } from './matrix.js';
+import { noRandomizeShell, runDirShell, sandboxShell, sq, tagShell } from './sandbox.js';
 import type { Judgement } from './oracle.js';
 
 /** What a repro script needs to know about a finding. */
@@ -8,6 +9,11 @@ export interface ReproInput {
   readonly id: string;
   readonly config: Configuration;
   readonly judgement: Judgement;
+  /**
+   * Other failing behaviours the finding showed (a nondeterministic finding): the script exits 0
+   * when any of them, or `judgement`, shows.
+   */
+  readonly alternatives?: readonly Judgement[];
   readonly expected: string;
   readonly limits: Limits;
   /** The program's files, in compile order (default: the one file `prog.c`). */
@@ -15,12 +21,14 @@ export interface ReproInput {
 }
 
 /**
- * Writes `repro.sh`: it compiles `prog.c` with the exact command and limits of the campaign, runs
- * the binary, and exits 0 when the failure shows again and 1 when it does not — a C-Reduce/C-Vise
- * interestingness test. It uses `./prog.c` when the current folder has one (C-Reduce runs tests
- * in a folder holding the candidate), else the `prog.c` next to the script. A program of several
- * files is handled file by file the same way (C-Reduce may give the test only the files it is
- * reducing): each comes from the current folder when it is there, else from next to the script.
+ * Writes `repro.sh`: it compiles `prog.c` with the exact command, limits and sandbox of the
+ * campaign (sandbox.ts renders both), runs the binary as the campaign did, and exits 0 when the
+ * failure shows again and 1 when it does not — a C-Reduce/C-Vise interestingness test. It uses
+ * `./prog.c` when the current folder has one (C-Reduce runs tests in a folder holding the
+ * candidate), else the `prog.c` next to the script. A program of several files is handled file by
+ * file the same way (C-Reduce may give the test only the files it is reducing): each comes from
+ * the current folder when it is there, else from next to the script. Every user-controlled string
+ * in the comment header is escaped (a newline in a compiler path must not start a command).
  */
 export function reproScript(f: ReproInput): string {
   const { config: c, judgement: j } = f;
@@ -28,54 +36,45 @@ export function reproScript(f: ReproInput): string {
   const single = files.length === 1 && files[0] === SOURCE_FILE;
   const compile = limitsFor(f.limits.compile, c);
   const run = limitsFor(f.limits.run, c);
+  const accepted = [j, ...(f.alternatives ?? [])];
+  const nondeterministic = accepted.length > 1;
   const lines = [
     '#!/bin/sh',
-    `# Kiln finding ${f.id}: ${j.outcome} with ${c.compiler.name}${c.optionsText ? ' ' + c.optionsText : ''}`,
-    `# compiler: ${c.compiler.version}`,
-    ...(j.detail ? [`# observed: ${j.detail.replace(/\n/g, ' ')}`] : []),
+    `# Kiln finding ${comment(f.id)}: ${j.outcome} with ${comment(c.compiler.name)}${c.optionsText ? ' ' + comment(c.optionsText) : ''}`,
+    `# compiler: ${comment(c.compiler.version)}`,
+    ...(j.detail ? [`# observed: ${comment(j.detail)}`] : []),
+    ...(nondeterministic ? [`# nondeterministic: it showed ${accepted.map((x) => comment(x.detail ?? x.outcome)).join(' | ')}; any of them counts`] : []),
     '# Exits 0 when the failure reproduces, 1 when it does not (C-Reduce/C-Vise interestingness test).',
+    '# Compiler and binary run as in the campaign: under timeout, setarch -R, prlimit and env -i.',
     'set -u',
+    tagShell(),
+    noRandomizeShell(),
     ...(single ? copyOne() : copyEach(files)),
-    'export LC_ALL=C LANG=C TMPDIR="$WORK"',
     `EXPECTED=${sq(f.expected)}`,
-    '# Run a command with a wall-clock limit (status 124, or 137 when it had to be killed) and an address-space limit.',
-    'limited() {',
-    '  secs=$1; bytes=$2; shift 2',
-    '  if [ "$bytes" != 0 ] && command -v prlimit >/dev/null 2>&1; then',
-    '    timeout -k 2 "$secs" prlimit --as="$bytes" -- "$@"',
-    '  else',
-    '    timeout -k 2 "$secs" "$@"',
-    '  fi',
-    '}',
-    `limited ${seconds(compile)} ${bytes(compile)} ${compileCommand(c, files).map(sq).join(' ')} >compile.log 2>&1`,
+    `${sandboxShell({ kind: 'compile', timeoutMs: compile.timeoutMs, memoryMb: compile.memoryMb, tag: '', tmpdir: '' }, compileCommand(c, files))} >compile.log 2>&1`,
     'cstatus=$?',
   ];
-  const hung = (v: string): string => `[ "${v}" -eq 124 ] || [ "${v}" -eq 137 ]`;
-  switch (j.outcome) {
-    case 'compiler-hang':
-      lines.push(`if ${hung('$cstatus')}; then exit 0; fi`, 'exit 1');
-      break;
-    case 'compiler-crash':
-      if (j.signal) lines.push(`[ "$cstatus" -eq ${128 + signalNumber(j.signal)} ] && exit 0`, 'exit 1');
-      else lines.push(`[ "$cstatus" -ne 0 ] && grep -qF -- ${sq(j.match ?? 'internal compiler error')} compile.log && exit 0`, 'exit 1');
-      break;
-    case 'rejected-valid':
-      lines.push(
-        `if [ "$cstatus" -eq 0 ] || ${hung('$cstatus')} || [ "$cstatus" -gt 128 ]; then exit 1; fi`,
-        "if grep -qE 'internal compiler error|PLEASE submit a bug report|Stack dump:' compile.log; then exit 1; fi",
-        ...(j.match ? [`grep -qF -- ${sq(j.match)} compile.log || exit 1`] : []),
-        'exit 0',
-      );
-      break;
-    default:
-      lines.push(
-        '[ "$cstatus" -eq 0 ] || exit 1',
-        `limited ${seconds(run)} ${bytes(run)} ./${EXE_FILE} >run.out 2>run.err`,
-        'rstatus=$?',
-        ...runCheck(j, hung),
-      );
+  const hung = (v: string): string => `{ [ "${v}" -eq 124 ] || [ "${v}" -eq 137 ]; }`;
+  for (const a of accepted) lines.push(...compileCheck(a, hung));
+  if (accepted.some((a) => RUN_OUTCOMES.has(a.outcome))) {
+    lines.push(
+      '[ "$cstatus" -eq 0 ] || exit 1',
+      ...runDirShell(),
+      `mkdir "$RUN" && mv ${EXE_FILE} "$RUN/${EXE_FILE}" && cd "$RUN" || exit 2`,
+      `${sandboxShell({ kind: 'run', timeoutMs: run.timeoutMs, memoryMb: run.memoryMb, tag: '' }, [EXE_ARGV0])} >run.out 2>run.err`,
+      'rstatus=$?',
+    );
+    for (const a of accepted) lines.push(...runCheck(a, hung));
   }
+  lines.push('exit 1');
   return lines.join('\n') + '\n';
+}
+
+const RUN_OUTCOMES: ReadonlySet<string> = new Set(['wrong-code', 'binary-crash', 'binary-hang']);
+
+/** A user-controlled string made safe for a `#` comment line: control characters escaped. */
+function comment(s: string): string {
+  return s.replace(/[\x00-\x1f\x7f\u2028\u2029]/g, (ch) => (ch === '\n' ? '\\n' : `\\x${ch.charCodeAt(0).toString(16).padStart(2, '0')}`));
 }
 
 /** Copies `prog.c` (from the current folder, else next to the script) into a fresh work folder. */
@@ -104,26 +103,40 @@ function copyEach(files: readonly string[]): string[] {
   ];
 }
 
-function runCheck(j: Judgement, hung: (v: string) => string): string[] {
+/** Lines that exit 0 when the compile showed this failure (nothing for run-time failures). */
+function compileCheck(j: Judgement, hung: (v: string) => string): string[] {
   switch (j.outcome) {
-    case 'binary-hang':
-      return [`if ${hung('$rstatus')}; then exit 0; fi`, 'exit 1'];
-    case 'binary-crash':
-      if (j.signal) return [`[ "$rstatus" -eq ${128 + signalNumber(j.signal)} ] && exit 0`, 'exit 1'];
-      return [`[ "$rstatus" -eq ${j.exitStatus ?? 1} ] && exit 0`, 'exit 1'];
+    case 'compiler-hang':
+      return [`if ${hung('$cstatus')}; then exit 0; fi`];
+    case 'compiler-crash':
+      if (j.signal) return [`if [ "$cstatus" -eq ${128 + signalNumber(j.signal)} ]; then exit 0; fi`];
+      return [`if [ "$cstatus" -ne 0 ] && grep -qF -- ${sq(j.match ?? 'internal compiler error')} compile.log; then exit 0; fi`];
+    case 'rejected-valid':
+      return [
+        `if [ "$cstatus" -ne 0 ] && ! ${hung('$cstatus')} && [ "$cstatus" -le 128 ] && ! grep -qE 'internal compiler error|PLEASE submit a bug report|Stack dump:' compile.log${j.match ? ` && grep -qF -- ${sq(j.match)} compile.log` : ''}; then exit 0; fi`,
+      ];
     case 'wrong-code':
-      return ['[ "$rstatus" -eq 0 ] || exit 1', '[ "$(cat run.out)" != "$EXPECTED" ] && exit 0', 'exit 1'];
+    case 'binary-crash':
+    case 'binary-hang':
+      return [];
     default:
       throw new Error(`no repro check for outcome ${j.outcome}`);
   }
 }
 
-function seconds(s: StepLimits): string {
-  return String(Math.max(1, Math.ceil(s.timeoutMs / 1000)));
-}
-
-function bytes(s: StepLimits): string {
-  return s.memoryMb === undefined ? '0' : String(s.memoryMb * 1024 * 1024);
+/** Lines that exit 0 when the binary's run showed this failure (nothing for compile-time failures). */
+function runCheck(j: Judgement, hung: (v: string) => string): string[] {
+  switch (j.outcome) {
+    case 'binary-hang':
+      return [`if ${hung('$rstatus')}; then exit 0; fi`];
+    case 'binary-crash':
+      if (j.signal) return [`if [ "$rstatus" -eq ${128 + signalNumber(j.signal)} ]; then exit 0; fi`];
+      return [`if [ "$rstatus" -eq ${j.exitStatus ?? 1} ]; then exit 0; fi`];
+    case 'wrong-code':
+      return ['if [ "$rstatus" -eq 0 ] && [ "$(cat run.out)" != "$EXPECTED" ]; then exit 0; fi'];
+    default:
+      return [];
+  }
 }
 
 function signalNumber(sig: NodeJS.Signals): number {
@@ -133,6 +146,4 @@ function signalNumber(sig: NodeJS.Signals): number {
 }
 
 /** Quotes a word for sh. */
-export function sq(s: string): string {
-  return `'${s.replace(/'/g, `'\\''`)}'`;
-}
+export { sq };

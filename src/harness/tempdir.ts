@@ -2,6 +2,7 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { reapOrphans } from './sandbox.js';
 
 const PREFIX = 'kiln-fuzz-';
 
@@ -47,8 +48,14 @@ export class TempRoot {
   }
 }
 
-/** Removes the temporary roots of Kiln processes that no longer exist (killed with SIGKILL). */
+/**
+ * Cleans up after Kiln processes that no longer exist (killed with SIGKILL): kills the processes
+ * they left (compilers and binaries carry a tag naming their Kiln, see sandbox.ts; their `timeout`
+ * wrapper already ended them at their limit unless they escaped its process group) and removes
+ * their temporary roots. Returns the number of roots removed.
+ */
 export function sweepStaleTempRoots(base: string = tmpdir()): number {
+  reapOrphans();
   let removed = 0;
   let names: string[];
   try {

@@ -10,7 +10,7 @@ import type { Program } from '../ir/nodes.js';
 import { resolveCompiler, type Compiler } from '../harness/compilers.js';
 import { testConfiguration, type ConfigResult } from '../harness/execute.js';
 import { buildMatrix, type Configuration, type Limits } from '../harness/matrix.js';
-import type { Judgement } from '../harness/oracle.js';
+import { showsBehaviour, type Judgement } from '../harness/oracle.js';
 import { campaignFiles } from '../harness/program.js';
 import { TempRoot } from '../harness/tempdir.js';
 import { generateProgram } from '../repair/generate.js';
@@ -116,7 +116,7 @@ export async function reduceFinding(dir: string, opts: FindingReduceOptions = {}
   if (compiler.version !== f.compilerVersion) opts.onProgress?.(`note: ${compiler.command} is now "${compiler.version}" (the finding was made with "${f.compilerVersion}")`);
   const config = configurationOf(compiler, f.options.join(' '));
   const limits = opts.timeoutMs !== undefined ? withTimeout(f.limits, opts.timeoutMs) : f.limits;
-  const reference = f.outcome === 'wrong-code' ? await referenceConfiguration(config) : undefined;
+  const reference = f.behaviours.some((b) => b.outcome === 'wrong-code') || f.outcome === 'wrong-code' ? await referenceConfiguration(config) : undefined;
   const header = [`Reduced by Kiln from finding ${f.id}: ${f.outcome} with ${f.compilerName}${f.options.length ? ' ' + f.options.join(' ') : ''}; mode ${f.mode}, seed ${f.seed}.`];
   const oneFile = (c: { program: Program; expected: string }): EmittedFile[] => [{ name: MAIN_SOURCE, content: emitC(c.program, { expected: c.expected, compact: true, header }) }];
   // Split programs keep their translation units while reducing: the bug may need the barrier.
@@ -127,7 +127,7 @@ export async function reduceFinding(dir: string, opts: FindingReduceOptions = {}
     const test = async (c: Candidate, signal: AbortSignal, src: EmittedFile[] = text(c)): Promise<boolean> => {
       const r = await testConfiguration(src, c.expected, config, limits, temp, signal);
       if (r.aborted || !sameFailure(f, r.judgement)) return false;
-      if (!reference) return true;
+      if (!reference || r.judgement.outcome !== 'wrong-code') return true;
       // The reduced program must still be miscompiled by the failing configuration only.
       const ref = await testConfiguration(src, c.expected, reference, limits, temp, signal);
       return !ref.aborted && ref.judgement.outcome === 'ok';
@@ -173,9 +173,12 @@ export async function reduceFinding(dir: string, opts: FindingReduceOptions = {}
   }
 }
 
-/** Same failure as the finding's: the outcome, and the bucket (the ICE message, the signal, …). */
+/**
+ * Same failure as the finding's: the outcome, and the bucket (the ICE message, the signal, …); for
+ * a nondeterministic finding, any of the behaviours it showed.
+ */
 function sameFailure(f: FindingManifest, j: Judgement): boolean {
-  return j.outcome === f.outcome && (f.outcome === 'wrong-code' || j.bucket === f.bucket);
+  return showsBehaviour(f.behaviours.length > 0 ? f.behaviours : [{ outcome: f.outcome, bucket: f.bucket }], j);
 }
 
 function configurationOf(compiler: Compiler, options: string): Configuration {

@@ -59,7 +59,9 @@ export async function writeBundle(r: FindingReduction, extras: BundleExtras = {}
   const f = r.finding;
   const judgement = r.failing.judgement;
   const names = r.files.map((x) => x.name);
-  writeFileSync(join(folder, 'repro.sh'), reproScript({ id: `${f.id} (reduced)`, config: r.config, judgement, expected: r.expected, limits: f.limits, files: names }), { mode: 0o755 });
+  // A nondeterministic finding's script accepts every behaviour it showed, as its reduction did.
+  const alternatives = f.behaviours.filter((x) => !(x.outcome === judgement.outcome && x.bucket === judgement.bucket));
+  writeFileSync(join(folder, 'repro.sh'), reproScript({ id: `${f.id} (reduced)`, config: r.config, judgement, ...(alternatives.length ? { alternatives } : {}), expected: r.expected, limits: f.limits, files: names }), { mode: 0o755 });
   const report = markdownReport(r, sanitizers, extras);
   writeFileSync(join(folder, 'report.md'), report);
   const json = {

@@ -37,6 +37,21 @@ export function writeFolderDurably(parent: string, name: string, files: readonly
   return final;
 }
 
+/** Replaces one file atomically and durably (temporary file, fsync, rename, fsync of the folder). */
+export function replaceFileDurably(path: string, content: string, mode = 0o644): void {
+  const tmp = `${path}.tmp-${process.pid}`;
+  const fd = openSync(tmp, 'w', mode);
+  try {
+    fchmodSync(fd, mode);
+    writeSync(fd, content);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(tmp, path);
+  syncDir(join(path, '..'));
+}
+
 function syncDir(dir: string): void {
   const fd = openSync(dir, 'r');
   try {

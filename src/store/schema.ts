@@ -127,4 +127,12 @@ export const MIGRATIONS: readonly string[] = [
     dropped INTEGER NOT NULL DEFAULT 0           -- findings of this bucket counted but not stored
   );
   `,
+  // Findings whose behaviour varied between runs, and hangs seen only under the short limit:
+  // hang_status is 'suspected', 'confirmed' or 'cleared' for hangs checked in the background
+  // (NULL for any other finding); behaviours holds every failing behaviour seen (JSON).
+  `
+  ALTER TABLE findings ADD COLUMN hang_status TEXT;
+  ALTER TABLE findings ADD COLUMN nondeterministic INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE findings ADD COLUMN behaviours TEXT;
+  `,
 ];

@@ -1,10 +1,10 @@
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import type Database from 'better-sqlite3';
 import { errState } from '../diag/errors.js';
 import { decideCap, programSize, type CapDecision } from './cap.js';
 import { DB_FILE, openDatabase, type OpenMode } from './db.js';
-import { writeFolderDurably, type FileSpec } from './files.js';
+import { replaceFileDurably, writeFolderDurably, type FileSpec } from './files.js';
 import { processAlive, processStart, thisHost } from './liveness.js';
 import { campaignBlocks, claimSeedBlock, SEED_BLOCK, unfinishedSeeds } from './seeds.js';
 
@@ -65,6 +65,12 @@ export interface FindingRecord {
   readonly expected: string;
   readonly actual: string;
   readonly stderr: string;
+  /** `suspected` for a hang seen under the short limit only (see {@link KilnStore.setHangStatus}). */
+  readonly hangStatus?: string;
+  /** True when the failure behaved differently between runs. */
+  readonly nondeterministic?: boolean;
+  /** Every failing behaviour seen (stored as JSON). */
+  readonly behaviours?: readonly unknown[];
   readonly files: readonly FileSpec[];
 }
 
@@ -110,6 +116,10 @@ export interface FindingRow {
   readonly reducedLines: number | null;
   /** The reduced program (absolute when stored inside the output folder). */
   readonly reducedFile: string | null;
+  /** `suspected`, `confirmed` or `cleared` for hangs checked in the background; null otherwise. */
+  readonly hangStatus: string | null;
+  /** True when the failure behaved differently between runs (every behaviour is in finding.json). */
+  readonly nondeterministic: boolean;
 }
 
 /** What {@link KilnStore.listFindings} groups and orders by. */
@@ -350,12 +360,12 @@ export class KilnStore {
         insertTest.run(campaignId, p.seed, x.compiler, x.compilerVersion, x.options, x.outcome, x.durationMs, x.bucket ?? null, x.flaky ? 1 : 0, findingId);
       }
       const insertFinding = this.db.prepare(
-        `INSERT OR REPLACE INTO findings (id, campaign_id, seed, outcome, bucket, compiler, compiler_version, options, command, expected, actual, stderr, dir, created_at, size, kept)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT OR REPLACE INTO findings (id, campaign_id, seed, outcome, bucket, compiler, compiler_version, options, command, expected, actual, stderr, dir, created_at, size, kept, hang_status, nondeterministic, behaviours)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       );
       for (const f of stored) {
         const d = decided.get(f.id)!;
-        insertFinding.run(f.id, campaignId, p.seed, f.outcome, f.bucket, f.compiler, f.compilerVersion, f.options, JSON.stringify(f.command), f.expected, f.actual, f.stderr, join(FINDINGS_DIR, f.id), t, d.size, d.keep);
+        insertFinding.run(f.id, campaignId, p.seed, f.outcome, f.bucket, f.compiler, f.compilerVersion, f.options, JSON.stringify(f.command), f.expected, f.actual, f.stderr, join(FINDINGS_DIR, f.id), t, d.size, d.keep, f.hangStatus ?? null, f.nondeterministic ? 1 : 0, f.behaviours ? JSON.stringify(f.behaviours) : null);
       }
       const overflow = this.db.prepare('INSERT INTO bucket_overflow (bucket, dropped) VALUES (?, 1) ON CONFLICT(bucket) DO UPDATE SET dropped = dropped + 1');
       for (const f of p.findings) if (dropped.has(f.id)) overflow.run(f.bucket);
@@ -446,6 +456,19 @@ export class KilnStore {
     return [...groups].map(([key, g]) => ({ key, triaged: g.triaged, count: g.ids.length, findingIds: g.ids, buckets: [...g.buckets], ...(g.smallest ? { smallest: g.smallest } : {}) }));
   }
 
+  /**
+   * Records the background check of a suspected hang: the row's status, and the same facts merged
+   * into the finding's finding.json (replaced durably). False when no finding has that id.
+   */
+  setHangStatus(findingId: string, status: 'confirmed' | 'cleared', facts: Record<string, unknown>): boolean {
+    const row = this.db.prepare('SELECT dir FROM findings WHERE id = ?').get(findingId) as { dir: string } | undefined;
+    if (!row) return false;
+    const manifest = join(this.outDir, row.dir, 'finding.json');
+    const json = JSON.parse(readFileSync(manifest, 'utf8')) as Record<string, unknown>;
+    replaceFileDurably(manifest, JSON.stringify({ ...json, ...facts, hangStatus: status }, null, 2) + '\n');
+    return this.db.prepare('UPDATE findings SET hang_status = ? WHERE id = ?').run(status, findingId).changes > 0;
+  }
+
   /** Records triage's fingerprint of a finding; false when no finding has that id. */
   setFingerprint(findingId: string, fingerprint: string): boolean {
     return this.db.prepare('UPDATE findings SET fingerprint = ? WHERE id = ?').run(fingerprint, findingId).changes > 0;
@@ -477,6 +500,8 @@ export class KilnStore {
       group,
       reducedLines: r.reduced_lines === null ? null : Number(r.reduced_lines),
       reducedFile: r.reduced_file === null ? null : isAbsolute(r.reduced_file) ? r.reduced_file : join(this.outDir, r.reduced_file),
+      hangStatus: r.hang_status,
+      nondeterministic: Number(r.nondeterministic) === 1,
     };
   }
 
@@ -520,6 +545,8 @@ interface RawFinding {
   fingerprint: string | null;
   reduced_lines: bigint | null;
   reduced_file: string | null;
+  hang_status: string | null;
+  nondeterministic: bigint;
 }
 
 function campaignRow(r: RawCampaign): CampaignRow {

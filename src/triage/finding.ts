@@ -6,7 +6,7 @@ import { errFile, errNotAFinding } from '../diag/errors.js';
 import { SPLIT_FILES, type EmittedFile } from '../emit/files.js';
 import { SOURCE_FILE } from '../harness/execute.js';
 import { DEFAULT_LIMITS, optionTokens, type Limits, type StepLimits } from '../harness/matrix.js';
-import { OUTCOMES, type Outcome } from '../harness/oracle.js';
+import { OUTCOMES, type Behaviour, type Outcome } from '../harness/oracle.js';
 
 /** Name of the manifest every finding folder holds. */
 export const FINDING_MANIFEST = 'finding.json';
@@ -33,6 +33,11 @@ export interface StoredFinding {
   readonly limits: Limits;
   /** The program: `prog.c` today, several files once programs span translation units. */
   readonly sources: readonly SourceFile[];
+  /**
+   * Every failing behaviour the finding showed, its own outcome and bucket first; a
+   * nondeterministic finding has several, and any of them counts as the bug showing.
+   */
+  readonly behaviours: readonly Behaviour[];
 }
 
 /** The hint of a finding.json that cannot be used. */
@@ -66,6 +71,7 @@ export function readFinding(dir: string): StoredFinding {
   };
   const outcome = text('outcome');
   if (!(OUTCOMES as readonly string[]).includes(outcome)) throw errFile(path, `not a valid finding manifest: unknown outcome '${outcome}'`, DAMAGED);
+  const own: Behaviour = { outcome: outcome as Outcome, bucket: text('bucket') };
   return {
     dir,
     id: text('id'),
@@ -79,7 +85,21 @@ export function readFinding(dir: string): StoredFinding {
     actual: typeof json.actual === 'string' ? json.actual : '',
     limits: readLimits(json.limits),
     sources: readSources(dir, json.files, path),
+    behaviours: [own, ...readBehaviours(json.behaviours).filter((b) => !(b.outcome === own.outcome && b.bucket === own.bucket))],
   };
+}
+
+/** The behaviours a finding.json lists (older manifests have none: the outcome and bucket stand alone). */
+function readBehaviours(raw: unknown): Behaviour[] {
+  if (!Array.isArray(raw)) return [];
+  const out: Behaviour[] = [];
+  for (const b of raw as unknown[]) {
+    if (typeof b !== 'object' || b === null) continue;
+    const o = b as Record<string, unknown>;
+    if (typeof o.outcome !== 'string' || !(OUTCOMES as readonly string[]).includes(o.outcome)) continue;
+    out.push({ outcome: o.outcome as Outcome, ...(typeof o.bucket === 'string' ? { bucket: o.bucket } : {}), ...(typeof o.detail === 'string' ? { detail: o.detail } : {}), ...(typeof o.output === 'string' ? { output: o.output } : {}) });
+  }
+  return out;
 }
 
 /**

@@ -50,22 +50,30 @@ export function findingConfiguration(f: StoredFinding, compiler: Compiler, extra
   return { compiler: { ...compiler, name: f.compilerName }, options, optionsText, key: `${compiler.realPath}\0${optionKey(options)}`, slug: slugify(`${f.compilerName} ${optionsText}`) };
 }
 
-/** Judges one harness result against the finding's failure (the campaign's oracle decided the outcome). */
+/**
+ * Judges one harness result against the finding's failure (the campaign's oracle decided the
+ * outcome); a nondeterministic finding shows when any of its behaviours does.
+ */
 export function judgeProbe(f: StoredFinding, r: ConfigResult): Verdict {
   const j = r.judgement;
   if (j.outcome === 'ok') return 'hidden';
-  switch (f.outcome) {
+  const behaviours = f.behaviours.length > 0 ? f.behaviours : [{ outcome: f.outcome, bucket: f.bucket }];
+  return behaviours.some((b) => showsSame(b.outcome, b.bucket, j.outcome, j.bucket)) ? 'shows' : 'other';
+}
+
+function showsSame(outcome: string, bucket: string | undefined, got: string, gotBucket: string | undefined): boolean {
+  switch (outcome) {
     case 'wrong-code':
     case 'binary-crash':
     case 'binary-hang':
     case 'compiler-hang':
-      return j.outcome === f.outcome ? 'shows' : 'other';
+      return got === outcome;
     case 'compiler-crash':
     case 'rejected-valid':
       // A different crash is a different bug.
-      return j.outcome === f.outcome && j.bucket === f.bucket ? 'shows' : 'other';
+      return got === outcome && gotBucket === bucket;
     default:
-      return 'other';
+      return false;
   }
 }
 

@@ -8,6 +8,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { campaignFiles } from '../../src/harness/program.js';
 import { parsePolicy } from '../../src/gen/policy.js';
+import { RUN_DIR_LENGTH } from '../../src/harness/sandbox.js';
 import { generateProgram } from '../../src/repair/generate.js';
 import { requireTool } from '../support/cc.js';
 import { runKiln, type CliResult } from './support/cli.js';
@@ -176,10 +177,11 @@ describe('kiln fuzz with fault-injecting compilers', () => {
       expect(d).toMatch(new RegExp(`^${join(work, 'tmp')}/kiln-fuzz-${run.pid}-\\w+/cc-\\w+$`));
       expect(existsSync(d)).toBe(false);
     }
-    // The binary ran in folders of its own, also removed.
+    // The binary ran in folders of its own, also removed, each with a path of the same length.
     expect(runDirs).toHaveLength(2); // seed 2, run twice
     for (const d of runDirs) {
-      expect(d).toMatch(new RegExp(`^${join(work, 'tmp')}/kiln-fuzz-${run.pid}-\\w+/run-\\w+$`));
+      expect(d).toMatch(new RegExp(`^${join(work, 'tmp')}/kiln-fuzz-${run.pid}-\\w+/run-\\w+/runx*$`));
+      expect(d).toHaveLength(RUN_DIR_LENGTH);
       expect(existsSync(d)).toBe(false);
     }
     // Only tsx's compile cache (the test runs Kiln's TypeScript sources) may remain.

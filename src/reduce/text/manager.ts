@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { errNotInteresting } from '../../diag/errors.js';
+import { MAX_TIMER_MS } from '../../harness/process.js';
 import type { InterestingnessTest, Verdict } from './interesting.js';
 import type { Pass, PassContext } from './pass.js';
 import { CParser } from './parser.js';
@@ -201,7 +202,8 @@ export async function reduceText(opts: TextReduceOptions): Promise<TextReduceRes
         const pending = window.filter((c) => c.verdict === undefined).map((c) => c.done);
         const remaining = deadline - Date.now();
         if (remaining === Infinity) await Promise.race(pending);
-        else await Promise.race([...pending, new Promise((r) => setTimeout(r, Math.max(0, remaining) + 1).unref())]);
+        // Capped at what a Node timer holds (a longer delay would fire at once): waking early only loops.
+        else await Promise.race([...pending, new Promise((r) => setTimeout(r, Math.min(Math.max(0, remaining) + 1, MAX_TIMER_MS)).unref())]);
       }
     } finally {
       for (const c of window) c.controller.abort();

@@ -25,7 +25,13 @@ export type Fault =
   | 'reject' // exits 1 with an ordinary error
   | 'binary-crash' // writes a "binary" that kills itself with SIGSEGV
   | 'binary-hang' // writes a "binary" that sleeps
-  | 'flaky'; // crashes with an ICE the first time it sees a program, compiles it fine afterwards
+  | 'flaky' // crashes with an ICE the first time it sees a program, compiles it fine afterwards
+  | 'stack' // a binary that traps or prints a wrong checksum depending on its stack address (bit 4): random under ASLR, fixed without it
+  | 'alternating' // a "binary" that prints a wrong checksum and crashes (SIGSEGV) on alternate runs
+  | 'report-env' // a "binary" that logs its argv[0], environment, personality and folder length, then exits 3
+  | 'slow' // the compiler takes 3 s, then compiles with gcc
+  | 'hang-pid' // the compiler records its pid in <state>/pids, then sleeps
+  | 'escape'; // the compiler starts a child in a session of its own (setsid), records its pid in <state>/pids, then sleeps
 
 function faultBody(f: Fault, stateDir: string): string {
   switch (f) {
@@ -55,6 +61,23 @@ function faultBody(f: Fault, stateDir: string): string {
       return `printf '#!/bin/sh\\necho "$PWD" >> "%s"\\nkill -SEGV $$\\n' "${stateDir}/run.dirs" > "$out" && chmod +x "$out" && exit 0`;
     case 'binary-hang':
       return `printf '#!/bin/sh\\nsleep 60\\n' > "$out" && chmod +x "$out" && exit 0`;
+    case 'stack':
+      // main becomes a wrapper that looks at where its stack is before running the real main.
+      return [
+        `sed 's/^int main(void)/static int kiln_real_main(void)/' "$src" > "$src.fake.c" || exit 1`,
+        `printf '%s\n' 'int main(void) { volatile char probe = 0; if ((((unsigned long)&probe) >> 4) & 1) __builtin_trap(); kiln_crc += 1; return kiln_real_main(); }' >> "$src.fake.c"`,
+        'exec gcc -O0 "$src.fake.c" -o "$out" -lm',
+      ].join('\n');
+    case 'alternating':
+      return `printf '#!/bin/sh\nn=$(cat "%s/count" 2>/dev/null || echo 0)\necho $((n + 1)) > "%s/count"\nif [ $((n %% 2)) -eq 0 ]; then echo "checksum = 0000000000000000"; exit 0; fi\nkill -SEGV $$\n' "${stateDir}" "${stateDir}" > "$out" && chmod +x "$out" && exit 0`;
+    case 'report-env':
+      return `printf '#!/bin/sh\n{ echo "argv0=$0"; echo "personality=$(cat /proc/$$/personality)"; echo "cwdlen=$(readlink /proc/$$/cwd | wc -c)"; tr "\\\\0" "\\\\n" < /proc/$$/environ | sed "s/^KILN_TAG=.*/KILN_TAG=<tag>/" | sort; echo ---; } >> "%s/env.log"\nexit 3\n' "${stateDir}" > "$out" && chmod +x "$out" && exit 0`;
+    case 'slow':
+      return 'sleep 3\nexec gcc "$@"';
+    case 'hang-pid':
+      return `echo $$ >> "${stateDir}/pids"\nexec sleep 60`;
+    case 'escape':
+      return `setsid sh -c 'echo $$ >> "${stateDir}/pids"; exec sleep 120' </dev/null >/dev/null 2>&1 &\nexec sleep 60`;
     case 'flaky':
       return [
         `mark="${stateDir}/seen-$seed"`,
