@@ -7,6 +7,8 @@ import type { Policy } from '../gen/policy.js';
 import { generateProgram } from '../repair/generate.js';
 import { isModeChoice, MODE_CHOICES, modeFor, type ModeChoice } from '../gen/mode.js';
 import { wrappedShare } from '../ir/census.js';
+import { INJECT_KINDS } from '../edge/inject.js';
+import { generateUBOne, parseUBKind } from './gen-ub.js';
 import { makeDirectory } from '../store/files.js';
 import { loadPolicy, MAX_SEED, parseCount, parseSeed, reportAndExit } from './util.js';
 
@@ -18,6 +20,7 @@ interface GenOptions {
   size?: string;
   json?: boolean;
   mode?: string;
+  ub?: string;
 }
 
 /** Registers `kiln gen`. */
@@ -32,6 +35,7 @@ export function registerGen(program: Command): void {
     .option('--size <preset>', 'program size: small, medium (Csmith-like, default) or large')
     .option('--mode <mode>', `generation mode: ${MODE_CHOICES.join(', ')} (mixed draws one per seed)`, 'csmith')
     .option('--json', 'print one JSON object per program: seed, file, expected, lines, repairs, genMs, …')
+    .option('--ub <kind>', `undefined behaviour on purpose: one UB of this kind on the executed path, nothing undefined before it (${INJECT_KINDS.join(', ')}); --json gives ub: {kind, file, line, column}`)
     .addHelpText(
       'after',
       `
@@ -45,7 +49,8 @@ Examples:
   kiln gen --seed 42 -o prog.c            write one program; its first line states the expected output
   kiln gen --seed 1 --count 100 -o progs  write progs/kiln-1.c … progs/kiln-100.c
   kiln gen --seed 3 --mode yarpgen -o t3  write t3/init.h, t3/init.c, t3/func.c, t3/driver.c
-  kiln gen --seed 7 --json                print the program's expected output and statistics`,
+  kiln gen --seed 7 --json                print the program's expected output and statistics
+  kiln gen --seed 5 --ub shift -o s.c     a program whose first undefined act is a bad shift, at a line it names`,
     )
     .action((opts: GenOptions) => {
       try {
@@ -66,6 +71,7 @@ function runGen(opts: GenOptions): void {
   if (count !== undefined && seed + BigInt(count) - 1n > MAX_SEED) {
     throw errBadOption('--count', String(count), `at most ${MAX_SEED - seed + 1n} from seed ${seed}: seeds end at ${MAX_SEED} (2^63 - 1)`);
   }
+  const ub = opts.ub === undefined ? undefined : parseUBKind(opts.ub, mode);
   if (count === undefined && mode === 'yarpgen' && opts.output) checkSplitOutput(opts.output);
   if (count !== undefined) {
     if (!opts.output) throw errBadOption('--count', String(count), 'an output directory too (-o DIR)');
@@ -79,12 +85,17 @@ function runGen(opts: GenOptions): void {
       const s = seed + i;
       // A one-file program is DIR/kiln-N.c; a program of several files gets DIR/kiln-N/.
       const target = (files: readonly EmittedFile[]): string => join(opts.output!, files.length === 1 ? `kiln-${s}.c` : `kiln-${s}`);
-      if (!generateOne(s, policy, mode, target, !!opts.json)) discarded++;
+      const ok = ub !== undefined ? generateUBOne(s, policy, ub, join(opts.output!, `kiln-${s}.c`), !!opts.json) : generateOne(s, policy, mode, target, !!opts.json);
+      if (!ok) discarded++;
     }
     if (!opts.json) process.stderr.write(`kiln gen: wrote ${count - discarded} programs to ${opts.output}${discarded ? ` (${discarded} seeds discarded)` : ''}\n`);
     return;
   }
   const output = opts.output;
+  if (ub !== undefined) {
+    if (!generateUBOne(seed, policy, ub, output, !!opts.json)) process.exitCode = 1;
+    return;
+  }
   if (!generateOne(seed, policy, mode, output === undefined ? undefined : () => output, !!opts.json)) process.exitCode = 1;
 }
 

@@ -10,6 +10,7 @@ import { registerFindings } from './findings.js';
 import { registerReduce } from './reduce-text.js';
 import { registerTriage } from './triage.js';
 import { reportAndExit, usageError } from './util.js';
+import { registerCheck } from './check.js';
 
 /** The `kiln` command: a thin layer over the library (every command can be run from code too). */
 export function buildCli(): Command {
@@ -31,6 +32,7 @@ export function buildCli(): Command {
   registerFindings(program);
   registerReduce(program);
   registerTriage(program);
+  registerCheck(program);
   return program;
 }
 

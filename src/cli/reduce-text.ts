@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import { errBadOption, errFile } from '../diag/errors.js';
 import type { ReduceEvent } from '../reduce/text/manager.js';
 import { reduceFile } from '../reduce/text/reduce-file.js';
+import { shq } from '../reduce/text/scripts.js';
 import { recordReduction, reduceAndBundle } from './reduce-finding.js';
 import { parseCount, parseDuration, reportAndExit } from './util.js';
 
@@ -108,6 +109,7 @@ async function runReduce(path: string, opts: ReduceCliOptions): Promise<void> {
     maxTimeMs,
     onEvent: progress,
     onNote: note,
+    checkCommand: kilnCheckCommand(),
   });
   progress.end();
   const res = r.result;
@@ -147,4 +149,12 @@ function progressPrinter(quiet: boolean): ((e: ReduceEvent) => void) & { end(): 
       if (live) process.stderr.write('\n');
     },
   });
+}
+
+/**
+ * The shell command that runs this very Kiln's `kiln check` (the same Node, loader flags and entry
+ * point), so a written interestingness test uses the validator of the Kiln that wrote it.
+ */
+function kilnCheckCommand(): string {
+  return [process.execPath, ...process.execArgv, process.argv[1]!, 'check'].map(shq).join(' ');
 }

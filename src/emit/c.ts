@@ -356,7 +356,8 @@ function voidNull(e: Expr): boolean {
   }
 }
 
-function stripParens(s: string): string {
+/** A full expression's text without the parentheses `printExpr` puts around the whole of it. */
+export function stripParens(s: string): string {
   if (!s.startsWith('(') || !s.endsWith(')')) return s;
   let depth = 0;
   for (let i = 0; i < s.length; i++) {

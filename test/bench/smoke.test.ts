@@ -20,6 +20,7 @@ const FIGURES: Readonly<Record<string, readonly RegExp[]>> = {
   'bench:verify': [/compilers: 2 programs × 4 configurations = 8 runs, 0 mismatches/, /sanitizers: 1 programs × 4 tools = 4 runs, 0 reports or mismatches/],
   'bench:campaign': [/^kiln +\d+ programs, +\d+ tests in [\d.]+ s wall/m, /^csmith +\d+ programs, +\d+ tests in [\d.]+ s wall/m],
   'bench:policy': [/csmith gcc remarks per 1000 lines: off [\d.]+; on [\d.]+ = [\d.]+x/],
+  'bench:check': [/\| signed-overflow \| 1 \| 1 \| 1 \| 1 \| ubsan 1 \| 0 \|/, /\| out-of-bounds \| 1 \| 1 \| 1 \| 1 \| asan 1 \| 0 \|/, /UB-free Kiln programs: 2 of 2 clean; 0 reports/],
   'bench:reduce': [/wrong-code-ring +kiln-text +script +[\d.]+ +\d+ +\d+ +\d+ +interesting/, /wrong-code-ring +cvise +script +[\d.]+ +\d+ +\d+ +- +interesting/, /wrong-code-ring +creduce +script/],
 };
 

@@ -32,6 +32,8 @@ export interface ReduceFileOptions {
   readonly onEvent?: (e: ReduceEvent) => void;
   /** One-line notes for the user (script written, guards dropped, …). */
   readonly onNote?: (line: string) => void;
+  /** With `wrongCode`: a shell command running `kiln check`, the script's last UB guard (see `wrongCodeScript`). */
+  readonly checkCommand?: string;
 }
 
 /** The outcome of `reduceFile`. */
@@ -106,6 +108,7 @@ async function writeGeneratedScript(o: ReduceFileOptions, text: string, output: 
       gccErrors: guards.gccErrors,
       clangErrors: guards.clangErrors,
       msan: guards.msan,
+      ...(o.checkCommand !== undefined ? { check: o.checkCommand } : {}),
       runTimeoutS: Math.max(1, Math.floor(timeoutMs / 4000)),
     });
   }

@@ -172,8 +172,14 @@ export interface WrongCodeScriptOptions {
   readonly gccErrors: readonly string[];
   /** `-Werror=…` flags for clang. */
   readonly clangErrors: readonly string[];
-  /** Whether clang's MemorySanitizer works here. */
+  /** Whether clang's MemorySanitizer works here (the MSan guard, when `check` is not given). */
   readonly msan: boolean;
+  /**
+   * A shell command that runs `kiln check` (e.g. `'/usr/bin/node' '/opt/kiln/dist/cli/main.js' check`).
+   * When given, the last guard is `kiln check` with the tools ASan+UBSan do not cover (MSan,
+   * valgrind, Frama-C Eva), in place of the bare MSan build.
+   */
+  readonly check?: string;
   /** Seconds each compiled program may run. */
   readonly runTimeoutS: number;
 }
@@ -236,7 +242,13 @@ export function wrongCodeScript(o: WrongCodeScriptOptions): string {
     '[ -s kiln-san.out.err ] && exit 1',
     'cmp -s kiln-ref.out kiln-san.out || exit 1',
   );
-  if (o.msan) {
+  if (o.check !== undefined) {
+    lines.push(
+      '',
+      "# 4. 'kiln check' with the detectors step 3 did not run: MSan, valgrind, Frama-C Eva (exit 0: clean).",
+      `${o.check} --tools msan,valgrind,eva --run-timeout "$t"s --cflags "$cflags" "$f" >/dev/null 2>&1 || exit 1`,
+    );
+  } else if (o.msan) {
     lines.push(
       'clang -O0 -g $cflags -fsanitize=memory -fno-sanitize-recover=all "$f" -o kiln-msan >/dev/null 2>&1 || exit 1',
       'run kiln-msan kiln-msan.out || exit 1',

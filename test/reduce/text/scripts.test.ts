@@ -1,12 +1,16 @@
 // Generated interestingness scripts: crash signatures, and the wrong-code script's UB guards.
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runProcess } from '../../../src/harness/process.js';
-import { crashScript, iceSignature, probeCrash, probeWrongCodeGuards, semanticFlags, wrongCodeScript } from '../../../src/reduce/text/scripts.js';
+import { crashScript, iceSignature, probeCrash, probeWrongCodeGuards, semanticFlags, shq, wrongCodeScript } from '../../../src/reduce/text/scripts.js';
 
 const fixtures = new URL('./fixtures/', import.meta.url).pathname;
+/** `kiln check` from these sources, as the CLI writes it into a script (node, tsx loader, entry). */
+const KILN_CHECK = [process.execPath, '--import', pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href, fileURLToPath(new URL('../../../src/cli/main.ts', import.meta.url)), 'check'].map(shq).join(' ');
 const ring = readFileSync(join(fixtures, 'ring.c'), 'utf8');
 let dir: string;
 
@@ -84,6 +88,17 @@ describe('--wrong-code script', () => {
     expect(await verdict(script, outOfBounds)).toBe(false);
     // No `^=` left: the failing compiler is right, so nothing to see.
     expect(await verdict(script, ring.replace('checksum ^= value', 'checksum += value'))).toBe(false);
+    // An uninitialised read through a pointer passes the warnings and ASan+UBSan (the value does
+    // not reach the output); 'kiln check' as the last guard (MSan, valgrind, Eva) rejects it.
+    const hidden = ring
+      .replace('static unsigned scale(', '__attribute__((noinline)) static int peek(unsigned *p) { return *p == 12345u; }\n\nstatic unsigned scale(')
+      .replace('  unsigned t = a * 3u + b;', '  unsigned junk;\n  unsigned t = a * 3u + b;\n  if (peek(&junk)) t = 0u;');
+    const checked = wrongCodeScript({ fileName: 'ring.c', failing, reference: 'gcc -O0 -w', cflags: [], ...guards, msan: false, check: KILN_CHECK, runTimeoutS: 5 });
+    expect(checked).toContain("'check' --tools msan,valgrind,eva");
+    expect(await verdict(checked, ring)).toBe(true);
+    const unguarded = wrongCodeScript({ fileName: 'ring.c', failing, reference: 'gcc -O0 -w', cflags: [], ...guards, msan: false, runTimeoutS: 5 });
+    expect(await verdict(unguarded, hidden)).toBe(true);
+    expect(await verdict(checked, hidden)).toBe(false);
     // With --expected instead of a reference compiler.
     const expected = wrongCodeScript({ fileName: 'ring.c', failing, expected: 'checksum = 2330490301', cflags: [], ...guards, runTimeoutS: 5 });
     expect(await verdict(expected, ring)).toBe(true);

@@ -1,0 +1,105 @@
+// kiln check against Kiln's own UB-on-purpose programs: for each UB kind, N programs from
+// `kiln gen --ub KIND` are checked (ASan → MSan → UBSan → valgrind → Frama-C Eva, first report
+// wins), and M UB-free programs must be clean. Prints which tool caught which kind, how often the
+// reported kind and line match the injected site, and the false alarms on UB-free programs.
+//
+//   npm run bench:check [-- --per-kind 50 --clean 200 --size small --jobs 2]   (--smoke: 1 and 2)
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { checkProgram, probeTools, type CheckResult } from '../src/edge/check.js';
+import { generateUBProgram, INJECT_KINDS, type InjectKind } from '../src/edge/inject.js';
+import { CHECK_TOOLS } from '../src/edge/reports.js';
+import { emitC } from '../src/emit/c.js';
+import { parsePolicy, type SizePreset } from '../src/gen/policy.js';
+import { generateProgram } from '../src/repair/generate.js';
+
+function arg(name: string, fallback: string): string {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 && process.argv[i + 1] ? process.argv[i + 1]! : fallback;
+}
+const smoke = process.argv.includes('--smoke');
+const perKind = Number(arg('per-kind', smoke ? '1' : '50'));
+const cleanCount = Number(arg('clean', smoke ? '2' : '200'));
+const size = arg('size', 'small') as SizePreset;
+const jobs = Number(arg('jobs', String(Math.max(1, availableParallelism()))));
+const kinds = (arg('kinds', smoke ? 'signed-overflow,out-of-bounds' : INJECT_KINDS.join(',')).split(',') as InjectKind[]);
+
+/** Runs `f` over `items`, `n` at a time. */
+async function pool<T>(items: readonly T[], n: number, f: (x: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(Array.from({ length: Math.min(n, items.length) }, async () => {
+    while (next < items.length) await f(items[next++]!);
+  }));
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'kiln-bench-check-'));
+try {
+  const avail = await probeTools();
+  const missing = CHECK_TOOLS.filter((t) => avail.tools.get(t) !== null);
+  if (missing.length > 0) console.log(`tools unavailable here: ${missing.map((t) => `${t} (${avail.tools.get(t)})`).join('; ')}`);
+  const policy = parsePolicy({}, size);
+  const t0 = performance.now();
+
+  // Programs first (generation is CPU-bound JavaScript), then the checks in parallel.
+  const jobsList: { kind: InjectKind | 'clean'; file: string; line?: number }[] = [];
+  for (const kind of kinds) {
+    let got = 0;
+    for (let seed = 1n; got < perKind && seed < BigInt(perKind * 20 + 20); seed++) {
+      const r = generateUBProgram(seed, policy, kind);
+      if (!r.ok) continue;
+      const file = join(dir, `${kind}-${seed}.c`);
+      writeFileSync(file, r.text);
+      jobsList.push({ kind, file, line: r.location.line });
+      got++;
+    }
+  }
+  let got = 0;
+  for (let seed = 100_001n; got < cleanCount; seed++) {
+    const g = generateProgram(seed, policy);
+    if (!g.ok) continue;
+    const file = join(dir, `clean-${seed}.c`);
+    writeFileSync(file, emitC(g.program, { expected: g.expected }));
+    jobsList.push({ kind: 'clean', file });
+    got++;
+  }
+  const genSec = (performance.now() - t0) / 1000;
+
+  const byKind = new Map<string, { n: number; found: number; sameKind: number; sameLine: number; tools: Map<string, number>; errors: number }>();
+  const alarms: string[] = [];
+  let cleanOk = 0;
+  const t1 = performance.now();
+  await pool(jobsList, jobs, async (j) => {
+    const r: CheckResult = await checkProgram([j.file], avail);
+    if (j.kind === 'clean') {
+      if (r.verdict === 'clean') cleanOk++;
+      else alarms.push(`${j.file}: ${r.verdict === 'ub' ? `${r.report.tool} ${r.report.kind} line ${r.report.line}: ${r.report.message}` : r.message}`);
+      return;
+    }
+    const row = byKind.get(j.kind) ?? { n: 0, found: 0, sameKind: 0, sameLine: 0, tools: new Map(), errors: 0 };
+    byKind.set(j.kind, row);
+    row.n++;
+    if (r.verdict === 'error') row.errors++;
+    if (r.verdict !== 'ub') return;
+    row.found++;
+    if (r.report.kind === j.kind) row.sameKind++;
+    if (r.report.line === j.line) row.sameLine++;
+    row.tools.set(r.report.tool, (row.tools.get(r.report.tool) ?? 0) + 1);
+  });
+  const checkSec = (performance.now() - t1) / 1000;
+
+  console.log(`\nkiln check on UB-on-purpose programs (${size}, ${perKind} per kind), first report wins; tools run ${CHECK_TOOLS.join(' → ')}`);
+  console.log(`| kind | programs | found | same kind | same line | caught by | could not check |`);
+  console.log(`|---|---|---|---|---|---|---|`);
+  for (const kind of kinds) {
+    const r = byKind.get(kind);
+    if (!r) continue;
+    const tools = [...r.tools].map(([t, n]) => `${t} ${n}`).join(', ');
+    console.log(`| ${kind} | ${r.n} | ${r.found} | ${r.sameKind} | ${r.sameLine} | ${tools || '-'} | ${r.errors} |`);
+  }
+  console.log(`\nUB-free Kiln programs: ${cleanOk} of ${cleanCount} clean; ${alarms.length} reports`);
+  for (const a of alarms.slice(0, 10)) console.log(`  ${a}`);
+  console.log(`\ntime: generation ${genSec.toFixed(1)} s; checks ${checkSec.toFixed(1)} s for ${jobsList.length} programs with ${jobs} jobs (${((checkSec * jobs) / jobsList.length).toFixed(2)} s per program per job)`);
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}

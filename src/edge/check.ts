@@ -1,0 +1,232 @@
+// `kiln check`: validates any C program for undefined behaviour the way CsmithEdge does (its
+// §1.5): AddressSanitizer, then MemorySanitizer, then UBSan, then valgrind, then Frama-C's Eva,
+// each where installed and applicable, stopping at the first report. Programs take no input and
+// follow one path, so one run of each tool is a complete check of that path (Eva with full
+// precision is as exact as an interpreter there).
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { runProcess, SpawnError, type RunResult } from '../harness/process.js';
+import { CHECK_TOOLS, parseAsan, parseEva, parseMsan, parseUbsan, parseValgrind, type CheckTool, type UBReport } from './reports.js';
+
+/** Compilers, flags and limits of a check. */
+export interface CheckOptions {
+  /** Which tools to run (default all, in CsmithEdge's order). */
+  readonly tools?: readonly CheckTool[];
+  /** The clang driver for the sanitizers (default `clang`). */
+  readonly clang?: string;
+  /** The gcc driver for the plain build that valgrind runs (default `gcc`; clang if gcc is missing). */
+  readonly gcc?: string;
+  /** Extra compiler flags for every build (includes, macros, `-std=`). */
+  readonly cflags?: readonly string[];
+  /** Limit of the plain run that decides whether the program terminates (default 10 s). */
+  readonly runTimeoutMs?: number;
+  /** Limit of each sanitizer and valgrind run (default 120 s; they are 2–50× slower than a plain run). */
+  readonly toolTimeoutMs?: number;
+  /** Limit of Frama-C's Eva (default 300 s, CsmithEdge's). */
+  readonly evaTimeoutMs?: number;
+  /** Limit of each compile (default 120 s). */
+  readonly compileTimeoutMs?: number;
+}
+
+/** What one tool did on one program. */
+export interface ToolRun {
+  readonly tool: CheckTool;
+  /** `unavailable`: not installed or not applicable here; `failed`: the tool could not analyse the program. */
+  readonly status: 'clean' | 'ub' | 'unavailable' | 'timeout' | 'failed';
+  readonly ms: number;
+  readonly detail?: string;
+}
+
+/** Why a program could not be checked. */
+export type CheckErrorReason = 'does-not-compile' | 'does-not-terminate' | 'crashes-unexplained' | 'no-tool';
+
+/** The verdict on one program. */
+export type CheckResult =
+  | { readonly verdict: 'clean'; readonly runs: readonly ToolRun[] }
+  | { readonly verdict: 'ub'; readonly report: UBReport; readonly runs: readonly ToolRun[] }
+  | { readonly verdict: 'error'; readonly reason: CheckErrorReason; readonly message: string; readonly runs: readonly ToolRun[] };
+
+/** Which tools work on this machine, found once and shared by every program checked. */
+export interface ToolAvailability {
+  /** Tool → null when usable, or why not. */
+  readonly tools: ReadonlyMap<CheckTool, string | null>;
+  /** The compiler of the plain build (gcc, or clang without gcc); null when neither works. */
+  readonly plainCompiler: string | null;
+}
+
+const TRIVIAL = '#include <stdio.h>\nint main(void) { printf("ok\\n"); return 0; }\n';
+
+/** Sanitizer flags of each clang build. Recovery is off so the first report ends the run. */
+const SANITIZER_FLAGS: Record<'asan' | 'msan' | 'ubsan', readonly string[]> = {
+  asan: ['-fsanitize=address', '-fno-omit-frame-pointer', '-fsanitize-address-use-after-scope'],
+  msan: ['-fsanitize=memory', '-fsanitize-memory-track-origins', '-fno-omit-frame-pointer'],
+  ubsan: ['-fsanitize=undefined', '-fno-sanitize-recover=undefined'],
+};
+
+/** Runtime options: no leak reports (leaks are not UB), use-after-return detection on, one report. */
+const SANITIZER_ENV: Record<'asan' | 'msan' | 'ubsan', Record<string, string>> = {
+  asan: { ASAN_OPTIONS: 'detect_leaks=0:detect_stack_use_after_return=1:halt_on_error=1' },
+  msan: { MSAN_OPTIONS: 'halt_on_error=1' },
+  ubsan: { UBSAN_OPTIONS: 'halt_on_error=1:print_stacktrace=1' },
+};
+
+async function tryRun(cmd: string, args: readonly string[], cwd: string, timeoutMs: number, env?: Record<string, string>): Promise<RunResult | null> {
+  try {
+    // PWD too: Frama-C resolves relative file names against $PWD, not the process's folder.
+    return await runProcess(cmd, args, { cwd, timeoutMs, env: { LC_ALL: 'C', PWD: cwd, ...env }, maxOutputBytes: 256 << 10 });
+  } catch (e) {
+    if (e instanceof SpawnError) return null;
+    throw e;
+  }
+}
+
+/** Builds and runs a trivial program with each tool, so a missing runtime is "unavailable", not a verdict. */
+export async function probeTools(opts: CheckOptions = {}): Promise<ToolAvailability> {
+  const clang = opts.clang ?? 'clang';
+  const gcc = opts.gcc ?? 'gcc';
+  const dir = await mkdtemp(join(tmpdir(), 'kiln-check-probe-'));
+  const tools = new Map<CheckTool, string | null>();
+  try {
+    await writeFile(join(dir, 't.c'), TRIVIAL);
+    const builds = async (cc: string, flags: readonly string[], exe: string, env?: Record<string, string>): Promise<string | null> => {
+      const c = await tryRun(cc, ['-O0', '-g', ...flags, 't.c', '-o', exe], dir, 60_000);
+      if (c === null) return `${cc} is not installed`;
+      if (c.status !== 0) return `${cc} ${flags.join(' ')} cannot build a trivial program: ${firstLine(c.stderr)}`;
+      const r = await tryRun(`./${exe}`, [], dir, 30_000, env);
+      if (r === null || r.status !== 0 || r.stdout !== 'ok\n') return `a trivial program built with ${cc} ${flags.join(' ')} does not run`;
+      return null;
+    };
+    let plainCompiler: string | null = null;
+    for (const cc of [gcc, clang]) {
+      if ((await builds(cc, [], `plain-${basename(cc)}`)) === null) {
+        plainCompiler = cc;
+        break;
+      }
+    }
+    for (const t of ['asan', 'msan', 'ubsan'] as const) tools.set(t, await builds(clang, SANITIZER_FLAGS[t], t, SANITIZER_ENV[t]));
+    if (plainCompiler === null) tools.set('valgrind', 'no C compiler builds a trivial program');
+    else {
+      const v = await tryRun('valgrind', ['--version'], dir, 30_000);
+      tools.set('valgrind', v !== null && v.status === 0 ? null : 'valgrind is not installed');
+    }
+    const f = await tryRun('frama-c', ['-version'], dir, 60_000);
+    tools.set('eva', f !== null && f.status === 0 ? null : 'frama-c is not installed (Debian package frama-c-base)');
+    return { tools, plainCompiler };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+function firstLine(s: string): string {
+  return s.split('\n').find((l) => l.trim() !== '')?.trim().slice(0, 300) ?? '';
+}
+
+/** The first line of a compiler's diagnostics that names an error. */
+function firstError(stderr: string): string {
+  const line = stderr.split('\n').find((l) => /\berror\b/.test(l));
+  return (line ?? firstLine(stderr)).trim().slice(0, 300);
+}
+
+/** One sanitizer build and run: its report, or a non-UB status. */
+async function sanitizerRun(tool: 'asan' | 'msan' | 'ubsan', dir: string, names: readonly string[], clang: string, o: Required<Pick<CheckOptions, 'cflags' | 'toolTimeoutMs' | 'compileTimeoutMs'>>): Promise<{ run: Omit<ToolRun, 'ms'>; report?: UBReport }> {
+  const exe = `kiln-${tool}`;
+  const c = await tryRun(clang, ['-O0', '-g', '-w', ...o.cflags, ...SANITIZER_FLAGS[tool], ...names, '-o', exe], dir, o.compileTimeoutMs);
+  if (c === null || c.status !== 0) return { run: { tool, status: 'failed', detail: c === null ? `${clang} is not installed` : `build failed: ${firstError(c.stderr)}` } };
+  const r = await tryRun(`./${exe}`, [], dir, o.toolTimeoutMs, SANITIZER_ENV[tool]);
+  if (r === null) return { run: { tool, status: 'failed', detail: 'the sanitized program cannot be started' } };
+  const parse = tool === 'asan' ? parseAsan : tool === 'msan' ? parseMsan : parseUbsan;
+  const report = parse(r.stderr, names);
+  if (report) return { run: { tool, status: 'ub' }, report };
+  if (r.timedOut) return { run: { tool, status: 'timeout', detail: `no report within ${o.toolTimeoutMs / 1000} s` } };
+  return { run: { tool, status: 'clean' } };
+}
+
+/**
+ * Checks one program (one or more translation units, all given as paths) for undefined behaviour
+ * on its executed path. The plain build must compile and terminate first; then the tools run in
+ * order and the first report is the verdict.
+ */
+export async function checkProgram(sources: readonly string[], avail: ToolAvailability, opts: CheckOptions = {}): Promise<CheckResult> {
+  const o = {
+    cflags: opts.cflags ?? [],
+    runTimeoutMs: opts.runTimeoutMs ?? 10_000,
+    toolTimeoutMs: opts.toolTimeoutMs ?? 120_000,
+    evaTimeoutMs: opts.evaTimeoutMs ?? 300_000,
+    compileTimeoutMs: opts.compileTimeoutMs ?? 120_000,
+  };
+  const wanted = opts.tools ?? CHECK_TOOLS;
+  const clang = opts.clang ?? 'clang';
+  const runs: ToolRun[] = [];
+  if (avail.plainCompiler === null) return { verdict: 'error', reason: 'no-tool', message: 'no C compiler (gcc or clang) builds a trivial program here', runs };
+  const dir = await mkdtemp(join(tmpdir(), 'kiln-check-'));
+  try {
+    const names: string[] = [];
+    for (const s of sources) {
+      const name = basename(s);
+      await writeFile(join(dir, name), await readFile(s));
+      names.push(name);
+    }
+    // The plain build: does the program compile, and does it terminate?
+    const c = await tryRun(avail.plainCompiler, ['-O0', '-g', '-w', ...o.cflags, ...names, '-o', 'kiln-plain'], dir, o.compileTimeoutMs);
+    if (c === null || c.status !== 0 || c.timedOut) {
+      const why = c === null ? `${avail.plainCompiler} cannot be run` : c.timedOut ? `the compiler did not finish within ${o.compileTimeoutMs / 1000} s` : firstError(c.stderr);
+      return { verdict: 'error', reason: 'does-not-compile', message: `does not compile with ${avail.plainCompiler} -O0: ${why}`, runs };
+    }
+    const plain = await tryRun('./kiln-plain', [], dir, o.runTimeoutMs);
+    if (plain !== null && plain.timedOut) return { verdict: 'error', reason: 'does-not-terminate', message: `does not terminate within ${o.runTimeoutMs / 1000} s (built with ${avail.plainCompiler} -O0)`, runs };
+    const crashed = plain !== null && (plain.signal !== null || (plain.status !== null && plain.status >= 128));
+
+    let ran = 0;
+    for (const tool of wanted) {
+      const why = avail.tools.get(tool);
+      if (why !== null && why !== undefined) {
+        runs.push({ tool, status: 'unavailable', ms: 0, detail: why });
+        continue;
+      }
+      const t0 = Date.now();
+      let res: { run: Omit<ToolRun, 'ms'>; report?: UBReport };
+      if (tool === 'asan' || tool === 'msan' || tool === 'ubsan') res = await sanitizerRun(tool, dir, names, clang, o);
+      else if (tool === 'valgrind') res = await valgrindRun(dir, names, o.toolTimeoutMs);
+      else res = await evaRun(dir, names, o.cflags, o.evaTimeoutMs);
+      runs.push({ ...res.run, ms: Date.now() - t0 });
+      if (res.run.status !== 'failed') ran++;
+      if (res.report) return { verdict: 'ub', report: res.report, runs };
+    }
+    if (ran === 0) return { verdict: 'error', reason: 'no-tool', message: `no UB detector could check it (${runs.map((r) => `${r.tool}: ${r.detail ?? r.status}`).join('; ')})`, runs };
+    if (crashed) {
+      const how = plain!.signal ?? `status ${plain!.status}`;
+      return { verdict: 'error', reason: 'crashes-unexplained', message: `the program crashes (${how}) but no tool reports undefined behaviour`, runs };
+    }
+    return { verdict: 'clean', runs };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** valgrind's memcheck on the plain `-O0 -g` build, stopping at its first error. */
+async function valgrindRun(dir: string, names: readonly string[], timeoutMs: number): Promise<{ run: Omit<ToolRun, 'ms'>; report?: UBReport }> {
+  const r = await tryRun('valgrind', ['-q', '--error-exitcode=99', '--exit-on-first-error=yes', '--track-origins=no', './kiln-plain'], dir, timeoutMs);
+  if (r === null) return { run: { tool: 'valgrind', status: 'failed', detail: 'valgrind cannot be run' } };
+  const report = parseValgrind(r.stderr, names);
+  if (report) return { run: { tool: 'valgrind', status: 'ub' }, report };
+  if (r.timedOut) return { run: { tool: 'valgrind', status: 'timeout', detail: `no report within ${timeoutMs / 1000} s` } };
+  return { run: { tool: 'valgrind', status: 'clean' } };
+}
+
+/**
+ * Frama-C's Eva at full precision on x86-64, with unsequenced-access checks on. Kernel warnings
+ * (syntactic notes) are not alarms; a program Frama-C cannot parse is `failed`, not UB.
+ */
+async function evaRun(dir: string, names: readonly string[], cflags: readonly string[], timeoutMs: number): Promise<{ run: Omit<ToolRun, 'ms'>; report?: UBReport }> {
+  const cpp = cflags.filter((f) => /^-(?:I|D|U)/.test(f));
+  const args = ['-eva', '-eva-no-show-progress', '-eva-precision', '11', '-unspecified-access', '-machdep', 'x86_64', ...(cpp.length > 0 ? ['-cpp-extra-args', cpp.join(' ')] : []), ...names];
+  const r = await tryRun('frama-c', args, dir, timeoutMs);
+  if (r === null) return { run: { tool: 'eva', status: 'failed', detail: 'frama-c cannot be run' } };
+  const out = r.stdout + r.stderr;
+  const report = parseEva(out);
+  if (report) return { run: { tool: 'eva', status: 'ub' }, report };
+  if (r.timedOut) return { run: { tool: 'eva', status: 'timeout', detail: `no verdict within ${timeoutMs / 1000} s` } };
+  if (r.status !== 0) return { run: { tool: 'eva', status: 'failed', detail: firstLine(out.split('\n').filter((l) => /error|abort/i.test(l)).join('\n') || out) } };
+  return { run: { tool: 'eva', status: 'clean' } };
+}

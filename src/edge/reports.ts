@@ -1,0 +1,154 @@
+// Reading UB detectors' reports. Each tool words its first report its own way; these parsers turn
+// it into one shape: the tool, a UB kind from Kiln's vocabulary (the kinds `kiln gen --ub` will
+// inject), and the source location the tool names. Only the first report counts, as in
+// CsmithEdge's validation (§1.5): a program with one UB is already rejected.
+
+/** The UB detectors `kiln check` runs, in CsmithEdge's order (cheapest and most precise first). */
+export type CheckTool = 'asan' | 'msan' | 'ubsan' | 'valgrind' | 'eva';
+
+/** Every tool, in the order they run. */
+export const CHECK_TOOLS: readonly CheckTool[] = ['asan', 'msan', 'ubsan', 'valgrind', 'eva'];
+
+/** Kinds of undefined behaviour, named as Kiln's interpreter and `kiln gen --ub` name them. */
+export type UBKind =
+  | 'signed-overflow'
+  | 'shift'
+  | 'division-by-zero'
+  | 'out-of-bounds'
+  | 'null-dereference'
+  | 'dangling'
+  | 'uninitialised-read'
+  | 'unsequenced'
+  | 'invalid-conversion'
+  | 'other';
+
+/** One tool's first report. */
+export interface UBReport {
+  readonly tool: CheckTool;
+  readonly kind: UBKind;
+  /** Source file as the tool printed it (basename when the tool printed a path), if any. */
+  readonly file?: string;
+  readonly line?: number;
+  readonly column?: number;
+  /** The tool's own words (one line). */
+  readonly message: string;
+}
+
+function baseName(p: string): string {
+  const i = p.lastIndexOf('/');
+  return i < 0 ? p : p.slice(i + 1);
+}
+
+/** A location `file.c:12:5` or `file.c:12` inside a stack frame or message; the first frame in one of `sources` wins. */
+function firstSourceLocation(text: string, sources: readonly string[]): { file: string; line: number; column?: number } | undefined {
+  const names = new Set(sources.map(baseName));
+  // ASan/MSan frames: `#0 0x… in main /dir/prog.c:5:8`; valgrind: `at 0x…: main (prog.c:5)`.
+  const re = /([^\s()]+\.[ch]):(\d+)(?::(\d+))?/g;
+  let first: { file: string; line: number; column?: number } | undefined;
+  for (const m of text.matchAll(re)) {
+    const loc = { file: baseName(m[1]!), line: Number(m[2]), ...(m[3] !== undefined ? { column: Number(m[3]) } : {}) };
+    if (names.has(loc.file)) return loc;
+    first ??= loc;
+  }
+  return names.size === 0 ? first : undefined;
+}
+
+/** Classifies an AddressSanitizer error title (`heap-buffer-overflow`, `SEGV on unknown address 0x000…`). */
+function asanKind(title: string, body: string): UBKind {
+  if (/buffer-overflow|buffer-underflow|container-overflow/.test(title)) return 'out-of-bounds';
+  if (/use-after-(?:return|scope|free)|double-free/.test(title)) return 'dangling';
+  if (/^FPE/.test(title)) return 'division-by-zero';
+  if (/^SEGV/.test(title)) {
+    const addr = /unknown address (0x[0-9a-f]+)/.exec(title);
+    // A page-zero address is a null pointer (or a member of a struct behind one).
+    if (addr && BigInt(addr[1]!) < 4096n) return 'null-dereference';
+    if (/hint: address points to the zero page/.test(body)) return 'null-dereference';
+  }
+  return 'other';
+}
+
+/** The first AddressSanitizer report in a run's stderr. */
+export function parseAsan(stderr: string, sources: readonly string[]): UBReport | undefined {
+  const m = /ERROR: AddressSanitizer: ([^\n]*)/.exec(stderr);
+  if (!m) return undefined;
+  const title = m[1]!.trim();
+  const body = stderr.slice(m.index);
+  return { tool: 'asan', kind: asanKind(title, body), ...firstSourceLocation(body, sources), message: `AddressSanitizer: ${title.replace(/ on (?:unknown )?address 0x[0-9a-f]+.*$/, '').replace(/ \(pc 0x.*$/, '')}` };
+}
+
+/** The first MemorySanitizer report in a run's stderr. */
+export function parseMsan(stderr: string, sources: readonly string[]): UBReport | undefined {
+  const m = /WARNING: MemorySanitizer: ([^\n]*)/.exec(stderr);
+  if (!m) return undefined;
+  const title = m[1]!.trim();
+  const kind: UBKind = /uninitiali[sz]ed/.test(title) ? 'uninitialised-read' : 'other';
+  return { tool: 'msan', kind, ...firstSourceLocation(stderr.slice(m.index), sources), message: `MemorySanitizer: ${title}` };
+}
+
+/** Classifies a UBSan `runtime error:` message. */
+export function ubsanKind(message: string): UBKind {
+  if (/signed integer overflow|negation of .* cannot be represented|division of .* by -1 cannot be represented/.test(message)) return 'signed-overflow';
+  if (/shift exponent|left shift of|shift of negative/.test(message)) return 'shift';
+  if (/division by zero/.test(message)) return 'division-by-zero';
+  if (/out of bounds|index -?\d+ out of|pointer overflow/.test(message)) return 'out-of-bounds';
+  if (/null pointer/.test(message)) return 'null-dereference';
+  if (/outside the range of representable values|is not a valid value for type/.test(message)) return 'invalid-conversion';
+  return 'other';
+}
+
+/** The first UndefinedBehaviorSanitizer report (`prog.c:12:5: runtime error: …`). */
+export function parseUbsan(stderr: string, sources: readonly string[]): UBReport | undefined {
+  const m = /^(?:(\S+?):(\d+):(\d+): )?runtime error: ([^\n]*)/m.exec(stderr);
+  if (!m) return undefined;
+  const message = m[4]!.trim();
+  const loc = m[1] !== undefined ? { file: baseName(m[1]), line: Number(m[2]), column: Number(m[3]) } : firstSourceLocation(stderr, sources);
+  return { tool: 'ubsan', kind: ubsanKind(message), ...loc, message: `UBSan: ${message}` };
+}
+
+/** Classifies a valgrind (memcheck) error heading, given the lines that follow it. */
+function valgrindKind(heading: string, body: string): UBKind {
+  if (/uninitialised|Uninitialised/.test(heading)) return 'uninitialised-read';
+  if (/^Invalid (?:read|write)|^Invalid free|^Process terminating/.test(heading)) {
+    if (/Address 0x0 is not stack'd|Access not within mapped region at address 0x0\b|address 0x[0-9A-F]{1,3}\b/i.test(body)) return 'null-dereference';
+    if (/free'd|freed/.test(body)) return 'dangling';
+    if (/signal 8 \(SIGFPE\)/.test(heading + body)) return 'division-by-zero';
+    if (/^Invalid/.test(heading)) return 'out-of-bounds';
+  }
+  return 'other';
+}
+
+/** The first memcheck error in valgrind's output (`==PID== Invalid read of size 4` and its `at …(prog.c:5)` frames). */
+export function parseValgrind(stderr: string, sources: readonly string[]): UBReport | undefined {
+  const lines = stderr.split('\n').map((l) => l.replace(/^==\d+==\s?/, ''));
+  const i = lines.findIndex((l) => /^(?:Invalid (?:read|write|free)|Conditional jump or move depends on uninitialised|Use of uninitialised value|Syscall param .* uninitialised|Process terminating with default action)/.test(l));
+  if (i < 0) return undefined;
+  const heading = lines[i]!.trim();
+  const end = lines.findIndex((l, j) => j > i && l.trim() === '');
+  const body = lines.slice(i, end < 0 ? undefined : end).join('\n');
+  return { tool: 'valgrind', kind: valgrindKind(heading, body), ...firstSourceLocation(body, sources), message: `valgrind: ${heading}` };
+}
+
+/** Classifies a Frama-C Eva alarm (`signed overflow. assert …`). */
+export function evaKind(message: string): UBKind {
+  if (/signed overflow/.test(message)) return 'signed-overflow';
+  if (/shift/.test(message)) return 'shift';
+  if (/division by zero/.test(message)) return 'division-by-zero';
+  if (/uninitialized|initialized\(/.test(message)) return 'uninitialised-read';
+  if (/escaping addresses|dangling/.test(message)) return 'dangling';
+  if (/multiple accesses|separated\(/.test(message)) return 'unsequenced';
+  if (/out of bounds|\\valid(?:_read)?\(/.test(message)) return 'out-of-bounds';
+  if (/float.* to int|overflow in conversion|non-finite/.test(message)) return 'invalid-conversion';
+  return 'other';
+}
+
+/**
+ * The first alarm of a Frama-C Eva analysis. Eva prints `[eva:alarm] prog.c:5: Warning: ` and, on
+ * the same or the next line, what it found; kernel warnings (syntactic, such as "unspecified
+ * sequence") are not alarms and do not count.
+ */
+export function parseEva(output: string): UBReport | undefined {
+  const m = /\[eva:alarm\] ([^:\n]+):(\d+): Warning:[ \t]*([^\n]*)(?:\n[ \t]+([^\n]*))?/.exec(output);
+  if (!m) return undefined;
+  const message = (m[3]!.trim() || m[4]?.trim() || 'alarm').replace(/\s+/g, ' ');
+  return { tool: 'eva', kind: evaKind(message), file: baseName(m[1]!), line: Number(m[2]), message: `Frama-C Eva: ${message}` };
+}

@@ -1,0 +1,126 @@
+// kiln check: each UB kind its tools cover is found at its line, by the tool that covers it;
+// UB-free Kiln programs are clean; programs that cannot be checked say why. Tools are installed
+// by `npm test` (scripts/ensure-tools.mjs): a missing one fails the probe test, never a skip.
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkProgram, probeTools, type ToolAvailability } from '../../src/edge/check.js';
+import { CHECK_TOOLS, type UBKind } from '../../src/edge/reports.js';
+import { emitC } from '../../src/emit/c.js';
+import { parsePolicy } from '../../src/gen/policy.js';
+import { generateProgram } from '../../src/repair/generate.js';
+import { runKiln } from '../harness/support/cli.js';
+
+let dir: string;
+let avail: ToolAvailability;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'kiln-check-test-'));
+  avail = await probeTools();
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function write(name: string, text: string): string {
+  const p = join(dir, name);
+  writeFileSync(p, text);
+  return p;
+}
+
+/** One program per kind: the UB sits on the line marked `UB`, after nothing undefined. */
+const CASES: { name: string; kind: UBKind; tool: string; text: string }[] = [
+  { name: 'overflow', kind: 'signed-overflow', tool: 'ubsan', text: '#include <stdio.h>\nint g = 2147483647;\nint main(void) {\n  int x = g;\n  x = x + 1; /* UB */\n  printf("%d\\n", x);\n  return 0;\n}\n' },
+  { name: 'shift', kind: 'shift', tool: 'ubsan', text: '#include <stdio.h>\nint g = 40;\nint main(void) {\n  int x = 1 << g; /* UB */\n  printf("%d\\n", x);\n  return 0;\n}\n' },
+  { name: 'div', kind: 'division-by-zero', tool: 'asan', text: '#include <stdio.h>\nint g = 0;\nint main(void) {\n  int x = 7 / g; /* UB */\n  printf("%d\\n", x);\n  return 0;\n}\n' },
+  { name: 'oob-write', kind: 'out-of-bounds', tool: 'asan', text: '#include <stdio.h>\nint a[4];\nint i = 4;\nint main(void) {\n  a[i] = 1; /* UB */\n  printf("%d\\n", a[0]);\n  return 0;\n}\n' },
+  { name: 'oob-read', kind: 'out-of-bounds', tool: 'asan', text: '#include <stdio.h>\nint main(void) {\n  int a[3] = {1, 2, 3};\n  volatile int i = 3;\n  int x = a[i]; /* UB */\n  printf("%d\\n", x);\n  return 0;\n}\n' },
+  { name: 'null', kind: 'null-dereference', tool: 'asan', text: '#include <stdio.h>\nint *p = 0;\nint main(void) {\n  int x = *p; /* UB */\n  printf("%d\\n", x);\n  return 0;\n}\n' },
+  { name: 'dangling', kind: 'dangling', tool: 'asan', text: '#include <stdio.h>\nint *p;\nvoid f(void) { int x = 3; p = &x; }\nint main(void) {\n  f();\n  printf("%d\\n", *p); /* UB */\n  return 0;\n}\n' },
+  { name: 'uninit', kind: 'uninitialised-read', tool: 'msan', text: '#include <stdio.h>\nint main(void) {\n  int x;\n  int *q = &x;\n  if (*q > 2) /* UB */\n    printf("big\\n");\n  printf("done\\n");\n  return 0;\n}\n' },
+  { name: 'unsequenced', kind: 'unsequenced', tool: 'eva', text: '#include <stdio.h>\nint main(void) {\n  int i = 1;\n  int a[3] = {0, 0, 0};\n  a[i] = i++; /* UB */\n  printf("%d %d\\n", a[1], a[2]);\n  return 0;\n}\n' },
+];
+
+function ubLine(text: string): number {
+  return text.split('\n').findIndex((l) => l.includes('/* UB */')) + 1;
+}
+
+describe('kiln check', () => {
+  it('finds every tool here (the tests install them)', () => {
+    for (const t of CHECK_TOOLS) expect(avail.tools.get(t), `${t} unavailable`).toBeNull();
+    expect(avail.plainCompiler).not.toBeNull();
+  });
+
+  for (const c of CASES) {
+    it(`reports ${c.kind} (${c.name}) with ${c.tool} at its line`, async () => {
+      const file = write(`${c.name}.c`, c.text);
+      const r = await checkProgram([file], avail);
+      expect(r.verdict).toBe('ub');
+      if (r.verdict !== 'ub') return;
+      expect(r.report.kind).toBe(c.kind);
+      expect(r.report.tool).toBe(c.tool);
+      expect(r.report.file).toBe(`${c.name}.c`);
+      expect(r.report.line).toBe(ubLine(c.text));
+    });
+  }
+
+  it('each tool alone finds the kinds it covers (valgrind and Eva stand in when the sanitizers are off)', async () => {
+    const uninit = write('uninit2.c', CASES.find((c) => c.name === 'uninit')!.text);
+    const v = await checkProgram([uninit], avail, { tools: ['valgrind'] });
+    expect(v.verdict === 'ub' && v.report.tool === 'valgrind' && v.report.kind === 'uninitialised-read').toBe(true);
+    const over = write('overflow2.c', CASES.find((c) => c.name === 'overflow')!.text);
+    const e = await checkProgram([over], avail, { tools: ['eva'] });
+    expect(e.verdict === 'ub' && e.report.tool === 'eva' && e.report.kind === 'signed-overflow' && e.report.line === 5).toBe(true);
+  });
+
+  it('says clean on UB-free Kiln programs, with every tool run', async () => {
+    const policy = parsePolicy({}, 'small');
+    let checked = 0;
+    for (let seed = 1n; checked < 4; seed++) {
+      const g = generateProgram(seed, policy);
+      if (!g.ok) continue;
+      const file = write(`kiln-${seed}.c`, emitC(g.program, { expected: g.expected }));
+      const r = await checkProgram([file], avail);
+      expect(r.verdict, `seed ${seed}: ${JSON.stringify(r)}`).toBe('clean');
+      expect(r.runs.map((x) => x.status), JSON.stringify(r.runs)).toEqual(['clean', 'clean', 'clean', 'clean', 'clean']);
+      checked++;
+    }
+  });
+
+  it('checks a folder of translation units as one program', async () => {
+    const prog = join(dir, 'split');
+    mkdirSync(prog);
+    writeFileSync(join(prog, 'a.c'), 'int g = 2147483647;\nint bump(int x) { return x + g; }\n');
+    writeFileSync(join(prog, 'b.c'), '#include <stdio.h>\nint bump(int);\nint main(void) { printf("%d\\n", bump(1)); return 0; }\n');
+    const r = await runKiln(['check', prog, '--tools', 'ubsan']);
+    expect(r.status).toBe(1);
+    expect(r.stdout).toMatch(/ub: ubsan signed-overflow at a\.c:2:/);
+  });
+
+  it('prints one line and exits 2 for a program that does not compile or does not terminate', async () => {
+    const bad = write('bad.c', 'int main(void) { return x; }\n');
+    const loop = write('loop.c', 'int main(void) { volatile int x = 0; for (;;) x++; }\n');
+    const r1 = await runKiln(['check', bad]);
+    expect(r1.status).toBe(2);
+    expect(r1.stdout.trim().split('\n')).toHaveLength(1);
+    expect(r1.stdout).toMatch(/could not check: does not compile .*error/);
+    const r2 = await runKiln(['check', loop, '--run-timeout', '1s']);
+    expect(r2.status).toBe(2);
+    expect(r2.stdout).toMatch(/could not check: does not terminate within 1 s/);
+    const r3 = await runKiln(['check', join(dir, 'missing.c')]);
+    expect(r3.status).toBe(2);
+    expect(r3.stderr).toMatch(/error\[KILN_FILE\]/);
+  });
+
+  it('exits 0 for clean programs and reports JSON per program', async () => {
+    const ok = write('ok.c', '#include <stdio.h>\nint main(void) { printf("hi\\n"); return 0; }\n');
+    const over = write('over3.c', CASES[0]!.text);
+    const r = await runKiln(['check', ok, over, '--json', '--tools', 'asan,ubsan']);
+    expect(r.status).toBe(1);
+    const rows = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { file: string; verdict: string; ub?: { kind: string; line: number } });
+    expect(rows.map((x) => x.verdict)).toEqual(['clean', 'ub']);
+    expect(rows[1]!.ub).toMatchObject({ kind: 'signed-overflow', line: 5 });
+    const clean = await runKiln(['check', ok, '--tools', 'ubsan']);
+    expect(clean.status).toBe(0);
+    expect(clean.stdout).toMatch(/ok\.c: clean \(ubsan\)/);
+  });
+});
