@@ -5,8 +5,9 @@
 //
 // Profiles:
 //   fuzz   compilers for a default campaign (gcc, clang, tcc)
-//   test   what `npm test` needs: the fuzz set plus sanitizer runtimes, valgrind and a second
-//          LLVM (clang-15), whose opt-bisect output the triage parser is tested against
+//   test   what `npm test` needs: the fuzz set plus sanitizer runtimes, valgrind, a second
+//          LLVM (clang-15), whose opt-bisect output the triage parser is tested against, and
+//          chromium, in which the `kiln report` tests open the page (through playwright-core)
 //   bench  what `npm run bench:*` needs: the test set plus csmith, creduce, cvise
 //
 // As root, missing packages are installed with `apt-get install -y` (after one
@@ -16,7 +17,7 @@ import { spawnSync } from 'node:child_process';
 
 // Each profile extends the one before it, so a tool the tests need is never missing from bench.
 const FUZZ = ['gcc', 'clang', 'tcc'];
-const TEST = [...FUZZ, 'libclang-rt-14-dev', 'valgrind', 'clang-15'];
+const TEST = [...FUZZ, 'libclang-rt-14-dev', 'valgrind', 'clang-15', 'chromium'];
 const PROFILES = {
   fuzz: FUZZ,
   test: TEST,
