@@ -9,6 +9,7 @@ import { registerCompilers } from './compilers.js';
 import { registerFindings } from './findings.js';
 import { registerReduce } from './reduce-text.js';
 import { registerTriage } from './triage.js';
+import { registerReport } from './report.js';
 
 /** The `kiln` command: a thin layer over the library (every command can be run from code too). */
 export function buildCli(): Command {
@@ -28,6 +29,7 @@ export function buildCli(): Command {
   registerFindings(program);
   registerReduce(program);
   registerTriage(program);
+  registerReport(program);
   return program;
 }
 
