@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FEATURES } from '../../src/ir/census.js';
 import { writeReport } from '../../src/report/html/index.js';
 import { runKiln } from '../harness/support/cli.js';
+import { requireTool } from '../support/cc.js';
 import { launchChromium, openReport, type OpenedReport } from './support/browser.js';
 import { synthesiseCampaign, type SynthProgram } from './support/synth.js';
 
@@ -21,7 +22,8 @@ const WRONG = { compiler: 'clang', options: '-O2', outcome: 'wrong-code', bucket
 /**
  * Seeds 1–11 are tested by 2 compilers × 2 option sets (44 tests) and finish in minute `seed`;
  * seed 12 is discarded. clang -O2 miscompiles seeds 2, 5 (reduced) and 9, all triaged to one pass;
- * gcc -O2 crashes on seed 7 (not triaged).
+ * gcc -O2 crashes on seed 7 (not triaged); seed 10's gcc -O0 binary crashes, seed 11's clang -O0
+ * binary hangs. Four groups: the page opens three, the fourth is a template until opened.
  */
 const PROGRAMS: SynthProgram[] = Array.from({ length: 12 }, (_, i) => {
   const seed = i + 1;
@@ -32,7 +34,11 @@ const PROGRAMS: SynthProgram[] = Array.from({ length: 12 }, (_, i) => {
         ? [{ ...WRONG, reduced: REDUCED }]
         : seed === 7
           ? [{ compiler: 'gcc', options: '-O2', outcome: 'compiler-crash', bucket: 'compiler-crash:gcc:in expand_expr_real_1', stderr: ICE, actual: 'internal compiler error: in expand_expr_real_1' }]
-          : [];
+          : seed === 10
+            ? [{ compiler: 'gcc', options: '-O0', outcome: 'binary-crash', bucket: 'binary-crash:gcc:SIGSEGV', actual: 'SIGSEGV' }]
+            : seed === 11
+              ? [{ compiler: 'clang', options: '-O0', outcome: 'binary-hang', bucket: 'binary-hang:clang:-O0', actual: 'timeout after 10 s' }]
+              : [];
   return { seed, minute: seed + 0.5, genMs: seed * 10, ...(seed === 12 ? { status: 'discarded' as const } : {}), findings };
 });
 
@@ -79,22 +85,23 @@ describe('kiln report', () => {
 
   it('summarises the campaign', async () => {
     const text = await report.page.$eval('#summary', (e) => e.textContent ?? '');
-    for (const s of ['gcc 12.2.0', 'clang 16.0.6', '-O0', '-O2', 'mixed', '12 (1 discarded by the generator)', '44', '4 in 2 groups (1 triaged', '13 min 0 s']) expect(text).toContain(s);
+    for (const s of ['gcc 12.2.0', 'clang 16.0.6', '-O0', '-O2', 'mixed', '12 (1 discarded by the generator)', '44', '6 in 4 groups (1 triaged', '13 min 0 s']) expect(text).toContain(s);
   });
 
   it('draws every time plot with one bar per busy time bin', async () => {
-    // One-minute bins: tests in minutes 1–11, findings in 2, 5, 7, 9, new groups in 2 and 7.
+    // One-minute bins: tests in minutes 1–11, findings in 2, 5, 7, 9, 10, 11, new groups in 2, 7, 10, 11.
     expect(await marks(report.page, '#plot-tests', 'rect')).toBe(11);
-    expect(await marks(report.page, '#plot-findings', 'rect')).toBe(4);
-    expect(await marks(report.page, '#plot-new-groups', 'rect')).toBe(2);
+    expect(await marks(report.page, '#plot-findings', 'rect')).toBe(6);
+    expect(await marks(report.page, '#plot-new-groups', 'rect')).toBe(4);
   });
 
   it('draws the outcome heat map: one cell per configuration and outcome that occurred', async () => {
-    // 4 configurations all have ok (11, 10, 11, 8 tests); gcc -O2 also 1 compiler-crash, clang -O2 also 3 wrong-code.
-    expect(await marks(report.page, '#plot-outcomes', 'cell')).toBe(6);
-    expect(await marks(report.page, '#plot-outcomes', 'text')).toBe(6);
+    // 4 configurations all have ok (10, 10, 10, 8 tests); gcc -O0 also 1 binary-crash, gcc -O2 1
+    // compiler-crash, clang -O0 1 binary-hang, clang -O2 3 wrong-code.
+    expect(await marks(report.page, '#plot-outcomes', 'cell')).toBe(8);
+    expect(await marks(report.page, '#plot-outcomes', 'text')).toBe(8);
     const labels = await report.page.$$eval('#plot-outcomes svg g[aria-label="text"] > *', (els) => els.map((e) => e.textContent).sort());
-    expect(labels).toEqual(['1', '10', '11', '11', '3', '8']);
+    expect(labels).toEqual(['1', '1', '1', '10', '10', '10', '3', '8']);
   });
 
   it("draws the generator's side: modes, generation time, sample size, live code, census", async () => {
@@ -115,7 +122,7 @@ describe('kiln report', () => {
   it('has one section per group, with its test case, message, configurations and plot', async () => {
     const page = report.page;
     const keys = await page.$$eval('details.group .key', (els) => els.map((e) => e.textContent));
-    expect(keys).toEqual(['clang:InstCombinePass', 'compiler-crash:gcc:in expand_expr_real_1']);
+    expect(keys).toEqual(['clang:InstCombinePass', 'compiler-crash:gcc:in expand_expr_real_1', 'binary-crash:gcc:SIGSEGV', 'binary-hang:clang:-O0']);
     const wrong = '#group-1';
     expect(await page.$eval(`${wrong} summary`, (e) => e.textContent)).toContain('3 findings');
     expect(await page.$eval(`${wrong} pre code`, (e) => e.textContent)).toBe(REDUCED);
@@ -125,15 +132,22 @@ describe('kiln report', () => {
     const crash = '#group-2';
     expect(await page.$eval(`${crash} pre.stderr`, (e) => e.textContent)).toBe(ICE);
     expect(await page.$eval(crash, (e) => e.textContent)).toContain('Not reduced yet');
-    // Open sections draw their plot: findings of the group per time bin.
+    // The fourth section is closed, its body an inert template until it is opened.
+    const hang = '#group-4';
+    expect(await page.$eval(hang, (e) => (e as unknown as { open: boolean }).open)).toBe(false);
+    expect(await page.$$eval(`${hang} .group-plot`, (els) => els.length)).toBe(0);
+    // Opening a section draws its plot: findings of the group per time bin.
     await page.$$eval('details.group', (els) => els.forEach((d) => d.setAttribute('open', '')));
     await page.waitForFunction("[...document.querySelectorAll('details.group')].every((d) => d.dataset.drawn === '1')");
     expect(await marks(page, `${wrong} .group-plot`, 'rect')).toBe(3);
     expect(await marks(page, `${crash} .group-plot`, 'rect')).toBe(1);
+    expect(await marks(page, `${hang} .group-plot`, 'rect')).toBe(1);
+    expect(await page.$eval(hang, (e) => e.textContent)).toContain('timeout after 10 s');
     expect(report.errors).toEqual([]);
   });
 
   it('links only to files that exist, including the bug bundle', async () => {
+    await report.page.$$eval('details.group', (els) => els.forEach((d) => d.setAttribute('open', '')));
     const hrefs = await report.page.$$eval('a[href]', (els) => els.map((e) => e.getAttribute('href')!).filter((h) => !h.startsWith('#')));
     expect(hrefs).toContain('findings/1-5-clangO2/reduced/report.md');
     expect(hrefs.length).toBeGreaterThan(8);
@@ -168,6 +182,24 @@ describe('kiln report (command)', () => {
       expect(r.status, r.stderr).toBe(0);
       expect(r.stdout).toContain(join(work, 'r.html'));
       expect(readFileSync(join(work, 'r.html'), 'utf8')).toContain('Kiln campaign 1');
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
+  });
+
+  it('is written by kiln fuzz when a session ends', async () => {
+    requireTool('gcc');
+    const work = mkdtempSync(join(tmpdir(), 'kiln-report-fuzz-'));
+    try {
+      const out = join(work, 'out');
+      const r = await runKiln(['fuzz', '--compilers', 'gcc', '--opts', '-O0', '--tests', '2', '--size', 'small', '--mode', 'csmith', '-j', '1', '--out', out]);
+      expect(r.status, r.stderr).toBe(0);
+      expect(r.stderr).toContain(`report: ${join(out, 'report.html')}`);
+      const html = readFileSync(join(out, 'report.html'), 'utf8');
+      expect(html).toContain('Kiln campaign 1');
+      // Written after the session ended: the page reports it stopped, with both programs tested.
+      expect(html).toContain('stopped');
+      expect(html).toContain('2 programs regenerated from their seeds');
     } finally {
       rmSync(work, { recursive: true, force: true });
     }

@@ -21,7 +21,8 @@ export const CLIENT_SCRIPT = String.raw`
     el.replaceChildren(make(width(el)));
   }
 
-  // Counts per time bin as bars on a time axis shared by every time plot.
+  // Counts per time bin as bars on a time axis shared by every time plot. Tips (drawn on hover)
+  // instead of a title per bar keep a week of bins light for the browser.
   function timeBars(bins, w, opts) {
     var data = bins.map(function (x) { return { x1: at(x[0]), x2: at(x[0] + 1), y: opts.perMinute ? x[1] / D.binMinutes : x[1] }; });
     return Plot.plot({
@@ -29,7 +30,7 @@ export const CLIENT_SCRIPT = String.raw`
       x: { type: 'utc', domain: [at(0), at(lastBin)], label: 'time (UTC)' },
       y: { label: opts.label, grid: true },
       marks: [
-        Plot.rectY(data, { x1: 'x1', x2: 'x2', y: 'y', fill: opts.color, inset: 0, title: function (d) { return d.x1.toISOString().slice(0, 16) + 'Z: ' + d.y.toLocaleString(); } }),
+        Plot.rectY(data, { x1: 'x1', x2: 'x2', y: 'y', fill: opts.color, inset: 0, tip: { format: { x1: true, x2: false, y: true } } }),
         Plot.ruleY([0]),
       ],
     });
@@ -40,7 +41,7 @@ export const CLIENT_SCRIPT = String.raw`
       width: w, height: 200, marginLeft: 56,
       x: { label: label, tickFormat: format },
       y: { label: 'programs', grid: true },
-      marks: [Plot.rectY(h, { x1: 'lo', x2: 'hi', y: 'count', fill: color, insetLeft: 1, title: function (d) { return d.count + ' programs'; } }), Plot.ruleY([0])],
+      marks: [Plot.rectY(h, { x1: 'lo', x2: 'hi', y: 'count', fill: color, insetLeft: 1, tip: true }), Plot.ruleY([0])],
     });
   }
 
@@ -80,33 +81,49 @@ export const CLIENT_SCRIPT = String.raw`
     });
   });
 
-  // A group's plot is drawn once, when its section is first open.
-  function drawGroup(details) {
+  // Copy buttons: the clipboard API where the page may use it, a selection otherwise.
+  function bindCopy(root) {
+    root.querySelectorAll('button.copy').forEach(function (b) {
+      b.addEventListener('click', function () {
+        var code = document.getElementById(b.dataset.target);
+        var text = code.textContent;
+        var done = function () { b.textContent = 'copied'; setTimeout(function () { b.textContent = 'copy'; }, 1500); };
+        var fallback = function () {
+          var r = document.createRange(); r.selectNodeContents(code);
+          var s = window.getSelection(); s.removeAllRanges(); s.addRange(r);
+          try { document.execCommand('copy'); done(); } catch (e) { b.textContent = 'select and copy'; }
+        };
+        if (navigator.clipboard && window.isSecureContext) navigator.clipboard.writeText(text).then(done, fallback); else fallback();
+      });
+    });
+  }
+  bindCopy(document);
+
+  // A closed group's body is a template: it becomes part of the page, and its plot is drawn,
+  // when the section is first opened.
+  function openGroup(details) {
     if (details.dataset.drawn) return;
     details.dataset.drawn = '1';
+    var tpl = details.querySelector(':scope > template');
+    if (tpl) {
+      var body = tpl.content.cloneNode(true);
+      bindCopy(body);
+      tpl.replaceWith(body);
+    }
     var el = details.querySelector('.group-plot');
     var bins = D.groupBins[details.dataset.index];
     el.replaceChildren(timeBars(bins, width(el), { label: 'findings', color: '#ff725c', height: 140 }));
   }
   document.querySelectorAll('details.group').forEach(function (d) {
-    if (d.open) drawGroup(d);
-    d.addEventListener('toggle', function () { if (d.open) drawGroup(d); });
+    if (d.open) openGroup(d);
+    d.addEventListener('toggle', function () { if (d.open) openGroup(d); });
+  });
+  // A link to a group opens it.
+  window.addEventListener('hashchange', function () {
+    var d = document.getElementById(location.hash.slice(1));
+    if (d && d.tagName === 'DETAILS') d.open = true;
   });
 
-  // Copy buttons: the clipboard API where the page may use it, a selection otherwise.
-  document.querySelectorAll('button.copy').forEach(function (b) {
-    b.addEventListener('click', function () {
-      var code = document.getElementById(b.dataset.target);
-      var text = code.textContent;
-      var done = function () { b.textContent = 'copied'; setTimeout(function () { b.textContent = 'copy'; }, 1500); };
-      var fallback = function () {
-        var r = document.createRange(); r.selectNodeContents(code);
-        var s = window.getSelection(); s.removeAllRanges(); s.addRange(r);
-        try { document.execCommand('copy'); done(); } catch (e) { b.textContent = 'select and copy'; }
-      };
-      if (navigator.clipboard && window.isSecureContext) navigator.clipboard.writeText(text).then(done, fallback); else fallback();
-    });
-  });
   document.body.dataset.ready = 'done';
 })();
 `;

@@ -103,9 +103,9 @@ function groupSection(g: GroupView, i: number, outDir: string): string {
   const codeId = `code-${g.anchor}`;
   const crash = r.outcome !== 'wrong-code' && r.stderr.trim() !== '';
   const more = g.count - g.listed.length;
-  return `<details class="group" id="${g.anchor}" data-index="${i}"${i < OPEN_GROUPS ? ' open' : ''}>
-<summary><span class="key">${esc(g.key)}</span> <span class="muted">${esc(g.outcomes.join(', '))} · ${num(g.count)} finding${g.count === 1 ? '' : 's'}</span>${badges(g)}</summary>
-<table class="kv">
+  const head = `<details class="group" id="${g.anchor}" data-index="${i}"${i < OPEN_GROUPS ? ' open' : ''}>
+<summary><span class="key">${esc(g.key)}</span> <span class="muted">${esc(g.outcomes.join(', '))} · ${num(g.count)} finding${g.count === 1 ? '' : 's'}</span>${badges(g)}</summary>`;
+  const body = `<table class="kv">
 <tr><th>pass to blame</th><td>${r.fingerprint ? `<code>${esc(r.fingerprint)}</code>` : `not triaged yet: <code>kiln triage ${esc(r.dir)}</code>`}</td></tr>
 <tr><th>buckets</th><td>${g.buckets.map((b) => `<code>${esc(b)}</code>`).join(' ')}</td></tr>
 <tr><th>configurations</th><td>${g.affected.map((a) => `${esc(`${a.compiler} ${a.options}`.trim())} <span class="muted">(${esc(a.compilerVersion)}; ${a.count})</span>`).join('<br>')}</td></tr>
@@ -124,8 +124,10 @@ ${
 <h4>Findings over time</h4><figure class="plot group-plot"></figure>
 <h4>Findings</h4>
 <ul class="findings">${g.listed.map((f, k) => `<li><a href="${esc(g.listedLinks[k]!.href)}">${esc(f.id)}</a> <span class="muted">${esc(`${f.compiler} ${f.options}`.trim())}, seed ${esc(f.seed)}${f.reducedLines !== null ? `, reduced to ${f.reducedLines} lines` : ''}</span></li>`).join('')}</ul>
-${more > 0 ? `<p class="muted">… and ${num(more)} more: <code>kiln findings --out ${esc(outDir)}</code> lists them all.</p>` : ''}
-</details>`;
+${more > 0 ? `<p class="muted">… and ${num(more)} more: <code>kiln findings --out ${esc(outDir)}</code> lists them all.</p>` : ''}`;
+  // A closed section's body is an inert template until it is first opened: thousands of findings
+  // then cost the browser no style or layout work at load (the text is still in the file).
+  return `${head}\n${i < OPEN_GROUPS ? body : `<template>${body}</template>`}\n</details>`;
 }
 
 function internalSection(m: ReportModel): string {

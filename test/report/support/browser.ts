@@ -22,8 +22,13 @@ export interface OpenedReport {
   readonly errors: string[];
   /** Every request other than the page's own file. */
   readonly requests: string[];
-  /** Milliseconds from navigation to the page's first render being done. */
+  /** Milliseconds from navigation to the page's first render being done (wall clock). */
   readonly loadMs: number;
+  /**
+   * Chromium's main-thread busy time up to then (CDP Performance.getMetrics, ms): task, script,
+   * layout. Unlike the wall clock, it hardly moves when other processes load the machine.
+   */
+  readonly mainThread: { readonly taskMs: number; readonly scriptMs: number; readonly layoutMs: number };
 }
 
 /** Opens a report file and waits until its script has drawn the plots. */
@@ -39,8 +44,14 @@ export async function openReport(browser: Browser, file: string, viewport = { wi
   page.on('request', (r) => {
     if (r.url() !== url) requests.push(r.url());
   });
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Performance.enable');
   const t0 = Date.now();
   await page.goto(url, { waitUntil: 'load' });
   await page.waitForFunction("document.body.dataset.ready === 'done'", undefined, { timeout: 60_000 });
-  return { page, errors, requests, loadMs: Date.now() - t0 };
+  const loadMs = Date.now() - t0;
+  const m = new Map((await cdp.send('Performance.getMetrics')).metrics.map((x) => [x.name, x.value]));
+  await cdp.detach();
+  const ms = (name: string): number => Math.round(1000 * (m.get(name) ?? 0));
+  return { page, errors, requests, loadMs, mainThread: { taskMs: ms('TaskDuration'), scriptMs: ms('ScriptDuration'), layoutMs: ms('LayoutDuration') } };
 }
