@@ -7,9 +7,9 @@
 //   fuzz   compilers for a default campaign (gcc, clang, tcc)
 //   test   what `npm test` needs: the fuzz set plus sanitizer runtimes, valgrind, a second LLVM
 //          (clang-15), whose opt-bisect output the triage parser is tested against, Frama-C
-//          (kiln check's last UB detector), and what the
-//          benchmarks compare against (csmith, creduce, cvise): the tests smoke-run every
-//          `bench:*` script (test/bench/smoke.test.ts)
+//          (kiln check's last UB detector), chromium (the `kiln report` tests open the page in
+//          it, through playwright-core), and what the benchmarks compare against (csmith,
+//          creduce, cvise): the tests smoke-run every `bench:*` script (test/bench/smoke.test.ts)
 //   bench  what `npm run bench:*` needs: the test set
 //
 // As root, missing packages are installed with `apt-get install -y` (after one
@@ -19,7 +19,7 @@ import { spawnSync } from 'node:child_process';
 
 // Each profile extends the one before it, so a tool the tests need is never missing from bench.
 const FUZZ = ['gcc', 'clang', 'tcc'];
-const TEST = [...FUZZ, 'libclang-rt-14-dev', 'valgrind', 'clang-15', 'csmith', 'libcsmith-dev', 'creduce', 'cvise', 'frama-c-base'];
+const TEST = [...FUZZ, 'libclang-rt-14-dev', 'valgrind', 'clang-15', 'csmith', 'libcsmith-dev', 'creduce', 'cvise', 'frama-c-base', 'chromium'];
 const PROFILES = {
   fuzz: FUZZ,
   test: TEST,

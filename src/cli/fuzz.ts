@@ -16,6 +16,7 @@ import { FINDINGS_DIR, KilnStore, type CampaignRow, type RecordResult } from '..
 import { BackgroundReducer } from './background-reduce.js';
 import { recordReduction } from './reduce-finding.js';
 import { Progress } from './progress.js';
+import { ReportRefresher } from './report.js';
 import { loadPolicy, parseCount, parseDuration, parseSeed, parseSize, readConfigFile, reportAndExit } from './util.js';
 
 /** Flags of `kiln fuzz`, as Commander hands them over. */
@@ -370,6 +371,10 @@ export async function fuzz(s: FuzzSettings): Promise<CampaignSummary> {
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
 
+  // The campaign's report.html, rewritten every few minutes and when the session ends.
+  const report = new ReportRefresher(s.out, campaignId, (m) => progress.println(m, process.stderr));
+  report.start();
+
   const ctx = { campaignId, limits: s.limits, policy: s.policy };
   const reducer = s.reduce
     ? new BackgroundReducer(
@@ -441,6 +446,8 @@ export async function fuzz(s: FuzzSettings): Promise<CampaignSummary> {
     process.removeListener('SIGINT', onSignal);
     process.removeListener('SIGTERM', onSignal);
     store.endCampaign(campaignId, summary?.stoppedBy ?? 'error');
+    const page = report.finish();
+    if (page) process.stderr.write(`kiln fuzz: report: ${page}\n`);
   }
   const row = store.campaign(campaignId)!;
   store.close();

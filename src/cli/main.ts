@@ -11,6 +11,7 @@ import { registerReduce } from './reduce-text.js';
 import { registerTriage } from './triage.js';
 import { reportAndExit, usageError } from './util.js';
 import { registerCheck } from './check.js';
+import { registerReport } from './report.js';
 
 /** The `kiln` command: a thin layer over the library (every command can be run from code too). */
 export function buildCli(): Command {
@@ -33,6 +34,7 @@ export function buildCli(): Command {
   registerReduce(program);
   registerTriage(program);
   registerCheck(program);
+  registerReport(program);
   return program;
 }
 
