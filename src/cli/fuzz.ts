@@ -293,13 +293,18 @@ function splitList(option: string, text: string): string[] {
 /**
  * Refuses a campaign with a configuration that cannot compile and run a tiny program under the
  * campaign's limits: every test would be a finding. Ctrl-C during the check stops it quietly.
+ * Returns how long the check took (ms).
  */
-export async function checkCompilers(s: FuzzSettings): Promise<void> {
+export async function checkCompilers(s: FuzzSettings): Promise<number> {
   const stop = new AbortController();
   const onSignal = (): void => stop.abort();
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   let broken;
+  const started = Date.now();
+  // On a terminal the user is waiting; in a log the line after the check says it all, and an
+  // error stays the first line of stderr.
+  if (process.stderr.isTTY) process.stderr.write(`kiln fuzz: checking ${s.configurations.length} configurations on a small program first\n`);
   try {
     broken = await checkConfigurations(s.configurations, s.limits, s.jobs, stop.signal);
   } finally {
@@ -307,7 +312,7 @@ export async function checkCompilers(s: FuzzSettings): Promise<void> {
     process.removeListener('SIGTERM', onSignal);
   }
   if (broken === undefined) throw errState('kiln fuzz: interrupted while checking the compilers; nothing was started');
-  if (broken.length === 0) return;
+  if (broken.length === 0) return Date.now() - started;
   const [first] = broken;
   const name = `${first!.config.compiler.name}${first!.config.optionsText ? ' ' + first!.config.optionsText : ''}`;
   const mem = s.limits.compile.memoryMb ?? s.limits.run.memoryMb;
@@ -323,7 +328,7 @@ export async function checkCompilers(s: FuzzSettings): Promise<void> {
 
 /** Runs one session of a campaign with resolved settings; resolves when it has stopped cleanly. */
 export async function fuzz(s: FuzzSettings): Promise<CampaignSummary> {
-  await checkCompilers(s);
+  const checkMs = await checkCompilers(s);
   const store = KilnStore.open(s.out, 'write');
   const campaignId = s.resume
     ? s.resume.id
@@ -353,7 +358,7 @@ export async function fuzz(s: FuzzSettings): Promise<CampaignSummary> {
   const seeds = store.seedProgress(campaignId);
   const remaining = s.maxTests === undefined ? undefined : Math.max(0, s.maxTests - seeds.done);
   const knownBuckets = store.knownBuckets();
-  say(progress, describeSession(s, campaignId, seeds));
+  say(progress, describeSession(s, campaignId, seeds, checkMs));
   if (s.resume) warnVersionChanges(progress, s);
 
   const stop = new AbortController();
@@ -447,12 +452,13 @@ export async function fuzz(s: FuzzSettings): Promise<CampaignSummary> {
   return summary;
 }
 
-function describeSession(s: FuzzSettings, id: number, seeds: { done: number; gaps: bigint[]; next: bigint }): string {
+function describeSession(s: FuzzSettings, id: number, seeds: { done: number; gaps: bigint[]; next: bigint }, checkMs: number): string {
   const compilers = s.compilers.map((c) => `  ${c.name.padEnd(12)} ${c.version}`).join('\n');
   const head = s.resume
     ? `kiln fuzz: resuming campaign ${id}: ${seeds.done} programs done, ${seeds.gaps.length} claimed seeds not finished (run first), then seeds from ${seeds.next}`
     : `kiln fuzz: campaign ${id}, seeds from ${seeds.next}`;
-  return `${head}; ${s.compilers.length} compilers × ${s.optionSets.length} option sets = ${s.configurations.length} configurations, ${s.jobs} jobs; results in ${s.out}\n${compilers}`;
+  const check = `each compiled and ran a check program (${(checkMs / 1000).toFixed(1)} s)`;
+  return `${head}; ${s.compilers.length} compilers × ${s.optionSets.length} option sets = ${s.configurations.length} configurations, ${check}; ${s.jobs} jobs; results in ${s.out}\n${compilers}`;
 }
 
 function warnVersionChanges(progress: Progress, s: FuzzSettings): void {
