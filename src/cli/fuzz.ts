@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { errBadConfig, errBadOption, errBrokenConfiguration, errDatabase, errFile, errState, errUnknownCompiler } from '../diag/errors.js';
+import { errBadConfig, errBadOption, errDatabase, errFile, errState, errUnknownCompiler } from '../diag/errors.js';
 import { isModeChoice, MODE_CHOICES, type ModeChoice } from '../gen/mode.js';
 import { parsePolicy, PolicyError, type Policy, type SizePreset } from '../gen/policy.js';
 import { runCampaign, type CampaignSummary, type ProgramReport } from '../harness/campaign.js';
@@ -9,11 +9,11 @@ import { detectCompilers, resolveCompilers, type Compiler } from '../harness/com
 import { JOB_MEMORY_MB, maxJobs, memoryMb, parseFuzzConfig, thisMachine, type FuzzConfig } from '../harness/config.js';
 import { draftProgram } from '../harness/findings.js';
 import { buildMatrix, DEFAULT_LIMITS, DEFAULT_OPTION_SETS, splitOptionSets, type Configuration, type Limits } from '../harness/matrix.js';
-import { checkConfigurations } from '../harness/preflight.js';
 import { sweepStaleTempRoots } from '../harness/tempdir.js';
 import { DEFAULT_MAX_PER_BUCKET } from '../store/cap.js';
 import { FINDINGS_DIR, KilnStore, type CampaignRow, type RecordResult } from '../store/store.js';
 import { BackgroundReducer } from './background-reduce.js';
+import { checkCompilers } from './compiler-check.js';
 import { recordReduction } from './reduce-finding.js';
 import { Progress } from './progress.js';
 import { loadPolicy, parseCount, parseDuration, parseSeed, parseSize, readConfigFile, reportAndExit } from './util.js';
@@ -288,42 +288,6 @@ function splitList(option: string, text: string): string[] {
     .filter((s) => s.length > 0);
   if (items.length === 0) throw errBadOption(option, text, 'a comma-separated list such as gcc,clang-14,/opt/cc/bin/cc');
   return items;
-}
-
-/**
- * Refuses a campaign with a configuration that cannot compile and run a tiny program under the
- * campaign's limits: every test would be a finding. Ctrl-C during the check stops it quietly.
- * Returns how long the check took (ms).
- */
-export async function checkCompilers(s: FuzzSettings): Promise<number> {
-  const stop = new AbortController();
-  const onSignal = (): void => stop.abort();
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
-  let broken;
-  const started = Date.now();
-  // On a terminal the user is waiting; in a log the line after the check says it all, and an
-  // error stays the first line of stderr.
-  if (process.stderr.isTTY) process.stderr.write(`kiln fuzz: checking ${s.configurations.length} configurations on a small program first\n`);
-  try {
-    broken = await checkConfigurations(s.configurations, s.limits, s.jobs, stop.signal);
-  } finally {
-    process.removeListener('SIGINT', onSignal);
-    process.removeListener('SIGTERM', onSignal);
-  }
-  if (broken === undefined) throw errState('kiln fuzz: interrupted while checking the compilers; nothing was started');
-  if (broken.length === 0) return Date.now() - started;
-  const [first] = broken;
-  const name = `${first!.config.compiler.name}${first!.config.optionsText ? ' ' + first!.config.optionsText : ''}`;
-  const mem = s.limits.compile.memoryMb ?? s.limits.run.memoryMb;
-  throw errBrokenConfiguration(
-    name,
-    first!.memoryLimited ? `${first!.reason} under the memory limit of ${mem} MiB, and works without it` : first!.reason,
-    broken.length - 1,
-    first!.memoryLimited
-      ? 'raise --memory (limits.compile.memory / limits.run.memory in the configuration file), or give none'
-      : `try '${[first!.config.compiler.command, ...first!.config.options].join(' ')} prog.c && ./a.out' by hand, or leave the configuration out`,
-  );
 }
 
 /** Runs one session of a campaign with resolved settings; resolves when it has stopped cleanly. */
