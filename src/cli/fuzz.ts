@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { errBadConfig, errBadOption, errBrokenConfiguration, errDatabase, errFile, errState, errUnknownCompiler } from '../diag/errors.js';
+import { errBadConfig, errBadOption, errDatabase, errFile, errState, errUnknownCompiler } from '../diag/errors.js';
 import { isModeChoice, MODE_CHOICES, type ModeChoice } from '../gen/mode.js';
 import { parsePolicy, PolicyError, type Policy, type SizePreset } from '../gen/policy.js';
 import { runCampaign, type CampaignSummary, type ProgramReport } from '../harness/campaign.js';
@@ -9,11 +9,11 @@ import { detectCompilers, resolveCompilers, type Compiler } from '../harness/com
 import { JOB_MEMORY_MB, maxJobs, memoryMb, parseFuzzConfig, thisMachine, type FuzzConfig } from '../harness/config.js';
 import { draftProgram, hangCheckUpdate } from '../harness/findings.js';
 import { buildMatrix, DEFAULT_LIMITS, DEFAULT_OPTION_SETS, splitOptionSets, type Configuration, type Limits } from '../harness/matrix.js';
-import { checkConfigurations } from '../harness/preflight.js';
 import { sweepStaleTempRoots } from '../harness/tempdir.js';
 import { DEFAULT_MAX_PER_BUCKET } from '../store/cap.js';
 import { FINDINGS_DIR, KilnStore, type CampaignRow, type RecordResult } from '../store/store.js';
 import { BackgroundReducer } from './background-reduce.js';
+import { checkCompilers } from './compiler-check.js';
 import { recordReduction } from './reduce-finding.js';
 import { Progress } from './progress.js';
 import { ReportRefresher } from './report.js';
@@ -291,40 +291,9 @@ function splitList(option: string, text: string): string[] {
   return items;
 }
 
-/**
- * Refuses a campaign with a configuration that cannot compile and run a tiny program under the
- * campaign's limits: every test would be a finding. Ctrl-C during the check stops it quietly.
- */
-export async function checkCompilers(s: FuzzSettings): Promise<void> {
-  const stop = new AbortController();
-  const onSignal = (): void => stop.abort();
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
-  let broken;
-  try {
-    broken = await checkConfigurations(s.configurations, s.limits, s.jobs, stop.signal);
-  } finally {
-    process.removeListener('SIGINT', onSignal);
-    process.removeListener('SIGTERM', onSignal);
-  }
-  if (broken === undefined) throw errState('kiln fuzz: interrupted while checking the compilers; nothing was started');
-  if (broken.length === 0) return;
-  const [first] = broken;
-  const name = `${first!.config.compiler.name}${first!.config.optionsText ? ' ' + first!.config.optionsText : ''}`;
-  const mem = s.limits.compile.memoryMb ?? s.limits.run.memoryMb;
-  throw errBrokenConfiguration(
-    name,
-    first!.memoryLimited ? `${first!.reason} under the memory limit of ${mem} MiB, and works without it` : first!.reason,
-    broken.length - 1,
-    first!.memoryLimited
-      ? 'raise --memory (limits.compile.memory / limits.run.memory in the configuration file), or give none'
-      : `try '${[first!.config.compiler.command, ...first!.config.options].join(' ')} prog.c && ./a.out' by hand, or leave the configuration out`,
-  );
-}
-
 /** Runs one session of a campaign with resolved settings; resolves when it has stopped cleanly. */
 export async function fuzz(s: FuzzSettings): Promise<CampaignSummary> {
-  await checkCompilers(s);
+  const checkMs = await checkCompilers(s);
   const store = KilnStore.open(s.out, 'write');
   const campaignId = s.resume
     ? s.resume.id
@@ -354,7 +323,7 @@ export async function fuzz(s: FuzzSettings): Promise<CampaignSummary> {
   const seeds = store.seedProgress(campaignId);
   const remaining = s.maxTests === undefined ? undefined : Math.max(0, s.maxTests - seeds.done);
   const knownBuckets = store.knownBuckets();
-  say(progress, describeSession(s, campaignId, seeds));
+  say(progress, describeSession(s, campaignId, seeds, checkMs));
   if (s.resume) warnVersionChanges(progress, s);
 
   const stop = new AbortController();
@@ -462,12 +431,13 @@ export async function fuzz(s: FuzzSettings): Promise<CampaignSummary> {
   return summary;
 }
 
-function describeSession(s: FuzzSettings, id: number, seeds: { done: number; gaps: bigint[]; next: bigint }): string {
+function describeSession(s: FuzzSettings, id: number, seeds: { done: number; gaps: bigint[]; next: bigint }, checkMs: number): string {
   const compilers = s.compilers.map((c) => `  ${c.name.padEnd(12)} ${c.version}`).join('\n');
   const head = s.resume
     ? `kiln fuzz: resuming campaign ${id}: ${seeds.done} programs done, ${seeds.gaps.length} claimed seeds not finished (run first), then seeds from ${seeds.next}`
     : `kiln fuzz: campaign ${id}, seeds from ${seeds.next}`;
-  return `${head}; ${s.compilers.length} compilers × ${s.optionSets.length} option sets = ${s.configurations.length} configurations, ${s.jobs} jobs; results in ${s.out}\n${compilers}`;
+  const check = `each compiled and ran a check program (${(checkMs / 1000).toFixed(1)} s)`;
+  return `${head}; ${s.compilers.length} compilers × ${s.optionSets.length} option sets = ${s.configurations.length} configurations, ${check}; ${s.jobs} jobs; results in ${s.out}\n${compilers}`;
 }
 
 function warnVersionChanges(progress: Progress, s: FuzzSettings): void {

@@ -5,7 +5,8 @@ import { errState } from '../diag/errors.js';
 import { decideCap, programSize, type CapDecision } from './cap.js';
 import { DB_FILE, openDatabase, type OpenMode } from './db.js';
 import { replaceFileDurably, writeFolderDurably, type FileSpec } from './files.js';
-import { processAlive, processStart, thisHost } from './liveness.js';
+import { endDeadSessions, recordSession, runningElsewhere } from './sessions.js';
+import { campaignRow, findingRow, type RawCampaign, type RawFinding } from './rows.js';
 import { campaignBlocks, claimSeedBlock, SEED_BLOCK, unfinishedSeeds } from './seeds.js';
 
 /** Folders of the output directory. */
@@ -275,17 +276,11 @@ export class KilnStore {
       const c = this.campaign(id);
       if (!c) throw errState(`campaign ${id} does not exist in ${this.path}`);
       if (c.runningPid !== null && c.runningPid !== pid) {
-        const s = this.db.prepare('SELECT host, pid_start FROM sessions WHERE campaign_id = ? AND pid = ? AND ended_at IS NULL ORDER BY rowid DESC LIMIT 1').get(id, c.runningPid) as
-          | { host: string | null; pid_start: string | null }
-          | undefined;
-        // A session on another machine cannot be checked from here: it counts as running.
-        const elsewhere = s?.host != null && s.host !== thisHost();
-        if (elsewhere || processAlive(c.runningPid, s?.pid_start)) {
-          throw errState(`campaign ${id} is running in process ${c.runningPid}${elsewhere ? ` on ${s!.host}` : ''}`, 'stop that process first, or use another --out folder');
-        }
+        const where = runningElsewhere(this.db, id, c.runningPid);
+        if (where !== undefined) throw errState(`campaign ${id} is running in process ${c.runningPid}${where}`, 'stop that process first, or use another --out folder');
       }
       this.db.prepare('UPDATE campaigns SET running_pid = ?, ended_at = NULL, end_reason = NULL WHERE id = ?').run(pid, id);
-      this.db.prepare('INSERT INTO sessions (campaign_id, started_at, pid, host, pid_start) VALUES (?, ?, ?, ?, ?)').run(id, now(), pid, thisHost(), processStart(pid) ?? null);
+      recordSession(this.db, id, pid, now());
     })();
   }
 
@@ -294,23 +289,7 @@ export class KilnStore {
    * pid now belongs to another process, and the campaigns they were running. Returns how many.
    */
   endDeadSessions(): number {
-    const open = this.db.prepare('SELECT rowid AS r, campaign_id AS c, pid, host, pid_start FROM sessions WHERE ended_at IS NULL').all() as {
-      r: number;
-      c: number;
-      pid: number;
-      host: string | null;
-      pid_start: string | null;
-    }[];
-    const dead = open.filter((s) => (s.host === null || s.host === thisHost()) && !processAlive(s.pid, s.pid_start));
-    if (dead.length === 0) return 0;
-    this.db.transaction(() => {
-      const t = now();
-      for (const s of dead) {
-        this.db.prepare("UPDATE sessions SET ended_at = ?, end_reason = 'killed' WHERE rowid = ?").run(t, s.r);
-        this.db.prepare("UPDATE campaigns SET ended_at = ?, end_reason = 'killed', running_pid = NULL WHERE id = ? AND running_pid = ?").run(t, s.c, s.pid);
-      }
-    })();
-    return dead.length;
+    return endDeadSessions(this.db, now());
   }
 
   /** Records the end of this process's session of a campaign. */
@@ -424,19 +403,19 @@ export class KilnStore {
       )
       .safeIntegers(true)
       .all() as (RawFinding & { grp: string })[];
-    return rows.map((r) => this.findingRow(r, r.grp));
+    return rows.map((r) => findingRow(this.outDir, r, r.grp));
   }
 
   /** One finding by id. */
   finding(id: string): FindingRow | undefined {
     const r = this.db.prepare('SELECT * FROM findings WHERE id = ?').safeIntegers(true).get(id) as RawFinding | undefined;
-    return r && this.findingRow(r, r.fingerprint ?? r.bucket);
+    return r && findingRow(this.outDir, r, r.fingerprint ?? r.bucket);
   }
 
   /** Findings without a fingerprint yet, oldest first (what `kiln triage` works through). */
   untriagedFindings(): FindingRow[] {
     const rows = this.db.prepare('SELECT * FROM findings WHERE fingerprint IS NULL ORDER BY created_at, id').safeIntegers(true).all() as RawFinding[];
-    return rows.map((r) => this.findingRow(r, r.bucket));
+    return rows.map((r) => findingRow(this.outDir, r, r.bucket));
   }
 
   /**
@@ -482,91 +461,11 @@ export class KilnStore {
     return this.db.prepare('UPDATE findings SET reduced_lines = ?, reduced_file = ? WHERE id = ?').run(reduced.lines, file, findingId).changes > 0;
   }
 
-  private findingRow(r: RawFinding, group: string): FindingRow {
-    return {
-      id: r.id,
-      campaignId: Number(r.campaign_id),
-      seed: String(r.seed),
-      outcome: r.outcome,
-      bucket: r.bucket,
-      compiler: r.compiler,
-      compilerVersion: r.compiler_version,
-      options: r.options,
-      expected: r.expected,
-      actual: r.actual,
-      dir: join(this.outDir, r.dir),
-      createdAt: r.created_at,
-      fingerprint: r.fingerprint,
-      group,
-      reducedLines: r.reduced_lines === null ? null : Number(r.reduced_lines),
-      reducedFile: r.reduced_file === null ? null : isAbsolute(r.reduced_file) ? r.reduced_file : join(this.outDir, r.reduced_file),
-      hangStatus: r.hang_status,
-      nondeterministic: Number(r.nondeterministic) === 1,
-    };
-  }
 
   /** Buckets seen before in this store (to tell new buckets apart during a campaign). */
   knownBuckets(): Set<string> {
     return new Set((this.db.prepare('SELECT DISTINCT bucket FROM findings').all() as { bucket: string }[]).map((r) => r.bucket));
   }
-}
-
-interface RawCampaign {
-  id: bigint;
-  started_at: string;
-  ended_at: string | null;
-  end_reason: string | null;
-  config: string;
-  compilers: string;
-  seed_start: bigint;
-  max_tests: bigint | null;
-  programs: bigint;
-  discarded: bigint;
-  tests: bigint;
-  findings: bigint;
-  internal: bigint;
-  counters: string;
-  running_pid: bigint | null;
-}
-
-interface RawFinding {
-  id: string;
-  campaign_id: bigint;
-  seed: bigint;
-  outcome: string;
-  bucket: string;
-  compiler: string;
-  compiler_version: string;
-  options: string;
-  expected: string;
-  actual: string;
-  dir: string;
-  created_at: string;
-  fingerprint: string | null;
-  reduced_lines: bigint | null;
-  reduced_file: string | null;
-  hang_status: string | null;
-  nondeterministic: bigint;
-}
-
-function campaignRow(r: RawCampaign): CampaignRow {
-  return {
-    id: Number(r.id),
-    startedAt: r.started_at,
-    endedAt: r.ended_at,
-    endReason: r.end_reason,
-    config: JSON.parse(r.config) as unknown,
-    compilers: JSON.parse(r.compilers) as unknown,
-    seedStart: r.seed_start,
-    maxTests: r.max_tests === null ? null : Number(r.max_tests),
-    programs: Number(r.programs),
-    discarded: Number(r.discarded),
-    tests: Number(r.tests),
-    findings: Number(r.findings),
-    internal: Number(r.internal),
-    counters: JSON.parse(r.counters) as Record<string, number>,
-    runningPid: r.running_pid === null ? null : Number(r.running_pid),
-  };
 }
 
 function now(): string {

@@ -3,7 +3,7 @@
 // capped; two campaigns started on one folder never test one seed; a kill -9'd session is marked
 // ended by the next one; -j is bounded by the machine.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -113,6 +113,13 @@ describe('campaign guards', () => {
     expect(maxJobs({ cores: 1, memoryMb: 100 })).toBe(1);
     const e = await resolveSettings({ compilers: 'tcc', jobs: String(maxJobs() + 1) }).catch((x: unknown) => x);
     expect(e).toMatchObject({ code: 'KILN_BAD_OPTION', message: expect.stringMatching(/--jobs: expected at most \d+ on this machine/) });
+    const cfg = join(work, 'many-jobs.yaml');
+    writeFileSync(cfg, `compilers: [tcc]\njobs: ${maxJobs() + 1}\n`);
+    expect(await resolveSettings({ config: cfg }).catch((x: unknown) => x)).toMatchObject({ code: 'KILN_BAD_CONFIG', message: expect.stringMatching(/field 'jobs': \d+ is too many/) });
+    // The cap's own flag: an integer ≥ 1 or none.
+    expect((await resolveSettings({ compilers: 'tcc' })).maxPerBucket).toBe(25);
+    expect((await resolveSettings({ compilers: 'tcc', maxPerBucket: 'none' })).maxPerBucket).toBeUndefined();
+    expect(await resolveSettings({ compilers: 'tcc', maxPerBucket: '0' }).catch((x: unknown) => x)).toMatchObject({ code: 'KILN_BAD_OPTION', message: expect.stringMatching(/--max-per-bucket/) });
     const out = join(work, 'resume-jobs');
     const jobs = Math.min(3, maxJobs());
     const r = await runKiln(['fuzz', '--compilers', 'tcc', '--opts', '-O0', '--tests', '1', '--size', 'small', '--mode', 'arith', '-j', String(jobs), '--out', out]);
