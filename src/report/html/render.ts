@@ -1,6 +1,7 @@
 // The report as one self-contained HTML page: tables and finding sections are static HTML (they
 // read without scripts), plots are drawn by the inlined charting library from embedded JSON.
 // A Content-Security-Policy forbids every network request, so the page provably works offline.
+import { join } from 'node:path';
 import type { ChartAssets } from './assets.js';
 import { CLIENT_SCRIPT } from './client.js';
 import { clip, OUTCOME_ORDER, type Distribution, type FileLink, type GroupView, type ReportModel } from './model.js';
@@ -122,7 +123,7 @@ function groupSection(g: GroupView, i: number, outDir: string, earlierCampaigns:
   const head = `<details class="group" id="${g.anchor}" data-index="${i}"${i < OPEN_GROUPS ? ' open' : ''}>
 <summary><span class="key">${esc(g.key)}</span> <span class="muted">${esc(g.outcomes.join(', '))} · ${num(g.count)} finding${g.count === 1 ? '' : 's'} · ${esc(configsText(g))} · first ${esc(g.firstSeen.slice(0, 16).replace('T', ' '))}${r.reducedLines !== null ? ` · reduced to ${r.reducedLines} lines` : ''}</span>${badges(g, earlierCampaigns)}</summary>`;
   const body = `<table class="kv">
-<tr><th>pass to blame</th><td>${r.fingerprint ? `<code>${esc(r.fingerprint)}</code>` : `not triaged yet: <code>kiln triage ${esc(r.dir)}</code>`}</td></tr>
+<tr><th>pass to blame</th><td>${r.fingerprint ? `<code>${esc(r.fingerprint)}</code>` : `not triaged yet: <code>kiln triage ${esc(join(outDir, r.dir))}</code>`}</td></tr>
 <tr><th>buckets</th><td>${g.buckets.map((b) => `<code>${esc(b)}</code>`).join(' ')}</td></tr>
 <tr><th>configurations</th><td>${g.affected.map((a) => `${esc(`${a.compiler} ${a.options}`.trim())} <span class="muted">(${esc(a.compilerVersion)}; ${a.count})</span>`).join('<br>')}</td></tr>
 <tr><th>shown</th><td>${esc(r.id)} (seed ${esc(r.seed)}, ${esc(r.createdAt.slice(0, 19).replace('T', ' '))})</td></tr>
@@ -135,7 +136,7 @@ ${crash ? `<h4>Message</h4><pre class="stderr">${esc(clip(r.stderr, 4000))}</pre
 ${
   g.reducedText !== undefined
     ? `<h4>Reduced test case (${r.reducedLines ?? '?'} lines) <button class="copy" type="button" data-target="${codeId}">copy</button></h4><pre><code id="${codeId}">${esc(g.reducedText)}</code></pre>`
-    : `<p class="muted">Not reduced yet: <code>kiln reduce ${esc(r.dir)}</code> (or <code>kiln fuzz --reduce</code>).</p>`
+    : `<p class="muted">Not reduced yet: <code>kiln reduce ${esc(join(outDir, r.dir))}</code> (or <code>kiln fuzz --reduce</code>).</p>`
 }
 <h4>Findings over time</h4><figure class="plot group-plot"></figure>
 <h4>Findings</h4>
