@@ -172,6 +172,37 @@ describe('kiln report', () => {
   });
 });
 
+describe('kiln report with more groups than one page', () => {
+  it('shows 100 groups at load and adds the rest on request, each drawing when opened', async () => {
+    const work = mkdtempSync(join(tmpdir(), 'kiln-report-pages-'));
+    const browser = await launchChromium();
+    try {
+      const out = join(work, 'out');
+      // 130 programs, each with a finding in a bucket of its own: 130 groups.
+      const programs: SynthProgram[] = Array.from({ length: 130 }, (_, i) => ({ seed: i + 1, minute: i, genMs: 1, findings: [{ compiler: 'gcc', options: '-O0', outcome: 'binary-crash', bucket: `binary-crash:gcc:case-${i + 1}`, actual: 'SIGSEGV' }] }));
+      synthesiseCampaign(out, { start: START, compilers: [{ name: 'gcc', version: 'gcc 12.2.0' }], optionSets: ['-O0'], mode: 'csmith', size: 'small', programs, endMinute: 131, folders: false });
+      const w = writeReport(out, { sample: 0 });
+      const r = await openReport(browser, w.file);
+      const page = r.page;
+      expect(await page.$$eval('details.group', (els) => els.length)).toBe(100);
+      expect(await page.$eval('#more-groups', (e) => e.textContent)).toBe('show 30 more groups (30 not shown)');
+      await page.click('#more-groups');
+      expect(await page.$$eval('details.group', (els) => els.length)).toBe(130);
+      expect(await page.$$eval('#more-groups', (els) => els.length)).toBe(0);
+      expect(await page.$eval('#group-130 .key', (e) => e.textContent)).toBe('binary-crash:gcc:case-130');
+      await page.$eval('#group-130', (d) => d.setAttribute('open', ''));
+      await page.waitForFunction("document.getElementById('group-130').dataset.drawn === '1'");
+      expect(await marks(page, '#group-130 .group-plot', 'rect')).toBe(1);
+      expect(await page.$eval('#group-130', (e) => e.textContent)).toContain('SIGSEGV');
+      expect(r.errors).toEqual([]);
+      expect(r.requests).toEqual([]);
+    } finally {
+      await browser.close();
+      rmSync(work, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('kiln report (command)', () => {
   it('writes the report and names the file', async () => {
     const work = mkdtempSync(join(tmpdir(), 'kiln-report-cli-'));
