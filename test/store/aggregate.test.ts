@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { aggregateCampaign, FINDINGS_LISTED_PER_GROUP, MAX_TIME_BINS } from '../../src/store/aggregate.js';
+import { aggregateCampaign, FINDINGS_LISTED_PER_GROUP, LIVE_CODE_COLUMNS, MAX_TIME_BINS } from '../../src/store/aggregate.js';
 import { KilnStore } from '../../src/store/store.js';
 import { synthesiseCampaign, type SynthCampaign, type SynthProgram } from '../report/support/synth.js';
 
@@ -115,6 +115,28 @@ describe('aggregateCampaign', () => {
       expect(marks).toEqual({ 'wrong-code:clang:-O2': [false, false], 'old-session': [true, false], 'new-session': [true, true] });
       const first = aggregateCampaign(store, 1);
       expect(first.groups[0]!.newInSession).toBe(false);
+    } finally {
+      store.close();
+    }
+  });
+
+  it("reads the generator's live-code columns when the store has them", () => {
+    const out = outDir();
+    synthesiseCampaign(out, base([1, 2, 3, 4].map((seed) => ({ seed, minute: seed, genMs: 1 }))));
+    const store = KilnStore.open(out, 'write');
+    try {
+      expect(aggregateCampaign(store).liveCode).toBeUndefined();
+      const { statements, liveStatements, lines } = LIVE_CODE_COLUMNS;
+      store.db.exec(`ALTER TABLE seeds ADD COLUMN ${statements} INTEGER; ALTER TABLE seeds ADD COLUMN ${liveStatements} INTEGER; ALTER TABLE seeds ADD COLUMN ${lines} INTEGER`);
+      // Statements 100 each; 25, 50, 50 and 100 of them executed; 1,000 to 4,000 lines.
+      const set = store.db.prepare(`UPDATE seeds SET ${statements} = 100, ${liveStatements} = ?, ${lines} = ? WHERE seed = ?`);
+      [25, 50, 50, 100].forEach((live, i) => set.run(live, 1000 * (i + 1), i + 1));
+      const live = aggregateCampaign(store).liveCode!;
+      expect(live.statements.map((b) => b.count)).toEqual([4]);
+      expect(live.liveShare.reduce((n, b) => n + b.count, 0)).toBe(4);
+      expect(live.liveShare.map((b) => b.count)).toEqual([1, 2, 1]);
+      expect(live.liveShare[0]!.lo).toBeCloseTo(0.25);
+      expect(live.lines!.map((b) => b.count)).toEqual([1, 1, 1, 1]);
     } finally {
       store.close();
     }
