@@ -9,6 +9,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FEATURES } from '../../src/ir/census.js';
 import { writeReport } from '../../src/report/html/index.js';
+import { KilnStore } from '../../src/store/store.js';
 import { runKiln } from '../harness/support/cli.js';
 import { requireTool } from '../support/cc.js';
 import { launchChromium, openReport, type OpenedReport } from './support/browser.js';
@@ -198,6 +199,31 @@ describe('kiln report with more groups than one page', () => {
       expect(r.requests).toEqual([]);
     } finally {
       await browser.close();
+      rmSync(work, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('kiln report with internal cases', () => {
+  it('lists them as Kiln bugs, linked to their folders', () => {
+    const work = mkdtempSync(join(tmpdir(), 'kiln-report-internal-'));
+    try {
+      const out = join(work, 'out');
+      const id = synthesiseCampaign(out, { start: START, compilers: [{ name: 'gcc', version: 'gcc 12.2.0' }], optionSets: ['-O0'], mode: 'csmith', size: 'small', programs: PROGRAMS.slice(0, 2), endMinute: 3, folders: false });
+      mkdirSync(join(out, 'internal', `${id}-2`), { recursive: true });
+      const store = KilnStore.open(out, 'write');
+      try {
+        store.db.prepare('INSERT INTO internal_cases (id, campaign_id, seed, expected, actual, dir, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)').run(`${id}-2`, id, 2, 'checksum = 01', 'checksum = 02', join('internal', `${id}-2`), START);
+        store.db.prepare('UPDATE campaigns SET internal = 1 WHERE id = ?').run(id);
+      } finally {
+        store.close();
+      }
+      const html = readFileSync(writeReport(out, { sample: 0 }).file, 'utf8');
+      expect(html).toContain('<section id="internal">');
+      expect(html).toContain(`<a href="internal/${id}-2">${id}-2</a>`);
+      expect(html).toContain('<code>checksum = 02</code>');
+      expect(html).toContain('1 program on which every compiler agreed against the interpreter');
+    } finally {
       rmSync(work, { recursive: true, force: true });
     }
   });

@@ -69,7 +69,7 @@ function summary(m: ReportModel): string {
     ['programs', `${num(c.programs)} (${num(c.discarded)} discarded by the generator)`],
     ['tests', `${num(c.tests)} (${hours > 0 ? num(Math.round(c.tests / (hours * 60))) : '0'} per minute)`],
     ['findings', `${num(c.findings)} in ${num(m.groups.length)} groups (${triaged} triaged${a.earlierCampaigns > 0 ? `, ${m.groups.filter((g) => g.newInCampaign).length} new in this campaign` : ''}${a.sessions.length > 1 ? `, ${m.groups.filter((g) => g.newInSession).length} new this session` : ''})`],
-    ['internal', `${num(c.internal)} programs on which every compiler disagreed with the interpreter (Kiln bugs)`],
+    ['internal', `${num(c.internal)} program${c.internal === 1 ? '' : 's'} on which every compiler agreed against the interpreter (Kiln bugs)`],
   ];
   return `<section id="summary"><h2>Summary</h2>
 <table class="kv">${rows.map(([k, v]) => `<tr><th>${esc(k)}</th><td>${esc(v)}</td></tr>`).join('')}</table>
