@@ -12,3 +12,5 @@ export type { Generated, Discarded } from './repair/generate.js';
 export { emitC } from './emit/index.js';
 export type { EmitOptions } from './emit/index.js';
 export { KilnError } from './diag/errors.js';
+export { writeReport, REPORT_FILE } from './report/html/index.js';
+export type { WrittenReport, WriteReportOptions } from './report/html/index.js';

@@ -59,7 +59,11 @@ export function writeCampaignReport(out: string, opts: { file?: string; campaign
 /** How often a running campaign rewrites its report. */
 export const REPORT_REFRESH_MS = 3 * 60_000;
 
-/** Programs a periodic refresh regenerates at most (the sample grows over refreshes). */
+/**
+ * Programs one refresh regenerates at most, the final one included: the sample grows over the
+ * refreshes of a long campaign, while a short session's end (and a Ctrl-C) waits for a second or
+ * two at most. `kiln report` regenerates the whole sample.
+ */
 const NEW_SAMPLES_PER_REFRESH = 4;
 
 /**
@@ -88,7 +92,7 @@ export class ReportRefresher {
   finish(): string | undefined {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
-    return this.write(Infinity);
+    return this.write(NEW_SAMPLES_PER_REFRESH);
   }
 
   private write(maxNewSamples: number): string | undefined {

@@ -71,7 +71,7 @@ export interface FindingGroupAggregate {
   readonly lastSeen: string;
   /** No finding of an earlier campaign of this store is in the group. */
   readonly newInCampaign: boolean;
-  /** The group's first finding came in the campaign's latest session. */
+  /** The campaign has had several sessions and the group's first finding came in the latest. */
   readonly newInSession: boolean;
   readonly affected: readonly AffectedConfig[];
   /** The group's smallest reduced finding, else its first. */
@@ -101,6 +101,8 @@ export interface HistogramBin {
 /** Everything the report shows of a campaign, counted in SQL. */
 export interface CampaignAggregate {
   readonly campaign: CampaignRow;
+  /** Campaigns of the store before this one (their groups are not new). */
+  readonly earlierCampaigns: number;
   readonly sessions: readonly SessionSpan[];
   /** Wall time of all sessions (a running session counts up to now). */
   readonly timeSpentMs: number;
@@ -151,13 +153,15 @@ export function aggregateCampaign(store: KilnStore, campaignId?: number, nowIso:
     .all(p) as BinCount[];
   const outcomes = db.prepare('SELECT compiler, options, outcome, COUNT(*) AS count FROM tests WHERE campaign_id = ? GROUP BY compiler, options, outcome').all(id) as OutcomeCell[];
 
-  const lastSession = sessions.length ? sessions[sessions.length - 1]!.startedAt : start;
+  // With one session every group is new to it: the mark would say nothing.
+  const lastSession = sessions.length > 1 ? sessions[sessions.length - 1]!.startedAt : undefined;
   const groups = findingGroups(db, p, groupKey, bin('created_at'), lastSession);
+  const earlierCampaigns = (db.prepare('SELECT COUNT(*) AS n FROM campaigns WHERE id < ?').get(id) as { n: number }).n;
   const internalCases = (db.prepare('SELECT id, CAST(seed AS TEXT) AS seed, expected, actual, dir FROM internal_cases WHERE campaign_id = ? ORDER BY created_at, id').all(id) as InternalCaseRow[]).map((r) => ({ ...r }));
   const seedStatus = Object.fromEntries((db.prepare('SELECT status, COUNT(*) AS n FROM seeds WHERE campaign_id = ? GROUP BY status').all(id) as { status: string; n: number }[]).map((r) => [r.status, r.n]));
   const genMs = histogram(db, 'seeds', 'gen_ms', "campaign_id = @id AND status = 'tested' AND gen_ms IS NOT NULL", p);
   const liveCode = liveCodeHistograms(db, p);
-  return { campaign, sessions, timeSpentMs, startedAt: start, binMinutes, testsPerBin, findingsPerBin, newGroupsPerBin, outcomes, groups, internalCases, seedStatus, genMs, ...(liveCode ? { liveCode } : {}) };
+  return { campaign, earlierCampaigns, sessions, timeSpentMs, startedAt: start, binMinutes, testsPerBin, findingsPerBin, newGroupsPerBin, outcomes, groups, internalCases, seedStatus, genMs, ...(liveCode ? { liveCode } : {}) };
 }
 
 /** The seeds of a campaign whose program was tested (for the mode mix and the generator sample). */
@@ -190,7 +194,7 @@ function groupFinding(r: RawGroupFinding): GroupFinding {
   return { id: r.id, seed: r.seed, compiler: r.compiler, options: r.options, createdAt: r.created_at, dir: r.dir, reducedFile: r.reduced_file, reducedLines: r.reduced_lines };
 }
 
-function findingGroups(db: Database.Database, p: { id: number; start: string; width: number }, groupKey: string, bin: string, lastSession: string): FindingGroupAggregate[] {
+function findingGroups(db: Database.Database, p: { id: number; start: string; width: number }, groupKey: string, bin: string, lastSession: string | undefined): FindingGroupAggregate[] {
   const cols = 'grp, id, CAST(seed AS TEXT) AS seed, compiler, options, created_at, dir, reduced_file, reduced_lines';
   const heads = db
     .prepare(
@@ -239,7 +243,7 @@ function findingGroups(db: Database.Database, p: { id: number; start: string; wi
     firstSeen: h.first,
     lastSeen: h.last,
     newInCampaign: !older.has(h.grp),
-    newInSession: h.first >= lastSession,
+    newInSession: lastSession !== undefined && h.first >= lastSession,
     affected: affected.get(h.grp) ?? [],
     representative: reps.get(h.grp)!,
     listed: listed.get(h.grp) ?? [],

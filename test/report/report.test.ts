@@ -9,6 +9,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FEATURES } from '../../src/ir/census.js';
 import { writeReport } from '../../src/report/html/index.js';
+import { KilnStore } from '../../src/store/store.js';
 import { runKiln } from '../harness/support/cli.js';
 import { requireTool } from '../support/cc.js';
 import { launchChromium, openReport, type OpenedReport } from './support/browser.js';
@@ -169,6 +170,62 @@ describe('kiln report', () => {
     await report.page.screenshot({ path: png, fullPage: true });
     expect(readFileSync(png).subarray(1, 4).toString()).toBe('PNG');
     console.log(`kiln report screenshot: ${png}`);
+  });
+});
+
+describe('kiln report with more groups than one page', () => {
+  it('shows 100 groups at load and adds the rest on request, each drawing when opened', async () => {
+    const work = mkdtempSync(join(tmpdir(), 'kiln-report-pages-'));
+    const browser = await launchChromium();
+    try {
+      const out = join(work, 'out');
+      // 130 programs, each with a finding in a bucket of its own: 130 groups.
+      const programs: SynthProgram[] = Array.from({ length: 130 }, (_, i) => ({ seed: i + 1, minute: i, genMs: 1, findings: [{ compiler: 'gcc', options: '-O0', outcome: 'binary-crash', bucket: `binary-crash:gcc:case-${i + 1}`, actual: 'SIGSEGV' }] }));
+      synthesiseCampaign(out, { start: START, compilers: [{ name: 'gcc', version: 'gcc 12.2.0' }], optionSets: ['-O0'], mode: 'csmith', size: 'small', programs, endMinute: 131, folders: false });
+      const w = writeReport(out, { sample: 0 });
+      const r = await openReport(browser, w.file);
+      const page = r.page;
+      expect(await page.$$eval('details.group', (els) => els.length)).toBe(100);
+      expect(await page.$eval('#more-groups', (e) => e.textContent)).toBe('show 30 more groups (30 not shown)');
+      await page.click('#more-groups');
+      expect(await page.$$eval('details.group', (els) => els.length)).toBe(130);
+      expect(await page.$$eval('#more-groups', (els) => els.length)).toBe(0);
+      expect(await page.$eval('#group-130 .key', (e) => e.textContent)).toBe('binary-crash:gcc:case-130');
+      await page.$eval('#group-130', (d) => d.setAttribute('open', ''));
+      await page.waitForFunction("document.getElementById('group-130').dataset.drawn === '1'");
+      expect(await marks(page, '#group-130 .group-plot', 'rect')).toBe(1);
+      expect(await page.$eval('#group-130', (e) => e.textContent)).toContain('SIGSEGV');
+      expect(r.errors).toEqual([]);
+      expect(r.requests).toEqual([]);
+    } finally {
+      await browser.close();
+      rmSync(work, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('kiln report with internal cases', () => {
+  it('lists them as Kiln bugs, linked to their folders', () => {
+    const work = mkdtempSync(join(tmpdir(), 'kiln-report-internal-'));
+    try {
+      const out = join(work, 'out');
+      const id = synthesiseCampaign(out, { start: START, compilers: [{ name: 'gcc', version: 'gcc 12.2.0' }], optionSets: ['-O0'], mode: 'csmith', size: 'small', programs: PROGRAMS.slice(0, 2), endMinute: 3, folders: false });
+      mkdirSync(join(out, 'internal', `${id}-2`), { recursive: true });
+      const store = KilnStore.open(out, 'write');
+      try {
+        store.db.prepare('INSERT INTO internal_cases (id, campaign_id, seed, expected, actual, dir, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)').run(`${id}-2`, id, 2, 'checksum = 01', 'checksum = 02', join('internal', `${id}-2`), START);
+        store.db.prepare('UPDATE campaigns SET internal = 1 WHERE id = ?').run(id);
+      } finally {
+        store.close();
+      }
+      const html = readFileSync(writeReport(out, { sample: 0 }).file, 'utf8');
+      expect(html).toContain('<section id="internal">');
+      expect(html).toContain(`<a href="internal/${id}-2">${id}-2</a>`);
+      expect(html).toContain('<code>checksum = 02</code>');
+      expect(html).toContain('1 program on which every compiler agreed against the interpreter');
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
   });
 });
 

@@ -99,24 +99,41 @@ export const CLIENT_SCRIPT = String.raw`
   }
   bindCopy(document);
 
-  // A closed group's body is a template: it becomes part of the page, and its plot is drawn,
-  // when the section is first opened.
+  // A closed group's body, and every group past the first page, are HTML kept in JSON: a body
+  // becomes part of the page, and its plot is drawn, when its section is first opened.
+  var deferred;
+  function lazy() { return deferred || (deferred = JSON.parse(document.getElementById('kiln-groups').textContent)); }
   function openGroup(details) {
     if (details.dataset.drawn) return;
     details.dataset.drawn = '1';
-    var tpl = details.querySelector(':scope > template');
-    if (tpl) {
-      var body = tpl.content.cloneNode(true);
-      bindCopy(body);
-      tpl.replaceWith(body);
+    var html = lazy().bodies[details.dataset.index];
+    if (html) {
+      details.insertAdjacentHTML('beforeend', html);
+      bindCopy(details);
     }
     var el = details.querySelector('.group-plot');
     var bins = D.groupBins[details.dataset.index];
     el.replaceChildren(timeBars(bins, width(el), { label: 'findings', color: '#ff725c', height: 140 }));
   }
-  document.querySelectorAll('details.group').forEach(function (d) {
+  function wire(d) {
     if (d.open) openGroup(d);
     d.addEventListener('toggle', function () { if (d.open) openGroup(d); });
+  }
+  document.querySelectorAll('details.group').forEach(wire);
+  var more = document.getElementById('more-groups');
+  var shownMore = 0;
+  if (more) more.addEventListener('click', function () {
+    var list = lazy().more;
+    var size = Number(more.dataset.page);
+    var page = list.slice(shownMore, shownMore + size);
+    var holder = document.getElementById('group-list');
+    var first = holder.children.length;
+    holder.insertAdjacentHTML('beforeend', page.join('\n'));
+    for (var i = first; i < holder.children.length; i++) wire(holder.children[i]);
+    shownMore += page.length;
+    var rest = list.length - shownMore;
+    if (rest > 0) more.textContent = 'show ' + Math.min(rest, size).toLocaleString() + ' more groups (' + rest.toLocaleString() + ' not shown)';
+    else more.remove();
   });
   // A link to a group opens it.
   window.addEventListener('hashchange', function () {

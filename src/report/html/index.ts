@@ -1,6 +1,6 @@
 // `kiln report`'s library entry: one campaign of an output folder → one self-contained HTML file.
 import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { KilnStore } from '../../store/store.js';
 import { loadChartAssets, type ChartAssets } from './assets.js';
 import { buildReportModel, type ReportOptions } from './model.js';
@@ -43,7 +43,7 @@ export function writeReport(outDir: string, opts: WriteReportOptions = {}): Writ
   } finally {
     store.close();
   }
-  const tmp = join(dirname(file), `.${REPORT_FILE}.tmp-${process.pid}`);
+  const tmp = join(dirname(file), `.${basename(file)}.tmp-${process.pid}`);
   try {
     const fd = openSync(tmp, 'w', 0o644);
     try {

@@ -1,12 +1,16 @@
 // The report as one self-contained HTML page: tables and finding sections are static HTML (they
 // read without scripts), plots are drawn by the inlined charting library from embedded JSON.
 // A Content-Security-Policy forbids every network request, so the page provably works offline.
+import { join } from 'node:path';
 import type { ChartAssets } from './assets.js';
 import { CLIENT_SCRIPT } from './client.js';
 import { clip, OUTCOME_ORDER, type Distribution, type FileLink, type GroupView, type ReportModel } from './model.js';
 
 /** Groups whose section is open when the page loads (the rest open on a click). */
 const OPEN_GROUPS = 3;
+
+/** Group sections on the page at load; more are added a page at a time. */
+const GROUPS_PER_PAGE = 100;
 
 /** Renders the page. */
 export function renderReport(m: ReportModel, assets: ChartAssets): string {
@@ -64,8 +68,8 @@ function summary(m: ReportModel): string {
     ['jobs', m.jobs === null ? '?' : String(m.jobs)],
     ['programs', `${num(c.programs)} (${num(c.discarded)} discarded by the generator)`],
     ['tests', `${num(c.tests)} (${hours > 0 ? num(Math.round(c.tests / (hours * 60))) : '0'} per minute)`],
-    ['findings', `${num(c.findings)} in ${num(m.groups.length)} groups (${triaged} triaged, ${m.groups.filter((g) => g.newInCampaign).length} new in this campaign)`],
-    ['internal', `${num(c.internal)} programs on which every compiler disagreed with the interpreter (Kiln bugs)`],
+    ['findings', `${num(c.findings)} in ${num(m.groups.length)} groups (${triaged} triaged${a.earlierCampaigns > 0 ? `, ${m.groups.filter((g) => g.newInCampaign).length} new in this campaign` : ''}${a.sessions.length > 1 ? `, ${m.groups.filter((g) => g.newInSession).length} new this session` : ''})`],
+    ['internal', `${num(c.internal)} program${c.internal === 1 ? '' : 's'} on which every compiler agreed against the interpreter (Kiln bugs)`],
   ];
   return `<section id="summary"><h2>Summary</h2>
 <table class="kv">${rows.map(([k, v]) => `<tr><th>${esc(k)}</th><td>${esc(v)}</td></tr>`).join('')}</table>
@@ -79,34 +83,47 @@ function summary(m: ReportModel): string {
 
 function groupsSection(m: ReportModel): string {
   if (m.groups.length === 0) return `<section id="groups"><h2>Findings</h2><p>No findings.</p></section>`;
-  const index = m.groups
-    .map(
-      (g) =>
-        `<tr><td><a href="#${g.anchor}">${esc(g.key)}</a>${badges(g)}</td><td>${esc(g.outcomes.join(', '))}</td><td class="n">${num(g.count)}</td><td>${esc(g.affected.map((a) => `${a.compiler} ${a.options}`.trim()).join(', '))}</td><td>${esc(g.firstSeen.slice(0, 16).replace('T', ' '))}</td><td class="n">${g.representative.reducedLines ?? '—'}</td></tr>`,
-    )
-    .join('\n');
-  return `<section id="groups"><h2>Findings by group</h2>
-<p class="muted">One group per triage fingerprint (the pass to blame), or per campaign bucket for findings not triaged yet (<code>kiln triage</code>). Each section shows the group's smallest reduced finding, else its first.</p>
-<table class="index"><thead><tr><th>group</th><th>outcome</th><th class="n">findings</th><th>configurations</th><th>first seen (UTC)</th><th class="n">reduced lines</th></tr></thead><tbody>
-${index}
-</tbody></table>
-${m.groups.map((g, i) => groupSection(g, i, m.outDir)).join('\n')}
-</section>`;
+  const sections = m.groups.map((g, i) => groupSection(g, i, m.outDir, m.agg.earlierCampaigns > 0));
+  const shown = sections.slice(0, GROUPS_PER_PAGE);
+  // Groups past the first page, and every closed section's body, wait in JSON until asked for.
+  const deferred = { bodies: sections.map((x) => x.closedBody), more: sections.slice(GROUPS_PER_PAGE).map((x) => x.html) };
+  const rest = m.groups.length - shown.length;
+  return `<section id="groups"><h2>Findings by group (${num(m.groups.length)})</h2>
+<p class="muted">One group per triage fingerprint (the pass to blame), or per campaign bucket for findings not triaged yet (<code>kiln triage</code>), in order of first appearance. Each section shows the group's smallest reduced finding, else its first; a click opens it.</p>
+<div id="group-list">
+${shown.map((x) => x.html).join('\n')}
+</div>
+${rest > 0 ? `<p><button type="button" id="more-groups" data-page="${GROUPS_PER_PAGE}">show ${num(Math.min(rest, GROUPS_PER_PAGE))} more groups (${num(rest)} not shown)</button></p>` : ''}
+</section>
+<script type="application/json" id="kiln-groups">${jsonForScript(deferred)}</script>`;
 }
 
-function badges(g: GroupView): string {
-  return `${g.newInSession ? ' <span class="badge new">new this session</span>' : g.newInCampaign ? ' <span class="badge">new in this campaign</span>' : ''}${g.triaged ? '' : ' <span class="badge muted">not triaged</span>'}`;
+/** The configurations of a group, the first few named. */
+function configsText(g: GroupView): string {
+  const names = g.affected.map((a) => `${a.compiler} ${a.options}`.trim());
+  return names.length <= 4 ? names.join(', ') : `${names.slice(0, 3).join(', ')} and ${names.length - 3} more`;
 }
 
-function groupSection(g: GroupView, i: number, outDir: string): string {
+/** Marks of a group: new this session (of several), new in this campaign (of several), not triaged. */
+function badges(g: GroupView, earlierCampaigns: boolean): string {
+  const fresh = g.newInSession ? ' <span class="badge new">new this session</span>' : earlierCampaigns && g.newInCampaign ? ' <span class="badge new">new in this campaign</span>' : '';
+  return `${fresh}${g.triaged ? '' : ' <span class="badge muted">not triaged</span>'}`;
+}
+
+/**
+ * A group's section. A closed section's body is returned apart: the page keeps it as a string in
+ * JSON and builds it when the section is first opened, so thousands of findings cost the browser
+ * neither HTML parsing nor layout at load (the text is still in the file).
+ */
+function groupSection(g: GroupView, i: number, outDir: string, earlierCampaigns: boolean): { html: string; closedBody: string | null } {
   const r = g.representative;
   const codeId = `code-${g.anchor}`;
   const crash = r.outcome !== 'wrong-code' && r.stderr.trim() !== '';
   const more = g.count - g.listed.length;
   const head = `<details class="group" id="${g.anchor}" data-index="${i}"${i < OPEN_GROUPS ? ' open' : ''}>
-<summary><span class="key">${esc(g.key)}</span> <span class="muted">${esc(g.outcomes.join(', '))} · ${num(g.count)} finding${g.count === 1 ? '' : 's'}</span>${badges(g)}</summary>`;
+<summary><span class="key">${esc(g.key)}</span> <span class="muted">${esc(g.outcomes.join(', '))} · ${num(g.count)} finding${g.count === 1 ? '' : 's'} · ${esc(configsText(g))} · first ${esc(g.firstSeen.slice(0, 16).replace('T', ' '))}${r.reducedLines !== null ? ` · reduced to ${r.reducedLines} lines` : ''}</span>${badges(g, earlierCampaigns)}</summary>`;
   const body = `<table class="kv">
-<tr><th>pass to blame</th><td>${r.fingerprint ? `<code>${esc(r.fingerprint)}</code>` : `not triaged yet: <code>kiln triage ${esc(r.dir)}</code>`}</td></tr>
+<tr><th>pass to blame</th><td>${r.fingerprint ? `<code>${esc(r.fingerprint)}</code>` : `not triaged yet: <code>kiln triage ${esc(join(outDir, r.dir))}</code>`}</td></tr>
 <tr><th>buckets</th><td>${g.buckets.map((b) => `<code>${esc(b)}</code>`).join(' ')}</td></tr>
 <tr><th>configurations</th><td>${g.affected.map((a) => `${esc(`${a.compiler} ${a.options}`.trim())} <span class="muted">(${esc(a.compilerVersion)}; ${a.count})</span>`).join('<br>')}</td></tr>
 <tr><th>shown</th><td>${esc(r.id)} (seed ${esc(r.seed)}, ${esc(r.createdAt.slice(0, 19).replace('T', ' '))})</td></tr>
@@ -119,15 +136,13 @@ ${crash ? `<h4>Message</h4><pre class="stderr">${esc(clip(r.stderr, 4000))}</pre
 ${
   g.reducedText !== undefined
     ? `<h4>Reduced test case (${r.reducedLines ?? '?'} lines) <button class="copy" type="button" data-target="${codeId}">copy</button></h4><pre><code id="${codeId}">${esc(g.reducedText)}</code></pre>`
-    : `<p class="muted">Not reduced yet: <code>kiln reduce ${esc(r.dir)}</code> (or <code>kiln fuzz --reduce</code>).</p>`
+    : `<p class="muted">Not reduced yet: <code>kiln reduce ${esc(join(outDir, r.dir))}</code> (or <code>kiln fuzz --reduce</code>).</p>`
 }
 <h4>Findings over time</h4><figure class="plot group-plot"></figure>
 <h4>Findings</h4>
 <ul class="findings">${g.listed.map((f, k) => `<li><a href="${esc(g.listedLinks[k]!.href)}">${esc(f.id)}</a> <span class="muted">${esc(`${f.compiler} ${f.options}`.trim())}, seed ${esc(f.seed)}${f.reducedLines !== null ? `, reduced to ${f.reducedLines} lines` : ''}</span></li>`).join('')}</ul>
 ${more > 0 ? `<p class="muted">… and ${num(more)} more: <code>kiln findings --out ${esc(outDir)}</code> lists them all.</p>` : ''}`;
-  // A closed section's body is an inert template until it is first opened: thousands of findings
-  // then cost the browser no style or layout work at load (the text is still in the file).
-  return `${head}\n${i < OPEN_GROUPS ? body : `<template>${body}</template>`}\n</details>`;
+  return { html: `${head}\n${i < OPEN_GROUPS ? body : ''}\n</details>`, closedBody: i < OPEN_GROUPS ? null : body };
 }
 
 function internalSection(m: ReportModel): string {
@@ -226,14 +241,13 @@ th,td{padding:3px 10px 3px 0;text-align:left;vertical-align:top}
 thead th{border-bottom:1px solid #ccc}
 table.kv th{color:#555;font-weight:600;white-space:nowrap}
 td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}
-table.index td{border-bottom:1px solid #f0f0f0}
 code,pre{font:12px/1.4 ui-monospace,"DejaVu Sans Mono",monospace}
 pre{background:#f6f8fa;border:1px solid #e3e3e3;padding:8px;overflow:auto;max-height:480px}
 pre.stderr{background:#fff5f5}
 .muted{color:#666}
 .badge{display:inline-block;font-size:11px;padding:0 6px;border-radius:8px;background:#eef;color:#336;margin-left:4px}
 .badge.new{background:#fde2e1;color:#a11}
-details.group{border:1px solid #e3e3e3;border-radius:6px;margin:10px 0;padding:6px 12px}
+details.group{border:1px solid #e3e3e3;border-radius:6px;margin:6px 0;padding:4px 12px}
 details.group>summary{cursor:pointer;font-weight:600}
 details.group .key{font-family:ui-monospace,monospace}
 figure.plot{margin:4px 0;min-height:40px}
