@@ -243,7 +243,7 @@ export const LivePolicy = z
       'share of the statement budget (limits.maxStatements) added after the first clean run, in rounds, to blocks that ran; ' +
         'each round is executed and repaired like any other code, and dropped if it cannot be made clean within the step budget. 0: off',
     ),
-    roundStatements: count(120, 'statements added per extension round (a round is one interpreter run, or a few with repairs)', 10_000),
+    roundStatements: count(100, 'statements added per extension round (a round is one interpreter run, or a few with repairs)', 10_000),
     calls: weight(0.6, 'chance that an extension round adds a call, from a block that ran, to a function the run never entered (and that cannot reach the caller)'),
     balanceBranches: weight(
       0.5,

@@ -60,7 +60,7 @@ function generateCsmithProgram(seed: number | bigint | string, policy: Policy): 
 }
 
 /** Repair runs one extension round may take before it is dropped. */
-const ROUND_RUNS = 4;
+const ROUND_RUNS = 6;
 /** The one round that makes existing code run (after the first statement round: runs cost steps, so rounds are few). */
 const REVEAL_ROUND = 1;
 /** Consecutive dropped rounds after which extension stops. */
