@@ -7,6 +7,7 @@ import type { Policy } from '../gen/policy.js';
 import { generateProgram } from '../repair/generate.js';
 import { isModeChoice, MODE_CHOICES, modeFor, type ModeChoice } from '../gen/mode.js';
 import { wrappedShare } from '../ir/census.js';
+import { liveStats } from '../interp/live.js';
 import { INJECT_KINDS } from '../edge/inject.js';
 import { generateUBOne, parseUBKind } from './gen-ub.js';
 import { makeDirectory } from '../store/files.js';
@@ -131,6 +132,7 @@ function generateOne(seed: bigint, policy: Policy, choice: ModeChoice, target: (
   else if (!json) process.stdout.write(files.length === 1 ? files[0]!.content : files.map((f) => `// ==> ${f.name} <==\n${f.content}${f.content.endsWith('\n') ? '' : '\n'}`).join(''));
   if (json) {
     const share = wrappedShare(r.program);
+    const live = liveStats(r.program, r.profile);
     process.stdout.write(
       JSON.stringify({
         seed: String(seed),
@@ -143,6 +145,10 @@ function generateOne(seed: bigint, policy: Policy, choice: ModeChoice, target: (
         runs: r.stats.runs,
         genMs: round(r.genMs),
         steps: r.profile.steps,
+        statements: live.statements,
+        liveStatements: live.liveStatements,
+        functions: live.functions,
+        liveFunctions: live.liveFunctions,
         wrapped: share.wrapped,
         operations: share.operations,
         repairsByRule: r.stats.byRule,

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { emitC } from '../emit/c.js';
 import { C99_KEYWORDS, C99_OPERATORS, censusOf, FEATURES, keywordsIn, wrappedShare, type Feature } from '../ir/census.js';
 import { generateProgram } from '../repair/generate.js';
+import { liveStats } from '../interp/live.js';
 import { loadPolicy, parseCount, parseSeed, reportAndExit } from './util.js';
 
 interface StatsOptions {
@@ -43,6 +44,8 @@ function runStats(opts: StatsOptions): void {
   let discarded = 0;
   let wrapped = 0;
   let operations = 0;
+  // Live metrics per program: what `kiln gen --json` reports, as distributions.
+  const dist: Record<LiveMetric, number[]> = { statements: [], liveStatements: [], liveShare: [], steps: [], liveFunctionShare: [] };
   for (let i = 0n; i < BigInt(count); i++) {
     const r = generateProgram(first + i, policy);
     if (!r.ok) {
@@ -54,6 +57,12 @@ function runStats(opts: StatsOptions): void {
     for (const f of c.features) featureCounts.set(f, (featureCounts.get(f) ?? 0) + 1);
     for (const o of c.operators) operatorCounts.set(o, (operatorCounts.get(o) ?? 0) + 1);
     for (const k of keywordsIn(emitC(r.program))) keywordCounts.set(k, (keywordCounts.get(k) ?? 0) + 1);
+    const ls = liveStats(r.program, r.profile);
+    dist.statements.push(ls.statements);
+    dist.liveStatements.push(ls.liveStatements);
+    dist.liveShare.push(ls.liveStatements / Math.max(1, ls.statements));
+    dist.steps.push(r.profile.steps);
+    dist.liveFunctionShare.push(ls.liveFunctions / Math.max(1, ls.functions));
     const w = wrappedShare(r.program);
     wrapped += w.wrapped;
     operations += w.operations;
@@ -73,6 +82,7 @@ function runStats(opts: StatsOptions): void {
           operators: { covered: operatorsUsed.length, of: C99_OPERATORS.length, shares: Object.fromEntries(C99_OPERATORS.map((o) => [o, share(operatorCounts.get(o))])) },
           keywords: { covered: keywordsUsed.length, of: C99_KEYWORDS.length, shares: Object.fromEntries(C99_KEYWORDS.map((k) => [k, share(keywordCounts.get(k))])) },
           wrapped: { wrapped, operations },
+          live: Object.fromEntries(LIVE_METRICS.map((m) => [m, quartiles(dist[m])])),
         },
         null,
         2,
@@ -87,6 +97,29 @@ function runStats(opts: StatsOptions): void {
   out.push(`  ${C99_OPERATORS.map((o) => `${o} ${pct(share(operatorCounts.get(o))).trim()}`).join(', ')}`);
   out.push('', `C99 keywords used: ${keywordsUsed.length} of ${C99_KEYWORDS.length} (Csmith: 22)`);
   out.push(`  ${keywordsUsed.join(' ')}`);
+  out.push('', 'live code (25% / median / 75% of programs):');
+  for (const m of LIVE_METRICS) {
+    const q = quartiles(dist[m]);
+    const f = (x: number): string => (m.endsWith('Share') ? `${(100 * x).toFixed(1)}%` : String(Math.round(x)));
+    out.push(`  ${m.padEnd(18)} ${[q.q1, q.median, q.q3].map(f).join(' / ').padStart(24)}   ${LIVE_DESCRIPTIONS[m]}`);
+  }
   out.push('', `wrapped operations: ${wrapped} of ${operations} (${((100 * wrapped) / Math.max(1, operations)).toFixed(2)}%; Csmith wraps every one)`);
   process.stdout.write(out.join('\n') + '\n');
+}
+
+type LiveMetric = 'statements' | 'liveStatements' | 'liveShare' | 'steps' | 'liveFunctionShare';
+const LIVE_METRICS: readonly LiveMetric[] = ['statements', 'liveStatements', 'liveShare', 'steps', 'liveFunctionShare'];
+const LIVE_DESCRIPTIONS: Record<LiveMetric, string> = {
+  statements: 'statements of the test code (every function but main)',
+  liveStatements: 'of them executed at least once',
+  liveShare: 'liveStatements / statements',
+  steps: 'statements executed + loop iterations (the interpreter\'s steps)',
+  liveFunctionShare: 'functions entered at least once',
+};
+
+/** First quartile, median and third quartile (nearest rank). */
+function quartiles(xs: readonly number[]): { q1: number; median: number; q3: number } {
+  const s = [...xs].sort((a, b) => a - b);
+  const at = (q: number): number => (s.length ? s[Math.round(q * (s.length - 1))]! : 0);
+  return { q1: at(0.25), median: at(0.5), q3: at(0.75) };
 }

@@ -267,7 +267,8 @@ export function newVariable(g: GenContext, want: Want): VarDecl | undefined {
     // A pointer local may point at objects of its own block or outer ones, never deeper ones.
     const depth = g.fn.blocks.length - 1;
     const addressable = (pointee: Type): Expr | undefined => addressOf(g, pointee, true, depth);
-    if (g.block.locals.length >= g.policy.limits.maxLocalsPerBlock) {
+    // While extending (globals frozen), a local past the block's limit beats having no object at all.
+    if (g.block.locals.length >= g.policy.limits.maxLocalsPerBlock && !g.globalsFrozen) {
       if (!g.canAddGlobal()) return undefined;
     } else {
       const d = b.local(g.name('l_'), t, initialiser(g, t, addressable));

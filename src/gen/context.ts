@@ -45,7 +45,8 @@ export interface FnCtx {
 
 /** All the state of one program's generation; one instance per program, nothing global. */
 export class GenContext {
-  readonly b: IRBuilder;
+  /** The id source; live-guided extension points it at the repaired program's builder, so ids stay unique across generation and repair. */
+  b: IRBuilder;
   readonly records: RecordT[] = [];
   readonly globals: VarDecl[] = [];
   readonly funcs: FuncInfo[] = [];
@@ -78,12 +79,25 @@ export class GenContext {
   readonly unionMembers = new Map<string, number>();
   /** Inside an array loop: a raised chance of indexing with its induction variable. */
   loopIndexBias: number | undefined;
+  /** Statements the program may have: `limits.maxStatements`, lowered while the raw program of live-guided generation is drawn. */
+  statementBudget: number;
+  /** No new globals (live-guided extension: the checksum harness in `main` already hashes every global there is). */
+  globalsFrozen = false;
+  /** Blocks below this depth of the function under construction are not goto targets (extension leaves enclosing blocks as they are). */
+  gotoFloor = 0;
+  /**
+   * While extending code that ran: how often the code being generated will run (`runs`, from the
+   * profile, times the trip counts of the loops entered since) and the steps it may add, so a
+   * loop's trip count can be drawn as long as the step budget allows (see `forLoop`).
+   */
+  live: { runs: number; readonly steps: number } | undefined;
 
   constructor(
     readonly rng: Rng,
     readonly policy: Policy,
   ) {
     this.b = new IRBuilder();
+    this.statementBudget = policy.limits.maxStatements;
     const all = [C.int8, C.uint8, C.int16, C.uint16, C.int32, C.uint32, C.int64, C.uint64];
     this.intTypes = policy.features.math64 ? all : all.filter((t) => t.bits <= 32);
     const classic = [C.char, C.schar, C.uchar, C.short, C.ushort, C.int, C.uint, C.long, C.ulong, C.llong, C.ullong];
@@ -119,7 +133,7 @@ export class GenContext {
 
   /** Whether another global may be created. */
   canAddGlobal(): boolean {
-    return this.globals.length < this.policy.limits.maxGlobals;
+    return !this.globalsFrozen && this.globals.length < this.policy.limits.maxGlobals;
   }
 
   /** Records a new global (kept in creation order, so initialisers only refer to earlier globals). */

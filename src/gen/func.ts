@@ -66,9 +66,13 @@ export function createFunction(g: GenContext, ret: Type, opts: { name?: string; 
   };
   g.funcs.push(info);
   const savedComplexity = g.complexity;
+  // A goto floor belongs to the function being extended, not to one begun from inside it.
+  const savedFloor = g.gotoFloor;
+  g.gotoFloor = 0;
   g.fnStack.push({ info, params, blocks: [], loops: [] });
   const body = genBlock(g, { inLoop: false, ret: isRecord(ret) || ret.kind !== 'void' ? ret : undefined, functionBody: true });
   g.fnStack.pop();
+  g.gotoFloor = savedFloor;
   g.complexity = savedComplexity;
   info.decl = b.func(info.sig.name, ret, params, body, info.sig.id, true, rng.chance(policy.choices.inlineFunction));
   info.complete = true;

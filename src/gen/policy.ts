@@ -230,6 +230,36 @@ export const ArithPolicy = z
   })
   .strict();
 
+/**
+ * Live-guided generation (generate, execute, extend): the interpreter's profile of the repaired
+ * program steers what is added next, so more of the program runs and its loops iterate. Each
+ * mechanism can be switched off (0); `extend: 0` switches them all off and gives the programs of
+ * plain generate-execute-repair.
+ */
+export const LivePolicy = z
+  .object({
+    extend: weight(
+      0.5,
+      'share of the statement budget (limits.maxStatements) added after the first clean run, in rounds, to blocks that ran; ' +
+        'each round is executed and repaired like any other code, and dropped if it cannot be made clean within the step budget. 0: off',
+    ),
+    roundStatements: count(100, 'statements added per extension round (a round is one interpreter run, or a few with repairs)', 10_000),
+    calls: weight(0.6, 'chance that an extension round adds a call, from a block that ran, to a function the run never entered (and that cannot reach the caller)'),
+    balanceBranches: weight(
+      0.5,
+      'chance that an if run several times with its condition always true (or always false) gets `c && (v & 1)` (or `c || (v & 1)`), ' +
+        'v the induction variable of the enclosing loop, so both sides run',
+    ),
+    longLoops: weight(0.35, 'chance that a loop added to code that ran draws its trip count log-uniformly from 8 to maxLongTrip (else the usual short trip)'),
+    maxLongTrip: count(256, 'largest trip count of such a loop (vectorised main bodies, unrolled steady states)', 100_000),
+    stepTarget: count(
+      15_000,
+      'interpreter steps the extensions aim for: a new loop is only as long as the steps left to this target allow, times how often its block ran',
+      1e9,
+    ),
+  })
+  .strict();
+
 /** Limits of the generate-execute-repair loop. */
 export const RepairLimits = z
   .object({
@@ -253,6 +283,7 @@ export const PolicySchema = z
     limits: Limits.prefault({}),
     choices: Choices.prefault({}),
     repair: RepairLimits.prefault({}),
+    live: LivePolicy.prefault({}),
     arith: ArithPolicy.prefault({}),
   })
   .strict()

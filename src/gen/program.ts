@@ -19,10 +19,21 @@ import { genRecords } from './types.js';
  * interpreter and rewrites each site that would hit undefined behaviour.
  */
 export function generateRaw(seed: number | bigint | string, basePolicy: Policy): Program {
+  return generateRawContext(seed, basePolicy).program;
+}
+
+/**
+ * {@link generateRaw}, also returning the generator's state, so live-guided generation can draw
+ * more statements into the program later (src/gen/live.ts). With `live.extend` on, the raw
+ * program gets only its share of the statement budget; the budget is restored for the extensions.
+ */
+export function generateRawContext(seed: number | bigint | string, basePolicy: Policy): { program: Program; g: GenContext } {
   const rng = Rng.seeded(seed);
   // Per-program distributions (YARPGen's shuffling) and switched-off features (swarm testing).
   const policy = programPolicy(basePolicy, rng);
   const g = new GenContext(rng, policy);
+  const extend = Math.min(1, Math.max(0, policy.live.extend));
+  g.statementBudget = Math.round(policy.limits.maxStatements * (1 - extend));
   genRecords(g);
   const nGlobals = rng.int(policy.limits.minGlobals, Math.max(policy.limits.minGlobals, Math.min(policy.limits.maxGlobals, policy.limits.minGlobals * 2)));
   for (let i = 0; i < nGlobals && g.canAddGlobal(); i++) newVariable(g, {});
@@ -31,17 +42,19 @@ export function generateRaw(seed: number | bigint | string, basePolicy: Policy):
   const main = genMain(g, func1.sig);
   const funcs = g.funcs.map((f) => markRegisterLocals(g, f.decl!));
   const safeMath = rng.chance(policy.choices.macroSafeMath) ? 'macro' : 'function';
-  return g.b.program({
+  const program = g.b.program({
     records: g.records,
     globals: g.globals,
     funcs: [...funcs, main],
     main,
     meta: { seed: String(seed), mode: 'csmith', safeMath },
   });
+  g.statementBudget = policy.limits.maxStatements;
+  return { program, g };
 }
 
 /** Declares some scalar locals `register`: only those whose address is never taken (C forbids it). */
-function markRegisterLocals(g: GenContext, f: FuncDecl): FuncDecl {
+export function markRegisterLocals(g: GenContext, f: FuncDecl): FuncDecl {
   const share = g.policy.choices.registerLocal;
   if (share <= 0) return f;
   const taken = new Set<number>();

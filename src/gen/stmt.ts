@@ -27,6 +27,16 @@ export interface BlockOptions {
   readonly ret: Type | undefined;
   /** The function's outermost block ends with a return of the function's type. */
   readonly functionBody: boolean;
+  /**
+   * No `continue` (extension inside a loop printed as a while or do loop: a `continue` would skip
+   * the step printed at the end of its body). Normal generation picks the form after the body.
+   */
+  readonly noContinue?: boolean;
+  /**
+   * Code added where the program is known to run (live-guided extension): no `return`, `break`
+   * or `continue`, at any depth, since each would leave the code after it dead.
+   */
+  readonly noJumps?: boolean;
 }
 
 /** Generates a block: up to `maxBlockSize` statements (plus a final return in function bodies). */
@@ -37,7 +47,7 @@ export function genBlock(g: GenContext, opts: BlockOptions, extraLocals: readonl
   fn.blocks.push(ctx);
   // Like Csmith, declare some initialised locals up front for the block's statements to use.
   const nLocals = g.rng.int(0, g.policy.limits.blockLocals);
-  const budget = g.policy.limits.maxStatements;
+  const budget = g.statementBudget;
   for (let i = 0; i < nLocals && g.statements < budget; i++) newLocal(g);
   // A function body gets at least half the block limit, so programs rarely end after a line or two.
   const max = Math.max(1, g.policy.limits.maxBlockSize);
@@ -58,7 +68,8 @@ export function genBlock(g: GenContext, opts: BlockOptions, extraLocals: readonl
   return g.b.block(ctx.stmts, ctx.locals);
 }
 
-function placePendingLabels(g: GenContext, ctx: BlockCtx): void {
+/** Places the forward-goto labels still pending in a block under construction. */
+export function placePendingLabels(g: GenContext, ctx: BlockCtx): void {
   for (const { label, after } of ctx.pendingLabels) {
     const pos = g.rng.int(Math.min(after + 1, ctx.stmts.length), ctx.stmts.length);
     ctx.stmts.splice(pos, 0, label);
@@ -66,7 +77,8 @@ function placePendingLabels(g: GenContext, ctx: BlockCtx): void {
   ctx.pendingLabels.length = 0;
 }
 
-function genStmt(g: GenContext, opts: BlockOptions): Stmt | undefined {
+/** One statement of Table 3.1's distribution, in the block under construction (`g.block`). */
+export function genStmt(g: GenContext, opts: BlockOptions): Stmt | undefined {
   const { rng, policy } = g;
   const w = policy.statements;
   const f = policy.features;
@@ -76,10 +88,10 @@ function genStmt(g: GenContext, opts: BlockOptions): Stmt | undefined {
     ['if', depthOk ? w.if : 0],
     ['for', depthOk && f.loops ? w.for : 0],
     ['arrayLoop', depthOk && f.loops && f.arrays ? w.arrayLoop : 0],
-    ['return', w.return],
+    ['return', opts.noJumps ? 0 : w.return],
     ['goto', f.goto ? w.goto : 0],
-    ['break', opts.inLoop || opts.inSwitch ? w.break : 0],
-    ['continue', opts.inLoop ? w.continue : 0],
+    ['break', (opts.inLoop || opts.inSwitch) && !opts.noJumps ? w.break : 0],
+    ['continue', opts.inLoop && !opts.noContinue && !opts.noJumps ? w.continue : 0],
     ['switch', depthOk ? w.switch : 0],
   ]);
   switch (kind) {
@@ -203,7 +215,9 @@ function forLoop(g: GenContext, opts: BlockOptions): Stmt {
   }
   const t = declarable(unqualified(iv.type) as IntType);
   // Small trip counts are favoured; zero-trip loops (dead bodies) are kept rare.
-  const trip = rng.chance(0.05) ? 0 : 1 + Math.floor((policy.limits.maxLoopTrip - 1) * rng.float() ** 2);
+  let trip = rng.chance(0.05) ? 0 : 1 + Math.floor((policy.limits.maxLoopTrip - 1) * rng.float() ** 2);
+  const live = g.live;
+  if (live) trip = liveTrip(g, live, trip);
   const step = rng.chance(0.75) ? 1 : rng.int(2, 3);
   const up = rng.chance(0.7);
   const lo = intMin(t);
@@ -231,7 +245,10 @@ function forLoop(g: GenContext, opts: BlockOptions): Stmt {
   // Invariants are drawn before the loop is entered, so array indices in them are not biased to its induction variable.
   const body = withLoopInvariants(g, decl?.id, () => {
     g.fn.loops.push(range);
-    const block = genBlock(g, { ...opts, inLoop: true, inSwitch: false, functionBody: false });
+    // Code in the body runs once per iteration: nested loops get what the budget leaves them.
+    if (live) live.runs *= Math.max(1, trip);
+    const block = genBlock(g, { ...opts, inLoop: true, inSwitch: false, functionBody: false, noContinue: false });
+    if (live) live.runs /= Math.max(1, trip);
     g.fn.loops.pop();
     return block;
   });
@@ -270,7 +287,9 @@ function arrayLoop(g: GenContext, opts: BlockOptions): Stmt | undefined {
     const bias = g.loopIndexBias;
     g.loopIndexBias = 0.9;
     g.fn.loops.push({ induction: b.v(i), decl: i, lo: 0, hi: n - 1 });
-    const block = genBlock(g, { ...opts, inLoop: true, inSwitch: false, functionBody: false });
+    if (g.live) g.live.runs *= n;
+    const block = genBlock(g, { ...opts, inLoop: true, inSwitch: false, functionBody: false, noContinue: false });
+    if (g.live) g.live.runs /= n;
     g.fn.loops.pop();
     g.loopIndexBias = bias;
     return block;
@@ -282,10 +301,11 @@ function arrayLoop(g: GenContext, opts: BlockOptions): Stmt | undefined {
 function gotoStmt(g: GenContext): Stmt {
   const { rng, b } = g;
   const blocks = g.fn.blocks;
-  const target = blocks[rng.int(0, blocks.length - 1)]!;
+  const target = blocks[rng.int(Math.min(g.gotoFloor, blocks.length - 1), blocks.length - 1)]!;
   const label = b.label(g.name('lbl_')) as LabelStmt;
   const here = target.stmts.length; // index the statement under construction will take in `target`
-  if (rng.chance(g.policy.choices.backwardGoto)) {
+  // Live-guided extension jumps forward only: a backward goto in code that runs often loops for ever.
+  if (g.live === undefined && rng.chance(g.policy.choices.backwardGoto)) {
     const pos = rng.int(0, here);
     target.stmts.splice(pos, 0, label);
     for (const p of target.pendingLabels) if (p.after >= pos) p.after++;
@@ -296,6 +316,22 @@ function gotoStmt(g: GenContext): Stmt {
   const cond = genInt(g, g.intType());
   return b.if(cond, b.block([b.goto(label)]));
 }
+
+/**
+ * A trip count for a loop in code known to run (live-guided extension): with `live.longLoops`'s
+ * chance, log-uniform from 8 to `live.maxLongTrip`, so loops reach vectorised main bodies and
+ * unrolled steady states; then capped so that the loop's iterations, times how often its block
+ * runs, times a few steps per iteration, stay within the steps this extension may add.
+ */
+function liveTrip(g: GenContext, live: { runs: number; steps: number }, trip: number): number {
+  const lp = g.policy.live;
+  if (lp.maxLongTrip >= 8 && g.rng.chance(lp.longLoops)) trip = Math.round(Math.exp(Math.log(8) + g.rng.float() * (Math.log(lp.maxLongTrip) - Math.log(8))));
+  const cap = Math.floor(live.steps / (Math.max(1, live.runs) * STEPS_PER_ITERATION));
+  return trip === 0 ? 0 : Math.max(1, Math.min(trip, cap));
+}
+
+/** Steps one iteration of a new loop is assumed to take (its header plus a short body). */
+const STEPS_PER_ITERATION = 4;
 
 function constantIn(g: GenContext, t: IntType): bigint {
   const v = g.rng.bigint(-20n, 20n);

@@ -108,7 +108,7 @@ export function vectorBody(g: GenContext, i: VarDecl, n: number): Block | undefi
   // left out of the operands): invariant in the loop, but for its own variable, if drawn.
   const scalars = invariantScalars(g);
   const stmts: Stmt[] = [];
-  const budget = g.policy.limits.maxStatements;
+  const budget = g.statementBudget;
   for (let k = rng.int(1, 3); k > 0 && g.statements < budget; k--) {
     g.statements++;
     const ops = rng.int(1, Math.max(1, g.policy.limits.maxExprComplexity >> 1));

@@ -1,13 +1,15 @@
 import type { Program } from '../ir/nodes.js';
-import { generateRaw } from '../gen/program.js';
+import { generateRawContext } from '../gen/program.js';
+import type { GenContext } from '../gen/context.js';
 import type { Policy } from '../gen/policy.js';
 import type { Mode } from '../gen/mode.js';
 import { generateArithProgram } from './arith.js';
 import { generateYarpgenProgram } from './yarpgen.js';
-import { CompiledProgram, type Profile, type UBReport } from '../interp/interpret.js';
+import { CompiledProgram, type Profile, type RunOutcome, type UBReport } from '../interp/interpret.js';
 import { Editor } from './edit.js';
 import { repairOnce } from './repair.js';
 import { RepairState, type RepairStats } from './state.js';
+import { extendRound } from './extend.js';
 
 /** A UB-free program and everything known about it. */
 export interface Generated {
@@ -20,6 +22,8 @@ export interface Generated {
   readonly profile: Profile;
   readonly stats: RepairStats;
   readonly genMs: number;
+  /** Live-guided generation: extension rounds kept, and rounds dropped (not clean within the step budget or the round's repairs). */
+  readonly live?: { readonly rounds: number; readonly dropped: number };
 }
 
 /** A program that could not be repaired within the budget (counted, never emitted). */
@@ -48,47 +52,114 @@ export function generateProgram(seed: number | bigint | string, policy: Policy, 
   }
 }
 
-/** The `csmith` mode: whole programs drawn from the policy's distributions, repaired site by site. */
+/** The `csmith` mode: whole programs drawn from the policy's distributions, repaired site by site, then extended where they ran. */
 function generateCsmithProgram(seed: number | bigint | string, policy: Policy): Generated | Discarded {
   const t0 = performance.now();
-  return repairProgram(seed, policy, generateRaw(seed, policy), t0);
+  const { program, g } = generateRawContext(seed, policy);
+  return repairProgram(seed, policy, program, t0, policy.live.extend > 0 ? g : undefined);
 }
+
+/** Repair runs one extension round may take before it is dropped. */
+const ROUND_RUNS = 6;
+/** The one round that makes existing code run (after the first statement round: runs cost steps, so rounds are few). */
+const REVEAL_ROUND = 1;
+/** Consecutive dropped rounds after which extension stops. */
+const MAX_DROPPED = 3;
 
 /**
  * The generate-execute-repair loop for a raw program of any mode: runs it with the reference
  * interpreter in collect mode, repairs every reported site, and runs again until a run is clean
  * or the repair budget is spent. `t0` is when generation of the raw program began (for `genMs`).
+ *
+ * With a generator context `g` (live-guided generation), the clean program is then extended in
+ * rounds (generate, execute, extend; src/repair/extend.ts) until the statement budget is spent:
+ * each round is executed and repaired like the raw program, and dropped, leaving the program as
+ * it was, when a run exceeds the step budget or the round is not clean within a few runs.
  */
-export function repairProgram(seed: number | bigint | string, policy: Policy, raw: Program, t0: number = performance.now()): Generated | Discarded {
+export function repairProgram(seed: number | bigint | string, policy: Policy, raw: Program, t0: number = performance.now(), g?: GenContext): Generated | Discarded {
   const seedText = String(seed);
   const st = new RepairState(seedText, policy.repair.rewritesPerSite);
-  let p = raw;
+  // The compiled program lives across runs: each update recompiles only the functions that
+  // changed, so unchanged functions keep their closures, warm in the JavaScript engine.
+  const compiled = CompiledProgram.compile(raw, { limits: { maxSteps: policy.repair.maxSteps }, collect: true });
+  const first = repairRuns(compiled, raw, st, policy, Infinity);
+  if (!first.ok) return { ok: false, seed: seedText, reason: first.reason, lastUB: first.lastUB, stats: st.stats, genMs: performance.now() - t0 };
+  let { program, outcome } = first;
+  let rounds = 0;
+  let dropped = 0;
+  for (let failed = 0, i = 0; g && g.statements < g.statementBudget && failed < MAX_DROPPED; i++) {
+    const funcs = g.funcs.length;
+    const kind = i === REVEAL_ROUND ? 'reveal' : 'statements';
+    const extended = extendRound(g, program, outcome.profile, policy, kind);
+    // No block ran (nowhere to add statements), or nothing to reveal this time.
+    if (!extended && kind === 'statements') break;
+    if (!extended) continue;
+    compiled.update(extended);
+    const r = repairRuns(compiled, extended, st, policy, ROUND_RUNS);
+    if (r.ok) {
+      ({ program, outcome } = r);
+      rounds++;
+      failed = 0;
+    } else {
+      // Back to the clean program: functions made for the round go with it.
+      g.funcs.length = funcs;
+      compiled.update(program);
+      dropped++;
+      failed++;
+    }
+  }
+  return {
+    ok: true,
+    seed: seedText,
+    program,
+    expected: outcome.output.trimEnd(),
+    checksum: outcome.checksum,
+    profile: outcome.profile,
+    stats: st.stats,
+    genMs: performance.now() - t0,
+    ...(g ? { live: { rounds, dropped } } : {}),
+  };
+}
+
+type CleanRun = Extract<RunOutcome, { ok: true }>;
+
+/**
+ * Runs and repairs until a run is clean: collect mode reports every UB site a run meets, and all
+ * are repaired (through one editor, updated edit by edit) before the next run; `maxRuns` bounds
+ * the runs (an extension round is dropped when it is not clean within a few).
+ */
+function repairRuns(
+  compiled: CompiledProgram,
+  start: Program,
+  st: RepairState,
+  policy: Policy,
+  maxRuns: number,
+): { ok: true; program: Program; outcome: CleanRun } | { ok: false; reason: string; lastUB: UBReport | undefined } {
+  let p = start;
   let last: UBReport | undefined;
-  // Collect mode: one run reports every UB site it meets; all are repaired before the next run.
-  // The compiled program and the editor live across runs: each update recompiles only the
-  // functions the repairs changed, and the editor's index is updated edit by edit.
-  const compiled = CompiledProgram.compile(p, { limits: { maxSteps: policy.repair.maxSteps }, collect: true });
   let ed: Editor | undefined; // made at the first repair: many programs need none
-  for (;;) {
+  const fail = (reason: string) => ({ ok: false as const, reason, lastUB: last });
+  for (let runs = 0; ; runs++) {
+    if (runs >= maxRuns) return fail(`not clean after ${maxRuns} runs`);
     const r = compiled.run();
     st.stats.runs++;
-    if (r.ok) {
-      return { ok: true, seed: seedText, program: p, expected: r.output.trimEnd(), checksum: r.checksum, profile: r.profile, stats: st.stats, genMs: performance.now() - t0 };
-    }
+    if (r.ok) return { ok: true, program: p, outcome: r };
     last = r.ub;
+    // Collect mode continues past UB with provisional values, which can keep a loop going: an
+    // extension round repairs the other sites first, and is dropped when the step budget is all
+    // that is left, rather than shrinking the program's loops to make room for it.
+    const overBudget = r.reports.some((u) => u.kind === 'step-budget-exceeded');
+    if (maxRuns !== Infinity && overBudget && r.reports.length === 1) return fail('over the step budget');
     ed ??= new Editor(p);
     let repaired = 0;
     for (const ub of r.reports) {
-      if (st.stats.repairs >= policy.repair.maxRepairs) return discard(`more than ${policy.repair.maxRepairs} repairs`);
+      if (st.stats.repairs >= policy.repair.maxRepairs) return fail(`more than ${policy.repair.maxRepairs} repairs`);
       // An earlier repair of this batch may have removed the node (e.g. a whole loop).
       if (ub.node >= 0 && !ed.find(ub.node)) continue;
       if (repairOnce(ed, ub, r.profile, st)) repaired++;
     }
-    if (repaired === 0) return discard(`no repair rule for ${r.ub.kind} at node ${r.ub.node}`);
+    if (repaired === 0) return fail(`no repair rule for ${r.ub.kind} at node ${r.ub.node}`);
     p = ed.program;
     compiled.update(p);
-  }
-  function discard(reason: string): Discarded {
-    return { ok: false, seed: seedText, reason, lastUB: last, stats: st.stats, genMs: performance.now() - t0 };
   }
 }

@@ -1,0 +1,156 @@
+// Live code and dynamic work: N programs of Kiln (csmith mode) and N of Debian's csmith, both at
+// their defaults, from the same seed range, in the same run. Each program is built with
+// `gcc -O0 --coverage`, run once with a 10 s limit, and measured with gcov:
+//   - share of executable lines that ran, and lines that ran;
+//   - line executions (the sum of gcov's per-line counts: the dynamic work);
+//   - runs that did not finish within 10 s (their coverage is lost; they are left out of the figures above).
+// Beside them, each generator's rate as processes, the way a user runs it: one
+// `kiln gen --count N -o DIR` against a loop of `csmith -s S -o F`, timed from outside.
+//
+//   npm run bench:live [-- --count 100 --first 1 --jobs 2 --size medium --policy p.yaml] [-- --smoke]
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { runProcess } from '../src/harness/process.js';
+
+function arg(name: string, fallback: string): string {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 && process.argv[i + 1] ? process.argv[i + 1]! : fallback;
+}
+
+const smoke = process.argv.includes('--smoke');
+const count = smoke ? 3 : Number(arg('count', '100'));
+const first = Number(arg('first', '1'));
+const jobs = Math.max(1, Number(arg('jobs', '2')));
+const size = arg('size', 'medium');
+const policyFile = arg('policy', '');
+const RUN_LIMIT_MS = 10_000;
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+const tools = spawnSync(process.execPath, [join(root, 'scripts/ensure-tools.mjs'), '--profile', 'bench'], { stdio: 'inherit' });
+if (tools.status !== 0) throw new Error('could not install the benchmark tools (gcc, csmith)');
+
+/** What gcov saw of one program. */
+interface Coverage {
+  readonly lines: number;
+  readonly executable: number;
+  readonly executed: number;
+  readonly executions: number;
+  readonly finished: boolean;
+}
+
+/** Generates the programs of one side as processes and returns the time taken, in seconds. */
+function timed(f: () => void): number {
+  const t0 = performance.now();
+  f();
+  return (performance.now() - t0) / 1000;
+}
+
+function generateKiln(dir: string): number {
+  const args = ['--import', 'tsx', join(root, 'src/cli/main.ts'), 'gen', '--seed', String(first), '--count', String(count), '-o', dir, '--size', size];
+  if (policyFile) args.push('--policy', policyFile);
+  return timed(() => {
+    const r = spawnSync(process.execPath, args, { stdio: ['ignore', 'ignore', 'inherit'], cwd: root });
+    if (r.status !== 0) throw new Error(`kiln gen failed (status ${r.status})`);
+  });
+}
+
+function generateCsmith(dir: string): number {
+  return timed(() => {
+    for (let s = first; s < first + count; s++) {
+      // csmith writes platform.info into its working directory: keep it in the scratch folder.
+      const r = spawnSync('csmith', ['-s', String(s), '-o', join(dir, `csmith-${s}.c`)], { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
+      if (r.status !== 0) throw new Error(`csmith failed on seed ${s}: ${r.stderr}`);
+    }
+  });
+}
+
+/** Builds one program with coverage in its own folder, runs it once, and reads gcov's counts. */
+async function measure(src: string, work: string): Promise<Coverage> {
+  mkdirSync(work, { recursive: true });
+  const base = src.split('/').pop()!.replace(/\.c$/, '');
+  const text = readFileSync(src, 'utf8');
+  const lines = text.split('\n').length;
+  const exe = join(work, base);
+  const cc = await runProcess('gcc', ['-O0', '--coverage', '-w', '-I/usr/include/csmith', src, '-o', exe], { cwd: work, timeoutMs: 300_000 });
+  if (cc.status !== 0) throw new Error(`gcc failed on ${src}: ${cc.stderr.slice(0, 500)}`);
+  const run = await runProcess(exe, [], { cwd: work, timeoutMs: RUN_LIMIT_MS });
+  if (run.timedOut) return { lines, executable: 0, executed: 0, executions: 0, finished: false };
+  const gcov = await runProcess('gcov', ['-o', work, src], { cwd: work, timeoutMs: 120_000 });
+  if (gcov.status !== 0) throw new Error(`gcov failed on ${src}: ${gcov.stderr.slice(0, 500)}`);
+  let executable = 0;
+  let executed = 0;
+  let executions = 0;
+  for (const line of readFileSync(join(work, `${base}.c.gcov`), 'utf8').split('\n')) {
+    const count = line.slice(0, line.indexOf(':')).trim();
+    if (count === '-' || count === '') continue;
+    executable++;
+    if (count.startsWith('#') || count.startsWith('=')) continue;
+    const n = Number(count.replace('*', ''));
+    if (!Number.isFinite(n)) continue;
+    executed++;
+    executions += n;
+  }
+  return { lines, executable, executed, executions, finished: true };
+}
+
+/** Runs `f` over the items, `jobs` at a time, keeping the results in order. */
+async function pool<T, R>(items: readonly T[], f: (x: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: jobs }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        out[i] = await f(items[i]!);
+      }
+    }),
+  );
+  return out;
+}
+
+const quartiles = (xs: readonly number[]): [number, number, number] => {
+  const s = [...xs].sort((a, b) => a - b);
+  const at = (q: number): number => (s.length ? s[Math.round(q * (s.length - 1))]! : NaN);
+  return [at(0.25), at(0.5), at(0.75)];
+};
+
+const dir = mkdtempSync(join(tmpdir(), 'kiln-bench-live-'));
+try {
+  const kilnDir = join(dir, 'kiln');
+  const csmithDir = join(dir, 'csmith');
+  mkdirSync(kilnDir);
+  mkdirSync(csmithDir);
+  console.log(`bench:live: ${count} programs each, seeds ${first}..${first + count - 1}, gcc -O0 --coverage, one run each (limit ${RUN_LIMIT_MS / 1000} s)`);
+  const kilnSec = generateKiln(kilnDir);
+  const csmithSec = generateCsmith(csmithDir);
+  const kilnFiles = readdirSync(kilnDir).filter((f) => f.endsWith('.c')).map((f) => join(kilnDir, f));
+  const csmithFiles = readdirSync(csmithDir).filter((f) => f.endsWith('.c')).map((f) => join(csmithDir, f));
+  const kiln = await pool(kilnFiles, (f) => measure(f, join(dir, 'work', 'k-' + f.split('/').pop())));
+  const csmith = await pool(csmithFiles, (f) => measure(f, join(dir, 'work', 'c-' + f.split('/').pop())));
+
+  const fmt = (x: number, pct: boolean): string => (pct ? `${(100 * x).toFixed(1)}%` : x >= 1e4 ? x.toExponential(2) : x.toFixed(0));
+  const row = (what: string, k: readonly number[], c: readonly number[], pct = false): string =>
+    `${what.padEnd(44)} ${quartiles(k).map((x) => fmt(x, pct)).join(' / ').padStart(26)}   ${quartiles(c).map((x) => fmt(x, pct)).join(' / ').padStart(26)}`;
+  const done = (xs: readonly Coverage[]): Coverage[] => xs.filter((x) => x.finished);
+  const share = (xs: readonly Coverage[]): number[] => done(xs).map((x) => x.executed / Math.max(1, x.executable));
+  const big = (xs: readonly Coverage[]): Coverage[] => done(xs).filter((x) => x.executable >= 300);
+  console.log(`\n${'quartiles (25% / median / 75%)'.padEnd(44)} ${'kiln'.padStart(26)}   ${'csmith'.padStart(26)}`);
+  console.log(row('lines per program', kiln.map((x) => x.lines), csmith.map((x) => x.lines)));
+  console.log(row('executable lines (gcov)', done(kiln).map((x) => x.executable), done(csmith).map((x) => x.executable)));
+  console.log(row('executed lines', done(kiln).map((x) => x.executed), done(csmith).map((x) => x.executed)));
+  console.log(row('share of executable lines executed', share(kiln), share(csmith), true));
+  console.log(row('  the same, programs of 300+ executable lines', share(big(kiln)), share(big(csmith)), true));
+  console.log(row('line executions (sum of gcov counts)', done(kiln).map((x) => x.executions), done(csmith).map((x) => x.executions)));
+  const late = (xs: readonly Coverage[]): number => xs.filter((x) => !x.finished).length;
+  console.log(`runs not finished within ${RUN_LIMIT_MS / 1000} s: kiln ${late(kiln)} of ${kiln.length}, csmith ${late(csmith)} of ${csmith.length} (left out of the figures above)`);
+  console.log(
+    `generation as processes: kiln ${(kilnFiles.length / kilnSec).toFixed(2)} programs/s (one 'kiln gen --count ${count}', ${kilnSec.toFixed(1)} s), ` +
+      `csmith ${(csmithFiles.length / csmithSec).toFixed(2)} programs/s (${count} processes, ${csmithSec.toFixed(1)} s): ratio ${((kilnFiles.length / kilnSec) / (csmithFiles.length / csmithSec)).toFixed(2)}x`,
+  );
+  if (kilnFiles.length < count) console.log(`kiln discarded ${count - kilnFiles.length} of ${count} seeds`);
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}

@@ -1,0 +1,129 @@
+// Live-guided generation (generate, execute, extend): the profile steers what is added, so more
+// of the program runs, more functions are entered, and loops in live code iterate; each
+// mechanism is a policy switch.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { IRBuilder } from '../../src/ir/build.js';
+import { C } from '../../src/c/types.js';
+import { parsePolicy, type PolicyInput } from '../../src/gen/policy.js';
+import { interpret } from '../../src/interp/interpret.js';
+import { liveStats, type LiveStats } from '../../src/interp/live.js';
+import { generateProgram, type Generated } from '../../src/repair/generate.js';
+import { emitC } from '../../src/emit/c.js';
+import { walk } from '../../src/ir/visit.js';
+
+const SEEDS = [11, 12, 13, 14, 15, 16, 17, 18];
+
+function sample(over: PolicyInput): { runs: Generated[]; stats: LiveStats[] } {
+  const policy = parsePolicy(over);
+  const runs = SEEDS.map((s) => generateProgram(s, policy)).filter((r): r is Generated => r.ok);
+  return { runs, stats: runs.map((r) => liveStats(r.program, r.profile)) };
+}
+
+const median = (xs: readonly number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+describe('liveStats', () => {
+  it('counts statements of the test code and those that ran, and ifs whose sides both ran', () => {
+    const b = new IRBuilder();
+    const x = b.global('x', C.int32, b.lit(0));
+    const i = b.local('i', C.int32);
+    // for (i = 0; i < 4; i++) { if (i & 1) { x += 1; } else { x += 2; } }  and a dead if
+    const loop = b.for(
+      b.assign(b.v(i), b.lit(0)),
+      b.bin('<', b.v(i), b.lit(4)),
+      b.incdec('++', b.v(i), false),
+      b.block([b.if(b.bin('&', b.v(i), b.lit(1)), b.block([b.stmt(b.assign(b.v(x), b.lit(1), '+='))]), b.block([b.stmt(b.assign(b.v(x), b.lit(2), '+='))]))]),
+    );
+    const dead = b.if(b.lit(0), b.block([b.stmt(b.assign(b.v(x), b.lit(3)))]));
+    const f = b.func('func_1', C.int32, [], b.block([loop, dead, b.ret(b.lit(0))], [i]));
+    const main = b.func('main', C.int, [], b.block([b.stmt(b.call(f, []))]), undefined, false);
+    const p = b.program({ globals: [x], funcs: [f, main], main });
+    const r = interpret(p);
+    expect(r.ok).toBe(true);
+    const s = liveStats(p, r.profile);
+    // for, if, two assignments, the dead if and its assignment, return (main's statements are not test code)
+    expect(s.statements).toBe(7);
+    expect(s.liveStatements).toBe(6);
+    expect(s.functions).toBe(1);
+    expect(s.liveFunctions).toBe(1);
+    expect(s.repeatedIfs).toBe(1);
+    expect(s.balancedIfs).toBe(1);
+  });
+});
+
+describe('live-guided generation', () => {
+  let on: ReturnType<typeof sample>;
+  let off: ReturnType<typeof sample>;
+  beforeAll(() => {
+    on = sample({});
+    off = sample({ live: { extend: 0 } });
+  }, 600_000);
+
+  it('runs more of the program than plain generate-execute-repair', () => {
+    expect(on.runs.length).toBeGreaterThanOrEqual(6);
+    const share = (xs: readonly LiveStats[]) => median(xs.map((s) => s.liveStatements / s.statements));
+    expect(share(on.stats)).toBeGreaterThan(2 * share(off.stats));
+    expect(median(on.stats.map((s) => s.liveFunctions / s.functions))).toBeGreaterThan(median(off.stats.map((s) => s.liveFunctions / s.functions)));
+    expect(median(on.runs.map((r) => r.profile.steps))).toBeGreaterThan(median(off.runs.map((r) => r.profile.steps)));
+  });
+
+  it('keeps every program within the step budget, and extended rounds clean', () => {
+    const policy = parsePolicy({});
+    for (const r of on.runs) {
+      expect(r.profile.steps).toBeLessThanOrEqual(policy.repair.maxSteps);
+      expect(r.live).toBeDefined();
+      // The kept program runs clean again from scratch, to the expected output.
+      const again = interpret(r.program);
+      expect(again.ok).toBe(true);
+      if (again.ok) expect(again.output.trimEnd()).toBe(r.expected);
+    }
+  });
+
+  it('gives some loops in live code long trip counts (8 to 256 iterations per entry)', () => {
+    let long = 0;
+    for (const r of on.runs) {
+      for (const [id, iters] of r.profile.loopIters) {
+        const entries = r.profile.stmtCounts.get(id) ?? 1;
+        if (iters / entries >= 17) long++; // beyond the raw generator's trip counts (limits.maxLoopTrip 16)
+      }
+    }
+    expect(long).toBeGreaterThan(0);
+  });
+
+  it('never declares register a local whose address is taken', () => {
+    for (const r of on.runs) {
+      const register = new Set<number>();
+      const addressed = new Set<number>();
+      for (const f of r.program.funcs)
+        walk(f, (n) => {
+          if (n.kind === 'var-decl' && n.isRegister) register.add(n.id);
+          if (n.kind === 'addr') {
+            let t = n.target;
+            while (t.kind === 'field' || t.kind === 'index') t = t.base;
+            if (t.kind === 'var') addressed.add(t.decl);
+          }
+        });
+      for (const d of register) expect(addressed.has(d)).toBe(false);
+    }
+  });
+
+  it('is switched off by live.extend: 0 (programs of plain generate-execute-repair)', () => {
+    for (const r of off.runs) expect(r.live).toBeUndefined();
+    // The same seed with extension on starts from the same raw generator but gives another program.
+    expect(emitC(on.runs[0]!.program)).not.toBe(emitC(off.runs[0]!.program));
+  });
+});
+
+describe('live-guided mechanisms as switches', () => {
+  it('longLoops: 0 keeps loops in live code at the raw trip counts', () => {
+    const policy = parsePolicy({ live: { longLoops: 0 } });
+    for (const s of SEEDS.slice(0, 4)) {
+      const r = generateProgram(s, policy);
+      if (!r.ok) continue;
+      for (const [id, iters] of r.profile.loopIters) {
+        const entries = r.profile.stmtCounts.get(id) ?? 1;
+        // Array loops span at most limits.maxArrayLen (10); other loops limits.maxLoopTrip (16), plus the repair's slack.
+        expect(iters / entries).toBeLessThanOrEqual(17);
+      }
+    }
+  }, 600_000);
+});
