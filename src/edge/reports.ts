@@ -144,11 +144,18 @@ export function evaKind(message: string): UBKind {
 /**
  * The first alarm of a Frama-C Eva analysis. Eva prints `[eva:alarm] prog.c:5: Warning: ` and, on
  * the same or the next line, what it found; kernel warnings (syntactic, such as "unspecified
- * sequence") are not alarms and do not count.
+ * sequence") are not alarms and do not count. An alarm whose assertion Eva later proves
+ * (`prog.c:5: assertion 'Eva,separation' got final status valid.`, as it does for accesses to two
+ * fields of one struct under `-unspecified-access`) is no report either.
  */
 export function parseEva(output: string): UBReport | undefined {
-  const m = /\[eva:alarm\] ([^:\n]+):(\d+): Warning:[ \t]*([^\n]*)(?:\n[ \t]+([^\n]*))?/.exec(output);
-  if (!m) return undefined;
-  const message = (m[3]!.trim() || m[4]?.trim() || 'alarm').replace(/\s+/g, ' ');
-  return { tool: 'eva', kind: evaKind(message), file: baseName(m[1]!), line: Number(m[2]), message: `Frama-C Eva: ${message}` };
+  const proven = new Set<string>();
+  for (const m of output.matchAll(/\[eva\] ([^:\n]+):(\d+): assertion '[^']*' got final status valid/g)) proven.add(`${baseName(m[1]!)}:${m[2]}`);
+  for (const m of output.matchAll(/\[eva:alarm\] ([^:\n]+):(\d+): Warning:[ \t]*([^\n]*)(?:\n[ \t]+([^\n]*))?/g)) {
+    const file = baseName(m[1]!);
+    if (proven.has(`${file}:${m[2]}`)) continue;
+    const message = (m[3]!.trim() || m[4]?.trim() || 'alarm').replace(/\s+/g, ' ');
+    return { tool: 'eva', kind: evaKind(message), file, line: Number(m[2]), message: `Frama-C Eva: ${message}` };
+  }
+  return undefined;
 }
