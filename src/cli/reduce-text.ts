@@ -75,13 +75,32 @@ async function runReduce(path: string, opts: ReduceCliOptions): Promise<void> {
     for (const o of ['test', 'crash', 'wrongCode', 'match', 'reference', 'expected'] as const) {
       if (opts[o] !== undefined) throw errBadOption(`--${o === 'wrongCode' ? 'wrong-code' : o}`, String(opts[o]), 'a .c file argument (a finding carries its own test)');
     }
-    const done = await reduceAndBundle(path, {
-      ...(opts.output !== undefined ? { output: opts.output } : {}),
-      jobs,
-      ...(opts.timeout !== undefined ? { timeoutMs } : {}),
-      ...(maxTimeMs !== undefined ? { maxTimeMs } : {}),
-      onProgress: note,
-    });
+    // Ctrl-C (or SIGTERM) stops the reduction and still writes the best program so far, as
+    // --max-time does; a second one quits at once.
+    const stop = new AbortController();
+    let interrupts = 0;
+    const onSignal = (): void => {
+      if (++interrupts > 1) process.exit(130);
+      note('interrupted: writing the best result so far (press Ctrl-C again to quit at once)');
+      stop.abort();
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+    let done;
+    try {
+      done = await reduceAndBundle(path, {
+        ...(opts.output !== undefined ? { output: opts.output } : {}),
+        jobs,
+        ...(opts.timeout !== undefined ? { timeoutMs } : {}),
+        ...(maxTimeMs !== undefined ? { maxTimeMs } : {}),
+        onProgress: note,
+        signal: stop.signal,
+      });
+    } finally {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    }
+    if (stop.signal.aborted) process.exitCode = 130;
     const { reduction: r, bundle } = done;
     recordReduction(path, done);
     const san = bundle.sanitizers.status === 'clean' ? 'UBSan+ASan clean' : bundle.sanitizers.status === 'error' ? `SANITIZER REPORT: ${bundle.sanitizers.detail}` : `sanitizers not checked (${bundle.sanitizers.detail})`;

@@ -9,6 +9,7 @@ import { parsePolicy, PolicyError } from '../gen/policy.js';
 import type { Program } from '../ir/nodes.js';
 import { resolveCompiler, type Compiler } from '../harness/compilers.js';
 import { testConfiguration, type ConfigResult } from '../harness/execute.js';
+import { DEFAULT_HANG_FLOOR } from '../harness/campaign.js';
 import { buildMatrix, type Configuration, type Limits } from '../harness/matrix.js';
 import { showsBehaviour, type Judgement } from '../harness/oracle.js';
 import { campaignFiles } from '../harness/program.js';
@@ -115,7 +116,7 @@ export async function reduceFinding(dir: string, opts: FindingReduceOptions = {}
   const compiler = await resolveCompiler(f.compilerPath);
   if (compiler.version !== f.compilerVersion) opts.onProgress?.(`note: ${compiler.command} is now "${compiler.version}" (the finding was made with "${f.compilerVersion}")`);
   const config = configurationOf(compiler, f.options.join(' '));
-  const limits = opts.timeoutMs !== undefined ? withTimeout(f.limits, opts.timeoutMs) : f.limits;
+  const limits = reductionLimits(f.outcome, f.limits, opts.timeoutMs);
   const reference = f.behaviours.some((b) => b.outcome === 'wrong-code') || f.outcome === 'wrong-code' ? await referenceConfiguration(config) : undefined;
   const header = [`Reduced by Kiln from finding ${f.id}: ${f.outcome} with ${f.compilerName}${f.options.length ? ' ' + f.options.join(' ') : ''}; mode ${f.mode}, seed ${f.seed}.`];
   const oneFile = (c: { program: Program; expected: string }): EmittedFile[] => [{ name: MAIN_SOURCE, content: emitC(c.program, { expected: c.expected, compact: true, header }) }];
@@ -202,6 +203,21 @@ async function referenceConfiguration(failing: Configuration): Promise<Configura
     if (ref.key !== failing.key) return ref;
   }
   return undefined;
+}
+
+/**
+ * The limits candidates run under. A hang is reduced under the campaign's short hang limits
+ * ({@link DEFAULT_HANG_FLOOR}: a compile of 10 s, a run of 2 s) unless `--timeout` says otherwise:
+ * every candidate that still hangs costs the whole limit, and the configured ones (120 s, 10 s)
+ * made a hang's reduction take hours. The short limits are still far above a candidate's normal
+ * cost: the interpreter has run every candidate within its step budget, so a Kiln program that
+ * runs for 2 s, or compiles for 10, is not merely slow.
+ */
+export function reductionLimits(outcome: string, l: Limits, timeoutMs?: number): Limits {
+  if (timeoutMs !== undefined) return withTimeout(l, timeoutMs);
+  if (outcome === 'compiler-hang') return { ...l, compile: { ...l.compile, timeoutMs: Math.min(l.compile.timeoutMs, DEFAULT_HANG_FLOOR.compileMs) } };
+  if (outcome === 'binary-hang') return { ...l, run: { ...l.run, timeoutMs: Math.min(l.run.timeoutMs, DEFAULT_HANG_FLOOR.runMs) } };
+  return l;
 }
 
 function withTimeout(l: Limits, ms: number): Limits {
