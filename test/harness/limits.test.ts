@@ -7,16 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireTool } from '../support/cc.js';
 import { startKiln } from './support/cli.js';
 import { writeFake } from './support/fakes.js';
+import { alive } from '../support/proc.js';
 
-function alive(pid: number): boolean {
-  const stat = `/proc/${pid}/stat`;
-  if (!existsSync(stat)) return false;
-  try {
-    return !/^\d+ \(.*\) Z/.test(readFileSync(stat, 'utf8'));
-  } catch {
-    return false;
-  }
-}
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 

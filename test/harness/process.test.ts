@@ -1,21 +1,11 @@
 // Child processes: limits that hold for any duration, runs that end when the child does (even if a
 // background process holds its output), and processes that escape the group still killed.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MAX_TIMER_MS, runProcess, setLongTimeout } from '../../src/harness/process.js';
 import { newTag, noRandomizeShell, RUN_DIR_LENGTH, runDirIn, runDirShell, sandboxArgv, sandboxShell, timeoutSeconds, type SandboxSpec } from '../../src/harness/sandbox.js';
+import { alive } from '../support/proc.js';
 
-/** A process that exists and is not a zombie. */
-function alive(pid: number): boolean {
-  const stat = `/proc/${pid}/stat`;
-  if (!existsSync(stat)) return false;
-  try {
-    return !/^\d+ \(.*\) Z/.test(readFileSync(stat, 'utf8'));
-  } catch {
-    return false;
-  }
-}
 
 const HOURS_600 = 600 * 3_600_000;
 

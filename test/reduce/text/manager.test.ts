@@ -8,6 +8,7 @@ import { isKilnError } from '../../../src/diag/errors.js';
 import { InterestingnessTest } from '../../../src/reduce/text/interesting.js';
 import { reduceText } from '../../../src/reduce/text/manager.js';
 import type { Pass } from '../../../src/reduce/text/pass.js';
+import { alive as isAlive } from '../../support/proc.js';
 
 let dir: string;
 const ring = readFileSync(new URL('./fixtures/ring.c', import.meta.url), 'utf8');
@@ -38,17 +39,6 @@ function fixedPass(candidates: readonly string[]): Pass<number> {
   };
 }
 
-/**
- * Whether a process still runs. A killed test runs under `timeout`, so it is Kiln's grandchild:
- * once killed it stays a zombie until init reaps it, which is dead for this purpose.
- */
-function isAlive(pid: number): boolean {
-  try {
-    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return false;
-  }
-}
 
 describe('text reduction manager', () => {
   it('never commits a candidate the script rejects: the marker survives and every commit was accepted', async () => {
