@@ -18,6 +18,26 @@ import { writeFake } from '../harness/support/fakes.js';
 const work = mkdtempSync(join(tmpdir(), 'kiln-guards-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
+function campaignsWithSeeds(db: string): number {
+  if (!existsSync(db)) return 0;
+  const h = new Database(db, { readonly: true, timeout: 5000 });
+  try {
+    return (h.prepare('SELECT COUNT(DISTINCT campaign_id) AS n FROM seeds').get() as { n: number }).n;
+  } catch {
+    return 0; // the schema is not there yet
+  } finally {
+    h.close();
+  }
+}
+
+async function waitFor(ok: () => boolean, ms: number): Promise<void> {
+  const end = Date.now() + ms;
+  while (!ok()) {
+    if (Date.now() > end) throw new Error(`condition not met within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
 function expectCoded(r: CliResult, code: string, text?: RegExp): void {
   expect(r.status, r.stderr).toBe(2);
   const lines = r.stderr.trimEnd().split('\n');
@@ -81,6 +101,9 @@ describe('campaign guards', () => {
     const b = startKiln([...args, '--time', '5m']);
     const ra = await a.done;
     expect(ra.status, ra.stderr).toBe(0);
+    // On a loaded machine the second campaign may not have tested anything yet when the first
+    // ends: wait until it has claimed and recorded a seed of its own before killing it.
+    await waitFor(() => campaignsWithSeeds(join(out, 'kiln.db')) === 2, 120_000);
     b.child.kill('SIGKILL');
     await b.done;
     const db = new Database(join(out, 'kiln.db'), { readonly: true });
