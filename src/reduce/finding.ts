@@ -123,9 +123,14 @@ export async function reduceFinding(dir: string, opts: FindingReduceOptions = {}
   // Split programs keep their translation units while reducing: the bug may need the barrier.
   const text = (c: { program: Program; expected: string }): EmittedFile[] => (f.mode === 'yarpgen' ? emitFiles(c.program, { expected: c.expected, header }) : oneFile(c));
 
+  // A candidate whose correct output is a wrong output the finding showed would hide that
+  // behaviour: a nondeterministic finding could then pass reduction on its other behaviours and
+  // leave a reduced program that reproduces only some of the time.
+  const wrongOutputs = new Set(f.behaviours.flatMap((b) => (b.outcome === 'wrong-code' && b.output !== undefined ? [b.output] : [])));
   const temp = TempRoot.create();
   try {
     const test = async (c: Candidate, signal: AbortSignal, src: EmittedFile[] = text(c)): Promise<boolean> => {
+      if (wrongOutputs.has(c.expected)) return false;
       const r = await testConfiguration(src, c.expected, config, limits, temp, signal);
       if (r.aborted || !sameFailure(f, r.judgement)) return false;
       if (!reference || r.judgement.outcome !== 'wrong-code') return true;

@@ -1,3 +1,4 @@
+import { constants } from 'node:os';
 // A stored finding as triage sees it: what finding.json says (outcome, bucket, compiler, options,
 // expected line, limits) plus the program's source files, read back from the finding folder.
 import { existsSync, readFileSync, statSync } from 'node:fs';
@@ -97,7 +98,16 @@ function readBehaviours(raw: unknown): Behaviour[] {
     if (typeof b !== 'object' || b === null) continue;
     const o = b as Record<string, unknown>;
     if (typeof o.outcome !== 'string' || !(OUTCOMES as readonly string[]).includes(o.outcome)) continue;
-    out.push({ outcome: o.outcome as Outcome, ...(typeof o.bucket === 'string' ? { bucket: o.bucket } : {}), ...(typeof o.detail === 'string' ? { detail: o.detail } : {}), ...(typeof o.output === 'string' ? { output: o.output } : {}) });
+    // Every field a repro script checks: without its signal a crash would be tested as exit status 1.
+    out.push({
+      outcome: o.outcome as Outcome,
+      ...(typeof o.bucket === 'string' ? { bucket: o.bucket } : {}),
+      ...(typeof o.detail === 'string' ? { detail: o.detail } : {}),
+      ...(typeof o.output === 'string' ? { output: o.output } : {}),
+      ...(typeof o.signal === 'string' && o.signal in constants.signals ? { signal: o.signal as NodeJS.Signals } : {}),
+      ...(typeof o.exitStatus === 'number' ? { exitStatus: o.exitStatus } : {}),
+      ...(typeof o.match === 'string' ? { match: o.match } : {}),
+    });
   }
   return out;
 }

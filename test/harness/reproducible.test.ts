@@ -103,14 +103,14 @@ describe('findings that depend on how the binary is started', () => {
     expect(reproductions(f.dir, 10, work)).toBe(10);
   });
 
-  // One try in a full-suite run on a loaded machine saw a reduced bundle's repro.sh answer 1 (it
-  // passed alone, and on every other run): retried once while the cause is looked into.
-  it('reduces both kinds of finding', { retry: 1, timeout: 600_000 }, async () => {
+  // A reduced nondeterministic finding's repro.sh must accept each behaviour it showed (a crash by
+  // its signal), so it reproduces in every run, not only in the runs that show the first one.
+  it('reduces both kinds of finding', { timeout: 600_000 }, async () => {
     for (const f of [findings.find((x) => x.compiler === 'fake-alt')!, findings.find((x) => x.compiler === 'fake-stack' && x.seed === '1')!]) {
       const { reduction: r, bundle } = await reduceAndBundle(f.dir, { jobs: 2 });
       expect(r.lines).toBeLessThan(r.original.lines);
       expect(readdirSync(bundle.folder)).toContain('repro.sh');
-      expect(spawnSync(join(bundle.folder, 'repro.sh'), [], { cwd: work, timeout: 60_000 }).status).toBe(0);
+      expect(reproductions(bundle.folder, 10, work), `${f.compiler} seed ${f.seed}`).toBe(10);
     }
   });
 });
