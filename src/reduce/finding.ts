@@ -116,7 +116,7 @@ export async function reduceFinding(dir: string, opts: FindingReduceOptions = {}
   const compiler = await resolveCompiler(f.compilerPath);
   if (compiler.version !== f.compilerVersion) opts.onProgress?.(`note: ${compiler.command} is now "${compiler.version}" (the finding was made with "${f.compilerVersion}")`);
   const config = configurationOf(compiler, f.options.join(' '));
-  const limits = reductionLimits(f.outcome, f.limits, opts.timeoutMs);
+  let limits = reductionLimits(f.outcome, f.limits, opts.timeoutMs);
   const reference = f.behaviours.some((b) => b.outcome === 'wrong-code') || f.outcome === 'wrong-code' ? await referenceConfiguration(config) : undefined;
   const header = [`Reduced by Kiln from finding ${f.id}: ${f.outcome} with ${f.compilerName}${f.options.length ? ' ' + f.options.join(' ') : ''}; mode ${f.mode}, seed ${f.seed}.`];
   const oneFile = (c: { program: Program; expected: string }): EmittedFile[] => [{ name: MAIN_SOURCE, content: emitC(c.program, { expected: c.expected, compact: true, header }) }];
@@ -129,6 +129,18 @@ export async function reduceFinding(dir: string, opts: FindingReduceOptions = {}
   const wrongOutputs = new Set(f.behaviours.flatMap((b) => (b.outcome === 'wrong-code' && b.output !== undefined ? [b.output] : [])));
   const temp = TempRoot.create();
   try {
+    if (f.outcome === 'compiler-hang' && opts.timeoutMs === undefined) {
+      // Calibrate the hang limit on this machine: the same compiler at -O0 on the same program.
+      const baseline = configurationOf(compiler, '-O0');
+      if (baseline.key !== config.key) {
+        const b = await testConfiguration(files, g.expected, baseline, limits, temp);
+        if (b.judgement.outcome !== 'compiler-hang' && !b.compile.timedOut) {
+          const ms = calibratedHangLimit(b.compile.durationMs, limits.compile.timeoutMs);
+          limits = { ...limits, compile: { ...limits.compile, timeoutMs: ms } };
+          opts.onProgress?.(`hang limit ${(ms / 1000).toFixed(1)} s (${config.compiler.name} -O0 compiles the program in ${(b.compile.durationMs / 1000).toFixed(2)} s)`);
+        }
+      }
+    }
     const test = async (c: Candidate, signal: AbortSignal, src: EmittedFile[] = text(c)): Promise<boolean> => {
       if (wrongOutputs.has(c.expected)) return false;
       const r = await testConfiguration(src, c.expected, config, limits, temp, signal);
@@ -223,6 +235,16 @@ export function reductionLimits(outcome: string, l: Limits, timeoutMs?: number):
   if (outcome === 'compiler-hang') return { ...l, compile: { ...l.compile, timeoutMs: Math.min(l.compile.timeoutMs, DEFAULT_HANG_FLOOR.compileMs) } };
   if (outcome === 'binary-hang') return { ...l, run: { ...l.run, timeoutMs: Math.min(l.run.timeoutMs, DEFAULT_HANG_FLOOR.runMs) } };
   return l;
+}
+
+/**
+ * A compile-hang limit derived from how long the same compiler takes on the same program at
+ * -O0: 20 times that, at least 2 s, and never above the campaign's hang floor (`ceilingMs`). A
+ * compiler that spins (the usual compile hang) is caught as surely at 2 s as at 10, and every
+ * candidate that still hangs costs the whole limit, so the reduction's time falls with it.
+ */
+export function calibratedHangLimit(baselineMs: number, ceilingMs: number): number {
+  return Math.min(ceilingMs, Math.max(2_000, Math.ceil(20 * baselineMs)));
 }
 
 function withTimeout(l: Limits, ms: number): Limits {

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_HANG_FLOOR } from '../../src/harness/campaign.js';
 import { DEFAULT_LIMITS } from '../../src/harness/matrix.js';
-import { reductionLimits } from '../../src/reduce/finding.js';
+import { calibratedHangLimit, reductionLimits } from '../../src/reduce/finding.js';
 
 describe('reductionLimits', () => {
   it('shortens only the hanging step of a hang, to the short hang limit', () => {
@@ -23,5 +23,12 @@ describe('reductionLimits', () => {
     expect(reductionLimits('compiler-hang', tight)).toEqual(tight);
     expect(reductionLimits('binary-hang', tight)).toEqual(tight);
     expect(reductionLimits('compiler-hang', DEFAULT_LIMITS, 30_000).compile.timeoutMs).toBe(30_000);
+  });
+
+  it('calibrates a compile-hang limit on the compiler\'s -O0 time: 20×, at least 2 s, at most the floor', () => {
+    expect(calibratedHangLimit(50, 10_000)).toBe(2_000);
+    expect(calibratedHangLimit(200, 10_000)).toBe(4_000);
+    expect(calibratedHangLimit(3_000, 10_000)).toBe(10_000);
+    expect(calibratedHangLimit(200, 3_000)).toBe(3_000);
   });
 });
