@@ -9,7 +9,7 @@ import { isModeChoice, MODE_CHOICES, modeFor, type ModeChoice } from '../gen/mod
 import { wrappedShare } from '../ir/census.js';
 import { liveStats } from '../interp/live.js';
 import { INJECT_KINDS } from '../edge/inject.js';
-import { generateUBOne, parseUBKind } from './gen-ub.js';
+import { generateRelaxedOne, generateUBOne, parseUBKind } from './gen-ub.js';
 import { makeDirectory } from '../store/files.js';
 import { loadPolicy, MAX_SEED, parseCount, parseSeed, reportAndExit } from './util.js';
 
@@ -22,6 +22,7 @@ interface GenOptions {
   json?: boolean;
   mode?: string;
   ub?: string;
+  relax?: boolean;
 }
 
 /** Registers `kiln gen`. */
@@ -37,6 +38,7 @@ export function registerGen(program: Command): void {
     .option('--mode <mode>', `generation mode: ${MODE_CHOICES.join(', ')} (mixed draws one per seed)`, 'csmith')
     .option('--json', 'print one JSON object per program: seed, file, expected, lines, repairs, genMs, …')
     .option('--ub <kind>', `undefined behaviour on purpose: one UB of this kind on the executed path, nothing undefined before it (${INJECT_KINDS.join(', ')}); --json gives ub: {kind, file, line, column}`)
+    .option('--relax', "CsmithEdge's relaxations (policy section relax): null and dangling pointers, dropped initialisers, gotos anywhere, unchecked indices, parameter addresses, read/write conflicts; the first line gives the expected output only when the interpreter finds the executed path UB-free")
     .addHelpText(
       'after',
       `
@@ -51,7 +53,8 @@ Examples:
   kiln gen --seed 1 --count 100 -o progs  write progs/kiln-1.c … progs/kiln-100.c
   kiln gen --seed 3 --mode yarpgen -o t3  write t3/init.h, t3/init.c, t3/func.c, t3/driver.c
   kiln gen --seed 7 --json                print the program's expected output and statistics
-  kiln gen --seed 5 --ub shift -o s.c     a program whose first undefined act is a bad shift, at a line it names`,
+  kiln gen --seed 5 --ub shift -o s.c     a program whose first undefined act is a bad shift, at a line it names
+  kiln gen --seed 9 --relax --json        a relaxed program for crash testing: relaxations drawn, sites, UB found`,
     )
     .action((opts: GenOptions) => {
       try {
@@ -73,6 +76,8 @@ function runGen(opts: GenOptions): void {
     throw errBadOption('--count', String(count), `at most ${MAX_SEED - seed + 1n} from seed ${seed}: seeds end at ${MAX_SEED} (2^63 - 1)`);
   }
   const ub = opts.ub === undefined ? undefined : parseUBKind(opts.ub, mode);
+  if (opts.relax && ub !== undefined) throw errBadOption('--relax', 'on', 'no --ub with it (a relaxed program has its own undefined behaviour)');
+  if (opts.relax && mode !== 'csmith') throw errBadOption('--mode', mode, 'csmith with --relax (the relaxations rewrite csmith-mode programs)');
   if (count === undefined && mode === 'yarpgen' && opts.output) checkSplitOutput(opts.output);
   if (count !== undefined) {
     if (!opts.output) throw errBadOption('--count', String(count), 'an output directory too (-o DIR)');
@@ -86,7 +91,8 @@ function runGen(opts: GenOptions): void {
       const s = seed + i;
       // A one-file program is DIR/kiln-N.c; a program of several files gets DIR/kiln-N/.
       const target = (files: readonly EmittedFile[]): string => join(opts.output!, files.length === 1 ? `kiln-${s}.c` : `kiln-${s}`);
-      const ok = ub !== undefined ? generateUBOne(s, policy, ub, join(opts.output!, `kiln-${s}.c`), !!opts.json) : generateOne(s, policy, mode, target, !!opts.json);
+      const file = join(opts.output!, `kiln-${s}.c`);
+      const ok = ub !== undefined ? generateUBOne(s, policy, ub, file, !!opts.json) : opts.relax ? generateRelaxedOne(s, policy, file, !!opts.json) : generateOne(s, policy, mode, target, !!opts.json);
       if (!ok) discarded++;
     }
     if (!opts.json) process.stderr.write(`kiln gen: wrote ${count - discarded} programs to ${opts.output}${discarded ? ` (${discarded} seeds discarded)` : ''}\n`);
@@ -95,6 +101,10 @@ function runGen(opts: GenOptions): void {
   const output = opts.output;
   if (ub !== undefined) {
     if (!generateUBOne(seed, policy, ub, output, !!opts.json)) process.exitCode = 1;
+    return;
+  }
+  if (opts.relax) {
+    if (!generateRelaxedOne(seed, policy, output, !!opts.json)) process.exitCode = 1;
     return;
   }
   if (!generateOne(seed, policy, mode, output === undefined ? undefined : () => output, !!opts.json)) process.exitCode = 1;

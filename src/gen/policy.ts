@@ -260,6 +260,30 @@ export const LivePolicy = z
   })
   .strict();
 
+/** A relaxation's rate range `[lo, hi]` (chances), or `false` to disable it. */
+const relaxRange = (what: string) =>
+  z
+    .union([z.literal(false), z.tuple([z.number().min(0).max(1), z.number().min(0).max(1)]).refine(([lo, hi]) => lo <= hi, 'lo must not exceed hi')])
+    .default([0, 1])
+    .describe(what);
+
+/**
+ * CsmithEdge's relaxations (its Table 1), for programs with UB on purpose (`kiln fuzz --ub-share`,
+ * `kiln gen --relax`). Each range is CsmithEdge's crash-mode default, [0, 1].
+ */
+export const RelaxPolicy = z
+  .object({
+    enable: weight(0.5, 'chance that an enabled relaxation is switched on for a program (CsmithEdge: 1/2); its rate is then drawn uniformly from its range'),
+    null: relaxRange('a dereferenced pointer becomes the null pointer'),
+    dangling: relaxRange('a dereferenced pointer variable is first pointed at a local of a block that has ended'),
+    uninitialised: relaxRange("a local's or global's initialiser is dropped"),
+    goto: relaxRange('a goto, forward or backward, to a label anywhere in the function (it may skip initialisations)'),
+    arrayBounds: relaxRange('an index becomes an unchecked binary operation over it and a constant'),
+    paramAddress: relaxRange("an address of an object of a parameter's type becomes the parameter's address"),
+    conflicts: relaxRange('`v = e` becomes `v = e + v++` (an unsequenced read and write)'),
+  })
+  .strict();
+
 /** Limits of the generate-execute-repair loop. */
 export const RepairLimits = z
   .object({
@@ -285,6 +309,7 @@ export const PolicySchema = z
     repair: RepairLimits.prefault({}),
     live: LivePolicy.prefault({}),
     arith: ArithPolicy.prefault({}),
+    relax: RelaxPolicy.prefault({}),
   })
   .strict()
   .superRefine((p, ctx) => {
@@ -307,6 +332,7 @@ const MIN_MAX_PAIRS = [
  * `arith` only the named ones are (the rest are counts).
  */
 const PROBABILITY_GROUPS = ['choices', 'policies'] as const;
+// relax.enable is a chance too (its ranges are checked by their own schema).
 const ARITH_PROBABILITIES = ['floatPrograms', 'floatShare', 'resultLeaf', 'cast', 'global', 'static', 'const', 'volatile', 'boundary'] as const;
 
 /**
@@ -335,6 +361,7 @@ function policyConsistencyIssues(p: Record<string, unknown>): { path: string[]; 
   };
   for (const group of PROBABILITY_GROUPS) for (const [k, v] of Object.entries((p[group] as Record<string, unknown>) ?? {})) chance([group, k], v);
   for (const k of ARITH_PROBABILITIES) chance(['arith', k], at(`arith.${k}`));
+  chance(['relax', 'enable'], at('relax.enable'));
   return issues;
 }
 
