@@ -129,22 +129,30 @@ export async function reduceFinding(dir: string, opts: FindingReduceOptions = {}
   const wrongOutputs = new Set(f.behaviours.flatMap((b) => (b.outcome === 'wrong-code' && b.output !== undefined ? [b.output] : [])));
   const temp = TempRoot.create();
   try {
-    if (f.outcome === 'compiler-hang' && opts.timeoutMs === undefined) {
-      // Calibrate the hang limit on this machine: the same compiler at -O0 on the same program.
-      const baseline = configurationOf(compiler, '-O0');
-      if (baseline.key !== config.key) {
-        const b = await testConfiguration(files, g.expected, baseline, limits, temp);
-        if (b.judgement.outcome !== 'compiler-hang' && !b.compile.timedOut) {
-          const ms = calibratedHangLimit(b.compile.durationMs, limits.compile.timeoutMs);
-          limits = { ...limits, compile: { ...limits.compile, timeoutMs: ms } };
-          opts.onProgress?.(`hang limit ${(ms / 1000).toFixed(1)} s (${config.compiler.name} -O0 compiles the program in ${(b.compile.durationMs / 1000).toFixed(2)} s)`);
-        }
-      }
-    }
+    // A compile hang is reduced under a limit calibrated on this machine: the same compiler at -O0
+    // on the program (see calibratedHangLimit), measured again each time a hanging candidate is
+    // under half the size last measured, so the limit falls as the program shrinks.
+    const baseline = f.outcome === 'compiler-hang' && opts.timeoutMs === undefined ? configurationOf(compiler, '-O0') : undefined;
+    const ceiling = limits.compile.timeoutMs;
+    let calibratedBytes = Infinity;
+    const calibrate = async (src: EmittedFile[], expected: string): Promise<void> => {
+      if (!baseline || baseline.key === config.key) return;
+      const bytes = src.reduce((n, x) => n + x.content.length, 0);
+      if (bytes > calibratedBytes / 2) return;
+      calibratedBytes = bytes;
+      const b = await testConfiguration(src, expected, baseline, { ...limits, compile: { ...limits.compile, timeoutMs: ceiling } }, temp);
+      if (b.judgement.outcome === 'compiler-hang' || b.compile.timedOut) return;
+      const ms = calibratedHangLimit(b.compile.durationMs, ceiling);
+      if (ms >= limits.compile.timeoutMs) return;
+      limits = { ...limits, compile: { ...limits.compile, timeoutMs: ms } };
+      opts.onProgress?.(`hang limit ${(ms / 1000).toFixed(1)} s (${config.compiler.name} -O0 compiles ${bytes} bytes in ${(b.compile.durationMs / 1000).toFixed(2)} s)`);
+    };
+    await calibrate(files, g.expected);
     const test = async (c: Candidate, signal: AbortSignal, src: EmittedFile[] = text(c)): Promise<boolean> => {
       if (wrongOutputs.has(c.expected)) return false;
       const r = await testConfiguration(src, c.expected, config, limits, temp, signal);
       if (r.aborted || !sameFailure(f, r.judgement)) return false;
+      if (r.judgement.outcome === 'compiler-hang') await calibrate(src, c.expected);
       if (!reference || r.judgement.outcome !== 'wrong-code') return true;
       // The reduced program must still be miscompiled by the failing configuration only.
       const ref = await testConfiguration(src, c.expected, reference, limits, temp, signal);
