@@ -39,6 +39,7 @@ export interface FuzzFlags {
   mode?: string;
   reduce?: boolean;
   maxPerBucket?: string;
+  ubShare?: string;
 }
 
 /** The settings of a campaign as stored with it (and reused by `--resume`). */
@@ -52,6 +53,8 @@ export interface StoredSettings {
   readonly jobs?: number;
   /** Findings stored per bucket (the first N and the smallest); undefined: no cap. */
   readonly maxPerBucket?: number | undefined;
+  /** `--ub-share F`: the share of csmith-mode programs relaxed as CsmithEdge does (0: none). */
+  readonly ubShare?: number;
 }
 
 /** Fully resolved settings of one `kiln fuzz` session. */
@@ -92,6 +95,7 @@ export function registerFuzz(program: Command): void {
     .option('--run-timeout <duration>', 'wall-clock limit of one binary run (default 10s)')
     .option('--memory <size>', 'address-space limit of compiles and runs, e.g. 2GiB, or none (default 2GiB)')
     .option('--no-rerun', 'keep failures without testing them a second time')
+    .option('--ub-share <f>', "share F (0 to 1) of csmith-mode programs relaxed as CsmithEdge does (policy section relax): one with undefined behaviour is compiled only, and only compiler crashes and hangs count; one the interpreter finds UB-free is tested as usual")
     .option('--reduce', 'reduce the first finding of each new bucket in the background (one job): reduced.c and a bug report in its folder')
     .option('--max-per-bucket <n>', `findings stored per bucket: the first N and the smallest program; the rest are counted (default ${DEFAULT_MAX_PER_BUCKET}; none for no cap)`)
     .addHelpText(
@@ -118,7 +122,7 @@ Ctrl-C stops cleanly (a second Ctrl-C aborts); 'kiln findings' lists what was fo
 const DEFAULT_MODE: ModeChoice = 'mixed';
 
 /** Flags a resumed campaign takes from its stored settings instead. */
-const FIXED_ON_RESUME: readonly (keyof FuzzFlags)[] = ['config', 'compilers', 'opts', 'seedStart', 'policy', 'size', 'mode', 'compileTimeout', 'runTimeout', 'memory'];
+const FIXED_ON_RESUME: readonly (keyof FuzzFlags)[] = ['config', 'compilers', 'opts', 'seedStart', 'policy', 'size', 'mode', 'compileTimeout', 'runTimeout', 'memory', 'ubShare'];
 
 /**
  * Merges flags over the configuration file over the defaults, and validates everything — compilers
@@ -143,6 +147,7 @@ export async function resolveSettings(flags: FuzzFlags): Promise<FuzzSettings> {
   const policy = flags.policy !== undefined ? loadPolicy(flags.policy, size) : configPolicy(cfg, cfgFile, cfgDir, size);
   const mode = flags.mode ?? cfg.mode ?? DEFAULT_MODE;
   if (!isModeChoice(mode)) throw errBadOption('--mode', mode, `one of ${MODE_CHOICES.join(', ')}`);
+  const ubShare = flags.ubShare !== undefined ? parseShare('--ub-share', flags.ubShare) : 0;
   const compilerSpecs = flags.compilers !== undefined ? splitList('--compilers', flags.compilers) : cfg.compilers;
   const compilers = compilerSpecs ? await resolveCompilers(compilerSpecs, process.env, cfgFile && !flags.compilers ? cfgDir : process.cwd()) : await detectCompilers();
   if (compilers.length === 0) throw errUnknownCompiler('(none)', 'no gcc, clang, tcc, pcc or cc found on PATH; name one with --compilers');
@@ -162,6 +167,7 @@ export async function resolveSettings(flags: FuzzFlags): Promise<FuzzSettings> {
     seedStart,
     resume: undefined,
     reduce: flags.reduce === true,
+    ...(ubShare ? { ubShare } : {}),
   };
 }
 
@@ -225,7 +231,15 @@ function storedSettings(c: CampaignRow, dbPath: string): StoredSettings {
     rerun: s.rerun ?? true,
     maxPerBucket: cap,
     ...(jobs !== undefined ? { jobs } : {}),
+    ...(typeof s.ubShare === 'number' && s.ubShare > 0 && s.ubShare <= 1 ? { ubShare: s.ubShare } : {}),
   };
+}
+
+/** A share: a number from 0 to 1. */
+function parseShare(option: string, v: string): number {
+  const x = Number(v);
+  if (v.trim() === '' || !Number.isFinite(x) || x < 0 || x > 1) throw errBadOption(option, v, 'a share from 0 to 1, such as 0.2');
+  return x;
 }
 
 /** `--max-per-bucket`: an integer ≥ 1, or `none` (null) for no cap. */
@@ -307,6 +321,7 @@ export async function fuzz(s: FuzzSettings): Promise<CampaignSummary> {
           jobs: s.jobs,
           timeMs: s.timeMs ?? null,
           maxPerBucket: s.maxPerBucket ?? null,
+          ...(s.ubShare ? { ubShare: s.ubShare } : {}),
         } satisfies Omit<StoredSettings, 'maxPerBucket'> & Record<string, unknown>,
         compilers: s.compilers,
         seedStart: s.seedStart ?? store.nextUnusedSeed(),
@@ -370,6 +385,7 @@ export async function fuzz(s: FuzzSettings): Promise<CampaignSummary> {
           limits: s.limits,
           policy: s.policy,
           mode: s.mode,
+          ...(s.ubShare ? { ubShare: s.ubShare } : {}),
           jobs: s.jobs,
           // Claimed from the store block by block: campaigns sharing --out never test one seed twice.
           seeds: store.campaignSeeds(campaignId, seeds.gaps),

@@ -274,7 +274,7 @@ const relaxRange = (what: string) =>
 export const RelaxPolicy = z
   .object({
     enable: weight(0.5, 'chance that an enabled relaxation is switched on for a program (CsmithEdge: 1/2); its rate is then drawn uniformly from its range'),
-    null: relaxRange('a dereferenced pointer becomes the null pointer'),
+    nullDeref: relaxRange('a dereferenced pointer becomes the null pointer'),
     dangling: relaxRange('a dereferenced pointer variable is first pointed at a local of a block that has ended'),
     uninitialised: relaxRange("a local's or global's initialiser is dropped"),
     goto: relaxRange('a goto, forward or backward, to a label anywhere in the function (it may skip initialisations)'),

@@ -32,6 +32,8 @@ export interface CampaignOptions {
   readonly policy: Policy;
   /** Generation mode, or `mixed` (a mode per program, drawn from its seed); default `csmith`. */
   readonly mode?: ModeChoice;
+  /** `--ub-share F`: the share of csmith-mode programs relaxed as CsmithEdge does (0 or absent: none). */
+  readonly ubShare?: number;
   /** Concurrent jobs (generations and compile+run tests together); one per core by default. */
   readonly jobs: number;
   /** Seeds in the order they are to be tested; the campaign takes as many as it needs. */
@@ -88,6 +90,8 @@ export interface ProgramReport {
   readonly results: readonly FinalResult[];
   /** Set when every configuration that ran printed this same line and the interpreter another. */
   readonly internal?: { readonly agreed: string };
+  /** `--ub-share`: the program was relaxed; `ub` names the undefined behaviour its run met, if any. */
+  readonly relaxed?: { readonly rates: Readonly<Record<string, number>>; readonly ub?: string };
 }
 
 /** The background check of a suspected hang, with the configured (long) limits. */
@@ -154,6 +158,8 @@ interface OpenProgram {
   /** Limits each configuration's tests ran with (short hang limits included). */
   readonly limits: Map<Configuration, Limits>;
   agreed: string | undefined;
+  /** Set for a relaxed program (`--ub-share`); with `ub`, it is compiled only, for crashes and hangs. */
+  readonly relaxed?: { readonly rates: Readonly<Record<string, number>>; readonly ub?: string };
 }
 
 /**
@@ -168,7 +174,7 @@ export async function runCampaign(opts: CampaignOptions, hooks: CampaignHooks): 
   const started = Date.now();
   const temp = opts.tempRoot ?? TempRoot.create();
   const ownsTemp = opts.tempRoot === undefined;
-  const pool = new GeneratorPool(opts.jobs, opts.policy, opts.mode ?? 'csmith');
+  const pool = new GeneratorPool(opts.jobs, opts.policy, opts.mode ?? 'csmith', opts.ubShare ?? 0);
   const kill = new AbortController();
   // A process.exit (second Ctrl-C) must not leave compilers running in their own process groups.
   const onExit = (): void => {
@@ -268,7 +274,7 @@ export async function runCampaign(opts: CampaignOptions, hooks: CampaignHooks): 
         gensInFlight--;
         if (stopReason) return maybeFinish();
         if (reply.ok) {
-          open.push({ seed, mode: reply.mode, files: reply.files, expected: reply.expected, genMs: reply.genMs, phase: 'first', pending: [...configs], running: 0, first: new Map(), second: new Map(), limits: new Map(), agreed: undefined });
+          open.push({ seed, mode: reply.mode, files: reply.files, expected: reply.expected, genMs: reply.genMs, phase: 'first', pending: [...configs], running: 0, first: new Map(), second: new Map(), limits: new Map(), agreed: undefined, ...(reply.relaxed ? { relaxed: reply.relaxed } : {}) });
         } else if (reply.reason === 'pool closed') {
           return maybeFinish();
         } else if (reply.reason === 'pool failed') {
@@ -292,8 +298,11 @@ export async function runCampaign(opts: CampaignOptions, hooks: CampaignHooks): 
       // A re-run gets the limits of the first test, so the same failure can show the same way.
       const limits = p.limits.get(config) ?? shortLimits(config);
       p.limits.set(config, limits);
-      testConfiguration(p.files, p.expected, config, limits, temp, kill.signal).then(
-        (res) => {
+      const ub = p.relaxed?.ub !== undefined;
+      testConfiguration(p.files, p.expected, config, limits, temp, kill.signal, ub).then(
+        (tested) => {
+          // A program with undefined behaviour tests the compiler only: a crash or a hang.
+          const res = ub && !UB_OUTCOMES.has(tested.judgement.outcome) ? { ...tested, judgement: { outcome: 'ok' as const } } : tested;
           tokens++;
           testsInFlight--;
           p.running--;
@@ -319,7 +328,7 @@ export async function runCampaign(opts: CampaignOptions, hooks: CampaignHooks): 
     const advance = (p: OpenProgram): void => {
       if (p.phase === 'first') {
         const runs = configs.map((c) => p.first.get(c)!);
-        p.agreed = internalDisagreement(p.expected, runs);
+        p.agreed = p.relaxed?.ub !== undefined ? undefined : internalDisagreement(p.expected, runs);
         // A suspected hang is not re-run with its short limit: its background check replaces that.
         const failing = configs.filter((c) => {
           const r = p.first.get(c)!;
@@ -443,9 +452,12 @@ export async function runCampaign(opts: CampaignOptions, hooks: CampaignHooks): 
       const nondeterministic = !sameBehaviour(one, two);
       return { config: c, outcome, result: first, rerun: second, flaky: false, nondeterministic, behaviours: nondeterministic ? [one, two] : [one] };
     });
-    return { seed: p.seed, status: 'tested', genMs: p.genMs, mode: p.mode, files: p.files, expected: p.expected, results, ...(p.agreed !== undefined ? { internal: { agreed: p.agreed } } : {}) };
+    return { seed: p.seed, status: 'tested', genMs: p.genMs, mode: p.mode, files: p.files, expected: p.expected, results, ...(p.agreed !== undefined ? { internal: { agreed: p.agreed } } : {}), ...(p.relaxed ? { relaxed: p.relaxed } : {}) };
   }
 }
+
+/** The outcomes that count for a program with undefined behaviour (CsmithEdge's crash testing). */
+const UB_OUTCOMES: ReadonlySet<string> = new Set(['compiler-crash', 'compiler-hang']);
 
 /** A result's failing behaviour, with the line it printed for wrong code. */
 function behaviourOf(r: ConfigResult): Behaviour {

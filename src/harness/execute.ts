@@ -57,7 +57,16 @@ export function compileCommand(c: Configuration, files: readonly string[] = [SOU
  * configuration in a fresh folder, runs the binary in another fresh folder, and judges the
  * result; both folders are removed before returning.
  */
-export async function testConfiguration(program: string | readonly EmittedFile[], expected: string, c: Configuration, limits: Limits, temp: TempRoot, signal?: AbortSignal): Promise<ConfigResult> {
+export async function testConfiguration(
+  program: string | readonly EmittedFile[],
+  expected: string,
+  c: Configuration,
+  limits: Limits,
+  temp: TempRoot,
+  signal?: AbortSignal,
+  /** Compile only (a program with undefined behaviour: only compiler crashes and hangs count). */
+  compileOnly = false,
+): Promise<ConfigResult> {
   const started = Date.now();
   const files = typeof program === 'string' ? [{ name: SOURCE_FILE, content: program }] : program;
   const compileDir = await temp.dir('cc');
@@ -77,6 +86,7 @@ export async function testConfiguration(program: string | readonly EmittedFile[]
     const exe = join(compileDir, EXE_FILE);
     const failed = judgeCompile(cr, c, existsSync(exe));
     if (failed) return { config: c, judgement: failed, compile, durationMs: Date.now() - started, aborted: false };
+    if (compileOnly) return { config: c, judgement: { outcome: 'ok' }, compile, durationMs: Date.now() - started, aborted: false };
     const runParent = await temp.dir('run');
     try {
       // The binary runs as ./prog from a folder whose path has a fixed length (sandbox.ts).

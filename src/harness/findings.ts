@@ -173,6 +173,9 @@ function draftFinding(r: ProgramReport, f: FinalResult, ctx: DraftContext): Find
     behaviours: (f.behaviours ?? []).map(publicBehaviour),
     others,
     policy: ctx.policy,
+    // `--ub-share`: the program is the seed's program relaxed as CsmithEdge does; with `ub` it has
+    // undefined behaviour and only a compiler crash or hang counted.
+    ...(r.relaxed ? { relaxed: r.relaxed } : {}),
   };
   return {
     id,

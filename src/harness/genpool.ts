@@ -6,11 +6,21 @@ import type { Mode, ModeChoice } from '../gen/mode.js';
 import type { Policy } from '../gen/policy.js';
 
 /** Messages to a generation process. */
-export type GenRequest = { readonly type: 'init'; readonly policy: Policy; readonly mode: ModeChoice } | { readonly type: 'gen'; readonly id: number; readonly seed: string };
+export type GenRequest = { readonly type: 'init'; readonly policy: Policy; readonly mode: ModeChoice; readonly ubShare?: number } | { readonly type: 'gen'; readonly id: number; readonly seed: string };
 
 /** A generation process's answer for one seed. */
 export type GenReply =
-  | { readonly id: number; readonly seed: string; readonly ok: true; readonly mode: Mode; readonly expected: string; readonly files: readonly EmittedFile[]; readonly genMs: number }
+  | {
+      readonly id: number;
+      readonly seed: string;
+      readonly ok: true;
+      readonly mode: Mode;
+      readonly expected: string;
+      readonly files: readonly EmittedFile[];
+      readonly genMs: number;
+      /** `--ub-share`: the program was relaxed (src/repair/relax.ts); `ub` names the UB the interpreter met, if any. */
+      readonly relaxed?: { readonly rates: Readonly<Record<string, number>>; readonly ub?: string };
+    }
   | { readonly id: number; readonly seed: string; readonly ok: false; readonly reason: string; readonly error?: string; readonly genMs: number };
 
 interface Slot {
@@ -36,6 +46,7 @@ export class GeneratorPool {
     readonly size: number,
     private readonly policy: Policy,
     private readonly mode: ModeChoice = 'csmith',
+    private readonly ubShare = 0,
   ) {
     for (let i = 0; i < size; i++) this.slots.push(this.spawn());
   }
@@ -81,7 +92,7 @@ export class GeneratorPool {
     const entry = workerEntry();
     const child = fork(entry.path, [], { execArgv: entry.execArgv, serialization: 'advanced', stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
     const slot: Slot = { child, busy: undefined };
-    child.send({ type: 'init', policy: this.policy, mode: this.mode } satisfies GenRequest);
+    child.send({ type: 'init', policy: this.policy, mode: this.mode, ubShare: this.ubShare } satisfies GenRequest);
     child.on('message', (m: GenReply) => {
       const b = slot.busy;
       if (!b || b.id !== m.id) return;

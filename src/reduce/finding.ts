@@ -39,6 +39,8 @@ export interface FindingManifest extends StoredFinding {
   readonly mode: Mode;
   /** The generation policy as stored (parsed again before use). */
   readonly policy: unknown;
+  /** The program was relaxed (`kiln fuzz --ub-share`): not the seed's UB-free program. */
+  readonly relaxed: boolean;
 }
 
 /** A finished reduction of a finding. */
@@ -77,7 +79,7 @@ export function readFindingManifest(dir: string): FindingManifest {
   if (typeof j.seed !== 'string') throw errState(`${file}: field seed is missing or not a string`, hint);
   const mode = j.mode === undefined ? 'csmith' : String(j.mode);
   if (!isModeChoice(mode) || mode === 'mixed') throw errState(`${file}: unknown generation mode ${mode}`, hint);
-  return { ...f, seed: j.seed, mode, policy: j.policy };
+  return { ...f, seed: j.seed, mode, policy: j.policy, relaxed: typeof j.relaxed === 'object' && j.relaxed !== null };
 }
 
 /**
@@ -105,6 +107,11 @@ export async function reduceFinding(dir: string, opts: FindingReduceOptions = {}
   } catch (e) {
     if (e instanceof PolicyError) throw errState(`${dir}: the finding's policy does not parse: ${e.message}`, fallback);
     throw e;
+  }
+  if (f.relaxed) {
+    // The IR reducer proves every candidate UB-free; a relaxed program need not be, so its own
+    // test (compile and look for the crash or hang) drives the text reducer instead.
+    throw errState(`${dir}: the program was relaxed (kiln fuzz --ub-share), so the IR reducer, which keeps programs UB-free, cannot reduce it`, `reduce its C file with its own test: kiln reduce ${join(dir, 'prog.c')} --test ${join(dir, 'repro.sh')}`);
   }
   const g = generateProgram(f.seed, policy, f.mode);
   if (!g.ok) throw errState(`${dir}: seed ${f.seed} no longer generates a program (${g.reason})`, fallback);

@@ -7,7 +7,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { drawRelaxations, generateRelaxedProgram, relaxProgram, relaxRng, RELAXATIONS, type Relaxation } from '../../src/edge/relax.js';
+import { drawRelaxations, relaxProgram, relaxRng, RELAXATIONS, type Relaxation } from '../../src/repair/relax.js';
+import { generateRelaxedProgram } from '../../src/edge/relax.js';
 import { emitC } from '../../src/emit/c.js';
 import { parsePolicy, PolicyError } from '../../src/gen/policy.js';
 import type { Node, Program } from '../../src/ir/nodes.js';
@@ -38,7 +39,7 @@ function nodes(p: Program): Node[] {
 
 /** The relaxed construct each relaxation leaves in the IR. */
 const SIGNS: Record<Relaxation, (before: Node[], after: Node[]) => boolean> = {
-  null: (_, a) => a.some((n) => n.kind === 'deref' && n.ptr.kind === 'null'),
+  nullDeref: (_, a) => a.some((n) => n.kind === 'deref' && n.ptr.kind === 'null'),
   dangling: (b, a) => a.filter((n) => n.kind === 'var-decl' && n.name.startsWith('dead_')).length > b.filter((n) => n.kind === 'var-decl' && n.name.startsWith('dead_')).length,
   uninitialised: (b, a) => a.filter((n) => n.kind === 'var-decl' && n.init === undefined).length > b.filter((n) => n.kind === 'var-decl' && n.init === undefined).length,
   goto: (b, a) => a.filter((n) => n.kind === 'goto').length > b.filter((n) => n.kind === 'goto').length,
@@ -75,15 +76,15 @@ describe('CsmithEdge relaxations', () => {
   }
 
   it('draws each enabled relaxation with the policy\'s chance and a rate in its range; disabled ones never', () => {
-    const policy = parsePolicy({ relax: { null: [0.2, 0.4], goto: false } });
+    const policy = parsePolicy({ relax: { nullDeref: [0.2, 0.4], goto: false } });
     const on: Record<string, number> = {};
     for (let i = 0; i < 400; i++) {
       const rates = drawRelaxations(policy, Rng.seeded(i));
       expect(rates.goto).toBeUndefined();
       for (const [k, v] of Object.entries(rates)) {
         on[k] = (on[k] ?? 0) + 1;
-        expect(v).toBeGreaterThanOrEqual(k === 'null' ? 0.2 : 0);
-        expect(v).toBeLessThanOrEqual(k === 'null' ? 0.4 : 1);
+        expect(v).toBeGreaterThanOrEqual(k === 'nullDeref' ? 0.2 : 0);
+        expect(v).toBeLessThanOrEqual(k === 'nullDeref' ? 0.4 : 1);
       }
     }
     for (const r of RELAXATIONS.filter((x) => x !== 'goto')) expect(on[r]! / 400).toBeGreaterThan(0.4), expect(on[r]! / 400).toBeLessThan(0.6);
@@ -107,7 +108,7 @@ describe('CsmithEdge relaxations', () => {
 
   it('a relaxed program the interpreter finds UB-free prints the expected output it states', () => {
     requireTool('gcc');
-    const policy = parsePolicy({ relax: { enable: 1, null: false, dangling: false, arrayBounds: false, conflicts: false, paramAddress: false, uninitialised: [0, 0.05], goto: [0, 0.02] } }, 'small');
+    const policy = parsePolicy({ relax: { enable: 1, nullDeref: false, dangling: false, arrayBounds: false, conflicts: false, paramAddress: false, uninitialised: [0, 0.05], goto: [0, 0.02] } }, 'small');
     let checked = 0;
     for (let seed = 1n; seed <= 30n && checked < 3; seed++) {
       const r = generateRelaxedProgram(seed, policy);
@@ -123,8 +124,8 @@ describe('CsmithEdge relaxations', () => {
   });
 
   it('a range whose lo exceeds its hi is refused, naming the field', () => {
-    expect(() => parsePolicy({ relax: { null: [0.5, 0.2] } })).toThrow(PolicyError);
-    expect(() => parsePolicy({ relax: { null: [0.5, 0.2] } })).toThrow(/relax\.null/);
+    expect(() => parsePolicy({ relax: { nullDeref: [0.5, 0.2] } })).toThrow(PolicyError);
+    expect(() => parsePolicy({ relax: { nullDeref: [0.5, 0.2] } })).toThrow(/relax\.nullDeref/);
   });
 
   it('kiln gen --relax --json reports rates, sites and the UB found; --relax with --ub is refused', async () => {
