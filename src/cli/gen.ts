@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
+import { TARGETS, targetByName } from '../c/target.js';
 import { errBadOption, errFile, KilnError } from '../diag/errors.js';
 import { emitFiles, type EmittedFile } from '../emit/files.js';
 import type { Policy } from '../gen/policy.js';
@@ -22,6 +23,7 @@ interface GenOptions {
   json?: boolean;
   mode?: string;
   ub?: string;
+  target?: string;
 }
 
 /** Registers `kiln gen`. */
@@ -35,6 +37,7 @@ export function registerGen(program: Command): void {
     .option('--policy <file>', 'generation policy (YAML or JSON; any subset of fields)')
     .option('--size <preset>', 'program size: small, medium (Csmith-like, default) or large')
     .option('--mode <mode>', `generation mode: ${MODE_CHOICES.join(', ')} (mixed draws one per seed)`, 'csmith')
+    .option('--target <name>', `target model the program is generated and interpreted for: ${TARGETS.map((t) => t.name).join(', ')} (default x86_64, or the policy's)`)
     .option('--json', 'print one JSON object per program: seed, file, expected, lines, repairs, genMs, …')
     .option('--ub <kind>', `undefined behaviour on purpose: one UB of this kind on the executed path, nothing undefined before it (${INJECT_KINDS.join(', ')}); --json gives ub: {kind, file, line, column}`)
     .addHelpText(
@@ -50,6 +53,7 @@ Examples:
   kiln gen --seed 42 -o prog.c            write one program; its first line states the expected output
   kiln gen --seed 1 --count 100 -o progs  write progs/kiln-1.c … progs/kiln-100.c
   kiln gen --seed 3 --mode yarpgen -o t3  write t3/init.h, t3/init.c, t3/func.c, t3/driver.c
+  kiln gen --seed 9 --target m68k        a program for m68k (ILP32, big-endian) with m68k's expected output
   kiln gen --seed 7 --json                print the program's expected output and statistics
   kiln gen --seed 5 --ub shift -o s.c     a program whose first undefined act is a bad shift, at a line it names`,
     )
@@ -63,7 +67,7 @@ Examples:
 }
 
 function runGen(opts: GenOptions): void {
-  const policy = loadPolicy(opts.policy, opts.size);
+  const policy = withTarget(loadPolicy(opts.policy, opts.size), opts.target);
   const mode = opts.mode ?? 'csmith';
   if (!isModeChoice(mode)) throw errBadOption('--mode', mode, `one of ${MODE_CHOICES.join(', ')}`);
   const seed = parseSeed('--seed', opts.seed, 1n);
@@ -98,6 +102,14 @@ function runGen(opts: GenOptions): void {
     return;
   }
   if (!generateOne(seed, policy, mode, output === undefined ? undefined : () => output, !!opts.json)) process.exitCode = 1;
+}
+
+/** The policy with `--target` applied: an unknown name is a user error naming the models. */
+export function withTarget(policy: Policy, name: string | undefined): Policy {
+  if (name === undefined) return policy;
+  const model = targetByName(name);
+  if (!model) throw errBadOption('--target', name, `one of ${TARGETS.map((t) => t.name).join(', ')}`);
+  return { ...policy, target: model.name };
 }
 
 /** A program of several files needs a directory: `-o X.c` is refused with a hint. */
