@@ -1,3 +1,4 @@
+import { LP64, targetByName, type TargetModel } from '../c/target.js';
 import type { Compiler } from './compilers.js';
 
 /** The option sets of a default campaign (DESIGN.md, "Defaults a user expects"). */
@@ -147,6 +148,26 @@ export function slugify(text: string): string {
 }
 
 /** The limits of one step of a configuration: no address-space limit for sanitizer builds. */
-export function limitsFor(step: StepLimits, c: Configuration): StepLimits {
-  return isSanitizerBuild(c.options) ? { ...step, memoryMb: undefined } : step;
+export function limitsFor(step: StepLimits, c: Configuration, kind: 'compile' | 'run' = 'compile'): StepLimits {
+  // qemu-user reserves the guest's whole address space up front (4 GiB for a 32-bit guest), so an
+  // address-space limit on an emulated run measures qemu, not the program: the run has none.
+  const emulated = kind === 'run' && c.compiler.emulator !== undefined;
+  return isSanitizerBuild(c.options) || emulated ? { ...step, memoryMb: undefined } : step;
+}
+
+/**
+ * The target model a configuration's binaries are for: the compiler's (a cross compiler), or
+ * i686 for a host x86-64 gcc/clang given `-m32` (which then runs natively, with gcc-multilib's
+ * libraries), else the host's. Programs for it must be generated with this model.
+ */
+export function configTarget(c: Configuration): TargetModel {
+  if (c.compiler.target !== undefined) return targetByName(c.compiler.target) ?? LP64;
+  const m32 = (c.compiler.family === 'gcc' || c.compiler.family === 'clang') && c.options.includes('-m32');
+  return m32 ? targetByName('i686')! : LP64;
+}
+
+/** The one target of a set of configurations, or every distinct one when they disagree. */
+export function commonTarget(configs: readonly Configuration[]): { readonly target?: TargetModel; readonly all: readonly TargetModel[] } {
+  const all = [...new Set(configs.map(configTarget))];
+  return all.length === 1 ? { target: all[0]!, all } : { all };
 }
