@@ -9,9 +9,15 @@
 // Figures per target: programs, tests (program × option set), failures by outcome, the median
 // compile and run time of one test, and tests per hour of one core (3600 s / mean test time:
 // compile + emulated run, generation excluded). Generation is the same for every target and is
-// reported once, in programs per second of this process.
+// reported once, in programs per second of this process. Before its programs, each target's model
+// is checked against the compiler: a probe prints sizeof, _Alignof, CHAR_MIN's sign and the byte
+// order under qemu, and any difference from src/c/target.ts is a failure.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { TARGETS } from '../src/c/target.js';
+import { TARGETS, type TargetModel } from '../src/c/target.js';
 import { emitFiles } from '../src/emit/files.js';
 import { parsePolicy } from '../src/gen/policy.js';
 import { detectCompilers, missingEmulator, type Compiler } from '../src/harness/compilers.js';
@@ -48,6 +54,37 @@ function pickCompilers(all: readonly Compiler[]): Compiler[] {
   return out;
 }
 
+const PROBE = `#include <limits.h>
+#include <stdio.h>
+int main(void) {
+  union { unsigned int i; unsigned char c[4]; } u = { 0x01020304u };
+  printf("%d %d %d %s %d %d %d %d %d %d\\n", (int)sizeof(long) * 8, (int)sizeof(void *) * 8, CHAR_MIN < 0, u.c[0] == 1 ? "big" : "little",
+    (int)_Alignof(short), (int)_Alignof(int), (int)_Alignof(long), (int)_Alignof(long long), (int)_Alignof(void *), (int)_Alignof(double));
+  return 0;
+}
+`;
+
+/** What the model says the probe prints. */
+function probeExpected(m: TargetModel): string {
+  const a = m.align;
+  return `${m.longBits} ${m.pointerBits} ${m.charSigned ? 1 : 0} ${m.endian} ${a.short} ${a.int} ${a.long} ${a.longLong} ${a.pointer} ${a.double}`;
+}
+
+/** Compiles and runs the probe with a cross compiler; its output line, or what went wrong. */
+function probe(cc: Compiler): string {
+  const dir = mkdtempSync(join(tmpdir(), 'kiln-probe-'));
+  try {
+    writeFileSync(join(dir, 'probe.c'), PROBE);
+    const c = spawnSync(cc.command, ['-std=c11', 'probe.c', '-o', 'probe'], { cwd: dir, encoding: 'utf8' });
+    if (c.status !== 0) return `compile failed: ${c.stderr.trim().split('\n')[0]}`;
+    const [cmd, ...args] = [...(cc.emulator ?? []), './probe'];
+    const r = spawnSync(cmd!, args, { cwd: dir, encoding: 'utf8', timeout: 30_000 });
+    return r.status === 0 ? r.stdout.trim() : `run failed (${r.status ?? r.signal}): ${r.stderr.trim().split('\n')[0]}`;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 async function main(): Promise<void> {
   const compilers = pickCompilers(await detectCompilers());
   if (compilers.length === 0) throw new Error('no cross gcc found on PATH: run scripts/ensure-tools.mjs --profile cross (as root)');
@@ -65,6 +102,10 @@ async function main(): Promise<void> {
         rows.push(`${cc.target}: skipped, ${missing} not on PATH`);
         continue;
       }
+      const model = TARGETS.find((t) => t.name === cc.target)!;
+      const seen = probe(cc);
+      if (seen !== probeExpected(model)) failures.push(`${cc.target}: model differs from ${cc.name}: sizeof(long) sizeof(void*) CHAR_MIN<0 endian _Alignof(short int long long-long void* double): compiler '${seen}', model '${probeExpected(model)}'`);
+      else console.log(`${cc.target}: model agrees with ${cc.name} (${seen})`);
       const policy = { ...parsePolicy({}), target: cc.target! };
       const configs = buildMatrix([cc], optionSets);
       const work: { seed: bigint; files: ReturnType<typeof emitFiles>; expected: string }[] = [];
