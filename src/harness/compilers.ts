@@ -130,8 +130,14 @@ export async function targetOf(command: string, family: CompilerFamily, env: Nod
   }
   const model = machine === undefined ? undefined : modelOfMachine(machine);
   if (!model || model === LP64) return {};
+  const emulator = emulatorFor(model, env);
+  return { target: model.name, ...(emulator ? { emulator } : {}) };
+}
+
+/** The argv prefix that runs a model's Linux binaries, `qemu-<arch> -L /usr/<triplet>`, when that qemu is on PATH. */
+export function emulatorFor(model: TargetModel, env: NodeJS.ProcessEnv = process.env): readonly string[] | undefined {
   const qemu = findOnPath(model.qemu, env);
-  return { target: model.name, ...(qemu ? { emulator: [qemu, '-L', `/usr/${model.triplet}`] } : {}) };
+  return qemu ? [qemu, '-L', `/usr/${model.triplet}`] : undefined;
 }
 
 /** The model of a `-dumpmachine` triplet: exact triplet first, then by architecture (`i386`, `x86_64-pc-linux-gnu`). */

@@ -3,7 +3,7 @@ import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isTranslationUnit, MAIN_SOURCE, type EmittedFile } from '../emit/files.js';
 import { LINK_LIBRARIES } from './compilers.js';
-import { limitsFor, type Configuration, type Limits } from './matrix.js';
+import { configEmulator, limitsFor, type Configuration, type Limits } from './matrix.js';
 import { judgeCompile, judgeRun, outputLine, type Judgement } from './oracle.js';
 import { runProcess, SpawnError, type RunResult } from './process.js';
 import { newTag, runDirIn, sandboxArgv, type StepKind } from './sandbox.js';
@@ -22,7 +22,7 @@ export const EXE_ARGV0 = `./${EXE_FILE}`;
  * re-runs, reduction, triage and repro.sh all start binaries through it.
  */
 export function runArgv(c: Configuration): string[] {
-  return [...(c.compiler.emulator ?? []), EXE_ARGV0];
+  return [...(configEmulator(c) ?? []), EXE_ARGV0];
 }
 
 /** What one step (compile or run) did. */

@@ -1,5 +1,5 @@
 import { LP64, targetByName, type TargetModel } from '../c/target.js';
-import type { Compiler } from './compilers.js';
+import { emulatorFor, modelOfMachine, type Compiler } from './compilers.js';
 
 /** The option sets of a default campaign (DESIGN.md, "Defaults a user expects"). */
 export const DEFAULT_OPTION_SETS: readonly string[] = ['-O0', '-O1', '-O2', '-Os', '-O3'];
@@ -151,7 +151,7 @@ export function slugify(text: string): string {
 export function limitsFor(step: StepLimits, c: Configuration, kind: 'compile' | 'run' = 'compile'): StepLimits {
   // qemu-user reserves the guest's whole address space up front (4 GiB for a 32-bit guest), so an
   // address-space limit on an emulated run measures qemu, not the program: the run has none.
-  const emulated = kind === 'run' && c.compiler.emulator !== undefined;
+  const emulated = kind === 'run' && configEmulator(c) !== undefined;
   return isSanitizerBuild(c.options) || emulated ? { ...step, memoryMb: undefined } : step;
 }
 
@@ -162,8 +162,40 @@ export function limitsFor(step: StepLimits, c: Configuration, kind: 'compile' | 
  */
 export function configTarget(c: Configuration): TargetModel {
   if (c.compiler.target !== undefined) return targetByName(c.compiler.target) ?? LP64;
+  const triplet = targetOption(c);
+  if (triplet !== undefined) return modelOfMachine(triplet) ?? LP64;
   const m32 = (c.compiler.family === 'gcc' || c.compiler.family === 'clang') && c.options.includes('-m32');
   return m32 ? targetByName('i686')! : LP64;
+}
+
+/** The triplet of a clang `--target=T` (or `-target T`, `--target T`) option, if any. */
+function targetOption(c: Configuration): string | undefined {
+  if (c.compiler.family !== 'clang') return undefined;
+  for (let i = 0; i < c.options.length; i++) {
+    const o = c.options[i]!;
+    if (o.startsWith('--target=')) return o.slice('--target='.length);
+    if ((o === '-target' || o === '--target') && i + 1 < c.options.length) return c.options[i + 1];
+  }
+  return undefined;
+}
+
+/**
+ * How a configuration's binaries are started before `./prog`: a cross gcc's emulator, or for
+ * clang `--target=<triplet>` of a modelled foreign target the qemu that runs it (undefined when
+ * native, or when that qemu is not on PATH: see {@link configMissingEmulator}).
+ */
+export function configEmulator(c: Configuration): readonly string[] | undefined {
+  if (c.compiler.emulator) return c.compiler.emulator;
+  if (targetOption(c) === undefined) return undefined;
+  const model = configTarget(c);
+  return model === LP64 ? undefined : emulatorFor(model);
+}
+
+/** The qemu a configuration needs but PATH lacks (`qemu-m68k`), or undefined. */
+export function configMissingEmulator(c: Configuration): string | undefined {
+  const model = configTarget(c);
+  const native = model === LP64 || (model.name === 'i686' && c.compiler.target === undefined && targetOption(c) === undefined);
+  return native || configEmulator(c) ? undefined : model.qemu;
 }
 
 /** The one target of a set of configurations, or every distinct one when they disagree. */

@@ -1,6 +1,5 @@
-import { missingEmulator } from './compilers.js';
 import { testConfiguration, type ConfigResult } from './execute.js';
-import type { Configuration, Limits } from './matrix.js';
+import { configMissingEmulator, type Configuration, type Limits } from './matrix.js';
 import { TempRoot } from './tempdir.js';
 
 /**
@@ -52,9 +51,9 @@ export interface BrokenConfiguration {
 export async function checkConfigurations(configs: readonly Configuration[], limits: Limits, jobs: number, signal?: AbortSignal): Promise<BrokenConfiguration[] | undefined> {
   // A cross compiler whose emulator is not installed cannot run anything: say so without trying.
   const noEmulator: BrokenConfiguration[] = configs
-    .filter((c) => missingEmulator(c.compiler) !== undefined)
-    .map((c) => ({ config: c, reason: `its binaries need ${missingEmulator(c.compiler)}, which is not on PATH (install qemu-user)`, memoryLimited: false }));
-  const runnable = configs.filter((c) => missingEmulator(c.compiler) === undefined);
+    .filter((c) => configMissingEmulator(c) !== undefined)
+    .map((c) => ({ config: c, reason: `its binaries need ${configMissingEmulator(c)}, which is not on PATH (install qemu-user)`, memoryLimited: false }));
+  const runnable = configs.filter((c) => configMissingEmulator(c) === undefined);
   const temp = TempRoot.create();
   try {
     const first = await testAll(runnable, limits, jobs, temp, signal);

@@ -1,6 +1,6 @@
 import { constants } from 'node:os';
 import { compileCommand, EXE_FILE, runArgv, SOURCE_FILE } from './execute.js';
-import { limitsFor, type Configuration, type Limits } from './matrix.js';
+import { configEmulator, configTarget, limitsFor, type Configuration, type Limits } from './matrix.js';
 import { noRandomizeShell, runDirShell, sandboxShell, sq, tagShell } from './sandbox.js';
 import type { Judgement } from './oracle.js';
 
@@ -42,7 +42,7 @@ export function reproScript(f: ReproInput): string {
     '#!/bin/sh',
     `# Kiln finding ${comment(f.id)}: ${j.outcome} with ${comment(c.compiler.name)}${c.optionsText ? ' ' + comment(c.optionsText) : ''}`,
     `# compiler: ${comment(c.compiler.version)}`,
-    ...(c.compiler.emulator ? [`# target: ${comment(c.compiler.target ?? '')}; the binary runs under ${comment(c.compiler.emulator.join(' '))}`] : []),
+    ...(configEmulator(c) ? [`# target: ${comment(configTarget(c).name)}; the binary runs under ${comment(configEmulator(c)!.join(' '))}`] : []),
     ...(j.detail ? [`# observed: ${comment(j.detail)}`] : []),
     ...(nondeterministic ? [`# nondeterministic: it showed ${accepted.map((x) => comment(x.detail ?? x.outcome)).join(' | ')}; any of them counts`] : []),
     '# Exits 0 when the failure reproduces, 1 when it does not (C-Reduce/C-Vise interestingness test).',

@@ -12,8 +12,8 @@ import { resolveSettings } from '../../src/cli/fuzz.js';
 import { emitFiles } from '../../src/emit/files.js';
 import { parsePolicy } from '../../src/gen/policy.js';
 import { missingEmulator, resolveCompiler, type Compiler } from '../../src/harness/compilers.js';
-import { testConfiguration } from '../../src/harness/execute.js';
-import { buildMatrix, configTarget, DEFAULT_LIMITS } from '../../src/harness/matrix.js';
+import { runArgv, testConfiguration } from '../../src/harness/execute.js';
+import { buildMatrix, configEmulator, configMissingEmulator, configTarget, DEFAULT_LIMITS } from '../../src/harness/matrix.js';
 import { reproScript } from '../../src/harness/repro.js';
 import { TempRoot } from '../../src/harness/tempdir.js';
 import { generateProgram } from '../../src/repair/generate.js';
@@ -57,6 +57,15 @@ describe('cross targets (m68k under qemu-m68k)', () => {
     expect(configTarget(buildMatrix([m68k], ['-O2'])[0]!).name).toBe('m68k');
     const gcc: Compiler = { name: 'gcc', command: '/usr/bin/gcc', realPath: '/usr/bin/gcc', family: 'gcc', version: 'gcc' };
     expect(buildMatrix([gcc], ['-O2', '-O2 -m32']).map((c) => configTarget(c).name)).toEqual(['x86_64', 'i686']);
+    // clang --target=<triplet>: the model from the triplet, run under that target's qemu.
+    const clang: Compiler = { name: 'clang', command: '/usr/bin/clang', realPath: '/usr/bin/clang', family: 'clang', version: 'clang' };
+    const [native, cross, other] = buildMatrix([clang], ['-O2', '--target=m68k-linux-gnu -O2', '-target powerpc-linux-gnu']);
+    expect([native!, cross!, other!].map((c) => configTarget(c).name)).toEqual(['x86_64', 'm68k', 'powerpc']);
+    expect(configEmulator(native!)).toBeUndefined();
+    expect(configEmulator(cross!)).toEqual(m68k.emulator);
+    expect(runArgv(cross!)).toEqual([...m68k.emulator!, './prog']);
+    expect(configMissingEmulator(buildMatrix([{ ...m68k, emulator: undefined }], ['-O2'])[0]!)).toBe('qemu-m68k');
+    expect(configMissingEmulator(cross!)).toBeUndefined();
   });
 
   it('one seed gives one program per model, with that model’s expected output', () => {
