@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Installs the Debian packages Kiln needs, and only those that are missing.
 //
-//   node scripts/ensure-tools.mjs [--profile test|fuzz|bench] [--check]
+//   node scripts/ensure-tools.mjs [--profile test|fuzz|bench|cross] [--check]
 //
 // Profiles:
 //   fuzz   compilers for a default campaign (gcc, clang, tcc)
@@ -9,8 +9,11 @@
 //          (clang-15), whose opt-bisect output the triage parser is tested against, Frama-C
 //          (kiln check's last UB detector), chromium (the `kiln report` tests open the page in
 //          it, through playwright-core), and what the benchmarks compare against (csmith,
-//          creduce, cvise): the tests smoke-run every `bench:*` script (test/bench/smoke.test.ts)
+//          creduce, cvise): the tests smoke-run every `bench:*` script (test/bench/smoke.test.ts);
+//          one cross target, m68k under qemu-user, for the cross tests and `bench:cross --smoke`
 //   bench  what `npm run bench:*` needs: the test set
+//   cross  the test set plus Debian's GCC 12 cross compilers of every target Kiln models (i686
+//          stands in for gcc -m32: Debian's gcc-multilib conflicts with the cross compilers)
 //
 // As root, missing packages are installed with `apt-get install -y` (after one
 // `apt-get update`). Otherwise the script prints the command to run and exits 1.
@@ -19,11 +22,14 @@ import { spawnSync } from 'node:child_process';
 
 // Each profile extends the one before it, so a tool the tests need is never missing from bench.
 const FUZZ = ['gcc', 'clang', 'tcc'];
-const TEST = [...FUZZ, 'libclang-rt-14-dev', 'valgrind', 'clang-15', 'csmith', 'libcsmith-dev', 'creduce', 'cvise', 'frama-c-base', 'chromium'];
+const TEST = [...FUZZ, 'libclang-rt-14-dev', 'valgrind', 'clang-15', 'csmith', 'libcsmith-dev', 'creduce', 'cvise', 'frama-c-base', 'chromium', 'qemu-user', 'gcc-12-m68k-linux-gnu'];
+const CROSS_TRIPLETS = ['i686-linux-gnu', 'm68k-linux-gnu', 'powerpc-linux-gnu', 'aarch64-linux-gnu', 'riscv64-linux-gnu', 'arm-linux-gnueabihf', 's390x-linux-gnu', 'mips-linux-gnu', 'alpha-linux-gnu', 'hppa-linux-gnu'];
+const CROSS = [...TEST, ...CROSS_TRIPLETS.map((t) => `gcc-12-${t}`).filter((p) => !TEST.includes(p))];
 const PROFILES = {
   fuzz: FUZZ,
   test: TEST,
   bench: TEST,
+  cross: CROSS,
 };
 
 function parseArgs(argv) {
@@ -34,7 +40,7 @@ function parseArgs(argv) {
     else if (a.startsWith('--profile=')) opts.profile = a.slice('--profile='.length);
     else if (a === '--check') opts.quiet = true;
     else if (a === '-h' || a === '--help') {
-      console.log('usage: ensure-tools.mjs [--profile test|fuzz|bench] [--check]');
+      console.log('usage: ensure-tools.mjs [--profile test|fuzz|bench|cross] [--check]');
       process.exit(0);
     } else {
       console.error(`ensure-tools: unknown argument '${a}' (expected --profile NAME or --check)`);

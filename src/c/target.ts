@@ -4,19 +4,35 @@
  * unsigned plain char) is a new constant, not new code.
  */
 export interface TargetModel {
-  /** Short name shown in reports, e.g. `lp64`. */
+  /** Short name used on the command line and in reports, e.g. `x86_64`, `m68k`. */
   readonly name: string;
+  /** The Debian/GNU triplet of the platform's cross tool chain, e.g. `m68k-linux-gnu`. */
+  readonly triplet: string;
+  /** The `qemu-<arch>` user-mode emulator that runs the platform's Linux binaries. */
+  readonly qemu: string;
   readonly charBits: number;
   readonly shortBits: number;
   readonly intBits: number;
   readonly longBits: number;
   readonly longLongBits: number;
   readonly pointerBits: number;
-  /** Whether plain `char` is signed (true on x86-64 Linux). */
+  /** Whether plain `char` is signed (true on x86-64 Linux, false on Arm, PowerPC, RISC-V, s390x). */
   readonly charSigned: boolean;
+  /** Byte order. Kiln's programs never reinterpret an object's bytes, so no value depends on it (see ARCHITECTURE.md). */
+  readonly endian: 'little' | 'big';
+  /** `_Alignof` of each scalar type in bytes, as the ABI fixes it (m68k aligns everything to 2). */
+  readonly align: {
+    readonly short: number;
+    readonly int: number;
+    readonly long: number;
+    readonly longLong: number;
+    readonly pointer: number;
+    readonly double: number;
+  };
   /**
    * Which classic type each `<stdint.h>` exact-width type names. On x86-64 glibc
-   * `int64_t` is `long`, so `int64_t + long long` has type `long long` (higher rank).
+   * `int64_t` is `long`, so `int64_t + long long` has type `long long` (higher rank); on every
+   * ILP32 glibc target it is `long long`.
    */
   readonly stdint: {
     readonly 8: 'signed char';
@@ -26,15 +42,56 @@ export interface TargetModel {
   };
 }
 
-/** x86-64 Linux (System V ABI, glibc): GCC's and Clang's default target on this platform. */
-export const LP64: TargetModel = {
-  name: 'lp64',
-  charBits: 8,
-  shortBits: 16,
-  intBits: 32,
-  longBits: 64,
-  longLongBits: 64,
-  pointerBits: 64,
-  charSigned: true,
-  stdint: { 8: 'signed char', 16: 'short', 32: 'int', 64: 'long' },
+type ModelSpec = Pick<TargetModel, 'name' | 'triplet' | 'qemu' | 'charSigned' | 'endian'> & {
+  readonly lp64: boolean;
+  readonly align?: Partial<TargetModel['align']>;
 };
+
+/** Builds a Linux model: every target Kiln models has 8/16/32/64-bit char/short/int/long long and differs in long, pointers, char sign, byte order and alignment. */
+function linux(spec: ModelSpec): TargetModel {
+  const word = spec.lp64 ? 8 : 4;
+  return Object.freeze({
+    name: spec.name,
+    triplet: spec.triplet,
+    qemu: spec.qemu,
+    charBits: 8,
+    shortBits: 16,
+    intBits: 32,
+    longBits: spec.lp64 ? 64 : 32,
+    longLongBits: 64,
+    pointerBits: spec.lp64 ? 64 : 32,
+    charSigned: spec.charSigned,
+    endian: spec.endian,
+    align: Object.freeze({ short: 2, int: 4, long: word, longLong: 8, pointer: word, double: 8, ...spec.align }),
+    stdint: Object.freeze({ 8: 'signed char', 16: 'short', 32: 'int', 64: spec.lp64 ? 'long' : 'long long' } as const),
+  });
+}
+
+/** x86-64 Linux (System V ABI, glibc): GCC's and Clang's default target on this platform. */
+export const LP64: TargetModel = linux({ name: 'x86_64', triplet: 'x86_64-linux-gnu', qemu: 'qemu-x86_64', lp64: true, charSigned: true, endian: 'little' });
+
+/**
+ * Every target model, by name. Sizes, alignments and char signedness follow each psABI as GCC 12
+ * implements it on Debian (checked by printing `sizeof`, `_Alignof` and `CHAR_MIN` with the cross
+ * compiler under qemu; `test/cross/models.test.ts` repeats the check where the tools are installed).
+ */
+export const TARGETS: readonly TargetModel[] = Object.freeze([
+  LP64,
+  // i386 System V: 64-bit scalars are 4-aligned inside structs, which is what _Alignof reports since GCC 8.
+  linux({ name: 'i686', triplet: 'i686-linux-gnu', qemu: 'qemu-i386', lp64: false, charSigned: true, endian: 'little', align: { longLong: 4, double: 4 } }),
+  // The m68k SysV ABI aligns every scalar wider than a byte to 2.
+  linux({ name: 'm68k', triplet: 'm68k-linux-gnu', qemu: 'qemu-m68k', lp64: false, charSigned: true, endian: 'big', align: { int: 2, long: 2, longLong: 2, pointer: 2, double: 2 } }),
+  linux({ name: 'powerpc', triplet: 'powerpc-linux-gnu', qemu: 'qemu-ppc', lp64: false, charSigned: false, endian: 'big' }),
+  linux({ name: 'aarch64', triplet: 'aarch64-linux-gnu', qemu: 'qemu-aarch64', lp64: true, charSigned: false, endian: 'little' }),
+  linux({ name: 'riscv64', triplet: 'riscv64-linux-gnu', qemu: 'qemu-riscv64', lp64: true, charSigned: false, endian: 'little' }),
+  linux({ name: 'arm', triplet: 'arm-linux-gnueabihf', qemu: 'qemu-arm', lp64: false, charSigned: false, endian: 'little' }),
+  linux({ name: 's390x', triplet: 's390x-linux-gnu', qemu: 'qemu-s390x', lp64: true, charSigned: false, endian: 'big' }),
+  linux({ name: 'mips', triplet: 'mips-linux-gnu', qemu: 'qemu-mips', lp64: false, charSigned: true, endian: 'big' }),
+  linux({ name: 'alpha', triplet: 'alpha-linux-gnu', qemu: 'qemu-alpha', lp64: true, charSigned: true, endian: 'little' }),
+  linux({ name: 'hppa', triplet: 'hppa-linux-gnu', qemu: 'qemu-hppa', lp64: false, charSigned: true, endian: 'big' }),
+]);
+
+/** The model called `name` (`x86_64`, `m68k`, ...), or its triplet; undefined when Kiln has none. */
+export function targetByName(name: string): TargetModel | undefined {
+  return TARGETS.find((t) => t.name === name || t.triplet === name);
+}

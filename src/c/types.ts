@@ -1,4 +1,4 @@
-import { LP64, type TargetModel } from './target.js';
+import { LP64, TARGETS, type TargetModel } from './target.js';
 
 /** Integer conversion rank (C11 6.3.1.1): `_Bool` < char < short < int < long < long long. */
 export type Rank = 0 | 1 | 2 | 3 | 4 | 5;
@@ -133,6 +133,18 @@ export function makeCTypes(model: TargetModel): CTypes {
 /** The arithmetic types of the default target (x86-64 Linux, LP64). */
 export const C: CTypes = makeCTypes(LP64);
 
+// Built once per model (they are frozen): the generator asks for its model's types per program.
+const TYPES_BY_TARGET: ReadonlyMap<string, CTypes> = new Map(TARGETS.map((m) => [m.name, m === LP64 ? C : makeCTypes(m)]));
+
+/** The arithmetic types of a target model (by model or name); the default model gives {@link C} itself. */
+export function typesOf(model: TargetModel | string): CTypes {
+  const name = typeof model === 'string' ? model : model.name;
+  const types = TYPES_BY_TARGET.get(name);
+  if (types) return types;
+  if (typeof model === 'string') throw new Error(`unknown target model ${model}`);
+  return makeCTypes(model);
+}
+
 /** Whether two integer types are the same C type (spelling aside; plain char is its own type). */
 export function sameIntType(a: IntType, b: IntType): boolean {
   if (a.rank !== b.rank || a.signed !== b.signed || a.bits !== b.bits) return false;
@@ -190,7 +202,7 @@ export function toUnsigned(t: IntType, types: CTypes = C): IntType {
   };
   const u = byName[t.name];
   if (!u) throw new Error(`no unsigned counterpart for ${t.name}`);
-  return u;
+  return sameWidth(u, t);
 }
 
 /** The signed type of the same rank and spelling family. */
@@ -209,7 +221,17 @@ export function toSigned(t: IntType, types: CTypes = C): IntType {
   };
   const s = t.name === 'char' ? types.schar : byName[t.name];
   if (!s) throw new Error(`no signed counterpart for ${t.name}`);
-  return s;
+  return sameWidth(s, t);
+}
+
+/**
+ * The counterpart keeps the width and rank of the type it was derived from: `t` already carries
+ * its model's width (a 32-bit `long` on ILP32), so the result is right even when a caller passes
+ * another model's table (int, the only type the table is otherwise asked for, is 32 bits on all).
+ */
+function sameWidth(counterpart: IntType, t: IntType): IntType {
+  if (counterpart.bits === t.bits && counterpart.rank === t.rank) return counterpart;
+  return it(counterpart.name, t.bits, counterpart.signed, t.rank);
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { detectCompilers, resolveCompilers } from '../harness/compilers.js';
+import { detectCompilers, missingEmulator, resolveCompilers } from '../harness/compilers.js';
 import { reportAndExit } from './util.js';
 
 interface CompilersFlags {
@@ -10,9 +10,9 @@ interface CompilersFlags {
 export function registerCompilers(program: Command): void {
   program
     .command('compilers')
-    .description('list the C compilers kiln fuzz would test (gcc, gcc-N, clang, clang-N, tcc, pcc, cc on PATH), with their versions')
+    .description('list the C compilers on PATH (gcc, gcc-N, clang, clang-N, tcc, pcc, cc; cross <triplet>-gcc[-N] with the qemu that runs their binaries), with their versions')
     .argument('[names...]', 'check these compiler commands or paths instead of detecting')
-    .option('--json', 'print a JSON array of {name, command, realPath, family, version}')
+    .option('--json', 'print a JSON array of {name, command, realPath, family, version, target?, emulator?}')
     .action(async (names: string[], flags: CompilersFlags) => {
       try {
         const list = names.length ? await resolveCompilers(names) : await detectCompilers();
@@ -29,6 +29,11 @@ export function registerCompilers(program: Command): void {
         for (const c of list) {
           const where = c.command === c.realPath ? c.command : `${c.command} -> ${c.realPath}`;
           process.stdout.write(`${c.name.padEnd(width)}  ${c.version}\n${' '.repeat(width)}  ${where}\n`);
+          // Cross compilers: which model, and how their binaries run (kiln fuzz tests them only when named).
+          if (c.target !== undefined) {
+            const run = c.emulator ? `runs under ${c.emulator.join(' ')}` : `needs ${missingEmulator(c)} (not on PATH; install qemu-user)`;
+            process.stdout.write(`${' '.repeat(width)}  target ${c.target}, ${run}\n`);
+          }
         }
       } catch (e) {
         reportAndExit(e);

@@ -8,7 +8,7 @@ import { runCampaign, type CampaignSummary, type ProgramReport } from '../harnes
 import { detectCompilers, resolveCompilers, type Compiler } from '../harness/compilers.js';
 import { JOB_MEMORY_MB, maxJobs, memoryMb, parseFuzzConfig, thisMachine, type FuzzConfig } from '../harness/config.js';
 import { draftProgram, hangCheckUpdate } from '../harness/findings.js';
-import { buildMatrix, DEFAULT_LIMITS, DEFAULT_OPTION_SETS, splitOptionSets, type Configuration, type Limits } from '../harness/matrix.js';
+import { buildMatrix, commonTarget, DEFAULT_LIMITS, DEFAULT_OPTION_SETS, splitOptionSets, type Configuration, type Limits } from '../harness/matrix.js';
 import { sweepStaleTempRoots } from '../harness/tempdir.js';
 import { DEFAULT_MAX_PER_BUCKET } from '../store/cap.js';
 import { FINDINGS_DIR, KilnStore, type CampaignRow, type RecordResult } from '../store/store.js';
@@ -149,15 +149,23 @@ export async function resolveSettings(flags: FuzzFlags): Promise<FuzzSettings> {
   if (!isModeChoice(mode)) throw errBadOption('--mode', mode, `one of ${MODE_CHOICES.join(', ')}`);
   const ubShare = flags.ubShare !== undefined ? parseShare('--ub-share', flags.ubShare) : 0;
   const compilerSpecs = flags.compilers !== undefined ? splitList('--compilers', flags.compilers) : cfg.compilers;
-  const compilers = compilerSpecs ? await resolveCompilers(compilerSpecs, process.env, cfgFile && !flags.compilers ? cfgDir : process.cwd()) : await detectCompilers();
+  // Detected cross compilers are listed by `kiln compilers` but tested only when named: a
+  // campaign generates for one target model.
+  const compilers = compilerSpecs ? await resolveCompilers(compilerSpecs, process.env, cfgFile && !flags.compilers ? cfgDir : process.cwd()) : (await detectCompilers()).filter((c) => c.target === undefined);
   if (compilers.length === 0) throw errUnknownCompiler('(none)', 'no gcc, clang, tcc, pcc or cc found on PATH; name one with --compilers');
+  const configurations = buildMatrix(compilers, optionSets);
+  const targets = commonTarget(configurations);
+  if (!targets.target) {
+    throw errBadOption('--compilers', compilerSpecs?.join(',') ?? '', `configurations of one target model, not ${targets.all.map((t) => t.name).join(' and ')} together (run one campaign per target)`);
+  }
   return {
     out: flags.out ?? cfg.out ?? 'kiln-out',
     compilers,
-    configurations: buildMatrix(compilers, optionSets),
+    configurations,
     optionSets,
     limits,
-    policy,
+    // The programs are generated and interpreted for the target the binaries run on.
+    policy: { ...policy, target: targets.target.name },
     mode,
     rerun: flags.rerun ?? true,
     maxPerBucket: maxPerBucket !== undefined ? (maxPerBucket ?? undefined) : cfg.maxPerBucket !== undefined ? (cfg.maxPerBucket === 'none' ? undefined : cfg.maxPerBucket) : DEFAULT_MAX_PER_BUCKET,

@@ -256,7 +256,8 @@ export function printConst(e: Expr & { kind: 'const' }): string {
   }
   const pt = promote(t);
   const v = e.value as bigint;
-  const suffix = pt.bits > 32 ? (pt.rank === 5 ? (pt.signed ? 'LL' : 'ULL') : pt.signed ? 'L' : 'UL') : pt.signed ? '' : 'U';
+  // By rank, not width: on ILP32 a 32-bit `long` constant needs its `L` to have type long.
+  const suffix = pt.rank === 5 ? (pt.signed ? 'LL' : 'ULL') : pt.rank === 4 ? (pt.signed ? 'L' : 'UL') : pt.signed ? '' : 'U';
   if (v >= 0n) return `${v}${suffix}`;
   const min = -(1n << BigInt(pt.bits - 1));
   if (v === min) return `(-${-(v + 1n)}${suffix} - 1${suffix})`;

@@ -5,6 +5,8 @@ import type { Type } from '../ir/types.js';
 /** Short suffix naming a promoted integer type in wrapper names (`int` → `i32`, `long long` → `ll`). */
 export function typeSuffix(t: IntType): string {
   if (t.rank === C.llong.rank) return t.signed ? 'll' : 'ull';
+  // An ILP32 `long` is as wide as `int` but another type: its wrappers need their own names.
+  if (t.rank === C.long.rank && t.bits === 32) return t.signed ? 'l32' : 'ul32';
   return `${t.signed ? 'i' : 'u'}${t.bits}`;
 }
 

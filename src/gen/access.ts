@@ -1,4 +1,4 @@
-import { C, isBitfieldType } from '../c/types.js';
+import { isBitfieldType } from '../c/types.js';
 import { fieldExprType, isBitfieldAccess } from '../ir/build.js';
 import type { Expr, VarDecl } from '../ir/nodes.js';
 import { isRecord, namedFields, pointerTo, sameType, unqualified, type Type } from '../ir/types.js';
@@ -261,7 +261,7 @@ export function newVariable(g: GenContext, want: Want): VarDecl | undefined {
   if (want.pointer && !g.policy.features.pointers) return undefined;
   let t: Type = want.type ? unqualified(want.type) : want.anyInt ? g.intType() : want.pointer ? pointerType(g) : newVarType(g, asLocal ? 'local' : 'global');
   if (want.writable && t.const) t = unqualified(t);
-  if (t.kind === 'int' && isBitfieldType(t)) t = t.signed ? C.int : C.uint; // never declare a width-restricted type
+  if (t.kind === 'int' && isBitfieldType(t)) t = t.signed ? g.types.int : g.types.uint; // never declare a width-restricted type
   if (want.type && isRecord(t) && want.writable && hasConst(t)) return undefined;
   if (asLocal) {
     // A pointer local may point at objects of its own block or outer ones, never deeper ones.

@@ -1,7 +1,7 @@
 import { DOUBLE_EXACT_LIMIT, FLOAT_EXACT_LIMIT, toBigInt } from '../c/convert.js';
 import { evalBinary, evalCast, type Typed } from '../c/eval.js';
 import { isCompare, isIntegerOnly, type BinaryOp, type CompareOp } from '../c/ops.js';
-import { C, fits, intMax, intMin, promote, toUnsigned, usualArithmetic, type ArithType, type CValue, type FloatType, type IntType } from '../c/types.js';
+import { fits, typesOf, intMax, intMin, promote, toUnsigned, usualArithmetic, type ArithType, type CTypes, type CValue, type FloatType, type IntType } from '../c/types.js';
 import { IRBuilder } from '../ir/build.js';
 import type { Expr, Program, Stmt, VarDecl } from '../ir/nodes.js';
 import { qualify } from '../ir/types.js';
@@ -60,7 +60,9 @@ interface Built {
 const FLIP: Partial<Record<BinaryOp, BinaryOp>> = { '+': '-', '-': '+', '*': '/' };
 const COMPLEMENT: Record<CompareOp, CompareOp> = { '<': '>=', '>=': '<', '>': '<=', '<=': '>', '==': '!=', '!=': '==' };
 /** Integer types an integer-only operator casts a floating operand to (the paper prints `(signed long)`). */
-const FP_TO_INT_CASTS: readonly IntType[] = [C.int, C.long, C.llong, C.uint, C.ulong];
+function fpToIntCasts(c: CTypes): readonly IntType[] {
+  return [c.int, c.long, c.llong, c.uint, c.ulong];
+}
 const ATTEMPTS = 8;
 
 /** The largest magnitude of the integers a floating type holds exactly (rule 1 of B4). */
@@ -82,6 +84,9 @@ class ArithGen {
   private readonly results: Var[] = [];
   private readonly kvars: Var[] = [];
   private readonly types: readonly ArithType[];
+  /** The target model's types (plain char's sign, the width of long). */
+  private readonly ct: CTypes;
+  private readonly fpToInt: readonly IntType[];
   /** Whether the expression being built already reads a volatile input (at most one may). */
   private volatileUsed = false;
   readonly stats: ArithStats = { requested: [], actual: [], flips: 0, insertions: 0, fallbacks: 0, casts: 0, byKind: {} };
@@ -91,19 +96,21 @@ class ArithGen {
     policy: Policy,
   ) {
     this.pol = policy.arith;
+    this.ct = typesOf(policy.target);
+    this.fpToInt = fpToIntCasts(this.ct);
     if (this.pol.minExprs > this.pol.maxExprs) throw new Error(`arith.minExprs (${this.pol.minExprs}) exceeds arith.maxExprs (${this.pol.maxExprs})`);
     if (this.pol.minOps > this.pol.maxOps) throw new Error(`arith.minOps (${this.pol.minOps}) exceeds arith.maxOps (${this.pol.maxOps})`);
     if (this.pol.minVars > this.pol.maxVars) throw new Error(`arith.minVars (${this.pol.minVars}) exceeds arith.maxVars (${this.pol.maxVars})`);
     if (this.pol.maxDepth < 1) throw new Error('arith.maxDepth must be at least 1');
-    this.types = rng.chance(this.pol.floatPrograms) ? [...C.allInts, C.float, C.double] : C.allInts;
+    this.types = rng.chance(this.pol.floatPrograms) ? [...this.ct.allInts, this.ct.float, this.ct.double] : this.ct.allInts;
   }
 
   program(seed: string): ArithRaw {
     const { rng, pol, b } = this;
-    const hasFloat = this.types.length > C.allInts.length;
+    const hasFloat = this.types.length > this.ct.allInts.length;
     const nVars = rng.int(Math.max(1, pol.minVars), Math.max(1, pol.maxVars));
     for (let i = 0; i < nVars; i++) {
-      const t = hasFloat && rng.chance(pol.floatShare) ? rng.pick([C.float, C.double]) : rng.pick(C.allInts);
+      const t = hasFloat && rng.chance(pol.floatShare) ? rng.pick([this.ct.float, this.ct.double]) : rng.pick(this.ct.allInts);
       // The first input is never volatile, so a leaf can always avoid a second volatile read.
       this.inputs.push(this.declare(`x${i}`, t, this.drawValue(t), i > 0 && rng.chance(pol.volatile), rng.chance(pol.const)));
     }
@@ -122,7 +129,7 @@ class ArithGen {
     const checks = this.results.map((r) => b.check(b.v(r.decl), checkValue(r)));
     const all = [...this.inputs, ...this.kvars, ...this.results];
     const hashes = all.map((x) => b.hash(b.v(x.decl)));
-    const main = b.func('main', C.int, [], b.block([...assigns, ...checks, ...hashes], this.locals), undefined, false);
+    const main = b.func('main', this.ct.int, [], b.block([...assigns, ...checks, ...hashes], this.locals), undefined, false);
     const ops = this.stats.actual.reduce((s, x) => s + x, 0);
     const program = b.program({
       globals: this.globals,
@@ -264,8 +271,8 @@ class ArithGen {
     let b = b0;
     // Integer-only operators need integer operands: cast a floating one (digest B4, "mixed").
     if (isIntegerOnly(op)) {
-      if (a.t.kind === 'float') a = this.castTo(a, this.rng.pick(FP_TO_INT_CASTS));
-      if (b.t.kind === 'float') b = this.castTo(b, this.rng.pick(FP_TO_INT_CASTS));
+      if (a.t.kind === 'float') a = this.castTo(a, this.rng.pick(this.fpToInt));
+      if (b.t.kind === 'float') b = this.castTo(b, this.rng.pick(this.fpToInt));
       if (a.t.kind === 'float' || b.t.kind === 'float') return this.fallback(a, b);
     } else if (op !== '&&' && op !== '||') {
       const ct = usualArithmetic(a.t, b.t);
@@ -401,7 +408,7 @@ class ArithGen {
       if (x.t.kind === 'float') {
         const kv = op === '+' ? Number(want) - (x.v as number) : (x.v as number) - Number(want);
         // A float k too large for float becomes a double k (the sum is then computed in double).
-        const kt = Math.abs(kv) <= exactLimit(x.t) ? x.t : C.double;
+        const kt = Math.abs(kv) <= exactLimit(x.t) ? x.t : this.ct.double;
         if (Math.abs(Number(want)) > exactLimit(kt) || Math.abs(kv) > exactLimit(kt)) continue;
         k = { type: kt, value: kv + 0 };
       } else {

@@ -1,4 +1,4 @@
-import { C, type IntType } from '../c/types.js';
+import { typesOf, type CTypes, type IntType } from '../c/types.js';
 import { IRBuilder, type FuncSig } from '../ir/build.js';
 import type { Expr, FuncDecl, LabelStmt, Stmt, VarDecl } from '../ir/nodes.js';
 import type { RecordT, Type } from '../ir/types.js';
@@ -54,6 +54,8 @@ export class GenContext {
   readonly fnStack: FnCtx[] = [];
   /** Integer types enabled by the policy (exact-width spellings). */
   readonly intTypes: readonly IntType[];
+  /** The arithmetic types of the policy's target model: every type the program declares comes from here. */
+  readonly types: CTypes;
   /** The same types spelled classically (char, short, …, long long). */
   readonly classicTypes: readonly IntType[];
   private names = new Map<string, number>();
@@ -97,6 +99,7 @@ export class GenContext {
     readonly policy: Policy,
   ) {
     this.b = new IRBuilder();
+    const C = (this.types = typesOf(policy.target));
     this.statementBudget = policy.limits.maxStatements;
     const all = [C.int8, C.uint8, C.int16, C.uint16, C.int32, C.uint32, C.int64, C.uint64];
     this.intTypes = policy.features.math64 ? all : all.filter((t) => t.bits <= 32);

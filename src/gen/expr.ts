@@ -1,5 +1,5 @@
 import type { BinaryOp } from '../c/ops.js';
-import { C, isBitfieldType, type FloatType, type IntType } from '../c/types.js';
+import { isBitfieldType, type FloatType, type IntType } from '../c/types.js';
 import { pointerConvertible } from '../ir/build.js';
 import type { AssignOp, Expr } from '../ir/nodes.js';
 import { walk } from '../ir/visit.js';
@@ -51,7 +51,7 @@ export function genExpr(g: GenContext, t: Type, weights: Weights = g.policy.expr
 export function genInt(g: GenContext, context: IntType, weights: Weights = g.policy.expressions): Expr {
   const { rng, policy } = g;
   // A bit-field's type (an `int` narrower than int) is not a type a value can be declared with.
-  const t = declarable(context);
+  const t = declarable(g, context);
   const f = policy.features;
   if (g.complexity <= 0) return leaf(g, t);
   const pol = policy.policies;
@@ -114,8 +114,8 @@ export function genInt(g: GenContext, context: IntType, weights: Weights = g.pol
 }
 
 /** The declared type for a context type: `int`/`unsigned int` for a bit-field's width-restricted type. */
-export function declarable(t: IntType): IntType {
-  return isBitfieldType(t) ? (t.signed ? C.int : C.uint) : t;
+export function declarable(g: GenContext, t: IntType): IntType {
+  return isBitfieldType(t, g.types) ? (t.signed ? g.types.int : g.types.uint) : t;
 }
 
 /** Generates a subtree with one of the subtree policies set, restoring it afterwards. */
@@ -335,7 +335,7 @@ function binaryWith(g: GenContext, t: IntType, op: BinaryOp): Expr {
 
 /** float or double. */
 function floatType(g: GenContext): FloatType {
-  return g.rng.pick([C.float, C.double]);
+  return g.rng.pick([g.types.float, g.types.double]);
 }
 
 /**
@@ -349,7 +349,7 @@ export function genFloat(g: GenContext, t: FloatType): Expr {
   if (g.complexity <= 0 || rng.chance(0.3)) {
     const r = rng.float();
     if (r < 0.5) {
-      const v = pickLvalue(g, { type: rng.chance(0.7) ? t : t.bits === 32 ? C.double : C.float });
+      const v = pickLvalue(g, { type: rng.chance(0.7) ? t : t.bits === 32 ? g.types.double : g.types.float });
       if (v) return v;
     }
     if (r < 0.8) return b.lit(rng.pick([0, 1, -1, 2, rng.int(-100, 100), rng.int(-100000, 100000)]), t);

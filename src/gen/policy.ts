@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { TARGETS, targetByName } from '../c/target.js';
 
 /**
  * Generation policies: plain, documented data. The defaults reproduce Csmith's (the weights of
@@ -297,6 +298,12 @@ export const RepairLimits = z
 export const PolicySchema = z
   .object({
     name: z.string().default('csmith').describe('a label for reports'),
+    target: z
+      .string()
+      .default('x86_64')
+      .refine((n) => targetByName(n) !== undefined, { message: `unknown target model: one of ${TARGETS.map((t) => t.name).join(', ')}` })
+      .transform((n) => targetByName(n)!.name)
+      .describe('the target model the program is generated and interpreted for (widths of long and pointers, plain char sign); a cross configuration sets it'),
     statements: StatementWeights.prefault({}),
     expressions: ExpressionWeights.prefault({}),
     argumentExpressions: ExpressionWeights.prefault({ call: 15 }).describe('expression weights for call arguments (Csmith lowers the call weight)'),

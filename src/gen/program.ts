@@ -1,4 +1,3 @@
-import { C } from '../c/types.js';
 import type { Block, Expr, FuncDecl, Program, Stmt, VarDecl } from '../ir/nodes.js';
 import { walk } from '../ir/visit.js';
 import { namedFields, type Type } from '../ir/types.js';
@@ -141,7 +140,7 @@ function genMain(g: GenContext, func1: { id: number; ret: Type; params: readonly
     const s = hashObject(g, b.v(v), locals, 0);
     if (s.length) stmts.push(b.block(s));
   }
-  return b.func('main', C.int, [], b.block(stmts, locals), undefined, false);
+  return b.func('main', g.types.int, [], b.block(stmts, locals), undefined, false);
 }
 
 /**
@@ -162,7 +161,7 @@ export function hashObject(g: GenContext, e: Expr, locals: VarDecl[], depth: num
     case 'array': {
       let idx = locals[depth];
       if (!idx) {
-        idx = b.local(`i_${depth}`, C.int32);
+        idx = b.local(`i_${depth}`, g.types.int32);
         locals.push(idx);
       }
       const body = hashObject(g, b.idx(e, b.v(idx)), locals, depth + 1);

@@ -1,4 +1,4 @@
-import { C, intMax, intMin, promote, type FloatType, type IntType } from '../c/types.js';
+import { intMax, intMin, promote, type FloatType, type IntType } from '../c/types.js';
 import type { AssignOp, Block, Expr, LabelStmt, Stmt, VarDecl } from '../ir/nodes.js';
 import { isRecord, unqualified, type Type } from '../ir/types.js';
 import { loopContinues } from '../ir/visit.js';
@@ -170,7 +170,7 @@ function assignment(g: GenContext): Stmt | undefined {
     const value = lv && isRecord(lv.type) ? recordValue(g, unqualified(lv.type)) : undefined;
     if (lv && value) return b.stmt(b.assign(lv, value));
   } else if (f.floats && r < 0.3) {
-    const lv = pickLvalue(g, { type: rng.pick([C.float, C.double]), writable: true });
+    const lv = pickLvalue(g, { type: rng.pick([g.types.float, g.types.double]), writable: true });
     if (lv && lv.type.kind === 'float') {
       const op = f.compoundAssign && rng.chance(0.2) ? rng.pick(['+=', '-=', '*='] as const) : '=';
       return b.stmt(b.assign(lv, genFloat(g, unqualified(lv.type) as FloatType), op));
@@ -213,7 +213,7 @@ function forLoop(g: GenContext, opts: BlockOptions): Stmt {
     g.block.locals.push(decl);
     iv = b.v(decl);
   }
-  const t = declarable(unqualified(iv.type) as IntType);
+  const t = declarable(g, unqualified(iv.type) as IntType);
   // Small trip counts are favoured; zero-trip loops (dead bodies) are kept rare.
   let trip = rng.chance(0.05) ? 0 : 1 + Math.floor((policy.limits.maxLoopTrip - 1) * rng.float() ** 2);
   const live = g.live;

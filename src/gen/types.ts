@@ -1,4 +1,4 @@
-import { C, intMax, intMin, type IntType } from '../c/types.js';
+import { intMax, intMin, type IntType } from '../c/types.js';
 import type { Expr, Init } from '../ir/nodes.js';
 import { arrayOf, isRecord, namedFields, pointerDepth, pointerTo, qualify, unqualified, type Field, type RecordT, type Type } from '../ir/types.js';
 import type { GenContext } from './context.js';
@@ -38,11 +38,11 @@ function genStruct(g: GenContext): RecordT {
     const name = `f${fields.filter((x) => x.bits !== 0).length}`;
     if (bitfields && rng.chance(policy.choices.bitfieldShare)) {
       if (rng.chance(0.1)) {
-        fields.push({ name: '', type: C.uint, bits: 0 });
+        fields.push({ name: '', type: g.types.uint, bits: 0 });
         continue;
       }
       const signed = rng.chance(0.5);
-      fields.push({ name, type: qualifyField(g, signed ? C.int : C.uint), bits: rng.int(1, 32) });
+      fields.push({ name, type: qualifyField(g, signed ? g.types.int : g.types.uint), bits: rng.int(1, 32) });
       continue;
     }
     fields.push({ name, type: qualifyField(g, fieldType(g, true)) });
@@ -78,7 +78,7 @@ export function newVarType(g: GenContext, scope: 'global' | 'local'): Type {
   if (f.pointers && r < ch.pointerShare) t = pointerType(g);
   else if (g.records.length && r < ch.pointerShare + ch.recordShare) t = rng.pick(g.records);
   // Draws only with floats enabled, so programs without them are unchanged.
-  else if (f.floats && rng.chance(ch.floatShare)) t = rng.pick([C.float, C.double]);
+  else if (f.floats && rng.chance(ch.floatShare)) t = rng.pick([g.types.float, g.types.double]);
   if (f.arrays && t.kind !== 'ptr' && rng.chance(ch.arrayShare)) t = arrayType(g, t);
   if (scope === 'global' && t.kind === 'int') {
     const c = f.const && rng.chance(ch.constShare);
@@ -186,7 +186,7 @@ export function initialiser(g: GenContext, t: Type, addressable: (pointee: Type)
     }
     case 'struct':
       return b.list(namedFields(t).map(({ field, index }) => {
-        const ft = field.bits !== undefined ? bitfieldInitType(field) : t.fields[index]!.type;
+        const ft = field.bits !== undefined ? bitfieldInitType(g, field) : t.fields[index]!.type;
         return initialiser(g, ft, addressable);
       }));
     case 'union':
@@ -207,13 +207,13 @@ function copyInit(g: GenContext, init: Init): Init {
   return g.b.copy(init);
 }
 
-function bitfieldInitType(f: Field): IntType {
+function bitfieldInitType(g: GenContext, f: Field): IntType {
   const base = f.type as IntType;
   // A constant that fits the bit-field's width: use the smallest exact type of that width.
   const w = f.bits!;
-  if (w <= 7) return base.signed ? C.int8 : C.uint8;
-  if (w <= 15) return base.signed ? C.int8 : C.uint8;
-  return base.signed ? C.int16 : C.uint16;
+  if (w <= 7) return base.signed ? g.types.int8 : g.types.uint8;
+  if (w <= 15) return base.signed ? g.types.int8 : g.types.uint8;
+  return base.signed ? g.types.int16 : g.types.uint16;
 }
 
 /** Whether a variable of this type can be given a constant initialiser the checksum will cover. */

@@ -1,5 +1,5 @@
 import type { BinaryOp } from '../c/ops.js';
-import { C, type IntType } from '../c/types.js';
+import { type IntType } from '../c/types.js';
 import type { AssignOp, Block, Expr, Stmt, VarDecl } from '../ir/nodes.js';
 import { unqualified, type Type } from '../ir/types.js';
 import { transform } from '../ir/visit.js';
@@ -157,7 +157,7 @@ export function slpGroup(g: GenContext, target: VarDecl, sources: readonly VarDe
   }
   // One expression is drawn with a placeholder for the lane's index; each lane is a copy of it
   // with the placeholder replaced by that lane's element number.
-  const lane = b.local('lane', C.int, undefined);
+  const lane = b.local('lane', g.types.int, undefined);
   const elem = unqualified(target.type.of) as IntType;
   const shape = elementExpr(g, refs, invariantScalars(g), lane, elem, rng.int(1, Math.max(1, g.policy.limits.maxExprComplexity >> 1)));
   return Array.from({ length: lanes }, (_, j) => {

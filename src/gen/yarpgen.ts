@@ -1,4 +1,4 @@
-import { C, type IntType } from '../c/types.js';
+import { type IntType } from '../c/types.js';
 import type { Block, Expr, FuncDecl, Program, Stmt, VarDecl } from '../ir/nodes.js';
 import { arrayOf, qualify, unqualified, VOID, type Type } from '../ir/types.js';
 import { Rng } from '../random/rng.js';
@@ -213,7 +213,7 @@ function testStatement(g: GenContext, gl: Globals, block: BlockCtx): Stmt | unde
       const target = assignTarget(g, gl);
       if (!target) return undefined;
       budget(g);
-      return b.stmt(b.assign(target, genInt(g, declarable(unqualified(target.type) as IntType))));
+      return b.stmt(b.assign(target, genInt(g, declarable(g, unqualified(target.type) as IntType))));
     }
     case 'if': {
       budget(g);
@@ -245,5 +245,5 @@ function driverMain(g: GenContext, init: FuncDecl, tests: readonly FuncDecl[], g
   const { b } = g;
   const stmts: Stmt[] = [b.stmt(b.call(init, [])), ...tests.map((t) => b.stmt(b.call(t, [])))];
   for (const d of [...gl.mixed, ...gl.outputs]) for (const lv of leaves(g, d)) stmts.push(b.hash(lv));
-  return b.func('main', C.int, [], b.block(stmts), undefined, false);
+  return b.func('main', g.types.int, [], b.block(stmts), undefined, false);
 }

@@ -1,5 +1,6 @@
 import { accessSync, constants, readdirSync, realpathSync, statSync } from 'node:fs';
 import { basename, delimiter, isAbsolute, join, resolve } from 'node:path';
+import { LP64, TARGETS, type TargetModel } from '../c/target.js';
 import { errUnknownCompiler } from '../diag/errors.js';
 import { runProcess, SpawnError } from './process.js';
 
@@ -17,10 +18,25 @@ export interface Compiler {
   readonly family: CompilerFamily;
   /** First line of `--version` (`-v` for tcc), e.g. `gcc (Debian 12.2.0-14) 12.2.0`. */
   readonly version: string;
+  /** Name of the target model its binaries are for (`m68k`); absent means the host (x86_64). */
+  readonly target?: string;
+  /**
+   * How its binaries are started when they do not run natively: the emulator's argv before
+   * `./prog` (`qemu-m68k -L /usr/m68k-linux-gnu`). Absent for native compilers, and for a cross
+   * compiler whose emulator is not on PATH (see {@link missingEmulator}).
+   */
+  readonly emulator?: readonly string[];
 }
 
-/** Command names looked for on PATH: gcc, gcc-12, clang, clang-15, tcc, pcc, cc. */
+/** The emulator a cross compiler needs but PATH lacks (`qemu-m68k`), or undefined. */
+export function missingEmulator(c: Compiler): string | undefined {
+  const model = c.target === undefined ? undefined : TARGETS.find((t) => t.name === c.target);
+  return model && model !== LP64 && !c.emulator ? model.qemu : undefined;
+}
+
+/** Command names looked for on PATH: gcc, gcc-12, clang, clang-15, tcc, pcc, cc, and cross gcc `<triplet>-gcc[-N]` of a modelled target. */
 const DETECTABLE = /^(gcc|clang|tcc|pcc|cc)(-\d+(?:\.\d+)*)?$/;
+const CROSS_DETECTABLE = new RegExp(`^(?:${TARGETS.filter((t) => t !== LP64).map((t) => t.triplet.replace(/[.]/g, '\\.')).join('|')})-gcc(-\\d+(?:\\.\\d+)*)?$`);
 const FAMILY_ORDER: readonly CompilerFamily[] = ['gcc', 'clang', 'tcc', 'pcc', 'cc'];
 
 /** Libraries appended to every link: tcc needs libm for some programs; harmless for the others. */
@@ -41,7 +57,7 @@ export async function detectCompilers(env: NodeJS.ProcessEnv = process.env): Pro
       continue;
     }
     for (const name of names) {
-      if (!DETECTABLE.test(name) || found.has(name)) continue;
+      if (!(DETECTABLE.test(name) || CROSS_DETECTABLE.test(name)) || found.has(name)) continue;
       const path = join(dir, name);
       if (isExecutableFile(path)) found.set(name, path);
     }
@@ -61,7 +77,8 @@ export async function detectCompilers(env: NodeJS.ProcessEnv = process.env): Pro
     [...byReal].map(async ([realPath, { name, command }]) => {
       try {
         const version = await probeVersion(command, familyFromName(name));
-        return { name, command, realPath, family: familyOf(name, version), version } satisfies Compiler;
+        const family = familyOf(name, version);
+        return { name, command, realPath, family, version, ...(await targetOf(command, family, env)) } satisfies Compiler;
       } catch {
         return undefined; // a broken installation is not a compiler to test
       }
@@ -93,7 +110,45 @@ export async function resolveCompiler(spec: string, env: NodeJS.ProcessEnv = pro
   } catch (e) {
     throw errUnknownCompiler(trimmed, (e as Error).message);
   }
-  return { name, command, realPath: realpathSync(command), family: familyOf(name, version), version };
+  const family = familyOf(name, version);
+  return { name, command, realPath: realpathSync(command), family, version, ...(await targetOf(command, family, env)) };
+}
+
+/**
+ * The target of a gcc or clang driver, from `-dumpmachine` (`m68k-linux-gnu`), with the emulator
+ * that runs its binaries: `qemu-<arch> -L /usr/<triplet>` (Debian's cross libraries live there).
+ * Host compilers, other families and machines Kiln has no model for get no target (the host's).
+ */
+export async function targetOf(command: string, family: CompilerFamily, env: NodeJS.ProcessEnv = process.env): Promise<{ target?: string; emulator?: readonly string[] }> {
+  if (family !== 'gcc' && family !== 'clang') return {};
+  let machine: string | undefined;
+  try {
+    const r = await runProcess(command, ['-dumpmachine'], { timeoutMs: 15_000, maxOutputBytes: 4 << 10 });
+    machine = r.status === 0 ? firstLine(r.stdout) : undefined;
+  } catch {
+    return {};
+  }
+  const model = machine === undefined ? undefined : modelOfMachine(machine);
+  if (!model || model === LP64) return {};
+  const emulator = emulatorFor(model, env);
+  return { target: model.name, ...(emulator ? { emulator } : {}) };
+}
+
+/** The argv prefix that runs a model's Linux binaries, `qemu-<arch> -L /usr/<triplet>`, when that qemu is on PATH. */
+export function emulatorFor(model: TargetModel, env: NodeJS.ProcessEnv = process.env): readonly string[] | undefined {
+  const qemu = findOnPath(model.qemu, env);
+  return qemu ? [qemu, '-L', `/usr/${model.triplet}`] : undefined;
+}
+
+/** The model of a `-dumpmachine` triplet: exact triplet first, then by architecture (`i386`, `x86_64-pc-linux-gnu`). */
+export function modelOfMachine(machine: string): TargetModel | undefined {
+  const exact = TARGETS.find((t) => t.triplet === machine);
+  if (exact) return exact;
+  const arch = machine.split('-')[0] ?? '';
+  if (/^i[3-6]86$/.test(arch)) return TARGETS.find((t) => t.name === 'i686');
+  // Only a Linux triplet with the model's exact arch: mipsel or powerpc64 are other ABIs.
+  if (!/-linux-gnu/.test(machine)) return undefined;
+  return TARGETS.find((t) => t.name === arch);
 }
 
 /** Resolves a list of compilers, dropping repeats of one binary and making display names unique. */
@@ -172,6 +227,7 @@ function familyOf(name: string, version: string): CompilerFamily {
 
 /** Lower is preferred as the display name of a binary with several names. */
 function namePreference(name: string): number {
+  if (CROSS_DETECTABLE.test(name) || /^x86_64-linux-gnu-/.test(name)) return 3;
   if (name === 'cc') return 2;
   return name.includes('-') ? 1 : 0;
 }

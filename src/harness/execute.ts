@@ -3,7 +3,7 @@ import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isTranslationUnit, MAIN_SOURCE, type EmittedFile } from '../emit/files.js';
 import { LINK_LIBRARIES } from './compilers.js';
-import { limitsFor, type Configuration, type Limits } from './matrix.js';
+import { configEmulator, limitsFor, type Configuration, type Limits } from './matrix.js';
 import { judgeCompile, judgeRun, outputLine, type Judgement } from './oracle.js';
 import { runProcess, SpawnError, type RunResult } from './process.js';
 import { newTag, runDirIn, sandboxArgv, type StepKind } from './sandbox.js';
@@ -15,6 +15,15 @@ export const EXE_FILE = 'prog';
 
 /** How a binary is started: argv[0] is always this, run from its own folder (see sandbox.ts). */
 export const EXE_ARGV0 = `./${EXE_FILE}`;
+
+/**
+ * The argv that starts a configuration's binary from its run folder: `./prog`, or behind the
+ * emulator of a cross configuration (`qemu-m68k -L /usr/m68k-linux-gnu ./prog`). Campaign,
+ * re-runs, reduction, triage and repro.sh all start binaries through it.
+ */
+export function runArgv(c: Configuration): string[] {
+  return [...(configEmulator(c) ?? []), EXE_ARGV0];
+}
 
 /** What one step (compile or run) did. */
 export interface StepRecord {
@@ -93,9 +102,10 @@ export async function testConfiguration(
       const runDir = runDirIn(runParent);
       await mkdir(runDir);
       await rename(exe, join(runDir, EXE_FILE));
-      const rlimits = limitsFor(limits.run, c);
-      const rr = await runStep('run', [EXE_ARGV0], { cwd: runDir, timeoutMs: rlimits.timeoutMs, memoryMb: rlimits.memoryMb, maxOutputBytes: 64 << 10, signal });
-      const run = record([EXE_ARGV0], rr);
+      const rlimits = limitsFor(limits.run, c, 'run');
+      const argv = runArgv(c);
+      const rr = await runStep('run', argv, { cwd: runDir, timeoutMs: rlimits.timeoutMs, memoryMb: rlimits.memoryMb, maxOutputBytes: 64 << 10, signal });
+      const run = record(argv, rr);
       if (rr.aborted) return { config: c, judgement: { outcome: 'ok' }, compile, run, durationMs: Date.now() - started, aborted: true };
       const judgement = judgeRun(rr, expected, c);
       const normal = !rr.timedOut && rr.signal === null && rr.status === 0;

@@ -1,4 +1,5 @@
-import type { Compiler } from './compilers.js';
+import { LP64, targetByName, type TargetModel } from '../c/target.js';
+import { emulatorFor, modelOfMachine, type Compiler } from './compilers.js';
 
 /** The option sets of a default campaign (DESIGN.md, "Defaults a user expects"). */
 export const DEFAULT_OPTION_SETS: readonly string[] = ['-O0', '-O1', '-O2', '-Os', '-O3'];
@@ -147,6 +148,58 @@ export function slugify(text: string): string {
 }
 
 /** The limits of one step of a configuration: no address-space limit for sanitizer builds. */
-export function limitsFor(step: StepLimits, c: Configuration): StepLimits {
-  return isSanitizerBuild(c.options) ? { ...step, memoryMb: undefined } : step;
+export function limitsFor(step: StepLimits, c: Configuration, kind: 'compile' | 'run' = 'compile'): StepLimits {
+  // qemu-user reserves the guest's whole address space up front (4 GiB for a 32-bit guest), so an
+  // address-space limit on an emulated run measures qemu, not the program: the run has none.
+  const emulated = kind === 'run' && configEmulator(c) !== undefined;
+  return isSanitizerBuild(c.options) || emulated ? { ...step, memoryMb: undefined } : step;
+}
+
+/**
+ * The target model a configuration's binaries are for: the compiler's (a cross compiler), or
+ * i686 for a host x86-64 gcc/clang given `-m32` (which then runs natively, with gcc-multilib's
+ * libraries), else the host's. Programs for it must be generated with this model.
+ */
+export function configTarget(c: Configuration): TargetModel {
+  if (c.compiler.target !== undefined) return targetByName(c.compiler.target) ?? LP64;
+  const triplet = targetOption(c);
+  if (triplet !== undefined) return modelOfMachine(triplet) ?? LP64;
+  const m32 = (c.compiler.family === 'gcc' || c.compiler.family === 'clang') && c.options.includes('-m32');
+  return m32 ? targetByName('i686')! : LP64;
+}
+
+/** The triplet of a clang `--target=T` (or `-target T`, `--target T`) option, if any. */
+function targetOption(c: Configuration): string | undefined {
+  if (c.compiler.family !== 'clang') return undefined;
+  for (let i = 0; i < c.options.length; i++) {
+    const o = c.options[i]!;
+    if (o.startsWith('--target=')) return o.slice('--target='.length);
+    if ((o === '-target' || o === '--target') && i + 1 < c.options.length) return c.options[i + 1];
+  }
+  return undefined;
+}
+
+/**
+ * How a configuration's binaries are started before `./prog`: a cross gcc's emulator, or for
+ * clang `--target=<triplet>` of a modelled foreign target the qemu that runs it (undefined when
+ * native, or when that qemu is not on PATH: see {@link configMissingEmulator}).
+ */
+export function configEmulator(c: Configuration): readonly string[] | undefined {
+  if (c.compiler.emulator) return c.compiler.emulator;
+  if (targetOption(c) === undefined) return undefined;
+  const model = configTarget(c);
+  return model === LP64 ? undefined : emulatorFor(model);
+}
+
+/** The qemu a configuration needs but PATH lacks (`qemu-m68k`), or undefined. */
+export function configMissingEmulator(c: Configuration): string | undefined {
+  const model = configTarget(c);
+  const native = model === LP64 || (model.name === 'i686' && c.compiler.target === undefined && targetOption(c) === undefined);
+  return native || configEmulator(c) ? undefined : model.qemu;
+}
+
+/** The one target of a set of configurations, or every distinct one when they disagree. */
+export function commonTarget(configs: readonly Configuration[]): { readonly target?: TargetModel; readonly all: readonly TargetModel[] } {
+  const all = [...new Set(configs.map(configTarget))];
+  return all.length === 1 ? { target: all[0]!, all } : { all };
 }

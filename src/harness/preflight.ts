@@ -1,5 +1,5 @@
 import { testConfiguration, type ConfigResult } from './execute.js';
-import type { Configuration, Limits } from './matrix.js';
+import { configMissingEmulator, type Configuration, type Limits } from './matrix.js';
 import { TempRoot } from './tempdir.js';
 
 /**
@@ -49,9 +49,14 @@ export interface BrokenConfiguration {
  * limit no compiler starts under), so the CLI refuses it. Undefined result when aborted.
  */
 export async function checkConfigurations(configs: readonly Configuration[], limits: Limits, jobs: number, signal?: AbortSignal): Promise<BrokenConfiguration[] | undefined> {
+  // A cross compiler whose emulator is not installed cannot run anything: say so without trying.
+  const noEmulator: BrokenConfiguration[] = configs
+    .filter((c) => configMissingEmulator(c) !== undefined)
+    .map((c) => ({ config: c, reason: `its binaries need ${configMissingEmulator(c)}, which is not on PATH (install qemu-user)`, memoryLimited: false }));
+  const runnable = configs.filter((c) => configMissingEmulator(c) === undefined);
   const temp = TempRoot.create();
   try {
-    const first = await testAll(configs, limits, jobs, temp, signal);
+    const first = await testAll(runnable, limits, jobs, temp, signal);
     if (!first) return undefined;
     const failed = first.filter((r) => r.judgement.outcome !== 'ok');
     // A configuration that works without the memory limit is broken by the limit, which the user
@@ -60,7 +65,7 @@ export async function checkConfigurations(configs: readonly Configuration[], lim
     const limited = limits.compile.memoryMb !== undefined || limits.run.memoryMb !== undefined;
     const again = limited && failed.length > 0 ? await testAll(failed.map((r) => r.config), unlimited, jobs, temp, signal) : [];
     if (!again) return undefined;
-    return failed.map((r, i) => ({ config: r.config, reason: describeFailure(r, limits), memoryLimited: again[i]?.judgement.outcome === 'ok' }));
+    return [...noEmulator, ...failed.map((r, i) => ({ config: r.config, reason: describeFailure(r, limits), memoryLimited: again[i]?.judgement.outcome === 'ok' }))];
   } finally {
     temp.dispose();
   }

@@ -1,6 +1,6 @@
 import { constants } from 'node:os';
-import { compileCommand, EXE_ARGV0, EXE_FILE, SOURCE_FILE } from './execute.js';
-import { limitsFor, type Configuration, type Limits } from './matrix.js';
+import { compileCommand, EXE_FILE, runArgv, SOURCE_FILE } from './execute.js';
+import { configEmulator, configTarget, limitsFor, type Configuration, type Limits } from './matrix.js';
 import { noRandomizeShell, runDirShell, sandboxShell, sq, tagShell } from './sandbox.js';
 import type { Judgement } from './oracle.js';
 
@@ -35,13 +35,14 @@ export function reproScript(f: ReproInput): string {
   const files = f.files ?? [SOURCE_FILE];
   const single = files.length === 1 && files[0] === SOURCE_FILE;
   const compile = limitsFor(f.limits.compile, c);
-  const run = limitsFor(f.limits.run, c);
+  const run = limitsFor(f.limits.run, c, 'run');
   const accepted = [j, ...(f.alternatives ?? [])];
   const nondeterministic = accepted.length > 1;
   const lines = [
     '#!/bin/sh',
     `# Kiln finding ${comment(f.id)}: ${j.outcome} with ${comment(c.compiler.name)}${c.optionsText ? ' ' + comment(c.optionsText) : ''}`,
     `# compiler: ${comment(c.compiler.version)}`,
+    ...(configEmulator(c) ? [`# target: ${comment(configTarget(c).name)}; the binary runs under ${comment(configEmulator(c)!.join(' '))}`] : []),
     ...(j.detail ? [`# observed: ${comment(j.detail)}`] : []),
     ...(nondeterministic ? [`# nondeterministic: it showed ${accepted.map((x) => comment(x.detail ?? x.outcome)).join(' | ')}; any of them counts`] : []),
     '# Exits 0 when the failure reproduces, 1 when it does not (C-Reduce/C-Vise interestingness test).',
@@ -61,7 +62,7 @@ export function reproScript(f: ReproInput): string {
       '[ "$cstatus" -eq 0 ] || exit 1',
       ...runDirShell(),
       `mkdir "$RUN" && mv ${EXE_FILE} "$RUN/${EXE_FILE}" && cd "$RUN" || exit 2`,
-      `${sandboxShell({ kind: 'run', timeoutMs: run.timeoutMs, memoryMb: run.memoryMb, tag: '' }, [EXE_ARGV0])} >run.out 2>run.err`,
+      `${sandboxShell({ kind: 'run', timeoutMs: run.timeoutMs, memoryMb: run.memoryMb, tag: '' }, runArgv(c))} >run.out 2>run.err`,
       'rstatus=$?',
     );
     for (const a of accepted) lines.push(...runCheck(a, hung));

@@ -10,7 +10,8 @@ import type { Program } from '../ir/nodes.js';
 import { resolveCompiler, type Compiler } from '../harness/compilers.js';
 import { testConfiguration, type ConfigResult } from '../harness/execute.js';
 import { DEFAULT_HANG_FLOOR } from '../harness/campaign.js';
-import { buildMatrix, type Configuration, type Limits } from '../harness/matrix.js';
+import { buildMatrix, configTarget, type Configuration, type Limits } from '../harness/matrix.js';
+import { LP64 } from '../c/target.js';
 import { showsBehaviour, type Judgement } from '../harness/oracle.js';
 import { campaignFiles } from '../harness/program.js';
 import { TempRoot } from '../harness/tempdir.js';
@@ -224,6 +225,12 @@ function configurationOf(compiler: Compiler, options: string): Configuration {
  * compiler engineers ask for when a miscompilation is reported.
  */
 async function referenceConfiguration(failing: Configuration): Promise<Configuration | undefined> {
+  // The reference must run the program of the same target model: for a cross (or -m32)
+  // configuration that is the failing compiler itself at -O0, not the host's gcc.
+  if (configTarget(failing) !== LP64) {
+    const ref = configurationOf(failing.compiler, failing.compiler.target === undefined ? '-O0 -m32' : '-O0');
+    return ref.key !== failing.key ? ref : undefined;
+  }
   for (const name of ['gcc', 'clang', 'cc']) {
     let c: Compiler;
     try {

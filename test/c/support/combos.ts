@@ -242,8 +242,13 @@ function caseText(c: Combo, i: number, j: number): string {
 }
 
 /** Per-case comparison of one combo, to explain a summary mismatch. */
-async function explain(exe: string, k: number, c: Combo, maxDiffs = 8): Promise<string> {
-  const r = await runExe(exe, [String(k)]);
+/** Runs `exe`, through the emulator argv `run` when it is not empty. */
+function runUnder(run: readonly string[], exe: string, args: readonly string[], timeoutMs?: number): ReturnType<typeof runExe> {
+  return run.length ? runExe(run[0]!, [...run.slice(1), exe, ...args], timeoutMs) : runExe(exe, args, timeoutMs);
+}
+
+async function explain(run: readonly string[], exe: string, k: number, c: Combo, maxDiffs = 8): Promise<string> {
+  const r = await runUnder(run, exe, [String(k)]);
   if (r.status !== 0) return `detail run of combo ${k} failed: status ${r.status} ${r.stderr.slice(0, 500)}`;
   const cLines = r.stdout.trimEnd().split('\n');
   const diffs: string[] = [];
@@ -285,10 +290,10 @@ export interface ComboRunReport {
  */
 export async function checkCombos(
   combos: readonly Combo[],
-  configs: readonly { readonly cc: string; readonly flags: readonly string[] }[],
+  configs: readonly { readonly cc: string; readonly flags: readonly string[]; readonly run?: readonly string[] }[],
 ): Promise<ComboRunReport> {
   const src = comboProgram(combos);
-  const builds: { cfg: string; c: Compiled }[] = [];
+  const builds: { cfg: string; c: Compiled; run: readonly string[] }[] = [];
   const t0 = Date.now();
   try {
     // Two builds at a time (the test machines have two cores).
@@ -296,7 +301,7 @@ export async function checkCombos(
       const batch = configs.slice(k, k + 2);
       const done = await Promise.allSettled(batch.map((cfg) => compileC(src, { cc: cfg.cc, flags: cfg.flags })));
       done.forEach((d, i) => {
-        if (d.status === 'fulfilled') builds.push({ cfg: `${batch[i]!.cc} ${batch[i]!.flags.join(' ')}`, c: d.value });
+        if (d.status === 'fulfilled') builds.push({ cfg: `${batch[i]!.cc} ${batch[i]!.flags.join(' ')}`, c: d.value, run: batch[i]!.run ?? [] });
       });
       const failed = done.find((d): d is PromiseRejectedResult => d.status === 'rejected');
       if (failed) throw failed.reason;
@@ -304,7 +309,8 @@ export async function checkCombos(
     const t1 = Date.now();
     const outputs: { cfg: string; lines: string[] }[] = [];
     for (const b of builds) {
-      const r = await runExe(b.c.exe, [], 120_000);
+      // A cross build runs under its emulator (`run` is the emulator's argv before the program).
+      const r = await runUnder(b.run, b.c.exe, [], 120_000);
       expect(r.status, `${b.cfg} oracle exited with ${r.status} ${r.signal ?? ''}\n${r.stderr.slice(0, 2000)}`).toBe(0);
       expect(r.truncated, 'oracle output truncated').toBe(false);
       outputs.push({ cfg: b.cfg, lines: r.stdout.trimEnd().split('\n') });
@@ -329,7 +335,7 @@ export async function checkCombos(
       if (js.problems.length) failures.push(`${comboLabel(c)}: Kiln representation/type problems:\n  ${js.problems.join('\n  ')}`);
       if (js.line !== cLine) {
         if (failures.length < 6) {
-          const detail = await explain(builds[0]!.c.exe, k, c);
+          const detail = await explain(builds[0]!.run, builds[0]!.c.exe, k, c);
           failures.push(`${comboLabel(c)} (combo ${k}):\n  C    ${cLine}\n  Kiln ${js.line}\n  (op, a type, b type, result type, cases, hash, UB counts ${UB_CATEGORIES.slice(1).join(',')})\n  ${detail.replace(/\n/g, '\n  ')}`);
         } else failures.push(`${comboLabel(c)} (combo ${k}): summary differs`);
       }

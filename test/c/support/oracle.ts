@@ -48,8 +48,11 @@ export function kindCode(kind: UBKind): number {
  * descriptive string that can never equal a `_Generic` name.
  */
 export function kilnCanonicalName(t: IntType): string {
+  // Plain char is its own type whichever sign the model gives it.
+  if ((t.name as string) === 'char') return 'char';
   for (const c of C.classic) {
-    if (c.rank === t.rank && c.signed === t.signed && c.bits === t.bits && (c.name === 'char') === (t.name === 'char')) {
+    // Width aside: the model fixes it (a 32-bit `long` on ILP32 is still `long`).
+    if (c.rank === t.rank && c.signed === t.signed && (c.name === 'char') === (t.name === 'char')) {
       return c.name;
     }
   }
