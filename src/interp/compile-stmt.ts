@@ -249,7 +249,7 @@ function compileStmt(cx: CompileContext, s: Stmt, scope: readonly Visible[]): CS
   return { exec, from: c.from, labels: c.labels };
 }
 
-/** Values each arithmetic cell held at a sampled point: statement → decl → cell → values (at most 64 each; null when not arithmetic on some visit). */
+/** Values each arithmetic cell held at a sampled point: statement → decl → cell → values (exact, at most 64; null when not arithmetic on some visit, or more values). */
 function recordCells(rt: Runtime, stmt: number, vis: readonly Visible[], f: Frame): void {
   const points = rt.points;
   if (!points) return;
@@ -271,7 +271,10 @@ function recordCells(rt: Runtime, stmt: number, vis: readonly Visible[], f: Fram
         continue;
       }
       if (!set) cells[i] = set = new Set();
-      if (set.size < 64) set.add(cell as CValue);
+      // A set is exact or absent: predicates are built to hold for every value, so a cell that
+      // took more than 64 values at this point is dropped rather than truncated.
+      if (set.size >= 64 && !set.has(cell as CValue)) cells[i] = null;
+      else set.add(cell as CValue);
     }
   }
 }
