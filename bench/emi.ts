@@ -5,7 +5,8 @@
 //   - mutation-kind shares: the share of proven variants carrying each kind at least once;
 //   - diffLines share: lines added plus removed against the base, over the variant's lines (median);
 //   - every proven variant compiled by each compiler found of gcc and clang at -O0 -O1 -O2 -Os -O3
-//     and run: variants not printing their base's expected line are listed (compiler disagreements).
+//     and run: variants not printing their base's expected line are listed (compiler disagreements);
+//   - the first 50 proven variants under clang ASan+UBSan, clang MSan and gcc UBSan (must be silent).
 // Not measured here: campaign throughput with and without `kiln fuzz --emi` (not built yet).
 //
 //   npm run bench:emi [-- --count 200 --variants 10 --first 1 --size medium --jobs 2] [-- --smoke]
@@ -21,12 +22,12 @@ function arg(name: string, fallback: string): string {
 }
 
 const smoke = process.argv.includes('--smoke');
-const count = smoke ? 2 : Number(arg('count', '200'));
+const count = smoke ? 1 : Number(arg('count', '200'));
 const variants = smoke ? 2 : Number(arg('variants', '10'));
 const first = Number(arg('first', '1'));
 const size = smoke ? 'small' : arg('size', 'medium');
 const jobs = Math.max(1, Number(arg('jobs', '2')));
-const levels = smoke ? ['-O0', '-O2'] : ['-O0', '-O1', '-O2', '-Os', '-O3'];
+const levels = smoke ? ['-O0'] : ['-O0', '-O1', '-O2', '-Os', '-O3'];
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const work = mkdtempSync(join(tmpdir(), 'kiln-bench-emi-'));
 
@@ -85,6 +86,26 @@ async function main(): Promise<void> {
     if (r.stdout.trimEnd() !== l.expected) disagreements.push(`${l.file} ${cc} ${o}: printed ${JSON.stringify(r.stdout.trim())}, expected ${l.expected}`);
     rmSync(exe, { force: true });
   });
+  // Sanitizers on the first variants: clang ASan+UBSan, clang MSan, gcc UBSan, recovery off.
+  const sanitizers: Array<[string, string[]]> = [
+    ['clang', ['-O1', '-g', '-fsanitize=address,undefined', '-fno-sanitize-recover=all']],
+    ['clang', ['-O1', '-g', '-fsanitize=memory', '-fno-sanitize-recover=all']],
+    ['gcc', ['-O1', '-g', '-fsanitize=undefined', '-fno-sanitize-recover=all']],
+  ];
+  const sanitized = proven.slice(0, smoke ? 1 : 50);
+  const reports: string[] = [];
+  await pool(sanitized.flatMap((l) => sanitizers.map((s) => ({ l, s }))), jobs, async ({ l, s: [cc, flags] }) => {
+    if (!compilers.includes(cc)) return;
+    const exe = `${l.file}.san${flags[2]!.replace(/\W/g, '')}${cc}`;
+    const c = await runProcess(cc, [...flags, '-w', l.file!, '-o', exe], { timeoutMs: 300_000 });
+    if (c.status !== 0) {
+      reports.push(`${l.file} ${cc} ${flags[2]}: does not compile: ${c.stderr.split('\n')[0]}`);
+      return;
+    }
+    const r = await runProcess(exe, [], { timeoutMs: 120_000 });
+    if (r.status !== 0 || r.stdout.trimEnd() !== l.expected || /runtime error|Sanitizer/.test(r.stderr)) reports.push(`${l.file} ${cc} ${flags[2]}: ${r.stderr.split('\n').find((x) => /error|Sanitizer/.test(x)) ?? `status ${r.status}`}`);
+    rmSync(exe, { force: true });
+  });
   const attempted = proven.length + internal.length;
   console.log(`programs ${count} (seeds ${first}-${first + count - 1}, ${size}), variants asked ${count * variants}`);
   console.log(`variants/s (kiln emi processes, ${jobs} at a time, base generation included): ${(attempted / wall).toFixed(2)} over ${wall.toFixed(1)} s`);
@@ -94,6 +115,8 @@ async function main(): Promise<void> {
   console.log(`diffLines share (added+removed lines / variant lines): median ${(100 * median).toFixed(1)}%`);
   console.log(`compiled and run: ${runs} (${compilers.join(', ')} at ${levels.join(' ')}); disagreements with the expected line: ${disagreements.length}`);
   for (const d of disagreements.slice(0, 20)) console.log(`  ${d}`);
+  console.log(`sanitizers (clang ASan+UBSan, clang MSan, gcc UBSan) on ${sanitized.length} variants: ${reports.length} reports`);
+  for (const d of reports.slice(0, 20)) console.log(`  ${d}`);
   rmSync(work, { recursive: true, force: true });
 }
 
