@@ -39,6 +39,7 @@ export interface FuzzFlags {
   mode?: string;
   reduce?: boolean;
   maxPerBucket?: string;
+  emi?: string;
 }
 
 /** The settings of a campaign as stored with it (and reused by `--resume`). */
@@ -52,6 +53,8 @@ export interface StoredSettings {
   readonly jobs?: number;
   /** Findings stored per bucket (the first N and the smallest); undefined: no cap. */
   readonly maxPerBucket?: number | undefined;
+  /** `--emi K`: each base program is tested with K EMI variants (0 or absent: off). */
+  readonly emi?: number;
 }
 
 /** Fully resolved settings of one `kiln fuzz` session. */
@@ -93,6 +96,7 @@ export function registerFuzz(program: Command): void {
     .option('--memory <size>', 'address-space limit of compiles and runs, e.g. 2GiB, or none (default 2GiB)')
     .option('--no-rerun', 'keep failures without testing them a second time')
     .option('--reduce', 'reduce the first finding of each new bucket in the background (one job): reduced.c and a bug report in its folder')
+    .option('--emi <k>', 'test K EMI variants of each program as well (proven equivalent by the interpreter; see kiln emi)')
     .option('--max-per-bucket <n>', `findings stored per bucket: the first N and the smallest program; the rest are counted (default ${DEFAULT_MAX_PER_BUCKET}; none for no cap)`)
     .addHelpText(
       'after',
@@ -118,7 +122,7 @@ Ctrl-C stops cleanly (a second Ctrl-C aborts); 'kiln findings' lists what was fo
 const DEFAULT_MODE: ModeChoice = 'mixed';
 
 /** Flags a resumed campaign takes from its stored settings instead. */
-const FIXED_ON_RESUME: readonly (keyof FuzzFlags)[] = ['config', 'compilers', 'opts', 'seedStart', 'policy', 'size', 'mode', 'compileTimeout', 'runTimeout', 'memory'];
+const FIXED_ON_RESUME: readonly (keyof FuzzFlags)[] = ['config', 'compilers', 'opts', 'seedStart', 'policy', 'size', 'mode', 'compileTimeout', 'runTimeout', 'memory', 'emi'];
 
 /**
  * Merges flags over the configuration file over the defaults, and validates everything — compilers
@@ -162,6 +166,7 @@ export async function resolveSettings(flags: FuzzFlags): Promise<FuzzSettings> {
     seedStart,
     resume: undefined,
     reduce: flags.reduce === true,
+    ...(flags.emi !== undefined ? { emi: parseCount('--emi', flags.emi, 0, 0) } : {}),
   };
 }
 
@@ -225,6 +230,7 @@ function storedSettings(c: CampaignRow, dbPath: string): StoredSettings {
     rerun: s.rerun ?? true,
     maxPerBucket: cap,
     ...(jobs !== undefined ? { jobs } : {}),
+    ...(typeof s.emi === 'number' && Number.isInteger(s.emi) && s.emi > 0 ? { emi: s.emi } : {}),
   };
 }
 
@@ -307,6 +313,7 @@ export async function fuzz(s: FuzzSettings): Promise<CampaignSummary> {
           jobs: s.jobs,
           timeMs: s.timeMs ?? null,
           maxPerBucket: s.maxPerBucket ?? null,
+          ...(s.emi ? { emi: s.emi } : {}),
         } satisfies Omit<StoredSettings, 'maxPerBucket'> & Record<string, unknown>,
         compilers: s.compilers,
         seedStart: s.seedStart ?? store.nextUnusedSeed(),
@@ -344,7 +351,7 @@ export async function fuzz(s: FuzzSettings): Promise<CampaignSummary> {
   const report = new ReportRefresher(s.out, campaignId, (m) => progress.println(m, process.stderr));
   report.start();
 
-  const ctx = { campaignId, limits: s.limits, policy: s.policy };
+  const ctx = { campaignId, limits: s.limits, policy: s.policy, ...(s.emi ? { emi: s.emi } : {}) };
   const reducer = s.reduce
     ? new BackgroundReducer(
         (dir, r) => {
@@ -370,6 +377,7 @@ export async function fuzz(s: FuzzSettings): Promise<CampaignSummary> {
           limits: s.limits,
           policy: s.policy,
           mode: s.mode,
+          ...(s.emi ? { emi: s.emi } : {}),
           jobs: s.jobs,
           // Claimed from the store block by block: campaigns sharing --out never test one seed twice.
           seeds: store.campaignSeeds(campaignId, seeds.gaps),

@@ -32,6 +32,8 @@ export interface CampaignOptions {
   readonly policy: Policy;
   /** Generation mode, or `mixed` (a mode per program, drawn from its seed); default `csmith`. */
   readonly mode?: ModeChoice;
+  /** `--emi K`: each seed is an EMI variant (src/mutate/campaign.ts); 0 or absent: off. */
+  readonly emi?: number;
   /** Concurrent jobs (generations and compile+run tests together); one per core by default. */
   readonly jobs: number;
   /** Seeds in the order they are to be tested; the campaign takes as many as it needs. */
@@ -168,7 +170,7 @@ export async function runCampaign(opts: CampaignOptions, hooks: CampaignHooks): 
   const started = Date.now();
   const temp = opts.tempRoot ?? TempRoot.create();
   const ownsTemp = opts.tempRoot === undefined;
-  const pool = new GeneratorPool(opts.jobs, opts.policy, opts.mode ?? 'csmith');
+  const pool = new GeneratorPool(opts.jobs, opts.policy, opts.mode ?? 'csmith', opts.emi ?? 0);
   const kill = new AbortController();
   // A process.exit (second Ctrl-C) must not leave compilers running in their own process groups.
   const onExit = (): void => {

@@ -6,7 +6,7 @@ import type { Mode, ModeChoice } from '../gen/mode.js';
 import type { Policy } from '../gen/policy.js';
 
 /** Messages to a generation process. */
-export type GenRequest = { readonly type: 'init'; readonly policy: Policy; readonly mode: ModeChoice } | { readonly type: 'gen'; readonly id: number; readonly seed: string };
+export type GenRequest = { readonly type: 'init'; readonly policy: Policy; readonly mode: ModeChoice; readonly emi?: number } | { readonly type: 'gen'; readonly id: number; readonly seed: string };
 
 /** A generation process's answer for one seed. */
 export type GenReply =
@@ -36,6 +36,8 @@ export class GeneratorPool {
     readonly size: number,
     private readonly policy: Policy,
     private readonly mode: ModeChoice = 'csmith',
+    /** `kiln fuzz --emi K`: each seed is an EMI variant of a base (src/mutate/campaign.ts); 0: off. */
+    private readonly emi = 0,
   ) {
     for (let i = 0; i < size; i++) this.slots.push(this.spawn());
   }
@@ -81,7 +83,7 @@ export class GeneratorPool {
     const entry = workerEntry();
     const child = fork(entry.path, [], { execArgv: entry.execArgv, serialization: 'advanced', stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
     const slot: Slot = { child, busy: undefined };
-    child.send({ type: 'init', policy: this.policy, mode: this.mode } satisfies GenRequest);
+    child.send({ type: 'init', policy: this.policy, mode: this.mode, ...(this.emi ? { emi: this.emi } : {}) } satisfies GenRequest);
     child.on('message', (m: GenReply) => {
       const b = slot.busy;
       if (!b || b.id !== m.id) return;

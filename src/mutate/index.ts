@@ -11,6 +11,8 @@ export { makeVariant, isVariant, MUTATION_KINDS } from './variant.js';
 export type { MutationKind, Strategies, Variant, RejectedVariant } from './variant.js';
 export { profileBase } from './env.js';
 export { diffLines } from './diff.js';
+export { EmiBases, emiRecipe } from './campaign.js';
+export type { EmiRecipe, EmiProgram, EmiFailure } from './campaign.js';
 
 /** One emitted member of an EMI family: the base (variant 0) or a proven variant. */
 export interface EmiMember {

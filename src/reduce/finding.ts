@@ -6,6 +6,7 @@ import { emitC } from '../emit/c.js';
 import { emitFiles, MAIN_SOURCE, type EmittedFile } from '../emit/files.js';
 import { isModeChoice, type Mode } from '../gen/mode.js';
 import { parsePolicy, PolicyError } from '../gen/policy.js';
+import { EmiBases, type EmiRecipe } from '../mutate/campaign.js';
 import type { Program } from '../ir/nodes.js';
 import { resolveCompiler, type Compiler } from '../harness/compilers.js';
 import { testConfiguration, type ConfigResult } from '../harness/execute.js';
@@ -39,6 +40,8 @@ export interface FindingManifest extends StoredFinding {
   readonly mode: Mode;
   /** The generation policy as stored (parsed again before use). */
   readonly policy: unknown;
+  /** Findings of `kiln fuzz --emi K`: the seed's EMI recipe (the program is variant `variant` of seed `base`). */
+  readonly emi?: EmiRecipe;
 }
 
 /** A finished reduction of a finding. */
@@ -77,7 +80,9 @@ export function readFindingManifest(dir: string): FindingManifest {
   if (typeof j.seed !== 'string') throw errState(`${file}: field seed is missing or not a string`, hint);
   const mode = j.mode === undefined ? 'csmith' : String(j.mode);
   if (!isModeChoice(mode) || mode === 'mixed') throw errState(`${file}: unknown generation mode ${mode}`, hint);
-  return { ...f, seed: j.seed, mode, policy: j.policy };
+  const e = j.emi as Partial<EmiRecipe> | undefined;
+  if (e !== undefined && (typeof e !== 'object' || typeof e.k !== 'number' || typeof e.base !== 'string' || typeof e.variant !== 'number')) throw errState(`${file}: field emi is not a recipe {k, base, variant}`, hint);
+  return { ...f, seed: j.seed, mode, policy: j.policy, ...(e ? { emi: e as EmiRecipe } : {}) };
 }
 
 /**
@@ -106,9 +111,11 @@ export async function reduceFinding(dir: string, opts: FindingReduceOptions = {}
     if (e instanceof PolicyError) throw errState(`${dir}: the finding's policy does not parse: ${e.message}`, fallback);
     throw e;
   }
-  const g = generateProgram(f.seed, policy, f.mode);
+  // An EMI finding's program is a variant of its base: regenerated from the recipe, and reduced
+  // as that variant's IR (facts and attributes included: the interpreter checks every candidate).
+  const g = f.emi ? new EmiBases(policy, f.mode, 1).program(f.seed, f.emi.k) : generateProgram(f.seed, policy, f.mode);
   if (!g.ok) throw errState(`${dir}: seed ${f.seed} no longer generates a program (${g.reason})`, fallback);
-  const files = campaignFiles(g, policy);
+  const files = 'files' in g ? g.files : campaignFiles(g, policy);
   if (files.some((file) => f.sources.find((x) => x.name === file.name)?.content !== file.content)) {
     throw errState(`${dir}: this version of Kiln generates another program for seed ${f.seed}`, fallback);
   }
