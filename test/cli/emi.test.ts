@@ -42,5 +42,8 @@ describe('kiln emi', () => {
     const file = await runKiln(['emi', 'prog.c', '-o', join(work, 'd')]);
     expect(file.status).toBe(2);
     expect(file.stderr).toMatch(/KILN_UNSUPPORTED/);
-  }, 60_000);
+    const fuzz = await runKiln(['fuzz', '--emi', 'x', '--tests', '1', '--out', join(work, 'e')]);
+    expect(fuzz.status).toBe(2);
+    expect(fuzz.stderr).toMatch(/KILN_BAD_OPTION.*--emi/);
+  }, 240_000);
 });
