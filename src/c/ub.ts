@@ -28,7 +28,9 @@ export type UBKind =
   | 'order-dependence'
   | 'multiple-volatile-access'
   // termination
-  | 'step-budget-exceeded';
+  | 'step-budget-exceeded'
+  // facts (EMI variants): __builtin_unreachable() reached, or a false __builtin_assume
+  | 'unreachable-reached';
 
 /** Every UB kind, for exhaustive tests and statistics tables. */
 export const UB_KINDS: readonly UBKind[] = [
@@ -53,6 +55,7 @@ export const UB_KINDS: readonly UBKind[] = [
   'order-dependence',
   'multiple-volatile-access',
   'step-budget-exceeded',
+  'unreachable-reached',
 ];
 
 /**

@@ -1,4 +1,6 @@
-import { relative } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import type { EmiRecipe } from '../mutate/campaign.js';
 import type { Command } from 'commander';
 import { errBadOption } from '../diag/errors.js';
 import { KilnStore, type FindingGrouping, type FindingRow } from '../store/store.js';
@@ -50,6 +52,7 @@ export function registerFindings(program: Command): void {
             reducedFile: r.reducedFile,
             hangStatus: r.hangStatus,
             nondeterministic: r.nondeterministic,
+            emi: emiOf(r.dir) ?? null,
           }));
           process.stdout.write(JSON.stringify(list, null, 2) + '\n');
           return;
@@ -95,7 +98,8 @@ export function formatFindings(rows: readonly FindingRow[], grouping: FindingGro
     if (reduced) notes.push(`smallest: ${reduced.reducedLines} lines${reduced.reducedFile ? ` in ${shortPath(reduced.reducedFile)}` : ''}`);
     out.push('', `${key}  (${notes.join(', ')})`);
     for (const r of list) {
-      const parts = [r.id, `seed ${r.seed}`, `${r.compiler}${r.options ? ' ' + r.options : ''}`];
+      const emi = emiOf(r.dir);
+      const parts = [r.id, emi ? `seed ${r.seed} (EMI variant ${emi.variant} of seed ${emi.base})` : `seed ${r.seed}`, `${r.compiler}${r.options ? ' ' + r.options : ''}`];
       if (grouping === 'fingerprint' && r.group !== r.bucket) parts.push(r.bucket);
       if (grouping === 'bucket' && r.fingerprint !== null && r.fingerprint !== r.bucket) parts.push(r.fingerprint);
       parts.push(r.actual.split('\n')[0]!);
@@ -121,4 +125,18 @@ export function formatFindings(rows: readonly FindingRow[], grouping: FindingGro
 function shortPath(p: string): string {
   const rel = relative(process.cwd(), p);
   return rel.length < p.length && !rel.startsWith('../..') ? rel : p;
+}
+
+/**
+ * The EMI recipe in a finding's finding.json (findings of `kiln fuzz --emi`): findings whose
+ * recipes name one base seed are variants of one program. Undefined for other findings, or when
+ * the folder is gone (the store's row is still listed).
+ */
+function emiOf(dir: string): EmiRecipe | undefined {
+  try {
+    const j = JSON.parse(readFileSync(join(dir, 'finding.json'), 'utf8')) as { emi?: EmiRecipe };
+    return j.emi && typeof j.emi.base === 'string' ? j.emi : undefined;
+  } catch {
+    return undefined;
+  }
 }

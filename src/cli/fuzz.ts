@@ -40,6 +40,7 @@ export interface FuzzFlags {
   reduce?: boolean;
   maxPerBucket?: string;
   ubShare?: string;
+  emi?: string;
 }
 
 /** The settings of a campaign as stored with it (and reused by `--resume`). */
@@ -55,6 +56,8 @@ export interface StoredSettings {
   readonly maxPerBucket?: number | undefined;
   /** `--ub-share F`: the share of csmith-mode programs relaxed as CsmithEdge does (0: none). */
   readonly ubShare?: number;
+  /** `--emi K`: each base program is tested with K EMI variants (0 or absent: off). */
+  readonly emi?: number;
 }
 
 /** Fully resolved settings of one `kiln fuzz` session. */
@@ -97,6 +100,7 @@ export function registerFuzz(program: Command): void {
     .option('--no-rerun', 'keep failures without testing them a second time')
     .option('--ub-share <f>', "share F (0 to 1) of csmith-mode programs relaxed as CsmithEdge does (policy section relax): one with undefined behaviour is compiled only, and only compiler crashes and hangs count; one the interpreter finds UB-free is tested as usual")
     .option('--reduce', 'reduce the first finding of each new bucket in the background (one job): reduced.c and a bug report in its folder')
+    .option('--emi <k>', 'test K EMI variants of each program as well (proven equivalent by the interpreter; see kiln emi)')
     .option('--max-per-bucket <n>', `findings stored per bucket: the first N and the smallest program; the rest are counted (default ${DEFAULT_MAX_PER_BUCKET}; none for no cap)`)
     .addHelpText(
       'after',
@@ -122,7 +126,7 @@ Ctrl-C stops cleanly (a second Ctrl-C aborts); 'kiln findings' lists what was fo
 const DEFAULT_MODE: ModeChoice = 'mixed';
 
 /** Flags a resumed campaign takes from its stored settings instead. */
-const FIXED_ON_RESUME: readonly (keyof FuzzFlags)[] = ['config', 'compilers', 'opts', 'seedStart', 'policy', 'size', 'mode', 'compileTimeout', 'runTimeout', 'memory', 'ubShare'];
+const FIXED_ON_RESUME: readonly (keyof FuzzFlags)[] = ['config', 'compilers', 'opts', 'seedStart', 'policy', 'size', 'mode', 'compileTimeout', 'runTimeout', 'memory', 'ubShare', 'emi'];
 
 /**
  * Merges flags over the configuration file over the defaults, and validates everything — compilers
@@ -148,6 +152,8 @@ export async function resolveSettings(flags: FuzzFlags): Promise<FuzzSettings> {
   const mode = flags.mode ?? cfg.mode ?? DEFAULT_MODE;
   if (!isModeChoice(mode)) throw errBadOption('--mode', mode, `one of ${MODE_CHOICES.join(', ')}`);
   const ubShare = flags.ubShare !== undefined ? parseShare('--ub-share', flags.ubShare) : 0;
+  // An EMI variant must be provably equivalent to its base: a relaxed base may have UB.
+  if (ubShare > 0 && flags.emi !== undefined && flags.emi !== '0') throw errBadOption('--ub-share', flags.ubShare!, 'no --emi with it (EMI variants need a UB-free base)');
   const compilerSpecs = flags.compilers !== undefined ? splitList('--compilers', flags.compilers) : cfg.compilers;
   // Detected cross compilers are listed by `kiln compilers` but tested only when named: a
   // campaign generates for one target model.
@@ -176,6 +182,7 @@ export async function resolveSettings(flags: FuzzFlags): Promise<FuzzSettings> {
     resume: undefined,
     reduce: flags.reduce === true,
     ...(ubShare ? { ubShare } : {}),
+    ...(flags.emi !== undefined ? { emi: parseCount('--emi', flags.emi, 0, 0) } : {}),
   };
 }
 
@@ -240,6 +247,7 @@ function storedSettings(c: CampaignRow, dbPath: string): StoredSettings {
     maxPerBucket: cap,
     ...(jobs !== undefined ? { jobs } : {}),
     ...(typeof s.ubShare === 'number' && s.ubShare > 0 && s.ubShare <= 1 ? { ubShare: s.ubShare } : {}),
+    ...(typeof s.emi === 'number' && Number.isInteger(s.emi) && s.emi > 0 ? { emi: s.emi } : {}),
   };
 }
 
@@ -330,6 +338,7 @@ export async function fuzz(s: FuzzSettings): Promise<CampaignSummary> {
           timeMs: s.timeMs ?? null,
           maxPerBucket: s.maxPerBucket ?? null,
           ...(s.ubShare ? { ubShare: s.ubShare } : {}),
+          ...(s.emi ? { emi: s.emi } : {}),
         } satisfies Omit<StoredSettings, 'maxPerBucket'> & Record<string, unknown>,
         compilers: s.compilers,
         seedStart: s.seedStart ?? store.nextUnusedSeed(),
@@ -367,7 +376,7 @@ export async function fuzz(s: FuzzSettings): Promise<CampaignSummary> {
   const report = new ReportRefresher(s.out, campaignId, (m) => progress.println(m, process.stderr));
   report.start();
 
-  const ctx = { campaignId, limits: s.limits, policy: s.policy };
+  const ctx = { campaignId, limits: s.limits, policy: s.policy, ...(s.emi ? { emi: s.emi } : {}) };
   const reducer = s.reduce
     ? new BackgroundReducer(
         (dir, r) => {
@@ -394,6 +403,7 @@ export async function fuzz(s: FuzzSettings): Promise<CampaignSummary> {
           policy: s.policy,
           mode: s.mode,
           ...(s.ubShare ? { ubShare: s.ubShare } : {}),
+          ...(s.emi ? { emi: s.emi } : {}),
           jobs: s.jobs,
           // Claimed from the store block by block: campaigns sharing --out never test one seed twice.
           seeds: store.campaignSeeds(campaignId, seeds.gaps),

@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { registerGen } from './gen.js';
+import { registerEmi } from './emi.js';
 import { registerPolicy } from './policy.js';
 import { registerStats } from './stats.js';
 import { registerFuzz } from './fuzz.js';
@@ -26,6 +27,7 @@ export function buildCli(): Command {
     .configureOutput({ outputError: () => undefined })
     .exitOverride();
   registerGen(program);
+  registerEmi(program);
   registerStats(program);
   registerPolicy(program);
   registerFuzz(program);

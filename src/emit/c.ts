@@ -3,6 +3,7 @@ import { checkTarget, isExpr, type Block, type Expr, type FuncDecl, type Init, t
 import { unqualified, type RecordT } from '../ir/types.js';
 import { loopContinues, walk, walkProgram } from '../ir/visit.js';
 import { HASH_PRIME, HASH_SEED } from '../interp/runtime.js';
+import { attributePrefix, factsPrelude } from './facts.js';
 import { declare, safeName } from './names.js';
 import { safeDefinition, safeKey, type SafeUse } from './safe-math.js';
 
@@ -42,6 +43,7 @@ export function emitC(p: Program, opts: EmitOptions = {}): string {
   const header = [...(opts.header ?? []), ...(p.meta.notes ?? [])];
   if (header.length) out.push(`/*\n${header.map((h) => ` * ${h}`).join('\n')}\n */`);
   out.push('#include <stdint.h>', '#include <stdio.h>', '');
+  out.push(...factsPrelude(p));
   out.push(...p.records.map((r) => recordDefinition(r, px)), '');
   out.push(`static uint64_t ${crc} = 0x${HASH_SEED.toString(16).toUpperCase()}ULL;`);
   out.push(
@@ -80,6 +82,7 @@ function emitCompact(p: Program, opts: EmitOptions): string {
   if (opts.expected !== undefined) out.push(`/* kiln: expected "${opts.expected}" */`);
   for (const h of opts.header ?? []) out.push(`/* ${h} */`);
   out.push('#include <stdint.h>', '#include <stdio.h>');
+  out.push(...factsPrelude(p).filter((l) => l !== ''));
   // One line per record, except that a packed struct's #pragma lines must stay lines of their own.
   for (const r of p.records) out.push(...recordDefinition(r, '').split(/\n(?=#)|(?<=^#.*)\n/m).map((part) => part.replace(/\n\s*/g, ' ')));
   out.push(`static uint64_t kiln_crc = 0x${HASH_SEED.toString(16).toUpperCase()}ULL;`);
@@ -143,7 +146,17 @@ function compactBlock(b: Block, n: Names, depth: number, head: string, multiline
 }
 
 function simple(s: Stmt): boolean {
-  return s.kind === 'expr' || s.kind === 'return' || s.kind === 'break' || s.kind === 'continue' || s.kind === 'goto' || s.kind === 'hash' || s.kind === 'check';
+  return (
+    s.kind === 'expr' ||
+    s.kind === 'return' ||
+    s.kind === 'break' ||
+    s.kind === 'continue' ||
+    s.kind === 'goto' ||
+    s.kind === 'hash' ||
+    s.kind === 'check' ||
+    s.kind === 'unreachable' ||
+    s.kind === 'assume'
+  );
 }
 
 function compactStmt(s: Stmt, n: Names, depth: number): string[] {
@@ -152,7 +165,7 @@ function compactStmt(s: Stmt, n: Names, depth: number): string[] {
     case 'block':
       return compactBlock(s, n, depth, '');
     case 'if': {
-      const lines = compactBlock(s.then, n, depth, `if (${part(s.cond)})`);
+      const lines = compactBlock(s.then, n, depth, `if (${ifCondition(s, n)})`);
       if (!s.else || (s.else.stmts.length === 0 && s.else.locals.length === 0)) return lines;
       const els = compactBlock(s.else, n, depth, 'else');
       lines[lines.length - 1] = `${lines[lines.length - 1]} ${els[0]!.trim()}`;
@@ -179,7 +192,7 @@ function storage(d: VarDecl): string {
 
 function signature(f: FuncDecl, n: Names): string {
   const params = f.params.length ? f.params.map((p) => declare(p.type, p.name, n.prefix)).join(', ') : 'void';
-  return `${f.isStatic ? 'static ' : ''}${f.isInline ? 'inline ' : ''}${declare(f.ret, `${n.funcs.get(f.id)!}(${params})`, n.prefix)}`;
+  return `${attributePrefix(f.attributes)}${f.isStatic ? 'static ' : ''}${f.isInline ? 'inline ' : ''}${declare(f.ret, `${n.funcs.get(f.id)!}(${params})`, n.prefix)}`;
 }
 
 function recordDefinition(r: RecordT, prefix: string): string {
@@ -393,7 +406,7 @@ function printStmt(s: Stmt, n: Names, depth: number): string {
     case 'expr':
       return `${pad}${stripParens(printExpr(s.expr, n))};`;
     case 'if': {
-      const head = `${pad}if (${stripParens(printExpr(s.cond, n))})\n${printBlock(s.then, n, depth)}`;
+      const head = `${pad}if (${ifCondition(s, n)})\n${printBlock(s.then, n, depth)}`;
       return s.else ? `${head}\n${pad}else\n${printBlock(s.else, n, depth)}` : head;
     }
     case 'for': {
@@ -450,6 +463,16 @@ function printStmt(s: Stmt, n: Names, depth: number): string {
       const v = stripParens(printExpr(s.value, n));
       return t.kind === 'float' ? `${pad}${n.prefix}kiln_hash((uint64_t)(int64_t)(${v}));` : `${pad}${n.prefix}kiln_hash((uint64_t)(${v}));`;
     }
+    case 'unreachable':
+      return `${pad}__builtin_unreachable();`;
+    case 'assume':
+      return `${pad}__builtin_assume(${stripParens(printExpr(s.cond, n))});`;
   }
+}
+
+/** An if's condition, wrapped in `__builtin_expect` when the statement carries a hint. */
+function ifCondition(s: Stmt & { kind: 'if' }, n: Names): string {
+  const c = stripParens(printExpr(s.cond, n));
+  return s.expect === undefined ? c : `__builtin_expect(!!(${c}), ${s.expect})`;
 }
 

@@ -3,6 +3,7 @@ import { walk } from '../ir/visit.js';
 import { YARPGEN_INIT } from '../gen/yarpgen.js';
 import { HASH_PRIME, HASH_SEED } from '../interp/runtime.js';
 import { emitC, nameTable, printBlock, printInit, safeUses, type EmitOptions } from './c.js';
+import { attributePrefix, factsPrelude } from './facts.js';
 import { declare } from './names.js';
 import { safeDefinition } from './safe-math.js';
 
@@ -72,6 +73,7 @@ function emitSplit(p: Program, opts: EmitOptions): EmittedFile[] {
     `#define ${guard}`,
     '#include <stdint.h>',
     '',
+    ...factsPrelude(p),
     ...p.globals.map((g) => `extern ${declare(g.type, px + g.name)};`),
     '',
     ...others.map((f) => `${signature(f, px)};`),
@@ -133,7 +135,7 @@ function functions(p: Program, fs: readonly FuncDecl[], names: Names): string[] 
 
 function signature(f: FuncDecl, px: string): string {
   const params = f.params.length ? f.params.map((x) => declare(x.type, x.name)).join(', ') : 'void';
-  return `${f.isStatic ? 'static ' : ''}${declare(f.ret, `${px}${f.name}(${params})`)}`;
+  return `${attributePrefix(f.attributes)}${f.isStatic ? 'static ' : ''}${declare(f.ret, `${px}${f.name}(${params})`)}`;
 }
 
 /** Refuses statements outside the loop-free subset the split layout is meant for. */

@@ -34,6 +34,8 @@ export interface CampaignOptions {
   readonly mode?: ModeChoice;
   /** `--ub-share F`: the share of csmith-mode programs relaxed as CsmithEdge does (0 or absent: none). */
   readonly ubShare?: number;
+  /** `--emi K`: each seed is an EMI variant (src/mutate/campaign.ts); 0 or absent: off. */
+  readonly emi?: number;
   /** Concurrent jobs (generations and compile+run tests together); one per core by default. */
   readonly jobs: number;
   /** Seeds in the order they are to be tested; the campaign takes as many as it needs. */
@@ -174,7 +176,7 @@ export async function runCampaign(opts: CampaignOptions, hooks: CampaignHooks): 
   const started = Date.now();
   const temp = opts.tempRoot ?? TempRoot.create();
   const ownsTemp = opts.tempRoot === undefined;
-  const pool = new GeneratorPool(opts.jobs, opts.policy, opts.mode ?? 'csmith', opts.ubShare ?? 0);
+  const pool = new GeneratorPool(opts.jobs, opts.policy, opts.mode ?? 'csmith', { ...(opts.ubShare ? { ubShare: opts.ubShare } : {}), ...(opts.emi ? { emi: opts.emi } : {}) });
   const kill = new AbortController();
   // A process.exit (second Ctrl-C) must not leave compilers running in their own process groups.
   const onExit = (): void => {

@@ -1,6 +1,7 @@
 import type { FinalResult, HangConfirmation, ProgramReport } from './campaign.js';
 import { compileCommand, type ConfigResult } from './execute.js';
 import type { Policy } from '../gen/policy.js';
+import { emiRecipe } from '../mutate/campaign.js';
 import type { Limits } from './matrix.js';
 import { FINDING_OUTCOMES, type Behaviour } from './oracle.js';
 import { reproScript } from './repro.js';
@@ -76,6 +77,8 @@ export interface DraftContext {
   readonly limits: Limits;
   /** The generation policy: with the seed, it regenerates the program's IR (for the IR reducer). */
   readonly policy: Policy;
+  /** `kiln fuzz --emi K`: seeds are EMI variants, and each finding records its recipe. */
+  readonly emi?: number;
 }
 
 /** Turns a finished program into rows and folders: one finding per failing configuration. */
@@ -176,6 +179,7 @@ function draftFinding(r: ProgramReport, f: FinalResult, ctx: DraftContext): Find
     // `--ub-share`: the program is the seed's program relaxed as CsmithEdge does; with `ub` it has
     // undefined behaviour and only a compiler crash or hang counted.
     ...(r.relaxed ? { relaxed: r.relaxed } : {}),
+    ...(ctx.emi ? { emi: emiRecipe(r.seed, ctx.emi) } : {}),
   };
   return {
     id,

@@ -8,10 +8,13 @@ import { generateProgram, type Generated } from '../repair/generate.js';
 import { drawRelaxations, relaxProgram, relaxRng } from '../repair/relax.js';
 import type { GenReply, GenRequest } from './genpool.js';
 import { campaignFiles } from './program.js';
+import { EmiBases } from '../mutate/campaign.js';
 
 let policy: Policy | undefined;
 let modeChoice: ModeChoice = 'csmith';
 let ubShare = 0;
+let emi = 0;
+let bases: EmiBases | undefined;
 
 // The parent decides when to stop: a Ctrl-C in the terminal reaches the whole foreground
 // process group, and the campaign must get to finish its bookkeeping first.
@@ -23,6 +26,8 @@ process.on('message', (m: GenRequest) => {
     policy = m.policy;
     modeChoice = m.mode;
     ubShare = m.ubShare ?? 0;
+    emi = m.emi ?? 0;
+    bases = emi > 0 ? new EmiBases(m.policy, m.mode) : undefined;
     return;
   }
   process.send!(generate(m.id, m.seed));
@@ -31,6 +36,11 @@ process.on('message', (m: GenRequest) => {
 function generate(id: number, seed: string): GenReply {
   try {
     if (!policy) throw new Error('generation worker used before init');
+    if (bases) {
+      const e = bases.program(seed, emi);
+      if (!e.ok) return { id, seed, ok: false, reason: e.reason, genMs: e.genMs };
+      return { id, seed, ok: true, mode: e.mode, expected: e.expected, files: e.files, genMs: e.genMs };
+    }
     const mode = modeFor(seed, modeChoice);
     const r = generateProgram(seed, policy, mode);
     if (!r.ok) return { id, seed, ok: false, reason: r.reason, genMs: r.genMs };

@@ -6,7 +6,7 @@ import type { Mode, ModeChoice } from '../gen/mode.js';
 import type { Policy } from '../gen/policy.js';
 
 /** Messages to a generation process. */
-export type GenRequest = { readonly type: 'init'; readonly policy: Policy; readonly mode: ModeChoice; readonly ubShare?: number } | { readonly type: 'gen'; readonly id: number; readonly seed: string };
+export type GenRequest = { readonly type: 'init'; readonly policy: Policy; readonly mode: ModeChoice; readonly ubShare?: number; readonly emi?: number } | { readonly type: 'gen'; readonly id: number; readonly seed: string };
 
 /** A generation process's answer for one seed. */
 export type GenReply =
@@ -46,7 +46,8 @@ export class GeneratorPool {
     readonly size: number,
     private readonly policy: Policy,
     private readonly mode: ModeChoice = 'csmith',
-    private readonly ubShare = 0,
+    /** `--ub-share` and `--emi K` (src/mutate/campaign.ts): how each seed's program is varied; 0: off. */
+    private readonly variation: { readonly ubShare?: number; readonly emi?: number } = {},
   ) {
     for (let i = 0; i < size; i++) this.slots.push(this.spawn());
   }
@@ -92,7 +93,7 @@ export class GeneratorPool {
     const entry = workerEntry();
     const child = fork(entry.path, [], { execArgv: entry.execArgv, serialization: 'advanced', stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
     const slot: Slot = { child, busy: undefined };
-    child.send({ type: 'init', policy: this.policy, mode: this.mode, ubShare: this.ubShare } satisfies GenRequest);
+    child.send({ type: 'init', policy: this.policy, mode: this.mode, ...this.variation } satisfies GenRequest);
     child.on('message', (m: GenReply) => {
       const b = slot.busy;
       if (!b || b.id !== m.id) return;

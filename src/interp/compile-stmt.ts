@@ -15,10 +15,12 @@ interface CStmt {
   readonly labels: ReadonlySet<number>;
 }
 
-/** A variable visible at a statement, for the value profile. */
+/** A variable visible at a statement, for the value profiles. */
 interface Visible {
   readonly decl: number;
   readonly home: VarHome;
+  /** A scalar integer (the whole-program profile records only those; sampled points record every cell). */
+  readonly int: boolean;
 }
 
 const NO_LABELS: ReadonlySet<number> = new Set();
@@ -180,7 +182,7 @@ export function compileFunction(cx: CompileContext, fn: FuncDecl, globals: reado
     cx.decls.set(p.id, p);
     return { slot, layout: layoutOf(p.type), decl: p.id, record: isRecord(p.type), isConst: !!p.type.const };
   });
-  const scope: Visible[] = [...globals, ...fn.params.filter((p) => p.type.kind === 'int').map((p) => ({ decl: p.id, home: cx.home(p.id) }))];
+  const scope: Visible[] = [...globals, ...fn.params.map((p) => ({ decl: p.id, home: cx.home(p.id), int: p.type.kind === 'int' }))];
   const body = compileBlock(cx, fn.body, scope);
   const nslots = cx.slots;
   // main may fall off its end (C99 5.1.2.2.3); other functions must return their value.
@@ -228,14 +230,53 @@ function compileStmt(cx: CompileContext, s: Stmt, scope: readonly Visible[]): CS
     return inner(f);
   };
   if (cx.profileValues) {
-    const vis = scope;
+    const vis = scope.filter((v) => v.int);
     const counted = exec;
     exec = (f) => {
       recordValues(rt, id, vis, f);
       return counted(f);
     };
   }
+  // Sampled points (EMI's value profile): only the chosen statements pay for recording.
+  if (cx.profilePoints?.has(id)) {
+    const vis = scope;
+    const inner2 = exec;
+    exec = (f) => {
+      recordCells(rt, id, vis, f);
+      return inner2(f);
+    };
+  }
   return { exec, from: c.from, labels: c.labels };
+}
+
+/** Values each arithmetic cell held at a sampled point: statement → decl → cell → values (exact, at most 64; null when not arithmetic on some visit, or more values). */
+function recordCells(rt: Runtime, stmt: number, vis: readonly Visible[], f: Frame): void {
+  const points = rt.points;
+  if (!points) return;
+  let perStmt = points.get(stmt);
+  if (!perStmt) points.set(stmt, (perStmt = new Map()));
+  for (const v of vis) {
+    const o = v.home.kind === 'global' ? v.home.obj : f.vars[v.home.slot];
+    if (!o || !o.alive) continue;
+    let cells = perStmt.get(v.decl);
+    if (!cells) perStmt.set(v.decl, (cells = []));
+    for (let i = 0; i < o.cells.length; i++) {
+      const cell = o.cells[i];
+      let set = cells[i];
+      if (set === null) continue;
+      // A cell not arithmetic on some visit (uninitialised, a pointer, a union tag) is never an
+      // observable there: reading it on that visit could be undefined.
+      if (cell === undefined || typeof cell === 'object') {
+        cells[i] = null;
+        continue;
+      }
+      if (!set) cells[i] = set = new Set();
+      // A set is exact or absent: predicates are built to hold for every value, so a cell that
+      // took more than 64 values at this point is dropped rather than truncated.
+      if (set.size >= 64 && !set.has(cell as CValue)) cells[i] = null;
+      else set.add(cell as CValue);
+    }
+  }
 }
 
 function recordValues(rt: Runtime, stmt: number, vis: readonly Visible[], f: Frame): void {
@@ -417,6 +458,29 @@ function compileStmtInner(cx: CompileContext, s: Stmt, scope: readonly Visible[]
     }
     case 'label':
       return { exec: () => Completion.Normal, from: () => Completion.Normal, labels: new Set([s.id]) };
+    case 'unreachable': {
+      const id = s.id;
+      return {
+        exec: () => {
+          rt.fault('unreachable-reached', id, { message: '__builtin_unreachable() reached' });
+          return Completion.Normal;
+        },
+        from: undefined,
+        labels: NO_LABELS,
+      };
+    }
+    case 'assume': {
+      const c = fullExpr(cx, s.cond);
+      const id = s.id;
+      return {
+        exec: (f) => {
+          if (!truthy(c(f))) rt.fault('unreachable-reached', id, { message: '__builtin_assume of a false condition' });
+          return Completion.Normal;
+        },
+        from: undefined,
+        labels: NO_LABELS,
+      };
+    }
   }
 }
 
@@ -433,7 +497,7 @@ function compileBlockInner(cx: CompileContext, b: Block, outer: readonly Visible
     cx.decls.set(d.id, d);
     return { slot, decl: d.id, layout: layoutOf(d.type) as Layout, isConst: !!d.type.const, init: compileInit(cx, d) };
   });
-  const scope = [...outer, ...b.locals.filter((d) => d.type.kind === 'int').map((d) => ({ decl: d.id, home: cx.home(d.id) }))];
+  const scope = [...outer, ...b.locals.map((d) => ({ decl: d.id, home: cx.home(d.id), int: d.type.kind === 'int' }))];
   const kids = b.stmts.map((s) => compileStmt(cx, s, scope));
   const n = kids.length;
   const labelChild = new Map<number, number>();

@@ -40,6 +40,7 @@ export class CompileContext {
     readonly rt: Runtime,
     readonly profileValues: boolean,
     readonly profileNodes = false,
+    readonly profilePoints: ReadonlySet<number> | undefined = undefined,
   ) {}
 
   /** Where a declared variable lives. */

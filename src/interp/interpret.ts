@@ -12,6 +12,12 @@ export interface InterpOptions {
   readonly limits?: Partial<RunLimits>;
   /** Record the set of values every integer variable in scope held before each statement. */
   readonly profileValues?: boolean;
+  /**
+   * Statements at which to record the values every arithmetic cell of every variable in scope
+   * held just before it ran (struct fields and array elements included): EMI's sparse value
+   * profile. Only these statements pay for it.
+   */
+  readonly profilePoints?: ReadonlySet<number>;
   /** Record the value each arithmetic expression produced (or that it produced several). */
   readonly profileNodes?: boolean;
   /**
@@ -40,6 +46,11 @@ export interface Profile {
   readonly loopIters: ReadonlyMap<number, number>;
   /** With `profileValues`: statement id → variable decl id → values held just before it ran. */
   readonly values: ReadonlyMap<number, ReadonlyMap<number, ReadonlySet<CValue>>> | undefined;
+  /**
+   * With `profilePoints`: statement id → variable decl id → per cell index, the values that cell
+   * held just before the statement ran (null or absent: not an arithmetic value on some visit).
+   */
+  readonly points: ReadonlyMap<number, ReadonlyMap<number, readonly (ReadonlySet<CValue> | null | undefined)[]>> | undefined;
   /** With `profileNodes`: expression id → its one value, or `VARIED` (absent: never evaluated). */
   readonly nodeValues: ReadonlyMap<number, CValue | typeof VARIED> | undefined;
 }
@@ -49,7 +60,7 @@ export type RunOutcome =
   | { readonly ok: true; readonly output: string; readonly checksum: bigint; readonly profile: Profile }
   | { readonly ok: false; readonly ub: UBReport; readonly reports: readonly UBReport[]; readonly profile: Profile };
 
-const STATEMENT_KINDS: ReadonlySet<string> = new Set(['block', 'expr', 'if', 'for', 'switch', 'case', 'return', 'break', 'continue', 'goto', 'label', 'hash', 'check']);
+const STATEMENT_KINDS: ReadonlySet<string> = new Set(['block', 'expr', 'if', 'for', 'switch', 'case', 'return', 'break', 'continue', 'goto', 'label', 'hash', 'check', 'unreachable', 'assume']);
 
 /** Formats the checksum line every Kiln program prints. */
 export function checksumLine(checksum: bigint): string {
@@ -70,7 +81,7 @@ export class CompiledProgram {
   private constructor(p: Program, opts: InterpOptions) {
     const rt = new Runtime({ ...DEFAULT_LIMITS, ...opts.limits }, 1024, 64);
     rt.collect = !!opts.collect;
-    this.cx = new CompileContext(p, rt, !!opts.profileValues, !!opts.profileNodes);
+    this.cx = new CompileContext(p, rt, !!opts.profileValues, !!opts.profileNodes, opts.profilePoints);
   }
 
   /** Compiles a program for the reference interpreter. */
@@ -111,7 +122,7 @@ export class CompiledProgram {
         });
       }
     }
-    const globals: Visible[] = p.globals.filter((g) => g.type.kind === 'int').map((g) => ({ decl: g.id, home: cx.home(g.id) }));
+    const globals: Visible[] = p.globals.map((g) => ({ decl: g.id, home: cx.home(g.id), int: g.type.kind === 'int' }));
     // Functions compile at their first call: code behind dead call sites never costs anything.
     for (const fn of changed) {
       const slot = cx.funcs.get(fn.id)!;
@@ -132,6 +143,7 @@ export class CompiledProgram {
     rt.reset();
     rt.values = this.cx.profileValues ? new Map() : undefined;
     rt.nodeValues = this.cx.profileNodes ? new Map() : undefined;
+    rt.points = this.cx.profilePoints ? new Map() : undefined;
     const main = this.cx.funcs.get(this.cx.program.main);
     if (!main) throw new Error('program has no main function');
     try {
@@ -163,7 +175,7 @@ export class CompiledProgram {
       const c = rt.loopIters[i]!;
       if (c > 0) loopIters.set(id, c);
     }
-    return { steps: rt.steps, stmtCounts, loopIters, values: rt.values, nodeValues: rt.nodeValues };
+    return { steps: rt.steps, stmtCounts, loopIters, values: rt.values, nodeValues: rt.nodeValues, points: rt.points };
   }
 }
 

@@ -104,6 +104,8 @@ export class Runtime {
   output: string[] = [];
   /** Value profile (statement → variable → values), when requested. */
   values: Map<number, Map<number, Set<CValue>>> | undefined;
+  /** Sampled-point profile (statement → variable → per cell, values), when requested. */
+  points: Map<number, Map<number, (Set<CValue> | null)[]>> | undefined;
   /** Node profile (expression id → the value it took, or `VARIED` when it took several), when requested. */
   nodeValues: Map<number, CValue | typeof VARIED> | undefined;
   /**

@@ -217,7 +217,17 @@ export interface FuncDecl {
   readonly isStatic?: boolean;
   /** Printed with `inline` (a hint only: semantics are unchanged). */
   readonly isInline?: boolean;
+  /** GNU function attributes (EMI variants); each printed only where the compiler accepts it. */
+  readonly attributes?: readonly FuncAttr[];
 }
+
+/**
+ * Function attributes EMI variants add. `pure` and `const` are contracts (src/mutate checks
+ * them); the others are hints. `optimize` carries its argument, e.g. `optimize("no-tree-pre")`.
+ */
+export type FuncAttr =
+  | { readonly name: 'noinline' | 'noipa' | 'always_inline' | 'cold' | 'hot' | 'flatten' | 'pure' | 'const' }
+  | { readonly name: 'optimize'; readonly arg: string };
 
 /** `{ locals; stmts }`: locals are declared (and initialised, in order) at block entry. */
 export interface Block {
@@ -239,6 +249,8 @@ export interface IfStmt {
   readonly cond: Expr;
   readonly then: Block;
   readonly else: Block | undefined;
+  /** Printed `if (__builtin_expect(!!(cond), expect))`: a hint only, semantics unchanged. */
+  readonly expect?: 0 | 1;
 }
 
 /**
@@ -342,8 +354,42 @@ export function checkTarget(t: IntT | FloatT, expected: bigint | number): bigint
   return t.bits === 32 && Math.fround(v) !== v ? undefined : v;
 }
 
+/**
+ * `__builtin_unreachable();`: a fact for the compiler. Reaching it is undefined, so only EMI
+ * variants put it where the interpreter proved it never runs (src/mutate).
+ */
+export interface UnreachableStmt {
+  readonly kind: 'unreachable';
+  readonly id: number;
+}
+
+/**
+ * `__builtin_assume(cond);` (clang; other compilers get a no-op from the prelude): a fact that
+ * `cond` holds. A false assumption is undefined. `cond` must be free of side effects.
+ */
+export interface AssumeStmt {
+  readonly kind: 'assume';
+  readonly id: number;
+  readonly cond: Expr;
+}
+
 /** Any statement. */
-export type Stmt = Block | ExprStmt | IfStmt | ForStmt | SwitchStmt | CaseStmt | ReturnStmt | BreakStmt | ContinueStmt | GotoStmt | LabelStmt | HashStmt | CheckStmt;
+export type Stmt =
+  | Block
+  | ExprStmt
+  | IfStmt
+  | ForStmt
+  | SwitchStmt
+  | CaseStmt
+  | ReturnStmt
+  | BreakStmt
+  | ContinueStmt
+  | GotoStmt
+  | LabelStmt
+  | HashStmt
+  | CheckStmt
+  | UnreachableStmt
+  | AssumeStmt;
 
 /** How safe-math wrappers are printed: as static functions or as statement-expression macros. */
 export type SafeMathForm = 'function' | 'macro';

@@ -37,6 +37,7 @@ export function mapChildren<N extends Node>(n: N, f: (child: Node) => Node): N {
     case 'goto':
     case 'label':
     case 'case':
+    case 'unreachable':
       return n;
     case 'switch': {
       const cond = m(x.cond);
@@ -160,6 +161,11 @@ export function mapChildren<N extends Node>(n: N, f: (child: Node) => Node): N {
       r = value === x.value ? x : { ...x, value };
       break;
     }
+    case 'assume': {
+      const cond = m(x.cond);
+      r = cond === x.cond ? x : { ...x, cond };
+      break;
+    }
   }
   return r as N;
 }
@@ -184,6 +190,7 @@ export function forEachChild(n: Node, f: (child: Node) => void): void {
     case 'goto':
     case 'label':
     case 'case':
+    case 'unreachable':
       return;
     case 'switch':
       f(n.cond);
@@ -264,6 +271,9 @@ export function forEachChild(n: Node, f: (child: Node) => void): void {
     case 'hash':
     case 'check':
       f(n.value);
+      return;
+    case 'assume':
+      f(n.cond);
       return;
   }
 }
@@ -387,6 +397,8 @@ export function isStmt(n: Node): n is Stmt {
     case 'check':
     case 'switch':
     case 'case':
+    case 'unreachable':
+    case 'assume':
       return true;
     default:
       return false;

@@ -6,6 +6,7 @@ import { emitC } from '../emit/c.js';
 import { emitFiles, MAIN_SOURCE, type EmittedFile } from '../emit/files.js';
 import { isModeChoice, type Mode } from '../gen/mode.js';
 import { parsePolicy, PolicyError } from '../gen/policy.js';
+import { EmiBases, type EmiRecipe } from '../mutate/campaign.js';
 import type { Program } from '../ir/nodes.js';
 import { resolveCompiler, type Compiler } from '../harness/compilers.js';
 import { testConfiguration, type ConfigResult } from '../harness/execute.js';
@@ -42,6 +43,8 @@ export interface FindingManifest extends StoredFinding {
   readonly policy: unknown;
   /** The program was relaxed (`kiln fuzz --ub-share`): not the seed's UB-free program. */
   readonly relaxed: boolean;
+  /** Findings of `kiln fuzz --emi K`: the seed's EMI recipe (the program is variant `variant` of seed `base`). */
+  readonly emi?: EmiRecipe;
 }
 
 /** A finished reduction of a finding. */
@@ -80,7 +83,9 @@ export function readFindingManifest(dir: string): FindingManifest {
   if (typeof j.seed !== 'string') throw errState(`${file}: field seed is missing or not a string`, hint);
   const mode = j.mode === undefined ? 'csmith' : String(j.mode);
   if (!isModeChoice(mode) || mode === 'mixed') throw errState(`${file}: unknown generation mode ${mode}`, hint);
-  return { ...f, seed: j.seed, mode, policy: j.policy, relaxed: typeof j.relaxed === 'object' && j.relaxed !== null };
+  const e = j.emi as Partial<EmiRecipe> | undefined;
+  if (e !== undefined && (typeof e !== 'object' || typeof e.k !== 'number' || typeof e.base !== 'string' || typeof e.variant !== 'number')) throw errState(`${file}: field emi is not a recipe {k, base, variant}`, hint);
+  return { ...f, seed: j.seed, mode, policy: j.policy, ...(e ? { emi: e as EmiRecipe } : {}), relaxed: typeof j.relaxed === 'object' && j.relaxed !== null };
 }
 
 /**
@@ -114,9 +119,11 @@ export async function reduceFinding(dir: string, opts: FindingReduceOptions = {}
     // test (compile and look for the crash or hang) drives the text reducer instead.
     throw errState(`${dir}: the program was relaxed (kiln fuzz --ub-share), so the IR reducer, which keeps programs UB-free, cannot reduce it`, `reduce its C file with its own test: kiln reduce ${join(dir, 'prog.c')} --test ${join(dir, 'repro.sh')}`);
   }
-  const g = generateProgram(f.seed, policy, f.mode);
+  // An EMI finding's program is a variant of its base: regenerated from the recipe, and reduced
+  // as that variant's IR (facts and attributes included: the interpreter checks every candidate).
+  const g = f.emi ? new EmiBases(policy, f.mode, 1).program(f.seed, f.emi.k) : generateProgram(f.seed, policy, f.mode);
   if (!g.ok) throw errState(`${dir}: seed ${f.seed} no longer generates a program (${g.reason})`, fallback);
-  const files = campaignFiles(g, policy);
+  const files = 'files' in g ? g.files : campaignFiles(g, policy);
   if (files.some((file) => f.sources.find((x) => x.name === file.name)?.content !== file.content)) {
     throw errState(`${dir}: this version of Kiln generates another program for seed ${f.seed}`, fallback);
   }
@@ -143,7 +150,7 @@ export async function reduceFinding(dir: string, opts: FindingReduceOptions = {}
     const baseline = f.outcome === 'compiler-hang' && opts.timeoutMs === undefined ? configurationOf(compiler, '-O0') : undefined;
     const ceiling = limits.compile.timeoutMs;
     let calibratedBytes = Infinity;
-    const calibrate = async (src: EmittedFile[], expected: string): Promise<void> => {
+    const calibrate = async (src: readonly EmittedFile[], expected: string): Promise<void> => {
       if (!baseline || baseline.key === config.key) return;
       const bytes = src.reduce((n, x) => n + x.content.length, 0);
       if (bytes > calibratedBytes / 2) return;

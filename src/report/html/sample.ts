@@ -28,7 +28,7 @@ export interface SampledProgram {
 export type SampleCache = Map<string, SampledProgram | null>;
 
 /** Statement kinds counted for live code (blocks are containers, not statements of their own). */
-const STATEMENT_KINDS: ReadonlySet<string> = new Set(['expr', 'if', 'for', 'switch', 'case', 'return', 'break', 'continue', 'goto', 'label', 'hash', 'check']);
+const STATEMENT_KINDS: ReadonlySet<string> = new Set(['expr', 'if', 'for', 'switch', 'case', 'return', 'break', 'continue', 'goto', 'label', 'hash', 'check', 'unreachable', 'assume']);
 
 /** Programs per mode among the seeds (exact: the mode is drawn from the seed's hash). */
 export function modeMix(seeds: Iterable<bigint>, choice: ModeChoice, findingsBySeed: ReadonlyMap<bigint, number>): Record<Mode, { programs: number; findings: number }> {
