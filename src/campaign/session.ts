@@ -1,6 +1,6 @@
 import { basename, join } from 'node:path';
 import { errFile } from '../diag/errors.js';
-import { runCampaign, type CampaignSummary, type ProgramReport } from '../harness/campaign.js';
+import { localRunner, type CampaignRunner, type CampaignSummary, type ProgramReport } from '../harness/campaign.js';
 import { draftProgram, hangCheckUpdate } from '../harness/findings.js';
 import { sweepStaleTempRoots } from '../harness/tempdir.js';
 import { FINDINGS_DIR, KilnStore, type RecordResult } from '../store/store.js';
@@ -11,9 +11,17 @@ import { Progress } from './progress.js';
 import { ReportRefresher } from './report-refresher.js';
 import type { FuzzSettings, StoredSettings } from './settings.js';
 
-/** Runs one session of a campaign with resolved settings; resolves when it has stopped cleanly. */
-export async function fuzz(s: FuzzSettings): Promise<CampaignSummary> {
-  const checkMs = await checkCompilers(s);
+/** The runner of a campaign on this machine's cores, from its settings. */
+export function localRunnerFor(s: FuzzSettings): CampaignRunner {
+  return localRunner({ configurations: s.configurations, limits: s.limits, policy: s.policy, mode: s.mode, jobs: s.jobs, rerunFailures: s.rerun });
+}
+
+/**
+ * Runs one session of a campaign with resolved settings — on this machine's cores unless another
+ * runner (a queue of workers) is given; resolves when it has stopped cleanly.
+ */
+export async function fuzz(s: FuzzSettings, runner: CampaignRunner = localRunnerFor(s)): Promise<CampaignSummary> {
+  const checkMs = runner.checksCompilersHere ? await checkCompilers(s) : undefined;
   const store = KilnStore.open(s.out, 'write');
   const campaignId = s.resume
     ? s.resume.id
@@ -43,7 +51,7 @@ export async function fuzz(s: FuzzSettings): Promise<CampaignSummary> {
   const seeds = store.seedProgress(campaignId);
   const remaining = s.maxTests === undefined ? undefined : Math.max(0, s.maxTests - seeds.done);
   const knownBuckets = store.knownBuckets();
-  say(progress, describeSession(s, campaignId, seeds, checkMs));
+  say(progress, describeSession(s, campaignId, seeds, checkMs, runner));
   if (s.resume) warnVersionChanges(progress, s);
 
   const stop = new AbortController();
@@ -84,19 +92,14 @@ export async function fuzz(s: FuzzSettings): Promise<CampaignSummary> {
     if (remaining === 0) {
       summary = { stoppedBy: 'tests', programs: 0, tests: 0, reruns: 0, confirmations: 0, unconfirmed: 0, elapsedMs: 0 };
     } else {
-      summary = await runCampaign(
+      summary = await runner.run(
         {
-          configurations: s.configurations,
-          limits: s.limits,
-          policy: s.policy,
-          mode: s.mode,
-          jobs: s.jobs,
           // Claimed from the store block by block: campaigns sharing --out never test one seed twice.
           seeds: store.campaignSeeds(campaignId, seeds.gaps),
           ...(remaining !== undefined ? { maxPrograms: remaining } : {}),
           ...(s.timeMs !== undefined ? { timeMs: s.timeMs } : {}),
           signal: stop.signal,
-          rerunFailures: s.rerun,
+          say: (line) => say(progress, line),
         },
         {
           onTest: () => progress.test(),
@@ -151,13 +154,13 @@ export async function fuzz(s: FuzzSettings): Promise<CampaignSummary> {
   return summary;
 }
 
-function describeSession(s: FuzzSettings, id: number, seeds: { done: number; gaps: bigint[]; next: bigint }, checkMs: number): string {
+function describeSession(s: FuzzSettings, id: number, seeds: { done: number; gaps: bigint[]; next: bigint }, checkMs: number | undefined, runner: CampaignRunner): string {
   const compilers = s.compilers.map((c) => `  ${c.name.padEnd(12)} ${c.version}`).join('\n');
   const head = s.resume
     ? `kiln fuzz: resuming campaign ${id}: ${seeds.done} programs done, ${seeds.gaps.length} claimed seeds not finished (run first), then seeds from ${seeds.next}`
     : `kiln fuzz: campaign ${id}, seeds from ${seeds.next}`;
-  const check = `each compiled and ran a check program (${(checkMs / 1000).toFixed(1)} s)`;
-  return `${head}; ${s.compilers.length} compilers × ${s.optionSets.length} option sets = ${s.configurations.length} configurations, ${check}; ${s.jobs} jobs; results in ${s.out}\n${compilers}`;
+  const check = checkMs !== undefined ? `each compiled and ran a check program (${(checkMs / 1000).toFixed(1)} s)` : 'each checked by every worker';
+  return `${head}; ${s.compilers.length} compilers × ${s.optionSets.length} option sets = ${s.configurations.length} configurations, ${check}; ${runner.description}; results in ${s.out}\n${compilers}`;
 }
 
 function warnVersionChanges(progress: Progress, s: FuzzSettings): void {
