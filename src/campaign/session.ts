@@ -100,6 +100,8 @@ export async function fuzz(s: FuzzSettings, runner: CampaignRunner = localRunner
           ...(s.timeMs !== undefined ? { timeMs: s.timeMs } : {}),
           signal: stop.signal,
           say: (line) => say(progress, line),
+          campaignId,
+          recorded: (seed) => store.hasSeed(campaignId, seed),
         },
         {
           onTest: () => progress.test(),

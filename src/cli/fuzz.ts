@@ -11,6 +11,7 @@ import { JOB_MEMORY_MB, maxJobs, memoryMb, parseFuzzConfig, thisMachine, type Fu
 import { buildMatrix, DEFAULT_LIMITS, DEFAULT_OPTION_SETS, splitOptionSets, type Limits } from '../harness/matrix.js';
 import { DEFAULT_MAX_PER_BUCKET } from '../store/cap.js';
 import { KilnStore, type CampaignRow } from '../store/store.js';
+import { queueRunnerFor } from './worker.js';
 import { loadPolicy, parseCount, parseDuration, parseSeed, parseSize, readConfigFile, reportAndExit } from './util.js';
 
 /** Flags of `kiln fuzz`, as Commander hands them over. */
@@ -33,6 +34,7 @@ export interface FuzzFlags {
   mode?: string;
   reduce?: boolean;
   maxPerBucket?: string;
+  queue?: string;
 }
 
 export type { FuzzSettings, StoredSettings } from '../campaign/settings.js';
@@ -60,6 +62,7 @@ export function registerFuzz(program: Command): void {
     .option('--no-rerun', 'keep failures without testing them a second time')
     .option('--reduce', 'reduce the first finding of each new bucket in the background (one job): reduced.c and a bug report in its folder')
     .option('--max-per-bucket <n>', `findings stored per bucket: the first N and the smallest program; the rest are counted (default ${DEFAULT_MAX_PER_BUCKET}; none for no cap)`)
+    .option('--queue <url>', "coordinate a campaign whose tests run on 'kiln worker' processes through this Redis queue: redis://HOST:PORT[/DB]")
     .addHelpText(
       'after',
       `
@@ -68,12 +71,13 @@ Examples:
   kiln fuzz --compilers gcc,clang-15 --opts '-O0;-O3 -march=native' --time 2h
   kiln fuzz --resume                          continue the latest campaign in ./kiln-out
   kiln fuzz --time 1h --reduce                reduce each new bug to a small test case as it is found
+  kiln fuzz --queue redis://lab:6379 --time 24h   coordinate workers started with 'kiln worker --queue redis://lab:6379'
 Ctrl-C stops cleanly (a second Ctrl-C aborts); 'kiln findings' lists what was found.`,
     )
     .action(async (flags: FuzzFlags) => {
       try {
         const settings = await resolveSettings(flags);
-        await fuzz(settings);
+        await fuzz(settings, flags.queue !== undefined ? await queueRunnerFor(settings, flags.queue) : undefined);
       } catch (e) {
         reportAndExit(e);
       }

@@ -136,6 +136,10 @@ export interface RunnerInput {
   readonly signal?: AbortSignal;
   /** One-off status lines (worker rates, queue events) for the session's progress display. */
   readonly say?: (line: string) => void;
+  /** The store's id of the campaign (a queue is owned by one campaign). */
+  readonly campaignId?: number;
+  /** Whether a seed's results are already recorded (a result delivered twice is recorded once). */
+  readonly recorded?: (seed: bigint) => boolean;
 }
 
 /**
