@@ -38,6 +38,8 @@ export interface WorkerOptions {
   readonly signal?: AbortSignal;
   /** Stop after this many batches (tests and benchmarks); default: run until stopped. */
   readonly maxBatches?: number;
+  /** A line per batch taken and done (default true). */
+  readonly verbose?: boolean;
   /** Lock duration of a batch (default {@link DEFAULT_LOCK_MS}). */
   readonly lockMs?: number;
   /** Resolves a campaign for this machine (default: {@link resolveCampaign}, which checks compilers and versions). */
@@ -182,6 +184,8 @@ export async function runWorker(opts: WorkerOptions): Promise<WorkerSummary> {
             }
           }
           const started = Date.now();
+          const seedText = job.data.seeds.length > 1 ? `seeds ${job.data.seeds[0]}..${job.data.seeds.at(-1)}` : `seed ${job.data.seeds[0]}`;
+          if (opts.verbose !== false) opts.say(`kiln worker ${id}: batch ${job.id}: ${seedText} (attempt ${Math.max(job.attemptsStarted, job.attemptsMade + 1)})`);
           const r = await execute(campaign!, job.data.seeds.map((s) => BigInt(s)), stop.signal);
           batches++;
           programs += r.programs.length;
@@ -192,6 +196,7 @@ export async function runWorker(opts: WorkerOptions): Promise<WorkerSummary> {
             ...r,
             elapsedMs: Date.now() - started,
           };
+          if (opts.verbose !== false) opts.say(`kiln worker ${id}: batch ${job.id}: done, ${r.programs.length} programs, ${r.tests} tests in ${((Date.now() - started) / 1000).toFixed(1)} s`);
           if (opts.maxBatches !== undefined && batches >= opts.maxBatches) setImmediate(() => stop.abort());
           return result;
         },
