@@ -9,7 +9,8 @@
 //          (clang-15), whose opt-bisect output the triage parser is tested against, Frama-C
 //          (kiln check's last UB detector), chromium (the `kiln report` tests open the page in
 //          it, through playwright-core), and what the benchmarks compare against (csmith,
-//          creduce, cvise): the tests smoke-run every `bench:*` script (test/bench/smoke.test.ts)
+//          creduce, cvise): the tests smoke-run every `bench:*` script (test/bench/smoke.test.ts),
+//          and redis-server (the queue of distributed campaigns; each test starts its own)
 //   bench  what `npm run bench:*` needs: the test set
 //
 // As root, missing packages are installed with `apt-get install -y` (after one
@@ -19,7 +20,7 @@ import { spawnSync } from 'node:child_process';
 
 // Each profile extends the one before it, so a tool the tests need is never missing from bench.
 const FUZZ = ['gcc', 'clang', 'tcc'];
-const TEST = [...FUZZ, 'libclang-rt-14-dev', 'valgrind', 'clang-15', 'csmith', 'libcsmith-dev', 'creduce', 'cvise', 'frama-c-base', 'chromium'];
+const TEST = [...FUZZ, 'libclang-rt-14-dev', 'valgrind', 'clang-15', 'csmith', 'libcsmith-dev', 'creduce', 'cvise', 'frama-c-base', 'chromium', 'redis-server'];
 const PROFILES = {
   fuzz: FUZZ,
   test: TEST,

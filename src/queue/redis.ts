@@ -47,14 +47,16 @@ export function connectionOptions(a: QueueAddress): { host: string; port: number
  */
 export async function openRedis(a: QueueAddress): Promise<Redis> {
   const client = new Redis({ ...connectionOptions(a), lazyConnect: true, connectTimeout: CONNECT_TIMEOUT_MS, retryStrategy: () => null, maxRetriesPerRequest: 1 });
-  client.on('error', () => undefined); // reported by connect() below, or by the command that failed
+  // The socket's own error (ECONNREFUSED, ENOTFOUND) says more than connect()'s "Connection is closed".
+  let cause: NodeJS.ErrnoException | undefined;
+  client.on('error', (e: NodeJS.ErrnoException) => (cause ??= e));
   try {
     await client.connect();
     await client.ping();
   } catch (e) {
     client.disconnect();
-    const err = e as NodeJS.ErrnoException;
-    throw errQueueUnreachable(a.display, err.code ?? err.message.split('\n')[0] ?? 'no answer');
+    const err = cause ?? (e as NodeJS.ErrnoException);
+    throw errQueueUnreachable(a.display, err.code ? `${err.code}${err.code === err.message ? '' : ` (${err.message.split('\n')[0]})`}` : (err.message.split('\n')[0] ?? 'no answer'));
   }
   return client;
 }
