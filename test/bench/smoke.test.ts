@@ -21,6 +21,7 @@ const FIGURES: Readonly<Record<string, readonly RegExp[]>> = {
   'bench:campaign': [/^kiln +\d+ programs, +\d+ tests in [\d.]+ s wall/m, /^csmith +\d+ programs, +\d+ tests in [\d.]+ s wall/m],
   'bench:policy': [/csmith gcc remarks per 1000 lines: off [\d.]+; on [\d.]+ = [\d.]+x/],
   'bench:check': [/\| signed-overflow \| 1 \| 1 \| 1 \| 1 \| ubsan 1 \| 0 \|/, /\| out-of-bounds \| 1 \| 1 \| 1 \| 1 \| asan 1 \| 0 \|/, /UB-free Kiln programs: 2 of 2 clean; 0 reports/],
+  'bench:scale': [/^ +1 +\d+ +[\d.]+ +[\d.]+ +[\d.]+ +\d+%$/m, /coordinator ceiling: \d+ tests from \d+ workers whose tests take no time: \d+ tests\/s whole process, \d+ tests\/s in session/],
   'bench:reduce': [/wrong-code-ring +kiln-text +script +[\d.]+ +\d+ +\d+ +\d+ +interesting/, /wrong-code-ring +cvise +script +[\d.]+ +\d+ +\d+ +- +interesting/, /wrong-code-ring +creduce +script/],
 };
 
