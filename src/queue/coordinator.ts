@@ -18,6 +18,8 @@ const ATTEMPTS = 5;
 const READ_PAGE = 200;
 /** How often the coordinator looks for results when none came (ms). */
 const POLL_MS = 100;
+/** After this long without a result, the coordinator checks every awaited seed is still in the queue (ms). */
+const RECONCILE_MS = 10_000;
 /** How often per-worker rates are printed (ms). */
 const RATES_EVERY_MS = 30_000;
 
@@ -123,6 +125,23 @@ async function coordinate(q: QueueRunnerSettings, batchSize: number, input: Runn
     const limitReached = (): boolean => input.maxPrograms !== undefined && startedPrograms >= input.maxPrograms;
     let lastRates = Date.now();
 
+    const addBatch = (seeds: readonly string[]): Promise<unknown> =>
+      queue.add('batch', { digest, seeds: [...seeds] }, { jobId: `${digest}-${seeds[0]}-${seeds.length}`, attempts: ATTEMPTS, backoff: { type: 'fixed', delay: 1_000 }, removeOnFail: false, removeOnComplete: false });
+
+    /**
+     * Re-enqueues awaited seeds that no job holds any more: a Redis restarted without its last
+     * writes (or flushed by hand) must not leave the coordinator waiting for ever.
+     */
+    const reconcile = async (): Promise<void> => {
+      const held = new Set<string>();
+      for (const job of await queue.getJobs(['waiting', 'active', 'delayed', 'prioritized', 'completed', 'failed', 'waiting-children'])) for (const s of job?.data?.seeds ?? []) held.add(s);
+      const lost = [...outstanding].filter((s) => !held.has(s) && !input.recorded?.(BigInt(s)));
+      if (lost.length === 0) return;
+      say(`kiln fuzz: ${lost.length} awaited seeds are in no batch of the queue any more (was Redis restarted without persistence?); enqueued again`);
+      for (let i = 0; i < lost.length; i += batchSize) await addBatch(lost.slice(i, i + batchSize));
+    };
+    let lastResult = Date.now();
+
     const enqueue = async (): Promise<void> => {
       while (!stopReason && seedsLeft && !limitReached() && outstanding.size < ahead) {
         const seeds: string[] = [];
@@ -140,7 +159,7 @@ async function coordinate(q: QueueRunnerSettings, batchSize: number, input: Runn
           startedPrograms++;
         }
         if (seeds.length === 0) break;
-        await queue.add('batch', { digest, seeds }, { jobId: `${digest}-${seeds[0]}-${seeds.length}`, attempts: ATTEMPTS, backoff: { type: 'fixed', delay: 1_000 }, removeOnFail: false, removeOnComplete: false });
+        await addBatch(seeds);
       }
     };
 
@@ -209,6 +228,11 @@ async function coordinate(q: QueueRunnerSettings, batchSize: number, input: Runn
       if (outstanding.size === 0 && (!seedsLeft || limitReached())) {
         stopReason = seedsLeft ? 'tests' : 'seeds';
         break;
+      }
+      if (worked) lastResult = Date.now();
+      else if (Date.now() - lastResult >= RECONCILE_MS && outstanding.size > 0) {
+        lastResult = Date.now();
+        await reconcile();
       }
       if (!worked) await new Promise((r) => setTimeout(r, POLL_MS));
     }
