@@ -1,6 +1,7 @@
 // Scaling of distributed campaigns (kiln fuzz --queue + kiln worker), simulated on one machine.
 //
-//   npm run bench:scale -- [--workers 1,2,4,8,16,32] [--sleep 100] [--seconds 15] [--ceiling-workers 8] [--real 30]
+//   npm run bench:scale -- [--workers 1,2,4,8,16,32] [--sleep 100] [--seconds 15] [--opts '-O0;-O1;-O2;-Os;-O3']
+//                          [--ceiling-workers 8] [--ceiling-programs 800] [--real 30]
 //   npm run bench:scale -- --smoke     (1 worker for about 1 s, a 40-test ceiling run, no real worker)
 //
 // What is measured:
@@ -8,7 +9,8 @@
 //   `kiln worker`, but a test only sleeps (--sleep ms per (program, configuration) test; nothing is
 //   generated or compiled: bench/lib/sleep-worker.ts), so dozens of workers fit on a small machine
 //   and the figures measure the queue and the coordinator. Each point runs a real coordinator
-//   (`kiln fuzz --queue`, one configuration: gcc -O0) for a test count that would take the workers
+//   (`kiln fuzz --queue`, gcc at --opts, by default the five option sets of a default campaign,
+//   so a program is five tests as in a real one) for a program count that would take the workers
 //   about --seconds at their ideal rate, N × 1000 / sleep tests/s. The coordinator is timed from
 //   outside, spawn to exit (start-up included), and its own "in X s" (session only) is shown too.
 // - The coordinator's ceiling: workers whose tests take no time at all (sleep 0), so results
@@ -35,7 +37,9 @@ const counts = arg('workers', smoke ? '1' : '1,2,4,8,16,32').split(',').map(Numb
 const sleepMs = Number(arg('sleep', '100'));
 const seconds = Number(arg('seconds', smoke ? '1' : '15'));
 const ceilingWorkers = Number(arg('ceiling-workers', smoke ? '1' : '8'));
-const ceilingTests = Number(arg('ceiling-tests', smoke ? '40' : '4000'));
+const ceilingPrograms = Number(arg('ceiling-programs', smoke ? '10' : '800'));
+const opts = arg('opts', '-O0;-O1;-O2;-Os;-O3');
+const configsPerProgram = opts.split(';').length;
 const realSeconds = Number(arg('real', smoke ? '0' : '30'));
 
 const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
@@ -105,13 +109,14 @@ async function stopAll(children: ChildProcess[]): Promise<void> {
   );
 }
 
-/** Runs one coordinator for `tests` programs (one configuration each); returns whole-process and session rates. */
-async function coordinate(url: string, tests: number, out: string): Promise<{ wallRate: number; sessionRate: number; wallMs: number }> {
-  const r = await run([...kiln, 'fuzz', '--queue', url, '--compilers', 'gcc', '--opts', '-O0', '--tests', String(tests), '--seed-start', '1', '--out', out]);
+/** Runs one coordinator for `programs` programs; returns whole-process and session rates in tests per second. */
+async function coordinate(url: string, programs: number, out: string): Promise<{ wallRate: number; sessionRate: number; wallMs: number; tests: number }> {
+  const tests = programs * configsPerProgram;
+  const r = await run([...kiln, 'fuzz', '--queue', url, '--compilers', 'gcc', '--opts', opts, '--tests', String(programs), '--seed-start', '1', '--out', out]);
   if (r.status !== 0) throw new Error(`coordinator failed (${r.status}): ${r.stderr}`);
   const m = /this session (\d+) programs, (\d+) tests in ([\d.]+) s/.exec(r.stdout);
   if (!m || Number(m[2]) !== tests) throw new Error(`unexpected coordinator summary: ${r.stdout}`);
-  return { wallRate: tests / (r.wallMs / 1000), sessionRate: tests / Number(m[3]), wallMs: r.wallMs };
+  return { wallRate: tests / (r.wallMs / 1000), sessionRate: tests / Number(m[3]), wallMs: r.wallMs, tests };
 }
 
 const redisPort = await freePort();
@@ -123,20 +128,20 @@ try {
     await new Promise((r) => setTimeout(r, 50));
   }
   const url = `redis://127.0.0.1:${redisPort}`;
-  console.log(`bench:scale: simulated tests sleep ${sleepMs} ms; one configuration; batches of 4 seeds; coordinator timed spawn to exit (tsx start-up included)`);
+  console.log(`bench:scale: simulated tests sleep ${sleepMs} ms; ${configsPerProgram} configurations (gcc ${opts}) per program; batches of 4 seeds; coordinator timed spawn to exit (tsx start-up included)`);
   console.log('workers  tests  ideal/s  whole-process/s  session/s  efficiency(session/ideal)');
   for (const n of counts) {
     while (workers.length < n) workers.push(await startWorker(url, sleepMs));
     const ideal = (n * 1000) / sleepMs;
-    const tests = Math.max(8, Math.round(ideal * seconds));
-    const r = await coordinate(url, tests, join(work, `out-${n}`));
-    console.log(`${String(n).padStart(7)}  ${String(tests).padStart(5)}  ${ideal.toFixed(1).padStart(7)}  ${r.wallRate.toFixed(1).padStart(15)}  ${r.sessionRate.toFixed(1).padStart(9)}  ${((100 * r.sessionRate) / ideal).toFixed(0).padStart(5)}%`);
+    const programs = Math.max(4, Math.round((ideal * seconds) / configsPerProgram));
+    const r = await coordinate(url, programs, join(work, `out-${n}`));
+    console.log(`${String(n).padStart(7)}  ${String(r.tests).padStart(5)}  ${ideal.toFixed(1).padStart(7)}  ${r.wallRate.toFixed(1).padStart(15)}  ${r.sessionRate.toFixed(1).padStart(9)}  ${((100 * r.sessionRate) / ideal).toFixed(0).padStart(5)}%`);
   }
   await stopAll(workers);
 
   for (let i = 0; i < ceilingWorkers; i++) workers.push(await startWorker(url, 0));
-  const c = await coordinate(url, ceilingTests, join(work, 'out-ceiling'));
-  console.log(`coordinator ceiling: ${ceilingTests} tests from ${ceilingWorkers} workers whose tests take no time: ${c.wallRate.toFixed(0)} tests/s whole process, ${c.sessionRate.toFixed(0)} tests/s in session (each program recorded in the store)`);
+  const c = await coordinate(url, ceilingPrograms, join(work, 'out-ceiling'));
+  console.log(`coordinator ceiling: ${c.tests} tests from ${ceilingWorkers} workers whose tests take no time: ${c.wallRate.toFixed(0)} tests/s whole process, ${c.sessionRate.toFixed(0)} tests/s in session (each program recorded in the store)`);
   await stopAll(workers);
 
   if (realSeconds > 0) {
