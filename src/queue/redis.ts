@@ -44,6 +44,7 @@ export function connectionOptions(a: QueueAddress): { host: string; port: number
 /**
  * Opens a plain client and checks the server answers within a few seconds: an unreachable or
  * password-protected Redis is a one-line KILN_QUEUE_UNREACHABLE error, not an endless retry loop.
+ * Once connected, the client reconnects for ever (a Redis restart mid-campaign is waited out).
  */
 export async function openRedis(a: QueueAddress): Promise<Redis> {
   const client = new Redis({ ...connectionOptions(a), lazyConnect: true, connectTimeout: CONNECT_TIMEOUT_MS, retryStrategy: () => null, maxRetriesPerRequest: 1 });
@@ -58,5 +59,8 @@ export async function openRedis(a: QueueAddress): Promise<Redis> {
     const err = cause ?? (e as NodeJS.ErrnoException);
     throw errQueueUnreachable(a.display, err.code ? `${err.code}${err.code === err.message ? '' : ` (${err.message.split('\n')[0]})`}` : (err.message.split('\n')[0] ?? 'no answer'));
   }
+  // Reachable: from now on a restart of Redis is waited out, as BullMQ's own connections do.
+  client.options.retryStrategy = (times: number) => Math.min(200 * times, 2_000);
+  client.options.maxRetriesPerRequest = null;
   return client;
 }

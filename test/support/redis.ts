@@ -12,6 +12,8 @@ export interface TestRedis {
   readonly port: number;
   readonly url: string;
   readonly child: ChildProcess;
+  /** Kills the server (SIGKILL) and starts it again on the same port and folder (its append-only file, if any). */
+  restart(): Promise<void>;
   /** Stops the server (SIGKILL) and removes its folder. */
   stop(): Promise<void>;
 }
@@ -42,12 +44,7 @@ function answers(port: number): Promise<boolean> {
   });
 }
 
-/** Starts `redis-server` on a free loopback port; `persist` turns on the append-only file in its own folder. */
-export async function startRedis(opts: { persist?: boolean; port?: number } = {}): Promise<TestRedis> {
-  requireTool('redis-server');
-  const port = opts.port ?? (await freePort());
-  const dir = mkdtempSync(join(tmpdir(), 'kiln-redis-'));
-  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', opts.persist ? 'yes' : 'no', '--dir', dir, '--daemonize', 'no'];
+async function launch(args: readonly string[], port: number): Promise<ChildProcess> {
   const child = spawn('redis-server', args, { stdio: 'ignore' });
   const end = Date.now() + 10_000;
   while (!(await answers(port))) {
@@ -57,16 +54,38 @@ export async function startRedis(opts: { persist?: boolean; port?: number } = {}
     }
     await new Promise((r) => setTimeout(r, 50));
   }
+  return child;
+}
+
+async function kill(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const gone = new Promise((r) => child.once('exit', r));
+  child.kill('SIGKILL');
+  await gone;
+}
+
+/**
+ * Starts `redis-server` on a free loopback port; `persist` turns on the append-only file (every
+ * write synced) in its own folder.
+ */
+export async function startRedis(opts: { persist?: boolean; port?: number } = {}): Promise<TestRedis> {
+  requireTool('redis-server');
+  const port = opts.port ?? (await freePort());
+  const dir = mkdtempSync(join(tmpdir(), 'kiln-redis-'));
+  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', opts.persist ? 'yes' : 'no', '--appendfsync', 'always', '--dir', dir, '--daemonize', 'no'];
+  let child = await launch(args, port);
   return {
     port,
     url: `redis://127.0.0.1:${port}`,
-    child,
+    get child() {
+      return child;
+    },
+    restart: async () => {
+      await kill(child);
+      child = await launch(args, port);
+    },
     stop: async () => {
-      if (child.exitCode === null && child.signalCode === null) {
-        const gone = new Promise((r) => child.once('exit', r));
-        child.kill('SIGKILL');
-        await gone;
-      }
+      await kill(child);
       rmSync(dir, { recursive: true, force: true });
     },
   };
