@@ -9,8 +9,9 @@
 //          (clang-15), whose opt-bisect output the triage parser is tested against, Frama-C
 //          (kiln check's last UB detector), chromium (the `kiln report` tests open the page in
 //          it, through playwright-core), and what the benchmarks compare against (csmith,
-//          creduce, cvise): the tests smoke-run every `bench:*` script (test/bench/smoke.test.ts);
-//          one cross target, m68k under qemu-user, for the cross tests and `bench:cross --smoke`
+//          creduce, cvise): the tests smoke-run every `bench:*` script (test/bench/smoke.test.ts),
+//          one cross target, m68k under qemu-user, for the cross tests and `bench:cross --smoke`,
+//          and redis-server (the queue of distributed campaigns; each test starts its own)
 //   bench  what `npm run bench:*` needs: the test set
 //   cross  the test set plus Debian's GCC 12 cross compilers of every target Kiln models (i686
 //          stands in for gcc -m32: Debian's gcc-multilib conflicts with the cross compilers)
@@ -22,7 +23,7 @@ import { spawnSync } from 'node:child_process';
 
 // Each profile extends the one before it, so a tool the tests need is never missing from bench.
 const FUZZ = ['gcc', 'clang', 'tcc'];
-const TEST = [...FUZZ, 'libclang-rt-14-dev', 'valgrind', 'clang-15', 'csmith', 'libcsmith-dev', 'creduce', 'cvise', 'frama-c-base', 'chromium', 'qemu-user', 'gcc-12-m68k-linux-gnu'];
+const TEST = [...FUZZ, 'libclang-rt-14-dev', 'valgrind', 'clang-15', 'csmith', 'libcsmith-dev', 'creduce', 'cvise', 'frama-c-base', 'chromium', 'qemu-user', 'gcc-12-m68k-linux-gnu', 'redis-server'];
 const CROSS_TRIPLETS = ['i686-linux-gnu', 'm68k-linux-gnu', 'powerpc-linux-gnu', 'aarch64-linux-gnu', 'riscv64-linux-gnu', 'arm-linux-gnueabihf', 's390x-linux-gnu', 'mips-linux-gnu', 'alpha-linux-gnu', 'hppa-linux-gnu'];
 const CROSS = [...TEST, ...CROSS_TRIPLETS.map((t) => `gcc-12-${t}`).filter((p) => !TEST.includes(p))];
 const PROFILES = {

@@ -13,6 +13,7 @@ import { registerTriage } from './triage.js';
 import { reportAndExit, usageError } from './util.js';
 import { registerCheck } from './check.js';
 import { registerReport } from './report.js';
+import { registerWorker } from './worker.js';
 
 /** The `kiln` command: a thin layer over the library (every command can be run from code too). */
 export function buildCli(): Command {
@@ -37,6 +38,7 @@ export function buildCli(): Command {
   registerTriage(program);
   registerCheck(program);
   registerReport(program);
+  registerWorker(program);
   return program;
 }
 

@@ -5,7 +5,7 @@ import { errBadOption, errFile } from '../diag/errors.js';
 import type { ReduceEvent } from '../reduce/text/manager.js';
 import { reduceFile } from '../reduce/text/reduce-file.js';
 import { shq } from '../reduce/text/scripts.js';
-import { recordReduction, reduceAndBundle } from './reduce-finding.js';
+import { recordReduction, reduceAndBundle } from '../campaign/reduce-finding.js';
 import { parseCount, parseDuration, reportAndExit } from './util.js';
 
 interface ReduceCliOptions {

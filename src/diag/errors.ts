@@ -98,3 +98,22 @@ export function errUsage(code: 'KILN_UNKNOWN_COMMAND' | 'KILN_UNKNOWN_OPTION' | 
 export function errBrokenConfiguration(config: string, detail: string, others: number, hint: string): KilnError {
   return new KilnError('KILN_BROKEN_COMPILER', `configuration '${config}' does not work: ${detail}${others > 0 ? ` (and ${others} more configurations fail)` : ''}`, hint);
 }
+
+/** A Redis server (the queue of a distributed campaign) that cannot be reached. */
+export function errQueueUnreachable(url: string, detail: string): KilnError {
+  return new KilnError('KILN_QUEUE_UNREACHABLE', `cannot reach the queue at ${url}: ${detail}`, 'start redis-server there (or check the host, port and password in the URL)');
+}
+
+/** A Redis database whose queue belongs to another campaign. */
+export function errQueueBusy(url: string, owner: string): KilnError {
+  return new KilnError(
+    'KILN_QUEUE_BUSY',
+    `the queue at ${url} belongs to another campaign (${owner})`,
+    "resume that campaign with 'kiln fuzz --resume' from its output folder, or give this one another database: redis://HOST:PORT/N",
+  );
+}
+
+/** A worker whose Kiln or compilers differ from the campaign's: its results would not be comparable. */
+export function errWorkerMismatch(detail: string): KilnError {
+  return new KilnError('KILN_WORKER_MISMATCH', `this worker cannot run the campaign: ${detail}`, 'install the same Kiln and compiler versions as the coordinator, or run the worker on a machine that has them');
+}

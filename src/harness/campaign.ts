@@ -52,6 +52,8 @@ export interface CampaignOptions {
   readonly tempRoot?: TempRoot;
   /** Floors of the short hang limits (default {@link DEFAULT_HANG_FLOOR}); at or above the configured limits, no hang is only suspected. */
   readonly hangFloor?: { readonly compileMs: number; readonly runMs: number };
+  /** Generation processes to use (kept open afterwards); default: a pool of `jobs` made and closed by the campaign. */
+  readonly pool?: GeneratorPool;
 }
 
 /** The final verdict of one configuration on one program. */
@@ -131,6 +133,56 @@ export interface CampaignSummary {
   readonly elapsedMs: number;
 }
 
+/** What a runner needs besides the campaign's settings: where seeds come from and when to stop. */
+export interface RunnerInput {
+  /** Seeds in the order they are to be tested (claimed from the store as they are taken). */
+  readonly seeds: Iterator<bigint>;
+  readonly maxPrograms?: number;
+  readonly timeMs?: number;
+  readonly signal?: AbortSignal;
+  /** One-off status lines (worker rates, queue events) for the session's progress display. */
+  readonly say?: (line: string) => void;
+  /** The store's id of the campaign (a queue is owned by one campaign). */
+  readonly campaignId?: number;
+  /** Whether a seed's results are already recorded (a result delivered twice is recorded once). */
+  readonly recorded?: (seed: bigint) => boolean;
+}
+
+/**
+ * One way of running a campaign session: on this machine's cores ({@link localRunner}) or through a
+ * queue of workers on other machines. The session (store, progress, finding folders) is the same
+ * for every runner: it hands over the seeds and records what `hooks` receive.
+ */
+export interface CampaignRunner {
+  /** How the session's first line names the runner (`4 jobs`, `queue redis://host:6379`). */
+  readonly description: string;
+  /** Whether the compilers must pass the check program here first (false: workers check their own). */
+  readonly checksCompilersHere: boolean;
+  run(input: RunnerInput, hooks: CampaignHooks): Promise<CampaignSummary>;
+}
+
+/** The settings every runner of a campaign shares (the CampaignOptions a session fixes). */
+export type RunnerSettings = Pick<CampaignOptions, 'configurations' | 'limits' | 'policy' | 'mode' | 'jobs' | 'rerunFailures' | 'ubShare' | 'emi'>;
+
+/** The runner of a campaign on this machine: {@link runCampaign} with `jobs` slots. */
+export function localRunner(s: RunnerSettings): CampaignRunner {
+  return {
+    description: `${s.jobs} jobs`,
+    checksCompilersHere: true,
+    run: (input, hooks) =>
+      runCampaign(
+        {
+          ...s,
+          seeds: input.seeds,
+          ...(input.maxPrograms !== undefined ? { maxPrograms: input.maxPrograms } : {}),
+          ...(input.timeMs !== undefined ? { timeMs: input.timeMs } : {}),
+          ...(input.signal ? { signal: input.signal } : {}),
+        },
+        hooks,
+      ),
+  };
+}
+
 /** Recent compile and run durations of one configuration. */
 interface Durations {
   readonly compile: number[];
@@ -176,12 +228,17 @@ export async function runCampaign(opts: CampaignOptions, hooks: CampaignHooks): 
   const started = Date.now();
   const temp = opts.tempRoot ?? TempRoot.create();
   const ownsTemp = opts.tempRoot === undefined;
-  const pool = new GeneratorPool(opts.jobs, opts.policy, opts.mode ?? 'csmith', { ...(opts.ubShare ? { ubShare: opts.ubShare } : {}), ...(opts.emi ? { emi: opts.emi } : {}) });
+  // A caller's pool (a queue worker's, kept across batches) is left open; only its requests stop.
+  const ownPool = opts.pool === undefined;
+  const pool = opts.pool ?? new GeneratorPool(opts.jobs, opts.policy, opts.mode ?? 'csmith', { ...(opts.ubShare ? { ubShare: opts.ubShare } : {}), ...(opts.emi ? { emi: opts.emi } : {}) });
+  const closePool = (): void => {
+    if (ownPool) pool.close();
+  };
   const kill = new AbortController();
   // A process.exit (second Ctrl-C) must not leave compilers running in their own process groups.
   const onExit = (): void => {
     kill.abort();
-    pool.close();
+    closePool();
   };
   process.on('exit', onExit);
 
@@ -213,7 +270,7 @@ export async function runCampaign(opts: CampaignOptions, hooks: CampaignHooks): 
       if (stopReason) return;
       stopReason = why;
       kill.abort();
-      pool.close();
+      closePool();
       open.length = 0;
       maybeFinish();
     };
@@ -236,7 +293,7 @@ export async function runCampaign(opts: CampaignOptions, hooks: CampaignHooks): 
       timer?.cancel();
       opts.signal?.removeEventListener('abort', onAbort);
       process.removeListener('exit', onExit);
-      pool.close();
+      closePool();
       if (ownsTemp) temp.dispose();
       if (failure !== undefined) reject(failure);
       else resolve({ stoppedBy: stopReason, programs, tests, reruns, confirmations, unconfirmed, elapsedMs: Date.now() - started });

@@ -301,6 +301,11 @@ export class KilnStore {
     })();
   }
 
+  /** Whether a campaign has recorded a seed's results. */
+  hasSeed(campaignId: number, seed: bigint): boolean {
+    return this.db.prepare('SELECT 1 FROM seeds WHERE campaign_id = ? AND seed = ?').get(campaignId, seed) !== undefined;
+  }
+
   /** Finished seeds of a campaign: how many, the claimed ones not finished, and where it goes on. */
   seedProgress(id: number): SeedProgress {
     const c = this.campaign(id);

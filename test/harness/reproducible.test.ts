@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { reduceAndBundle } from '../../src/cli/reduce-finding.js';
+import { reduceAndBundle } from '../../src/campaign/reduce-finding.js';
 import { BINARY_PATH, RUN_DIR_LENGTH } from '../../src/harness/sandbox.js';
 import { requireTool } from '../support/cc.js';
 import { runKiln } from './support/cli.js';

@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { reduceAndBundle, type ReducedFinding } from '../../src/cli/reduce-finding.js';
+import { reduceAndBundle, type ReducedFinding } from '../../src/campaign/reduce-finding.js';
 import { checkCandidate } from '../../src/reduce/ir/candidate.js';
 import { requireTool } from '../support/cc.js';
 import { runKiln } from '../harness/support/cli.js';

@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ReportRefresher } from '../../src/cli/report.js';
+import { ReportRefresher } from '../../src/campaign/report-refresher.js';
 import { synthesiseCampaign } from './support/synth.js';
 
 const dirs: string[] = [];

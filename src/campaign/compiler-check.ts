@@ -1,6 +1,6 @@
 import { errBrokenConfiguration, errState } from '../diag/errors.js';
 import { checkConfigurations } from '../harness/preflight.js';
-import type { FuzzSettings } from './fuzz.js';
+import type { FuzzSettings } from './settings.js';
 
 /**
  * Refuses a campaign with a configuration that cannot compile and run a tiny program under the

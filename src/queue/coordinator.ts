@@ -1,0 +1,261 @@
+// The queue runner (`kiln fuzz --queue URL`): the campaign session on this machine hands it seeds;
+// it enqueues them in batches for `kiln worker` processes anywhere, and feeds the results back to
+// the session, which records them exactly as a local campaign's.
+import { Queue, type Job } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { errQueueBusy } from '../diag/errors.js';
+import type { CampaignHooks, CampaignRunner, CampaignSummary, RunnerInput, StopReason } from '../harness/campaign.js';
+import type { Configuration } from '../harness/matrix.js';
+import { setLongTimeout, type LongTimer } from '../harness/process.js';
+import { campaignConfirmation, campaignReport, kilnVersion, META_KEY, QUEUE_NAME, settingsDigest, type BatchData, type BatchResult, type CampaignMeta, type WireSettings } from './protocol.js';
+import { connectionOptions, openRedis, type QueueAddress } from './redis.js';
+
+/** Seeds per batch: small, so a killed worker costs little, large enough that Redis round trips do not count. */
+export const DEFAULT_BATCH = 4;
+/** Attempts of a batch whose worker stopped or failed before it is reported as failed. */
+const ATTEMPTS = 5;
+/** Completed batches read per poll. */
+const READ_PAGE = 200;
+/** How often the coordinator looks for results when none came (ms). */
+const POLL_MS = 100;
+/** After this long without a result, the coordinator checks every awaited seed is still in the queue (ms). */
+const RECONCILE_MS = 10_000;
+/** How often per-worker rates are printed (ms). */
+const RATES_EVERY_MS = 30_000;
+
+/** Everything the queue runner needs from the session's settings. */
+export interface QueueRunnerSettings {
+  readonly address: QueueAddress;
+  readonly configurations: readonly Configuration[];
+  readonly settings: WireSettings;
+  /** Which campaign this is (host, output folder, campaign id): a queue holds one campaign. */
+  readonly owner: (campaignId: number) => string;
+  /** Seeds per batch (default {@link DEFAULT_BATCH}). */
+  readonly batch?: number;
+  /** Seeds waiting or running in the queue at most (default 64 batches). */
+  readonly ahead?: number;
+  /** How often worker rates are printed (default 30 s). */
+  readonly ratesEveryMs?: number;
+}
+
+/**
+ * Checks, before a session writes anything, that the queue is free for this campaign: empty, or
+ * holding this very campaign (a resume). Throws KILN_QUEUE_UNREACHABLE or KILN_QUEUE_BUSY.
+ */
+export async function checkQueueFree(address: QueueAddress, owner: string | undefined): Promise<void> {
+  const redis = await openRedis(address);
+  try {
+    const meta = await readMeta(redis);
+    if (meta && meta.owner !== owner) throw errQueueBusy(address.display, meta.owner);
+  } finally {
+    redis.disconnect();
+  }
+}
+
+async function readMeta(redis: Redis): Promise<CampaignMeta | undefined> {
+  const text = await redis.get(META_KEY);
+  return text ? (JSON.parse(text) as CampaignMeta) : undefined;
+}
+
+/** Per-worker counts for the progress display. */
+interface WorkerRate {
+  tests: number;
+  busyMs: number;
+  firstAt: number;
+  lastAt: number;
+}
+
+/** The runner of a campaign whose tests run on `kiln worker` processes through a Redis queue. */
+export function queueRunner(q: QueueRunnerSettings): CampaignRunner {
+  const batch = q.batch ?? DEFAULT_BATCH;
+  return {
+    description: `queue ${q.address.display}, batches of ${batch} seeds`,
+    checksCompilersHere: false,
+    run: (input, hooks) => coordinate(q, batch, input, hooks),
+  };
+}
+
+async function coordinate(q: QueueRunnerSettings, batchSize: number, input: RunnerInput, hooks: CampaignHooks): Promise<CampaignSummary> {
+  if (input.campaignId === undefined) throw new Error('queueRunner: the session must name its campaign');
+  const started = Date.now();
+  const kiln = kilnVersion();
+  const digest = settingsDigest(q.settings, kiln);
+  const owner = q.owner(input.campaignId);
+  const meta: CampaignMeta = { owner, digest, kiln, settings: q.settings };
+  const redis = await openRedis(q.address);
+  const queue = new Queue<BatchData, BatchResult>(QUEUE_NAME, { connection: connectionOptions(q.address) });
+  queue.on('error', () => undefined); // ioredis reconnects; commands wait for it
+  const bySlug = new Map(q.configurations.map((c) => [c.slug, c]));
+  const say = input.say ?? (() => undefined);
+  const ahead = q.ahead ?? 64 * batchSize;
+  const rates = new Map<string, WorkerRate>();
+  let timer: LongTimer | undefined;
+  let stopReason: StopReason | undefined;
+  let programs = 0;
+  let tests = 0;
+  let reruns = 0;
+  let confirmations = 0;
+  const stopNow = (why: StopReason): void => {
+    stopReason ??= why;
+  };
+  const onAbort = (): void => stopNow('interrupted');
+  input.signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    // Claim the queue (atomically: two coordinators cannot both take an empty one).
+    const set = await redis.set(META_KEY, JSON.stringify(meta), 'NX');
+    if (set === null) {
+      const held = await readMeta(redis);
+      if (held && held.owner !== owner) throw errQueueBusy(q.address.display, held.owner);
+      // This campaign's queue, from an earlier session: its settings are the stored ones again.
+      await redis.set(META_KEY, JSON.stringify(meta));
+    }
+    await queue.resume();
+
+    // Seeds already in the queue (an earlier session's batches) are awaited, not enqueued again.
+    const outstanding = new Set<string>();
+    for (const job of await queue.getJobs(['waiting', 'active', 'delayed', 'prioritized', 'completed', 'failed', 'waiting-children'])) {
+      if (!job?.data) continue;
+      for (const s of job.data.seeds) if (!input.recorded?.(BigInt(s))) outstanding.add(s);
+    }
+    const inQueue = outstanding.size;
+    if (inQueue > 0) say(`kiln fuzz: ${inQueue} seeds of this campaign are already in the queue; their results are collected first`);
+    let startedPrograms = outstanding.size;
+    let seedsLeft = true;
+    if (input.timeMs !== undefined) timer = setLongTimeout(() => stopNow('time'), input.timeMs);
+    const limitReached = (): boolean => input.maxPrograms !== undefined && startedPrograms >= input.maxPrograms;
+    let lastRates = Date.now();
+
+    const addBatch = (seeds: readonly string[]): Promise<unknown> =>
+      queue.add('batch', { digest, seeds: [...seeds] }, { jobId: `${digest}-${seeds[0]}-${seeds.length}`, attempts: ATTEMPTS, backoff: { type: 'fixed', delay: 1_000 }, removeOnFail: false, removeOnComplete: false });
+
+    /**
+     * Re-enqueues awaited seeds that no job holds any more: a Redis restarted without its last
+     * writes (or flushed by hand) must not leave the coordinator waiting for ever.
+     */
+    const reconcile = async (): Promise<void> => {
+      const held = new Set<string>();
+      for (const job of await queue.getJobs(['waiting', 'active', 'delayed', 'prioritized', 'completed', 'failed', 'waiting-children'])) for (const s of job?.data?.seeds ?? []) held.add(s);
+      const lost = [...outstanding].filter((s) => !held.has(s) && !input.recorded?.(BigInt(s)));
+      if (lost.length === 0) return;
+      say(`kiln fuzz: ${lost.length} awaited seeds are in no batch of the queue any more (was Redis restarted without persistence?); enqueued again`);
+      for (let i = 0; i < lost.length; i += batchSize) await addBatch(lost.slice(i, i + batchSize));
+    };
+    let lastResult = Date.now();
+
+    const enqueue = async (): Promise<void> => {
+      while (!stopReason && seedsLeft && !limitReached() && outstanding.size < ahead) {
+        const seeds: string[] = [];
+        while (seeds.length < batchSize && !limitReached()) {
+          const n = input.seeds.next();
+          if (n.done) {
+            seedsLeft = false;
+            break;
+          }
+          const s = String(n.value);
+          // A seed claimed earlier and still in the queue comes back with its batch.
+          if (outstanding.has(s)) continue;
+          seeds.push(s);
+          outstanding.add(s);
+          startedPrograms++;
+        }
+        if (seeds.length === 0) break;
+        await addBatch(seeds);
+      }
+    };
+
+    /** Records one completed batch through the session's hooks, then removes it from Redis. */
+    const collect = async (job: Job<BatchData, BatchResult>): Promise<void> => {
+      const r = job.returnvalue;
+      if (r && r.digest === digest) {
+        for (const w of r.programs) {
+          // A batch done twice (its worker died after finishing it) or an earlier session's result: once only.
+          if (!outstanding.has(w.seed) || input.recorded?.(BigInt(w.seed))) {
+            outstanding.delete(w.seed);
+            continue;
+          }
+          const report = campaignReport(w, bySlug, q.settings.policy, q.settings.mode);
+          for (const x of report.results) hooks.onTest?.(x.result);
+          await hooks.onProgram(report);
+          outstanding.delete(w.seed);
+          programs++;
+          tests += report.results.length;
+          reruns += report.results.filter((x) => x.rerun).length;
+          for (const c of r.confirmations.filter((c) => c.seed === w.seed)) {
+            confirmations++;
+            await hooks.onConfirm?.(campaignConfirmation(c, bySlug));
+          }
+        }
+        const now = Date.now();
+        const rate = rates.get(r.worker.id) ?? { tests: 0, busyMs: 0, firstAt: now - r.elapsedMs, lastAt: now };
+        rate.tests += r.tests;
+        rate.busyMs += r.elapsedMs;
+        rate.lastAt = now;
+        rates.set(r.worker.id, rate);
+      } else if (r) {
+        say(`kiln fuzz: dropped batch ${job.id} of other settings (${r.digest}) from worker ${r.worker.id}`);
+      }
+      // Any seed of the batch the worker did not return (it stopped mid-batch) stays a gap for --resume.
+      for (const s of job.data.seeds) outstanding.delete(s);
+      await job.remove();
+    };
+
+    for (;;) {
+      await enqueue();
+      let worked = false;
+      if (!stopReason) {
+        for (const job of await queue.getCompleted(0, READ_PAGE - 1)) {
+          if (stopReason) break;
+          if (!job) continue;
+          await collect(job);
+          worked = true;
+        }
+        for (const job of await queue.getFailed(0, READ_PAGE - 1)) {
+          if (!job) continue;
+          say(`kiln fuzz: batch of seeds ${job.data.seeds.join(', ')} failed ${job.attemptsMade} times (last: ${(job.failedReason ?? '').split('\n')[0]}); its seeds run again on --resume`);
+          for (const s of job.data.seeds) {
+            outstanding.delete(s);
+            startedPrograms--;
+          }
+          await job.remove();
+          worked = true;
+        }
+      }
+      if (Date.now() - lastRates >= (q.ratesEveryMs ?? RATES_EVERY_MS) && rates.size > 0) {
+        lastRates = Date.now();
+        say(describeRates(rates));
+      }
+      if (stopReason) break;
+      if (outstanding.size === 0 && (!seedsLeft || limitReached())) {
+        stopReason = seedsLeft ? 'tests' : 'seeds';
+        break;
+      }
+      if (worked) lastResult = Date.now();
+      else if (Date.now() - lastResult >= RECONCILE_MS && outstanding.size > 0) {
+        lastResult = Date.now();
+        await reconcile();
+      }
+      if (!worked) await new Promise((r) => setTimeout(r, POLL_MS));
+    }
+    if (rates.size > 0) say(describeRates(rates));
+    if (stopReason === 'tests' || stopReason === 'seeds') {
+      // The campaign ran its course: the queue is free for the next one.
+      await queue.obliterate({ force: true });
+      await redis.del(META_KEY);
+    } else {
+      // Stopped early: workers finish the batches they hold, and the rest waits for --resume.
+      await queue.pause();
+    }
+    return { stoppedBy: stopReason, programs, tests, reruns, confirmations, unconfirmed: 0, elapsedMs: Date.now() - started };
+  } finally {
+    timer?.cancel();
+    input.signal?.removeEventListener('abort', onAbort);
+    await queue.close().catch(() => undefined);
+    redis.disconnect();
+  }
+}
+
+/** One line with every worker's rate: tests per second of busy time, and tests in all. */
+function describeRates(rates: ReadonlyMap<string, WorkerRate>): string {
+  const parts = [...rates].map(([id, r]) => `${id} ${(r.tests / Math.max(r.busyMs / 1000, 1e-3)).toFixed(1)} tests/s (${r.tests})`);
+  return `kiln fuzz: ${rates.size} workers: ${parts.join(', ')}`;
+}
