@@ -1,5 +1,5 @@
 // The acceptance check in small: EMI variants print their base's output when compiled by gcc
-// and clang at -O0 and -O2 (15 small programs × 4 variants; bench/emi.ts runs the full size).
+// and clang at -O0 and -O2 (8 small programs × 4 variants; bench/emi.ts runs the full size).
 import { describe, expect, it } from 'vitest';
 import { parsePolicy } from '../../src/gen/policy.js';
 import { emiFamily, type EmiFamily } from '../../src/mutate/index.js';
@@ -11,14 +11,14 @@ describe('EMI variants compiled', () => {
     const policy = parsePolicy({}, 'small');
     const jobs: { seed: number; variant: number; source: string; expected: string }[] = [];
     let rejected = 0;
-    for (let seed = 1; seed <= 15; seed++) {
+    for (let seed = 1; seed <= 8; seed++) {
       const fam = emiFamily(String(seed), policy, 'csmith', [1, 2, 3, 4]);
       if (!('members' in fam)) continue;
       const f = fam as EmiFamily;
       rejected += f.rejected.length;
       for (const m of f.members) jobs.push({ seed, variant: m.variant, source: m.files[0]!.content, expected: f.base.expected });
     }
-    expect(jobs.length).toBeGreaterThanOrEqual(40);
+    expect(jobs.length).toBeGreaterThanOrEqual(24); // 8 programs × 4 variants, less the seeds and variants not proven
     expect(rejected).toBeLessThanOrEqual(jobs.length / 10);
     const configs = [
       ['gcc', '-O0'],
