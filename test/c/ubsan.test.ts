@@ -121,7 +121,7 @@ function samples(): Samples {
   return cached;
 }
 
-/** The C-mode shift cases the brief singles out. */
+/** The C-mode shift cases that differ between C and C++ (and between C standards). */
 const SHIFT_RULE: readonly Case[] = [
   { kind: 'binary', op: '<<', ta: C.int, tb: C.int, a: 1n, b: 31n },
   { kind: 'binary', op: '<<', ta: C.long, tb: C.int, a: 1n, b: 63n },
