@@ -72,8 +72,7 @@ export function exactLimit(t: FloatType): number {
 
 /** Draws one arith program for `seed` (same seed and policy ⇒ same program). */
 export function generateArithRaw(seed: number | bigint | string, policy: Policy): ArithRaw {
-  // From the seed's text whatever its type, as the csmith mode (src/gen/program.ts).
-  return new ArithGen(Rng.seeded(String(seed)), policy).program(String(seed));
+  return new ArithGen(Rng.seeded(seed), policy).program(String(seed));
 }
 
 class ArithGen {
