@@ -14,7 +14,7 @@
 import type { Policy } from '../gen/policy.js';
 import { IRBuilder } from '../ir/build.js';
 import type { Block, Expr, FuncDecl, Node, Program, Stmt, VarDecl } from '../ir/nodes.js';
-import { isLvalue } from '../ir/nodes.js';
+import { isExpr, isLvalue } from '../ir/nodes.js';
 import { transform, walk } from '../ir/visit.js';
 import { interpret } from '../interp/interpret.js';
 import { Rng } from '../random/rng.js';
@@ -208,36 +208,12 @@ function derefedPointerVar(e: Expr): Extract<Expr, { kind: 'var' }> | undefined 
 
 /** Rewrites every expression of a function body bottom-up (statements and declarations keep their shape). */
 function rewriteExprs(body: Block, f: (e: Expr) => Expr): Block {
-  return transform(body, (n: Node) => (isExprNode(n) ? f(n) : n)) as Block;
+  return transform(body, (n: Node) => (isExpr(n) ? f(n) : n)) as Block;
 }
 
 /** Rewrites every block of a function body bottom-up. */
 function rewriteBlocks(body: Block, f: (b: Block) => Block): Block {
   return transform(body, (n: Node) => (n.kind === 'block' ? f(n) : n)) as Block;
-}
-
-function isExprNode(n: Node): n is Expr {
-  switch (n.kind) {
-    case 'const':
-    case 'null':
-    case 'var':
-    case 'index':
-    case 'field':
-    case 'deref':
-    case 'addr':
-    case 'unary':
-    case 'binary':
-    case 'cond':
-    case 'cast':
-    case 'call':
-    case 'assign':
-    case 'incdec':
-    case 'comma':
-    case 'safe':
-      return true;
-    default:
-      return false;
-  }
 }
 
 /**
