@@ -224,7 +224,8 @@ async function evaRun(dir: string, names: readonly string[], cflags: readonly st
   const r = await tryRun('frama-c', args, dir, timeoutMs);
   if (r === null) return { run: { tool: 'eva', status: 'failed', detail: 'frama-c cannot be run' } };
   const out = r.stdout + r.stderr;
-  const report = parseEva(out);
+  const sources = await Promise.all(names.map((n) => readFile(join(dir, n), 'utf8').catch(() => '')));
+  const report = parseEva(out, sources);
   if (report) return { run: { tool: 'eva', status: 'ub' }, report };
   if (r.timedOut) return { run: { tool: 'eva', status: 'timeout', detail: `no verdict within ${timeoutMs / 1000} s` } };
   if (r.status !== 0) return { run: { tool: 'eva', status: 'failed', detail: firstLine(out.split('\n').filter((l) => /error|abort/i.test(l)).join('\n') || out) } };

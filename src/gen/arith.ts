@@ -72,7 +72,8 @@ export function exactLimit(t: FloatType): number {
 
 /** Draws one arith program for `seed` (same seed and policy ⇒ same program). */
 export function generateArithRaw(seed: number | bigint | string, policy: Policy): ArithRaw {
-  return new ArithGen(Rng.seeded(seed), policy).program(String(seed));
+  // From the seed's text whatever its type, as the csmith mode (src/gen/program.ts).
+  return new ArithGen(Rng.seeded(String(seed)), policy).program(String(seed));
 }
 
 class ArithGen {

@@ -27,7 +27,9 @@ export function generateRaw(seed: number | bigint | string, basePolicy: Policy):
  * program gets only its share of the statement budget; the budget is restored for the extensions.
  */
 export function generateRawContext(seed: number | bigint | string, basePolicy: Policy): { program: Program; g: GenContext } {
-  const rng = Rng.seeded(seed);
+  // Seeded from the seed's decimal text, whatever its JavaScript type: `kiln gen --seed 3` (a
+  // bigint) and a campaign's seed 3 (text, as stored) must draw the same program.
+  const rng = Rng.seeded(String(seed));
   // Per-program distributions (YARPGen's shuffling) and switched-off features (swarm testing).
   const policy = programPolicy(basePolicy, rng);
   const g = new GenContext(rng, policy);

@@ -79,7 +79,12 @@ describe('kiln check', () => {
   });
 
   it('says clean on UB-free Kiln programs, with every tool run', async () => {
-    const policy = parsePolicy({}, 'small');
+    // Without live-guided extension: Eva is exact only while a run stays within its slevel (5,000
+    // states at -eva-precision 11); an extended program runs some 20,000 steps, past which Eva
+    // merges states and may raise an alarm it cannot decide (seed 4: "division by zero" where the
+    // interpreter, ASan, MSan, UBSan and valgrind see a divisor of 65,534). kiln check reports such
+    // an alarm as Eva's, as CsmithEdge does; this test is about false reports on exact runs.
+    const policy = parsePolicy({ live: { extend: 0 } }, 'small');
     let checked = 0;
     for (let seed = 1n; checked < 4; seed++) {
       const g = generateProgram(seed, policy);

@@ -33,6 +33,19 @@ const r = generateProgram(12, CSMITH_POLICY); process.stdout.write(r.ok ? emitC(
     expect(out.stdout).toBe(here);
   });
 
+  it('a seed is its decimal text, whatever its type: kiln gen --seed 3 (bigint) is a campaign seed 3 (text)', () => {
+    const policy = parsePolicy({}, 'small');
+    for (const mode of ['csmith', 'yarpgen', 'arith'] as const) {
+      const emit = (seed: number | bigint | string): string => {
+        const r = generateProgram(seed, policy, mode);
+        return r.ok ? emitC(r.program, { expected: r.expected }) : `discarded: ${r.reason}`;
+      };
+      const big = emit(3n);
+      expect(emit('3'), mode).toBe(big);
+      expect(emit(3), mode).toBe(big);
+    }
+  });
+
   it('different seeds give different programs', () => {
     expect(text(1)).not.toBe(text(2));
   });
