@@ -11,9 +11,12 @@ export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /**
  * The node arguments that start `kiln`: `dist/cli/main.js` of a build made in `work`, or with
- * `fromSource` the sources through tsx (a second or two more start-up per process).
+ * `fromSource` the sources through tsx (a second or two more start-up per process); KILN_ENTRY, if
+ * set, names a `dist/cli/main.js` to use instead of either.
  */
 export function kilnEntry(work: string, fromSource: boolean): string[] {
+  // A build made already (the test suite's, for the smoke runs): the same command, no second build.
+  if (process.env.KILN_ENTRY) return [process.env.KILN_ENTRY];
   if (fromSource) return ['--import', pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href, join(ROOT, 'src/cli/main.ts')];
   const build = join(work, 'build');
   mkdirSync(build, { recursive: true });

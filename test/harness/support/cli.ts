@@ -9,6 +9,15 @@ export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 const ENTRY = fileURLToPath(new URL('../../../src/cli/main.ts', import.meta.url));
 
+/**
+ * The node arguments that start `kiln`: the build of the test run's global set-up
+ * (test/support/build.ts publishes it as KILN_ENTRY), or the sources through tsx when a test file
+ * runs without it.
+ */
+export function kilnArgs(): string[] {
+  return process.env.KILN_ENTRY ? [process.env.KILN_ENTRY] : ['--import', TSX, ENTRY];
+}
+
 /** What a finished `kiln` run printed. */
 export interface CliResult {
   /** Process id of the kiln process (its temporary folders are named after it). */
@@ -21,7 +30,7 @@ export interface CliResult {
 
 /** Starts `kiln <args>`; the caller may signal it. */
 export function startKiln(args: readonly string[], opts: { cwd?: string; env?: Record<string, string> } = {}): { child: ChildProcess; done: Promise<CliResult> } {
-  const child = spawn(process.execPath, ['--import', TSX, ENTRY, ...args], {
+  const child = spawn(process.execPath, [...kilnArgs(), ...args], {
     cwd: opts.cwd ?? ROOT,
     env: { ...process.env, ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],

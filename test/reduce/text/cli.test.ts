@@ -4,8 +4,8 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, wr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { kilnArgs } from '../../harness/support/cli.js';
 
-const root = new URL('../../../', import.meta.url).pathname;
 let dir: string;
 
 beforeAll(() => {
@@ -16,7 +16,7 @@ afterAll(() => {
 });
 
 function kiln(...args: string[]): { status: number | null; stderr: string } {
-  const r = spawnSync(join(root, 'node_modules/.bin/tsx'), [join(root, 'src/cli/main.ts'), ...args], { cwd: dir, encoding: 'utf8', timeout: 60_000 });
+  const r = spawnSync(process.execPath, [...kilnArgs(), ...args], { cwd: dir, encoding: 'utf8', timeout: 60_000 });
   return { status: r.status, stderr: r.stderr };
 }
 
