@@ -66,7 +66,8 @@ export function describeResult(file: string, r: CheckResult): string {
   if (r.verdict === 'clean') {
     const ran = r.runs.filter((x) => x.status === 'clean').map((x) => x.tool);
     const timedOut = r.runs.filter((x) => x.status === 'timeout').map((x) => x.tool);
-    return `${file}: clean (${ran.join(', ')}${timedOut.length > 0 ? `; timed out: ${timedOut.join(', ')}` : ''})`;
+    const partial = r.runs.filter((x) => x.status === 'clean' && x.detail !== undefined).map((x) => `; ${x.tool}: ${x.detail}`);
+    return `${file}: clean (${ran.join(', ')}${timedOut.length > 0 ? `; timed out: ${timedOut.join(', ')}` : ''}${partial.join('')})`;
   }
   if (r.verdict === 'ub') {
     const u = r.report;

@@ -151,6 +151,19 @@ export function evaKind(message: string): UBKind {
  * `subarraySeparation`), given the checked files' text in `sources`.
  */
 export function parseEva(output: string, sources: readonly string[] = []): UBReport | undefined {
+  return evaAlarms(output, sources).report;
+}
+
+/**
+ * parseEva's reading, plus the lines where a dropped sub-array separation alarm got Eva's final
+ * status `invalid`: Eva then believes every state there is undefined and analyses nothing after it
+ * on that path, so a clean verdict is only partial (a known Frama-C false alarm on arrays of
+ * arrays).
+ */
+export function evaAlarms(output: string, sources: readonly string[] = []): { report?: UBReport; cutAt: number[] } {
+  const invalid = new Set<string>();
+  for (const m of output.matchAll(/\[eva\] ([^:\n]+):(\d+): assertion '[^']*' got final status invalid/g)) invalid.add(`${baseName(m[1]!)}:${m[2]}`);
+  const cutAt: number[] = [];
   const proven = new Set<string>();
   for (const m of output.matchAll(/\[eva\] ([^:\n]+):(\d+): assertion '[^']*' got final status valid/g)) proven.add(`${baseName(m[1]!)}:${m[2]}`);
   for (const m of output.matchAll(/\[eva:alarm\] ([^:\n]+):(\d+): Warning:[ \t]*([^\n]*)((?:\n[ \t]+[^\n]*)*)/g)) {
@@ -158,10 +171,13 @@ export function parseEva(output: string, sources: readonly string[] = []): UBRep
     if (proven.has(`${file}:${m[2]}`)) continue;
     const more = m[4]!.split('\n').map((l) => l.trim()).filter((l) => l !== '');
     const message = (m[3]!.trim() || more[0] || 'alarm').replace(/\s+/g, ' ');
-    if (evaKind(message) === 'unsequenced' && subarraySeparation([m[3]!, ...more].join(' '), sources)) continue;
-    return { tool: 'eva', kind: evaKind(message), file, line: Number(m[2]), message: `Frama-C Eva: ${message}` };
+    if (evaKind(message) === 'unsequenced' && subarraySeparation([m[3]!, ...more].join(' '), sources)) {
+      if (invalid.has(`${file}:${m[2]}`)) cutAt.push(Number(m[2]));
+      continue;
+    }
+    return { report: { tool: 'eva', kind: evaKind(message), file, line: Number(m[2]), message: `Frama-C Eva: ${message}` }, cutAt };
   }
-  return undefined;
+  return { cutAt };
 }
 
 /**

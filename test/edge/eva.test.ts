@@ -1,6 +1,6 @@
 // Reading Frama-C Eva's output: which alarms count as a report. Pure parsing, no tool runs.
 import { describe, expect, it } from 'vitest';
-import { parseEva, subarraySeparation } from '../../src/edge/reports.js';
+import { evaAlarms, parseEva, subarraySeparation } from '../../src/edge/reports.js';
 
 const ARRAY_SRC = 'static signed char g_2[8][6][1] = {0};\nint main(void) { g_2[5][5][0] &= (g_2[5][3][0] ^= 5); return 0; }\n';
 const alarm = (assertion: string): string =>
@@ -10,6 +10,12 @@ describe('Eva separation alarms between an element and its sub-array', () => {
   it('are not reports when the prefix is a sub-array by declaration', () => {
     expect(subarraySeparation(String.raw`assert \separated(&g_2[5][3][0], &g_2[5]);`, [ARRAY_SRC])).toBe(true);
     expect(parseEva(alarm(String.raw`\separated(&g_2[5][3][0], &g_2[5])`), [ARRAY_SRC])).toBeUndefined();
+  });
+
+  it("are where Eva's analysis stopped when Eva gave them the final status invalid", () => {
+    const out = alarm(String.raw`\separated(&g_2[5][3][0], &g_2[5])`) + "[eva] k.c:2: assertion 'Eva,separation' got final status invalid.\n";
+    expect(evaAlarms(out, [ARRAY_SRC])).toEqual({ cutAt: [2] });
+    expect(evaAlarms(alarm(String.raw`\separated(&g_2[5][3][0], &g_2[5])`), [ARRAY_SRC])).toEqual({ cutAt: [] });
   });
 
   it('are reports without the sources, or when the prefix is a whole element', () => {
