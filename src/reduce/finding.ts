@@ -1,3 +1,4 @@
+import type { HangStatus } from '../harness/findings.js';
 import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
@@ -45,6 +46,8 @@ export interface FindingManifest extends StoredFinding {
   readonly relaxed: boolean;
   /** Findings of `kiln fuzz --emi K`: the seed's EMI recipe (the program is variant `variant` of seed `base`). */
   readonly emi?: EmiRecipe;
+  /** A hang flagged under the short limit: `suspected` until checked with the configured one, then `confirmed` or `cleared`. */
+  readonly hangStatus?: HangStatus;
 }
 
 /** A finished reduction of a finding. */
@@ -85,7 +88,8 @@ export function readFindingManifest(dir: string): FindingManifest {
   if (!isModeChoice(mode) || mode === 'mixed') throw errState(`${file}: unknown generation mode ${mode}`, hint);
   const e = j.emi as Partial<EmiRecipe> | undefined;
   if (e !== undefined && (typeof e !== 'object' || typeof e.k !== 'number' || typeof e.base !== 'string' || typeof e.variant !== 'number')) throw errState(`${file}: field emi is not a recipe {k, base, variant}`, hint);
-  return { ...f, seed: j.seed, mode, policy: j.policy, ...(e ? { emi: e as EmiRecipe } : {}), relaxed: typeof j.relaxed === 'object' && j.relaxed !== null };
+  const hang = j.hangStatus === 'suspected' || j.hangStatus === 'confirmed' || j.hangStatus === 'cleared' ? { hangStatus: j.hangStatus as HangStatus } : {};
+  return { ...f, seed: j.seed, mode, policy: j.policy, ...(e ? { emi: e as EmiRecipe } : {}), ...hang, relaxed: typeof j.relaxed === 'object' && j.relaxed !== null };
 }
 
 /**
@@ -107,6 +111,12 @@ export async function reduceFinding(dir: string, opts: FindingReduceOptions = {}
   const f = readFindingManifest(dir);
   const fallback = `reduce the C file with its own test instead: kiln reduce ${join(dir, 'prog.c')} --test ${join(dir, 'repro.sh')}`;
   if (!REDUCIBLE.has(f.outcome)) throw errState(`${dir}: outcome ${f.outcome} is not a compiler failure`, 'only findings of kiln fuzz can be reduced');
+  if (f.hangStatus === 'cleared') {
+    // A suspected hang the campaign checked with the configured limit and saw finish: a slow
+    // compile or run, not a hang, so there is no failure for the reducer to keep.
+    const what = f.outcome === 'compiler-hang' ? 'compile' : 'run';
+    throw errState(`${dir}: not a hang: checked with the configured ${what} limit, it finished (only the short limit flagged it)`, `nothing to reduce; kiln findings lists it as cleared. To study a slow ${what}, reduce ${join(dir, 'prog.c')} with a test of your own timing (kiln reduce FILE --test SCRIPT)`);
+  }
   let policy;
   try {
     policy = parsePolicy(f.policy);
