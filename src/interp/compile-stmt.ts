@@ -2,6 +2,7 @@ import { fromBigInt } from '../c/convert.js';
 import { promote, type CValue, type IntType } from '../c/types.js';
 import { fieldExprType } from '../ir/build.js';
 import { checkTarget, type Block, type Expr, type FuncDecl, type Init, type Stmt, type VarDecl } from '../ir/nodes.js';
+import { walk } from '../ir/visit.js';
 import { isRecord, namedFields, unqualified, type Type } from '../ir/types.js';
 import { compileExpr, truthy } from './compile-expr.js';
 import { conversion, withConversionAt, type CompileContext, type Ev, type VarHome } from './context.js';
@@ -109,15 +110,22 @@ function initOps(cx: CompileContext, t: Type, init: Init, off: number, out: Init
  */
 const constantInits = new WeakMap<VarDecl, (f: Frame, o: MemObject) => void>();
 
+/** A compiled initialiser; `fills`: it sets every cell before evaluating anything (a renewed object need not be cleared first). */
+interface CInit {
+  readonly run: (f: Frame, o: MemObject) => void;
+  readonly fills: boolean;
+}
+
 /** Compiles a declaration's initialiser into a closure filling a fresh object. */
-function compileInit(cx: CompileContext, d: VarDecl): ((f: Frame, o: MemObject) => void) | undefined {
+function compileInit(cx: CompileContext, d: VarDecl): CInit | undefined {
   const needsZero = d.storage === 'global' || d.init?.kind === 'init-list';
-  if (!d.init) return needsZero ? (_f, o) => zeroFill(o, d.id) : undefined;
+  if (!d.init) return needsZero ? { run: (_f, o) => zeroFill(o, d.id), fills: true } : undefined;
   const known = constantInits.get(d);
-  if (known) return known;
+  if (known) return { run: known, fills: true };
   const ops: InitOp[] = [];
   initOps(cx, d.type, d.init, 0, ops);
-  if (ops.every((op) => op.kind === 'fixed' || op.kind === 'tag')) {
+  const isStatic = (op: InitOp): boolean => op.kind === 'fixed' || op.kind === 'tag';
+  if (ops.every(isStatic)) {
     // Everything is known now: build the object's image once and copy it at each entry.
     let image: Cell[] | undefined;
     const init = (_f: Frame, o: MemObject): void => {
@@ -130,20 +138,54 @@ function compileInit(cx: CompileContext, d: VarDecl): ((f: Frame, o: MemObject) 
       image = o.cells.slice();
     };
     constantInits.set(d, init);
-    return init;
+    return { run: init, fills: true };
   }
-  return (f, o) => {
-    if (needsZero) zeroFill(o, d.id);
-    for (const op of ops) {
-      if (op.kind === 'tag') o.cells[op.off] = op.member;
-      else if (op.kind === 'fixed') o.cells[op.off] = op.value;
-      else if (op.kind === 'value') o.cells[op.off] = op.ev(f) as Cell;
+  const dynamic = ops.filter((op) => !isStatic(op));
+  if (needsZero && !refersTo(d.init, d.id)) {
+    // An initialiser list mixing constants and expressions: the zeroes and constants form an
+    // image built once, and only the expressions run at each entry. No expression can see the
+    // difference, since none refers to the object being initialised.
+    let image: Cell[] | undefined;
+    const run = (f: Frame, o: MemObject): void => {
+      if (image) o.cells = image.slice();
       else {
-        const v = op.ev(f) as Cell[];
-        for (let i = 0; i < v.length; i++) o.cells[op.off + i] = v[i];
+        zeroFill(o, d.id);
+        for (const op of ops) if (isStatic(op)) o.cells[op.off] = op.kind === 'tag' ? op.member : (op as { value: Cell }).value;
+        image = o.cells.slice();
       }
-    }
+      applyOps(f, o, dynamic);
+    };
+    return { run, fills: true };
+  }
+  return {
+    run: (f, o) => {
+      if (needsZero) zeroFill(o, d.id);
+      applyOps(f, o, ops);
+    },
+    fills: needsZero,
   };
+}
+
+function applyOps(f: Frame, o: MemObject, ops: readonly InitOp[]): void {
+  for (const op of ops) {
+    if (op.kind === 'tag') o.cells[op.off] = op.member;
+    else if (op.kind === 'fixed') o.cells[op.off] = op.value;
+    else if (op.kind === 'value') o.cells[op.off] = op.ev(f) as Cell;
+    else {
+      const v = op.ev(f) as Cell[];
+      for (let i = 0; i < v.length; i++) o.cells[op.off + i] = v[i];
+    }
+  }
+}
+
+/** Whether an initialiser names the variable it initialises. */
+function refersTo(init: Init, decl: number): boolean {
+  let found = false;
+  walk(init, (n) => {
+    if (n.kind === 'var' && n.decl === decl) found = true;
+    return !found;
+  });
+  return found;
 }
 
 /** Allocates and initialises the global objects; returns the closure that (re)initialises them for a run. */
@@ -161,7 +203,7 @@ export function compileGlobals(cx: CompileContext): (f: Frame) => void {
   }
   for (const g of cx.program.globals) {
     const h = cx.homes.get(g.id) as { kind: 'global'; obj: MemObject };
-    objs.push({ o: h.obj, init: compileInit(cx, g) });
+    objs.push({ o: h.obj, init: compileInit(cx, g)?.run });
   }
   return (f) => {
     for (const { o } of objs) {
@@ -175,16 +217,15 @@ export function compileGlobals(cx: CompileContext): (f: Frame) => void {
 /** Compiles a function; its invoker is stored in the function slot created beforehand. */
 export function compileFunction(cx: CompileContext, fn: FuncDecl, globals: readonly Visible[]): void {
   const rt = cx.rt;
-  cx.slots = 0;
   const params = fn.params.map((p) => {
-    const slot = cx.slots++;
+    const slot = cx.slotOf(fn.id, p.id);
     cx.homes.set(p.id, { kind: 'frame', slot });
     cx.decls.set(p.id, p);
     return { slot, layout: layoutOf(p.type), decl: p.id, record: isRecord(p.type), isConst: !!p.type.const };
   });
   const scope: Visible[] = [...globals, ...fn.params.map((p) => ({ decl: p.id, home: cx.home(p.id), int: p.type.kind === 'int' }))];
   const body = compileBlock(cx, fn.body, scope);
-  const nslots = cx.slots;
+  const nslots = cx.frameSize(fn.id);
   // main may fall off its end (C99 5.1.2.2.3); other functions must return their value.
   const returnsValue = fn.ret.kind !== 'void' && fn.id !== cx.program.main;
   const slot = cx.funcs.get(fn.id)!;
@@ -218,6 +259,15 @@ export function compileFunction(cx: CompileContext, fn: FuncDecl, globals: reado
 }
 
 function compileStmt(cx: CompileContext, s: Stmt, scope: readonly Visible[]): CStmt {
+  const cache = cx.stmtCache(cx.currentFunc!.id);
+  const known = cache?.get(s) as CStmt | undefined;
+  if (known) return known;
+  const compiled = compileStmtUncached(cx, s, scope);
+  cache?.set(s, compiled);
+  return compiled;
+}
+
+function compileStmtUncached(cx: CompileContext, s: Stmt, scope: readonly Visible[]): CStmt {
   const c = compileStmtInner(cx, s, scope);
   const rt = cx.rt;
   const idx = cx.stmtIndex.get(s.id);
@@ -492,7 +542,7 @@ function compileBlock(cx: CompileContext, b: Block, scope: readonly Visible[]): 
 function compileBlockInner(cx: CompileContext, b: Block, outer: readonly Visible[]): CStmt {
   const rt = cx.rt;
   const locals = b.locals.map((d) => {
-    const slot = cx.slots++;
+    const slot = cx.slotOf(cx.currentFunc!.id, d.id);
     cx.homes.set(d.id, { kind: 'frame', slot });
     cx.decls.set(d.id, d);
     return { slot, decl: d.id, layout: layoutOf(d.type) as Layout, isConst: !!d.type.const, init: compileInit(cx, d) };
@@ -507,9 +557,10 @@ function compileBlockInner(cx: CompileContext, b: Block, outer: readonly Visible
   const labels: ReadonlySet<number> = labelChild.size ? new Set(labelChild.keys()) : NO_LABELS;
   const enter = (f: Frame, initialise: boolean): void => {
     for (const l of locals) {
-      const o = rt.renew(f.vars[l.slot], l.layout, l.decl, l.isConst);
+      const init = initialise ? l.init : undefined;
+      const o = rt.renew(f.vars[l.slot], l.layout, l.decl, l.isConst, init?.fills === true);
       f.vars[l.slot] = o;
-      if (initialise && l.init) l.init(f, o);
+      if (init) init.run(f, o);
     }
   };
   const leave = (f: Frame): void => {

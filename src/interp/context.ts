@@ -30,8 +30,17 @@ export class CompileContext {
   readonly stmtIndex = new Map<number, number>();
   /** Dense index of every loop statement, for the iteration counters. */
   readonly loopIndex = new Map<number, number>();
-  /** Number of frame slots of the function being compiled. */
-  slots = 0;
+  /**
+   * Frame slot of every parameter and local, per function: a declaration keeps its slot across
+   * recompilations, so closures of unchanged statements (cached below) stay valid.
+   */
+  private readonly slotMaps = new Map<number, Map<number, number>>();
+  /**
+   * Compiled statements per function, by node object: IR nodes are immutable, so a statement the
+   * repair loop did not touch compiles to the same closures. Undefined when values are profiled
+   * (those closures capture the variables in scope, which depend on the statement's context).
+   */
+  private stmtCaches: Map<number, WeakMap<object, unknown>> | undefined;
   /** The function being compiled. */
   currentFunc: FuncDecl | undefined;
 
@@ -41,7 +50,37 @@ export class CompileContext {
     readonly profileValues: boolean,
     readonly profileNodes = false,
     readonly profilePoints: ReadonlySet<number> | undefined = undefined,
-  ) {}
+  ) {
+    this.stmtCaches = profileValues || profilePoints ? undefined : new Map();
+  }
+
+  /** The frame slot of a parameter or local of function `func` (the same at every recompilation). */
+  slotOf(func: number, decl: number): number {
+    let m = this.slotMaps.get(func);
+    if (!m) this.slotMaps.set(func, (m = new Map()));
+    let s = m.get(decl);
+    if (s === undefined) m.set(decl, (s = m.size));
+    return s;
+  }
+
+  /** Number of frame slots function `func` needs (every slot it was ever given). */
+  frameSize(func: number): number {
+    return this.slotMaps.get(func)?.size ?? 0;
+  }
+
+  /** The cache of compiled statements of function `func`, if caching is on. */
+  stmtCache(func: number): WeakMap<object, unknown> | undefined {
+    const caches = this.stmtCaches;
+    if (!caches) return undefined;
+    let c = caches.get(func);
+    if (!c) caches.set(func, (c = new WeakMap()));
+    return c;
+  }
+
+  /** Forgets every compiled statement (a signature or a global's object changed: cached closures captured the old ones). */
+  clearStmtCaches(): void {
+    if (this.stmtCaches) this.stmtCaches = new Map();
+  }
 
   /** Where a declared variable lives. */
   home(decl: number): VarHome {

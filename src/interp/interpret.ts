@@ -1,6 +1,7 @@
 import type { CValue } from '../c/types.js';
 import { UBSignal, type UBDetail, type UBKind } from '../c/ub.js';
 import type { FuncDecl, Node, Program } from '../ir/nodes.js';
+import type { Type } from '../ir/types.js';
 import { walk } from '../ir/visit.js';
 import { compileFunction, compileGlobals, type Visible } from './compile-stmt.js';
 import { CompileContext } from './context.js';
@@ -77,6 +78,8 @@ export class CompiledProgram {
   private readonly cx: CompileContext;
   private initGlobals: (f: Frame) => void = () => {};
   private readonly compiled = new Map<number, FuncDecl>();
+  /** Return and parameter types of every compiled function (a change invalidates cached call sites). */
+  private readonly signatures = new Map<number, readonly Type[]>();
 
   private constructor(p: Program, opts: InterpOptions) {
     const rt = new Runtime({ ...DEFAULT_LIMITS, ...opts.limits }, 1024, 64);
@@ -107,7 +110,18 @@ export class CompiledProgram {
       });
     for (const f of changed) index(f);
     rt.ensureCounters(cx.stmtIndex.size, cx.loopIndex.size);
+    // Cached statement closures captured global objects and callee signatures: when either
+    // changed, they are all recompiled.
+    const homesBefore = p.globals.map((g) => cx.homes.get(g.id));
     this.initGlobals = compileGlobals(cx);
+    let stale = p.globals.some((g, i) => homesBefore[i] !== undefined && cx.homes.get(g.id) !== homesBefore[i]);
+    for (const fn of changed) {
+      const sig = [fn.ret, ...fn.params.map((q) => q.type)];
+      const before = this.signatures.get(fn.id);
+      if (before && (before.length !== sig.length || before.some((t, i) => t !== sig[i]))) stale = true;
+      this.signatures.set(fn.id, sig);
+    }
+    if (stale) cx.clearStmtCaches();
     // Objects made during runs are numbered after every global.
     rt.firstRunUid = rt.nextUid;
     for (const fn of p.funcs) {

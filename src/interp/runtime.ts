@@ -190,12 +190,13 @@ export class Runtime {
    * An object for a new lifetime of a block local: the previous object of the same frame slot
    * when it is dead (a loop body entered again), with a new uid and generation, else a fresh one.
    */
-  renew(prev: MemObject | undefined, layout: Layout, decl: number, isConst: boolean): MemObject {
+  renew(prev: MemObject | undefined, layout: Layout, decl: number, isConst: boolean, filled = false): MemObject {
     if (prev === undefined || prev.alive || prev.layout !== layout) return this.alloc(layout, decl, isConst);
     prev.uid = this.nextUid++;
     prev.gen++;
     prev.alive = true;
-    prev.cells.fill(undefined);
+    // An initialiser that sets every cell first (`filled`) makes clearing the old values useless.
+    if (!filled) prev.cells.fill(undefined);
     return prev;
   }
 

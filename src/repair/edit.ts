@@ -98,6 +98,17 @@ export class Editor {
   }
 
   /**
+   * Sets the program's functions (in this order): functions not yet in the program are indexed,
+   * so an editor that drew new functions (an extension round) can go on to repair them.
+   */
+  setFunctions(funcs: readonly FuncDecl[], nextId: number): void {
+    const known = new Set(this.current.funcs);
+    for (const f of funcs) if (!known.has(f)) this.indexSubtree(f, undefined, f.id);
+    this.current = { ...this.current, funcs: [...funcs] };
+    if (this.b.nextId !== nextId) throw new Error(`editor: ids went on elsewhere (${this.b.nextId} != ${nextId})`);
+  }
+
+  /**
    * Replaces node `id` by `f(old)`, copying the path to the root. Returns the new program, or
    * undefined when the node is no longer part of the program (an earlier edit removed it).
    */
@@ -137,10 +148,14 @@ export class Editor {
     } else {
       return undefined;
     }
-    // Drop the old subtree from the index, then index the new one.
+    // Drop the old subtree from the index, then index the new one. Children the new node keeps
+    // (a block that gained statements keeps the others) stay indexed as they are: re-indexing
+    // them would make each insertion cost the size of the whole block.
     const parentOfOld = this.parents.get(id);
     const fn = this.funcOf.get(id);
+    const kept = fresh.id === old.id ? new Set<Node>(children(fresh)) : undefined;
     walk(old, (n) => {
+      if (n !== old && kept?.has(n)) return false;
       if (this.nodes.get(n.id) === n) {
         this.nodes.delete(n.id);
         this.parents.delete(n.id);
@@ -153,6 +168,9 @@ export class Editor {
 
   private indexSubtree(n: Node, parent: number | undefined, fn: number | undefined): void {
     const visit = (x: Node, par: number | undefined): void => {
+      // A subtree already indexed at this place (the same object under the same parent, in the
+      // same function) is indexed all the way down: nodes are immutable.
+      if (x !== n && par !== undefined && this.nodes.get(x.id) === x && this.parents.get(x.id) === par && this.funcOf.get(x.id) === (x.kind === 'func' ? x.id : fn)) return;
       this.nodes.set(x.id, x);
       if (par === undefined) this.parents.delete(x.id);
       else this.parents.set(x.id, par);

@@ -21,10 +21,19 @@ export type RoundKind = 'statements' | 'reveal';
  * last clean run: new statements go into blocks that ran (`statements`), or a call goes from
  * code that ran to a function that was never entered and ifs whose condition never changed over
  * several runs get one that does (`reveal`). The caller executes and repairs the result like any
- * other code, and drops the round when it cannot be made clean. Undefined: nothing to do.
+ * other code, and drops the round when it cannot be made clean. Undefined: nothing to do. The
+ * round's editor comes with the program: its index is up to date, so repairs go on with it.
  */
-export function extendRound(g: GenContext, p: Program, profile: Profile, policy: Policy, kind: RoundKind): Program | undefined {
-  const ed = new Editor(p);
+export function extendRound(
+  g: GenContext,
+  p: Program,
+  profile: Profile,
+  policy: Policy,
+  kind: RoundKind,
+  editor?: Editor,
+): { readonly program: Program; readonly editor: Editor } | undefined {
+  // The last round's editor, when it edited `p` (its index is up to date), saves indexing the program again.
+  const ed = editor ?? new Editor(p);
   // One id space for the generator and the editor (and, after this, the repair step).
   g.b = ed.b;
   const lp = policy.live;
@@ -72,18 +81,24 @@ export function extendRound(g: GenContext, p: Program, profile: Profile, policy:
     const barred = new Set([...graph.keys()].filter((h) => h === fid || reaches(graph, h, fid)));
     const before = g.funcs.length;
     const block = extendBlock(g, site, { statements: n, steps, callee, barred });
+    const target = site.chain[site.chain.length - 1]!;
     ed.replace(pick, () => block);
     dropRegister(ed, block);
-    // New edges: the block's calls, and those of functions created for it.
-    addCalls(graph, fid, block);
+    // New edges: the new statements' calls (the graph has the others), and those of functions created for it.
+    const oldStmts = new Set<Node>(target.stmts);
+    const oldLocals = new Set<Node>(target.locals);
+    for (const x of block.stmts) if (!oldStmts.has(x)) addCalls(graph, fid, x);
+    for (const x of block.locals) if (!oldLocals.has(x)) addCalls(graph, fid, x);
     for (const f of g.funcs.slice(before)) if (f.decl) addCalls(graph, f.sig.id, f.decl.body);
     changed = true;
   }
-  const out = ed.program;
   const added = g.funcs.slice(funcsBefore).map((f) => markRegisterLocals(g, f.decl!));
-  if (!added.length) return out;
-  const main = out.funcs.find((f) => f.id === out.main)!;
-  return { ...out, funcs: [...out.funcs.filter((f) => f !== main), ...added, main], nextId: g.b.nextId };
+  if (added.length) {
+    const funcs = ed.program.funcs;
+    const main = funcs.find((f) => f.id === p.main)!;
+    ed.setFunctions([...funcs.filter((f) => f !== main), ...added, main], g.b.nextId);
+  }
+  return { program: ed.program, editor: ed };
 }
 
 /** A block that ran, in a function of the test code (not `main`), and not a switch body (which holds case labels only). */

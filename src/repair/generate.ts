@@ -85,19 +85,22 @@ export function repairProgram(seed: number | bigint | string, policy: Policy, ra
   const first = repairRuns(compiled, raw, st, policy, Infinity);
   if (!first.ok) return { ok: false, seed: seedText, reason: first.reason, lastUB: first.lastUB, stats: st.stats, genMs: performance.now() - t0 };
   let { program, outcome } = first;
+  // An editor whose program is `program` (from the last repair runs), if there is one.
+  let editor = first.editor;
   let rounds = 0;
   let dropped = 0;
   for (let failed = 0, i = 0; g && g.statements < g.statementBudget && failed < MAX_DROPPED; i++) {
     const funcs = g.funcs.length;
     const kind = i === REVEAL_ROUND ? 'reveal' : 'statements';
-    const extended = extendRound(g, program, outcome.profile, policy, kind);
+    const extended = extendRound(g, program, outcome.profile, policy, kind, editor);
     // No block ran (nowhere to add statements), or nothing to reveal this time.
     if (!extended && kind === 'statements') break;
     if (!extended) continue;
-    compiled.update(extended);
-    const r = repairRuns(compiled, extended, st, policy, ROUND_RUNS);
+    editor = undefined; // the round's editor now holds the round's edits
+    compiled.update(extended.program);
+    const r = repairRuns(compiled, extended.program, st, policy, ROUND_RUNS, extended.editor);
     if (r.ok) {
-      ({ program, outcome } = r);
+      ({ program, outcome, editor } = r);
       rounds++;
       failed = 0;
     } else {
@@ -126,7 +129,8 @@ type CleanRun = Extract<RunOutcome, { ok: true }>;
 /**
  * Runs and repairs until a run is clean: collect mode reports every UB site a run meets, and all
  * are repaired (through one editor, updated edit by edit) before the next run; `maxRuns` bounds
- * the runs (an extension round is dropped when it is not clean within a few).
+ * the runs (an extension round is dropped when it is not clean within a few). `editor`, when
+ * given, edits `start` (its index is up to date): it saves building one.
  */
 function repairRuns(
   compiled: CompiledProgram,
@@ -134,16 +138,18 @@ function repairRuns(
   st: RepairState,
   policy: Policy,
   maxRuns: number,
-): { ok: true; program: Program; outcome: CleanRun } | { ok: false; reason: string; lastUB: UBReport | undefined } {
+  editor?: Editor,
+): { ok: true; program: Program; outcome: CleanRun; editor: Editor | undefined } | { ok: false; reason: string; lastUB: UBReport | undefined } {
   let p = start;
   let last: UBReport | undefined;
-  let ed: Editor | undefined; // made at the first repair: many programs need none
+  // Made at the first repair (many programs need none), unless the caller has one for `start`.
+  let ed: Editor | undefined = editor;
   const fail = (reason: string) => ({ ok: false as const, reason, lastUB: last });
   for (let runs = 0; ; runs++) {
     if (runs >= maxRuns) return fail(`not clean after ${maxRuns} runs`);
     const r = compiled.run();
     st.stats.runs++;
-    if (r.ok) return { ok: true, program: p, outcome: r };
+    if (r.ok) return { ok: true, program: p, outcome: r, editor: ed };
     last = r.ub;
     // Collect mode continues past UB with provisional values, which can keep a loop going: an
     // extension round repairs the other sites first, and is dropped when the step budget is all
