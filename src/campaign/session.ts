@@ -115,7 +115,7 @@ export async function fuzz(s: FuzzSettings, runner: CampaignRunner = localRunner
       summary = await runner.run(
         {
           // Claimed from the store block by block: campaigns sharing --out never test one seed twice.
-          seeds: store.campaignSeeds(campaignId, seeds.gaps),
+          seeds: store.campaignSeeds(campaignId, seeds.gaps, runner.seedBlock),
           ...(remaining !== undefined ? { maxPrograms: remaining } : {}),
           ...(s.timeMs !== undefined ? { timeMs: s.timeMs } : {}),
           signal: stop.signal,

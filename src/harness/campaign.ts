@@ -164,6 +164,11 @@ export interface CampaignRunner {
   readonly description: string;
   /** Whether the compilers must pass the check program here first (false: workers check their own). */
   readonly checksCompilersHere: boolean;
+  /**
+   * Seeds the session claims from the store at a time (default: the store's small block). A runner
+   * that keeps hundreds of seeds in flight anyway claims larger blocks: each claim is a commit.
+   */
+  readonly seedBlock?: number;
   run(input: RunnerInput, hooks: CampaignHooks): Promise<CampaignSummary>;
 }
 
