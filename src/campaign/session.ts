@@ -89,6 +89,24 @@ export async function fuzz(s: FuzzSettings, runner: CampaignRunner = localRunner
         stop.signal,
       )
     : undefined;
+  const capOptions = s.maxPerBucket !== undefined ? { maxPerBucket: s.maxPerBucket } : {};
+  /** Records finished programs in one transaction (written and committed first, announced after: what is shown is never lost). */
+  const record = (reports: readonly ProgramReport[]): void => {
+    const drafts = reports.map((r) => draftProgram(r, ctx));
+    let recorded: RecordResult[];
+    try {
+      recorded = store.recordPrograms(campaignId, drafts, capOptions);
+    } catch (e) {
+      // A full disk or a folder made read-only under us is the machine's problem, not Kiln's.
+      const code = (e as { code?: string }).code;
+      const seeds = reports.length === 1 ? `seed ${reports[0]!.seed}` : reports.length <= 4 ? `seeds ${reports.map((r) => r.seed).join(', ')}` : `${reports.length} seeds (${reports[0]!.seed} ... ${reports.at(-1)!.seed})`;
+      if (code && /^(E[A-Z]+|SQLITE_(FULL|IOERR.*|READONLY.*|CANTOPEN))$/.test(code)) throw errFile(s.out, `cannot store the results of ${seeds}: ${(e as Error).message}`);
+      throw e;
+    }
+    reports.forEach((r, i) => {
+      for (const id of announce(progress, r, drafts[i]!, recorded[i]!, knownBuckets, s)) reducer?.add(join(s.out, FINDINGS_DIR, id));
+    });
+  };
   let summary: CampaignSummary | undefined;
   try {
     if (remaining === 0) {
@@ -97,7 +115,7 @@ export async function fuzz(s: FuzzSettings, runner: CampaignRunner = localRunner
       summary = await runner.run(
         {
           // Claimed from the store block by block: campaigns sharing --out never test one seed twice.
-          seeds: store.campaignSeeds(campaignId, seeds.gaps),
+          seeds: store.campaignSeeds(campaignId, seeds.gaps, runner.seedBlock),
           ...(remaining !== undefined ? { maxPrograms: remaining } : {}),
           ...(s.timeMs !== undefined ? { timeMs: s.timeMs } : {}),
           signal: stop.signal,
@@ -107,20 +125,8 @@ export async function fuzz(s: FuzzSettings, runner: CampaignRunner = localRunner
         },
         {
           onTest: () => progress.test(),
-          onProgram: (r) => {
-            // Written and committed first, announced after: what is shown is never lost.
-            const draft = draftProgram(r, ctx);
-            let recorded: RecordResult;
-            try {
-              recorded = store.recordProgram(campaignId, draft, s.maxPerBucket !== undefined ? { maxPerBucket: s.maxPerBucket } : {});
-            } catch (e) {
-              // A full disk or a folder made read-only under us is the machine's problem, not Kiln's.
-              const code = (e as { code?: string }).code;
-              if (code && /^(E[A-Z]+|SQLITE_(FULL|IOERR.*|READONLY.*|CANTOPEN))$/.test(code)) throw errFile(s.out, `cannot store the results of seed ${r.seed}: ${(e as Error).message}`);
-              throw e;
-            }
-            for (const id of announce(progress, r, draft, recorded, knownBuckets, s)) reducer?.add(join(s.out, FINDINGS_DIR, id));
-          },
+          onProgram: (r) => record([r]),
+          onPrograms: (rs) => record(rs),
           onConfirm: (c) => {
             const u = hangCheckUpdate(campaignId, c, s.limits);
             store.setHangStatus(u.id, c.verdict, u.facts);

@@ -110,6 +110,12 @@ export interface HangConfirmation {
 /** Callbacks of a campaign. `onProgram` must persist the report before its promise settles. */
 export interface CampaignHooks {
   onProgram(report: ProgramReport): void | Promise<void>;
+  /**
+   * Several finished programs at once, persisted together (all or none) before the promise
+   * settles: runners that receive results in batches (the queue) call it instead of `onProgram`,
+   * so a batch costs one store commit. Without it they call `onProgram` per program.
+   */
+  onPrograms?(reports: readonly ProgramReport[]): void | Promise<void>;
   /** A suspected hang of a reported program was checked (called after its program's onProgram settled). */
   onConfirm?(c: HangConfirmation): void | Promise<void>;
   /** Each finished first test of a (program, configuration) pair (for live progress). */
@@ -158,6 +164,11 @@ export interface CampaignRunner {
   readonly description: string;
   /** Whether the compilers must pass the check program here first (false: workers check their own). */
   readonly checksCompilersHere: boolean;
+  /**
+   * Seeds the session claims from the store at a time (default: the store's small block). A runner
+   * that keeps hundreds of seeds in flight anyway claims larger blocks: each claim is a commit.
+   */
+  readonly seedBlock?: number;
   run(input: RunnerInput, hooks: CampaignHooks): Promise<CampaignSummary>;
 }
 

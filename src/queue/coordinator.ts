@@ -1,21 +1,25 @@
 // The queue runner (`kiln fuzz --queue URL`): the campaign session on this machine hands it seeds;
 // it enqueues them in batches for `kiln worker` processes anywhere, and feeds the results back to
 // the session, which records them exactly as a local campaign's.
-import { Queue, type Job } from 'bullmq';
+import { Queue, type Job, type JobsOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { errQueueBusy } from '../diag/errors.js';
-import type { CampaignHooks, CampaignRunner, CampaignSummary, RunnerInput, StopReason } from '../harness/campaign.js';
+import type { CampaignHooks, CampaignRunner, CampaignSummary, ProgramReport, RunnerInput, StopReason } from '../harness/campaign.js';
 import type { Configuration } from '../harness/matrix.js';
 import { setLongTimeout, type LongTimer } from '../harness/process.js';
-import { campaignConfirmation, campaignReport, kilnVersion, META_KEY, QUEUE_NAME, settingsDigest, type BatchData, type BatchResult, type CampaignMeta, type WireSettings } from './protocol.js';
+import { campaignConfirmation, campaignReport, kilnVersion, META_KEY, QUEUE_NAME, settingsDigest, type BatchData, type BatchResult, type CampaignMeta, type WireConfirmation, type WireSettings } from './protocol.js';
 import { connectionOptions, openRedis, type QueueAddress } from './redis.js';
 
 /** Seeds per batch: small, so a killed worker costs little, large enough that Redis round trips do not count. */
 export const DEFAULT_BATCH = 4;
+/** Batches kept in the queue at least (see `depth` in coordinate). */
+const DEFAULT_AHEAD = 64;
 /** Attempts of a batch whose worker stopped or failed before it is reported as failed. */
 const ATTEMPTS = 5;
-/** Completed batches read per poll. */
+/** Completed batches read per poll, and recorded in one store transaction. */
 const READ_PAGE = 200;
+/** A worker that returned a result this recently counts towards the queue's depth (ms). */
+const LIVE_MS = 60_000;
 /** How often the coordinator looks for results when none came (ms). */
 const POLL_MS = 100;
 /** After this long without a result, the coordinator checks every awaited seed is still in the queue (ms). */
@@ -32,7 +36,7 @@ export interface QueueRunnerSettings {
   readonly owner: (campaignId: number) => string;
   /** Seeds per batch (default {@link DEFAULT_BATCH}). */
   readonly batch?: number;
-  /** Seeds waiting or running in the queue at most (default 64 batches). */
+  /** Seeds waiting or running in the queue at least (default 64 batches; more with more workers: two batches each). */
   readonly ahead?: number;
   /** How often worker rates are printed (default 30 s). */
   readonly ratesEveryMs?: number;
@@ -71,6 +75,8 @@ export function queueRunner(q: QueueRunnerSettings): CampaignRunner {
   return {
     description: `queue ${q.address.display}, batches of ${batch} seeds`,
     checksCompilersHere: false,
+    // The queue holds this many seeds anyway: claiming them one commit per 32 cost a tenth of a core at 1,000 tests/s.
+    seedBlock: q.ahead ?? DEFAULT_AHEAD * batch,
     run: (input, hooks) => coordinate(q, batch, input, hooks),
   };
 }
@@ -87,7 +93,7 @@ async function coordinate(q: QueueRunnerSettings, batchSize: number, input: Runn
   queue.on('error', () => undefined); // ioredis reconnects; commands wait for it
   const bySlug = new Map(q.configurations.map((c) => [c.slug, c]));
   const say = input.say ?? (() => undefined);
-  const ahead = q.ahead ?? 64 * batchSize;
+  const ahead = q.ahead ?? DEFAULT_AHEAD * batchSize;
   const rates = new Map<string, WorkerRate>();
   let timer: LongTimer | undefined;
   let stopReason: StopReason | undefined;
@@ -125,8 +131,8 @@ async function coordinate(q: QueueRunnerSettings, batchSize: number, input: Runn
     const limitReached = (): boolean => input.maxPrograms !== undefined && startedPrograms >= input.maxPrograms;
     let lastRates = Date.now();
 
-    const addBatch = (seeds: readonly string[]): Promise<unknown> =>
-      queue.add('batch', { digest, seeds: [...seeds] }, { jobId: `${digest}-${seeds[0]}-${seeds.length}`, attempts: ATTEMPTS, backoff: { type: 'fixed', delay: 1_000 }, removeOnFail: false, removeOnComplete: false });
+    const batchOptions = (seeds: readonly string[]): JobsOptions => ({ jobId: `${digest}-${seeds[0]}-${seeds.length}`, attempts: ATTEMPTS, backoff: { type: 'fixed', delay: 1_000 }, removeOnFail: false, removeOnComplete: false });
+    const addBatch = (seeds: readonly string[]): Promise<unknown> => queue.add('batch', { digest, seeds: [...seeds] }, batchOptions(seeds));
 
     /**
      * Re-enqueues awaited seeds that no job holds any more: a Redis restarted without its last
@@ -142,8 +148,23 @@ async function coordinate(q: QueueRunnerSettings, batchSize: number, input: Runn
     };
     let lastResult = Date.now();
 
+    /**
+     * Seeds kept in the queue (waiting, running, or done and not yet collected): at least `ahead`,
+     * and two batches per worker seen lately (one running, one waiting), so a cluster larger than
+     * the default depth is not starved while the coordinator records a page of results.
+     */
+    const depth = (): number => {
+      const since = Date.now() - LIVE_MS;
+      let live = 0;
+      for (const r of rates.values()) if (r.lastAt >= since) live++;
+      return Math.max(ahead, 2 * live * batchSize);
+    };
+
+    /** Tops the queue up to {@link depth}, all new batches in one round trip. */
     const enqueue = async (): Promise<void> => {
-      while (!stopReason && seedsLeft && !limitReached() && outstanding.size < ahead) {
+      const batches: string[][] = [];
+      const target = depth();
+      while (!stopReason && seedsLeft && !limitReached() && outstanding.size < target) {
         const seeds: string[] = [];
         while (seeds.length < batchSize && !limitReached()) {
           const n = input.seeds.next();
@@ -159,54 +180,70 @@ async function coordinate(q: QueueRunnerSettings, batchSize: number, input: Runn
           startedPrograms++;
         }
         if (seeds.length === 0) break;
-        await addBatch(seeds);
+        batches.push(seeds);
       }
+      if (batches.length > 0) await queue.addBulk(batches.map((seeds) => ({ name: 'batch', data: { digest, seeds }, opts: batchOptions(seeds) })));
     };
 
-    /** Records one completed batch through the session's hooks, then removes it from Redis. */
-    const collect = async (job: Job<BatchData, BatchResult>): Promise<void> => {
-      const r = job.returnvalue;
-      if (r && r.digest === digest) {
-        for (const w of r.programs) {
-          // A batch done twice (its worker died after finishing it) or an earlier session's result: once only.
-          if (!outstanding.has(w.seed) || input.recorded?.(BigInt(w.seed))) {
-            outstanding.delete(w.seed);
-            continue;
+    /**
+     * Records a page of completed batches through the session's hooks in one store transaction
+     * (one commit for all their programs), then removes them from Redis: a coordinator killed
+     * before the commit collects them again on --resume, one killed after it finds their seeds
+     * recorded and drops them.
+     */
+    const collect = async (jobs: readonly Job<BatchData, BatchResult>[]): Promise<void> => {
+      const reports: ProgramReport[] = [];
+      const confirms: WireConfirmation[] = [];
+      const taken = new Set<string>();
+      const now = Date.now();
+      for (const job of jobs) {
+        const r = job.returnvalue;
+        if (r && r.digest === digest) {
+          for (const w of r.programs) {
+            // A batch done twice (its worker died after finishing it, or its seeds were enqueued
+            // again) or an earlier session's result: once only.
+            if (!outstanding.has(w.seed) || taken.has(w.seed) || input.recorded?.(BigInt(w.seed))) continue;
+            taken.add(w.seed);
+            reports.push(campaignReport(w, bySlug, q.settings.policy, q.settings.mode));
+            confirms.push(...r.confirmations.filter((c) => c.seed === w.seed));
           }
-          const report = campaignReport(w, bySlug, q.settings.policy, q.settings.mode);
-          for (const x of report.results) hooks.onTest?.(x.result);
-          await hooks.onProgram(report);
-          outstanding.delete(w.seed);
-          programs++;
-          tests += report.results.length;
-          reruns += report.results.filter((x) => x.rerun).length;
-          for (const c of r.confirmations.filter((c) => c.seed === w.seed)) {
-            confirmations++;
-            await hooks.onConfirm?.(campaignConfirmation(c, bySlug));
-          }
+          const rate = rates.get(r.worker.id) ?? { tests: 0, busyMs: 0, firstAt: now - r.elapsedMs, lastAt: now };
+          rate.tests += r.tests;
+          rate.busyMs += r.elapsedMs;
+          rate.lastAt = now;
+          rates.set(r.worker.id, rate);
+        } else if (r) {
+          say(`kiln fuzz: dropped batch ${job.id} of other settings (${r.digest}) from worker ${r.worker.id}`);
         }
-        const now = Date.now();
-        const rate = rates.get(r.worker.id) ?? { tests: 0, busyMs: 0, firstAt: now - r.elapsedMs, lastAt: now };
-        rate.tests += r.tests;
-        rate.busyMs += r.elapsedMs;
-        rate.lastAt = now;
-        rates.set(r.worker.id, rate);
-      } else if (r) {
-        say(`kiln fuzz: dropped batch ${job.id} of other settings (${r.digest}) from worker ${r.worker.id}`);
       }
-      // Any seed of the batch the worker did not return (it stopped mid-batch) stays a gap for --resume.
-      for (const s of job.data.seeds) outstanding.delete(s);
-      await job.remove();
+      for (const report of reports) for (const x of report.results) hooks.onTest?.(x.result);
+      if (hooks.onPrograms) {
+        if (reports.length > 0) await hooks.onPrograms(reports);
+      } else {
+        for (const report of reports) await hooks.onProgram(report);
+      }
+      for (const report of reports) {
+        programs++;
+        tests += report.results.length;
+        reruns += report.results.filter((x) => x.rerun).length;
+      }
+      for (const c of confirms) {
+        confirmations++;
+        await hooks.onConfirm?.(campaignConfirmation(c, bySlug));
+      }
+      // Any seed of a batch the worker did not return (it stopped mid-batch) stays a gap for --resume.
+      for (const job of jobs) for (const s of job.data.seeds) outstanding.delete(s);
+      await Promise.all(jobs.map((job) => job.remove()));
     };
 
     for (;;) {
       await enqueue();
       let worked = false;
       if (!stopReason) {
-        for (const job of await queue.getCompleted(0, READ_PAGE - 1)) {
-          if (stopReason) break;
-          if (!job) continue;
-          await collect(job);
+        // Oldest first, so seeds are recorded roughly in the order they were handed out.
+        const done = (await queue.getJobs(['completed'], 0, READ_PAGE - 1, true)).filter((j): j is Job<BatchData, BatchResult> => Boolean(j));
+        if (done.length > 0) {
+          await collect(done);
           worked = true;
         }
         for (const job of await queue.getFailed(0, READ_PAGE - 1)) {

@@ -40,6 +40,8 @@ export interface WorkerOptions {
   readonly maxBatches?: number;
   /** A line per batch taken and done (default true). */
   readonly verbose?: boolean;
+  /** How results name this worker (default `HOST/PID`; several workers in one process need their own). */
+  readonly id?: string;
   /** Lock duration of a batch (default {@link DEFAULT_LOCK_MS}). */
   readonly lockMs?: number;
   /** Resolves a campaign for this machine (default: {@link resolveCampaign}, which checks compilers and versions). */
@@ -135,7 +137,7 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
  */
 export async function runWorker(opts: WorkerOptions): Promise<WorkerSummary> {
   const redis = await openRedis(opts.address);
-  const id = `${hostname()}/${process.pid}`;
+  const id = opts.id ?? `${hostname()}/${process.pid}`;
   const resolve = opts.resolve ?? ((m: CampaignMeta) => resolveCampaign(m, opts.jobs));
   const own = opts.execute ? undefined : campaignExecutor(opts.jobs);
   const execute = opts.execute ?? own!.execute;

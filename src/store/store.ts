@@ -181,10 +181,20 @@ export interface RecordOptions {
  * finished seed and leaves no half-recorded one.
  */
 export class KilnStore {
+  /** Statements of the per-seed write path, prepared once per store (preparing cost more than running them). */
+  private readonly statements = new Map<string, Database.Statement>();
+
   private constructor(
     readonly outDir: string,
     readonly db: Database.Database,
   ) {}
+
+  /** A prepared statement of this store's connection, prepared on first use. */
+  private cached(sql: string): Database.Statement {
+    let st = this.statements.get(sql);
+    if (!st) this.statements.set(sql, (st = this.db.prepare(sql)));
+    return st;
+  }
 
   /**
    * Opens the store of an output folder (see {@link openDatabase} for the validation). Opened for
@@ -303,7 +313,7 @@ export class KilnStore {
 
   /** Whether a campaign has recorded a seed's results. */
   hasSeed(campaignId: number, seed: bigint): boolean {
-    return this.db.prepare('SELECT 1 FROM seeds WHERE campaign_id = ? AND seed = ?').get(campaignId, seed) !== undefined;
+    return this.cached('SELECT 1 FROM seeds WHERE campaign_id = ? AND seed = ?').get(campaignId, seed) !== undefined;
   }
 
   /** Finished seeds of a campaign: how many, the claimed ones not finished, and where it goes on. */
@@ -321,6 +331,30 @@ export class KilnStore {
    * transaction with the seed, its tests, its findings and the campaign counters.
    */
   recordProgram(campaignId: number, p: ProgramRecord, opts: RecordOptions = {}): RecordResult {
+    return this.recordPrograms(campaignId, [p], opts)[0]!;
+  }
+
+  /**
+   * Stores several finished seeds (a queued campaign's batch) in one transaction, so a batch
+   * costs one commit (one fsync) instead of one per seed. Either every seed of the batch is
+   * recorded or none is (a crash or an error rolls the whole batch back, and its seeds stay
+   * unfinished, to be run or collected again); finding folders are written and fsync'ed before the
+   * commit, as for one seed. The per-bucket cap sees the batch's programs in order, exactly as
+   * successive {@link recordProgram} calls would. Returns one result per program, in order.
+   */
+  recordPrograms(campaignId: number, programs: readonly ProgramRecord[], opts: RecordOptions = {}): RecordResult[] {
+    const staged = this.db.transaction(() => programs.map((p) => this.stageProgram(campaignId, p, opts)))();
+    // A replaced folder goes only after its row: a crash in between leaves a folder no row names.
+    for (const s of staged) for (const id of s.replaced) rmSync(join(this.outDir, FINDINGS_DIR, id), { recursive: true, force: true });
+    return staged.map((s) => s.result);
+  }
+
+  /**
+   * One seed's folders and rows, inside the caller's transaction (so the cap's queries see the
+   * rows of the batch's earlier programs); returns what it did and which folders to remove once
+   * the transaction committed.
+   */
+  private stageProgram(campaignId: number, p: ProgramRecord, opts: RecordOptions): { result: RecordResult; replaced: string[] } {
     const decisions = decideCap(
       this.db,
       p.findings.map((f) => ({ id: f.id, bucket: f.bucket, size: programSize(f.files) })),
@@ -333,59 +367,55 @@ export class KilnStore {
     if (p.internal) writeFolderDurably(join(this.outDir, INTERNAL_DIR), p.internal.id, p.internal.files);
     const replaced = decisions.flatMap((d) => (d.replaces !== undefined ? [d.replaces] : []));
     const t = now();
-    this.db.transaction(() => {
-      this.db.prepare('INSERT INTO seeds (campaign_id, seed, status, gen_ms, reason, finished_at) VALUES (?, ?, ?, ?, ?, ?)').run(campaignId, p.seed, p.status, p.genMs, p.reason ?? null, t);
-      const insertTest = this.db.prepare(
-        'INSERT INTO tests (campaign_id, seed, compiler, compiler_version, options, outcome, duration_ms, bucket, flaky, finding_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-      );
-      for (const x of p.tests) {
-        // A test whose finding was not stored keeps its outcome and bucket (and the seed regenerates it).
-        const findingId = x.findingId !== undefined && !dropped.has(x.findingId) ? x.findingId : null;
-        insertTest.run(campaignId, p.seed, x.compiler, x.compilerVersion, x.options, x.outcome, x.durationMs, x.bucket ?? null, x.flaky ? 1 : 0, findingId);
-      }
-      const insertFinding = this.db.prepare(
-        `INSERT OR REPLACE INTO findings (id, campaign_id, seed, outcome, bucket, compiler, compiler_version, options, command, expected, actual, stderr, dir, created_at, size, kept, hang_status, nondeterministic, behaviours)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      );
-      for (const f of stored) {
-        const d = decided.get(f.id)!;
-        insertFinding.run(f.id, campaignId, p.seed, f.outcome, f.bucket, f.compiler, f.compilerVersion, f.options, JSON.stringify(f.command), f.expected, f.actual, f.stderr, join(FINDINGS_DIR, f.id), t, d.size, d.keep, f.hangStatus ?? null, f.nondeterministic ? 1 : 0, f.behaviours ? JSON.stringify(f.behaviours) : null);
-      }
-      const overflow = this.db.prepare('INSERT INTO bucket_overflow (bucket, dropped) VALUES (?, 1) ON CONFLICT(bucket) DO UPDATE SET dropped = dropped + 1');
-      for (const f of p.findings) if (dropped.has(f.id)) overflow.run(f.bucket);
-      for (const id of replaced) {
-        const old = this.db.prepare('SELECT campaign_id AS c, bucket FROM findings WHERE id = ?').get(id) as { c: number; bucket: string } | undefined;
-        if (!old) continue;
-        this.db.prepare('DELETE FROM findings WHERE id = ?').run(id);
-        this.db.prepare('UPDATE tests SET finding_id = NULL WHERE finding_id = ?').run(id);
-        this.db.prepare('UPDATE campaigns SET findings = findings - 1 WHERE id = ?').run(old.c);
-        overflow.run(old.bucket);
-      }
-      if (p.internal) {
-        this.db
-          .prepare('INSERT OR REPLACE INTO internal_cases (id, campaign_id, seed, expected, actual, dir, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
-          .run(p.internal.id, campaignId, p.seed, p.internal.expected, p.internal.actual, join(INTERNAL_DIR, p.internal.id), t);
-      }
-      const c = this.campaign(campaignId)!;
-      const counters = { ...c.counters };
-      for (const x of p.tests) {
-        counters[x.outcome] = (counters[x.outcome] ?? 0) + 1;
-        if (x.flaky) counters.flaky = (counters.flaky ?? 0) + 1;
-      }
-      if (dropped.size > 0) counters.unstored = (counters.unstored ?? 0) + dropped.size;
-      this.db
-        .prepare('UPDATE campaigns SET programs = programs + 1, discarded = discarded + ?, tests = tests + ?, findings = findings + ?, internal = internal + ?, counters = ? WHERE id = ?')
-        .run(p.status === 'tested' ? 0 : 1, p.tests.length, stored.length, p.internal ? 1 : 0, JSON.stringify(counters), campaignId);
-    })();
-    // The replaced folder goes only after its row: a crash in between leaves a folder no row names.
-    for (const id of replaced) rmSync(join(this.outDir, FINDINGS_DIR, id), { recursive: true, force: true });
-    return {
+    this.cached('INSERT INTO seeds (campaign_id, seed, status, gen_ms, reason, finished_at) VALUES (?, ?, ?, ?, ?, ?)').run(campaignId, p.seed, p.status, p.genMs, p.reason ?? null, t);
+    const insertTest = this.cached(
+      'INSERT INTO tests (campaign_id, seed, compiler, compiler_version, options, outcome, duration_ms, bucket, flaky, finding_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    );
+    for (const x of p.tests) {
+      // A test whose finding was not stored keeps its outcome and bucket (and the seed regenerates it).
+      const findingId = x.findingId !== undefined && !dropped.has(x.findingId) ? x.findingId : null;
+      insertTest.run(campaignId, p.seed, x.compiler, x.compilerVersion, x.options, x.outcome, x.durationMs, x.bucket ?? null, x.flaky ? 1 : 0, findingId);
+    }
+    const insertFinding = this.cached(
+      `INSERT OR REPLACE INTO findings (id, campaign_id, seed, outcome, bucket, compiler, compiler_version, options, command, expected, actual, stderr, dir, created_at, size, kept, hang_status, nondeterministic, behaviours)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    for (const f of stored) {
+      const d = decided.get(f.id)!;
+      insertFinding.run(f.id, campaignId, p.seed, f.outcome, f.bucket, f.compiler, f.compilerVersion, f.options, JSON.stringify(f.command), f.expected, f.actual, f.stderr, join(FINDINGS_DIR, f.id), t, d.size, d.keep, f.hangStatus ?? null, f.nondeterministic ? 1 : 0, f.behaviours ? JSON.stringify(f.behaviours) : null);
+    }
+    const overflow = this.cached('INSERT INTO bucket_overflow (bucket, dropped) VALUES (?, 1) ON CONFLICT(bucket) DO UPDATE SET dropped = dropped + 1');
+    for (const f of p.findings) if (dropped.has(f.id)) overflow.run(f.bucket);
+    for (const id of replaced) {
+      const old = this.cached('SELECT campaign_id AS c, bucket FROM findings WHERE id = ?').get(id) as { c: number; bucket: string } | undefined;
+      if (!old) continue;
+      this.cached('DELETE FROM findings WHERE id = ?').run(id);
+      this.cached('UPDATE tests SET finding_id = NULL WHERE finding_id = ?').run(id);
+      this.cached('UPDATE campaigns SET findings = findings - 1 WHERE id = ?').run(old.c);
+      overflow.run(old.bucket);
+    }
+    if (p.internal) {
+      this.cached('INSERT OR REPLACE INTO internal_cases (id, campaign_id, seed, expected, actual, dir, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
+        .run(p.internal.id, campaignId, p.seed, p.internal.expected, p.internal.actual, join(INTERNAL_DIR, p.internal.id), t);
+    }
+    const row = this.cached('SELECT counters FROM campaigns WHERE id = ?').get(campaignId) as { counters: string } | undefined;
+    if (!row) throw errState(`campaign ${campaignId} does not exist in ${this.path}`);
+    const counters = JSON.parse(row.counters) as Record<string, number>;
+    for (const x of p.tests) {
+      counters[x.outcome] = (counters[x.outcome] ?? 0) + 1;
+      if (x.flaky) counters.flaky = (counters.flaky ?? 0) + 1;
+    }
+    if (dropped.size > 0) counters.unstored = (counters.unstored ?? 0) + dropped.size;
+    this.cached('UPDATE campaigns SET programs = programs + 1, discarded = discarded + ?, tests = tests + ?, findings = findings + ?, internal = internal + ?, counters = ? WHERE id = ?')
+      .run(p.status === 'tested' ? 0 : 1, p.tests.length, stored.length, p.internal ? 1 : 0, JSON.stringify(counters), campaignId);
+    const result: RecordResult = {
       kept: stored.map((f) => {
         const d = decided.get(f.id)!;
         return { id: f.id, bucket: f.bucket, as: d.keep as 'first' | 'smallest', ...(d.replaces !== undefined ? { replaced: d.replaces } : {}) };
       }),
       dropped: p.findings.filter((f) => dropped.has(f.id)).map((f) => ({ id: f.id, bucket: f.bucket })),
     };
+    return { result, replaced };
   }
 
   /** Findings counted but not stored, per bucket (the per-bucket cap's overflow). */
