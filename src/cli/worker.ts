@@ -5,9 +5,7 @@ import type { FuzzSettings } from '../campaign/settings.js';
 import { errBadOption } from '../diag/errors.js';
 import type { CampaignRunner } from '../harness/campaign.js';
 import { maxJobs } from '../harness/config.js';
-import { checkQueueFree, queueRunner } from '../queue/coordinator.js';
-import { parseQueueUrl } from '../queue/redis.js';
-import { DEFAULT_LOCK_MS, runWorker } from '../queue/worker.js';
+import { DEFAULT_LOCK_MS } from '../queue/protocol.js';
 import { parseCount, parseDuration, reportAndExit } from './util.js';
 
 /**
@@ -15,6 +13,8 @@ import { parseCount, parseDuration, reportAndExit } from './util.js';
  * before the session writes anything.
  */
 export async function queueRunnerFor(s: FuzzSettings, url: string): Promise<CampaignRunner> {
+  // BullMQ and ioredis load on demand: they are most of the start-up of every other command.
+  const [{ checkQueueFree, queueRunner }, { parseQueueUrl }] = await Promise.all([import('../queue/coordinator.js'), import('../queue/redis.js')]);
   const address = parseQueueUrl(url);
   const owner = (id: number): string => `campaign ${id} of ${hostname()}:${resolve(s.out)}`;
   await checkQueueFree(address, s.resume ? owner(s.resume.id) : undefined);
@@ -53,6 +53,7 @@ coordinator, or it refuses. Ctrl-C stops it; the batch in hand goes back to the 
     )
     .action(async (flags: { queue: string; jobs?: string; lockTimeout?: string; quiet?: boolean }) => {
       try {
+        const [{ parseQueueUrl }, { runWorker }] = await Promise.all([import('../queue/redis.js'), import('../queue/worker.js')]);
         const address = parseQueueUrl(flags.queue);
         const bound = maxJobs();
         const jobs = flags.jobs !== undefined ? parseCount('--jobs', flags.jobs, 1, 1) : bound;

@@ -13,6 +13,12 @@ import { FINDING_OUTCOMES } from '../harness/oracle.js';
 import { campaignFiles } from '../harness/program.js';
 import { generateProgram } from '../repair/generate.js';
 
+/**
+ * How long a batch stays locked without renewal: a killed worker's batch is taken again after
+ * this. Here rather than in worker.ts so that the CLI can show it without loading BullMQ.
+ */
+export const DEFAULT_LOCK_MS = 15_000;
+
 /** The BullMQ queue of batches (one campaign per Redis database). */
 export const QUEUE_NAME = 'kiln-batches';
 /** The Redis key holding the campaign's {@link CampaignMeta}. */

@@ -12,11 +12,10 @@ import { GeneratorPool } from '../harness/genpool.js';
 import { buildMatrix, type Configuration } from '../harness/matrix.js';
 import { checkConfigurations } from '../harness/preflight.js';
 import { TempRoot } from '../harness/tempdir.js';
-import { kilnVersion, META_KEY, QUEUE_NAME, wireConfirmation, wireReport, type BatchData, type BatchResult, type CampaignMeta, type WireConfirmation, type WireReport } from './protocol.js';
+import { DEFAULT_LOCK_MS, kilnVersion, META_KEY, QUEUE_NAME, wireConfirmation, wireReport, type BatchData, type BatchResult, type CampaignMeta, type WireConfirmation, type WireReport } from './protocol.js';
 import { connectionOptions, openRedis, type QueueAddress } from './redis.js';
 
-/** How long a batch stays locked without renewal: a killed worker's batch is taken again after this. */
-export const DEFAULT_LOCK_MS = 15_000;
+export { DEFAULT_LOCK_MS };
 
 /** A campaign as a worker runs it. */
 export interface WorkerCampaign {
