@@ -172,6 +172,7 @@ export async function reduceFinding(dir: string, opts: FindingReduceOptions = {}
       limits = { ...limits, compile: { ...limits.compile, timeoutMs: ms } };
       opts.onProgress?.(`hang limit ${(ms / 1000).toFixed(1)} s (${config.compiler.name} -O0 compiles ${bytes} bytes in ${(b.compile.durationMs / 1000).toFixed(2)} s)`);
     };
+    if (f.hangStatus === 'suspected' && opts.timeoutMs === undefined) await confirmHang(f, dir, files, g.expected, config, temp, opts.onProgress);
     await calibrate(files, g.expected);
     const test = async (c: Candidate, signal: AbortSignal, src: EmittedFile[] = text(c)): Promise<boolean> => {
       if (wrongOutputs.has(c.expected)) return false;
@@ -274,6 +275,25 @@ export function reductionLimits(outcome: string, l: Limits, timeoutMs?: number):
   if (outcome === 'compiler-hang') return { ...l, compile: { ...l.compile, timeoutMs: Math.min(l.compile.timeoutMs, DEFAULT_HANG_FLOOR.compileMs) } };
   if (outcome === 'binary-hang') return { ...l, run: { ...l.run, timeoutMs: Math.min(l.run.timeoutMs, DEFAULT_HANG_FLOOR.runMs) } };
   return l;
+}
+
+/**
+ * A suspected hang (flagged under the campaign's short limit, the campaign ended before checking
+ * it) is checked once with the configured limit before reducing: a compile or run that finishes
+ * within it is slow, not hung, and a reduction would only chase the short limit (measured: pcc -O1
+ * takes 86 s on a program it compiles in 0.6 s at -O0; reducing that as a hang ran for 40 minutes).
+ */
+export async function confirmHang(f: FindingManifest, dir: string, files: readonly EmittedFile[], expected: string, config: Configuration, temp: TempRoot, say?: (line: string) => void): Promise<void> {
+  const what = f.outcome === 'compiler-hang' ? 'compile' : 'run';
+  const limitMs = f.outcome === 'compiler-hang' ? f.limits.compile.timeoutMs : f.limits.run.timeoutMs;
+  say?.(`checking the suspected hang with the configured ${what} limit (${Math.round(limitMs / 1000)} s) first`);
+  const r = await testConfiguration(files, expected, config, f.limits, temp);
+  if (r.judgement.outcome === f.outcome) return;
+  const ms = f.outcome === 'compiler-hang' ? r.compile.durationMs : (r.run?.durationMs ?? 0);
+  throw errState(
+    `${dir}: not a hang: ${config.compiler.name} ${config.optionsText} ${what === 'compile' ? 'compiled the program' : 'ran'} in ${(ms / 1000).toFixed(1)} s, within the configured limit of ${Math.round(limitMs / 1000)} s (${r.judgement.outcome}); only the campaign's short limit flagged it`,
+    `nothing to reduce as a hang. To study a slow ${what}, reduce ${join(dir, 'prog.c')} with a test of your own timing (kiln reduce FILE --test SCRIPT)`,
+  );
 }
 
 /**

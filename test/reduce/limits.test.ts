@@ -1,9 +1,20 @@
 // Hang findings reduce under the campaign's short hang limits: every candidate that still hangs
 // costs the whole limit, so the configured 120 s compile limit made one reduction take hours.
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KilnError } from '../../src/diag/errors.js';
+import { parsePolicy } from '../../src/gen/policy.js';
 import { DEFAULT_HANG_FLOOR } from '../../src/harness/campaign.js';
-import { DEFAULT_LIMITS } from '../../src/harness/matrix.js';
-import { calibratedHangLimit, reductionLimits } from '../../src/reduce/finding.js';
+import { resolveCompiler } from '../../src/harness/compilers.js';
+import { buildMatrix, DEFAULT_LIMITS } from '../../src/harness/matrix.js';
+import { campaignFiles } from '../../src/harness/program.js';
+import { TempRoot } from '../../src/harness/tempdir.js';
+import { calibratedHangLimit, confirmHang, reductionLimits, type FindingManifest } from '../../src/reduce/finding.js';
+import { generateProgram } from '../../src/repair/generate.js';
+import { requireTool } from '../support/cc.js';
+import { writeFake } from '../harness/support/fakes.js';
 
 describe('reductionLimits', () => {
   it('shortens only the hanging step of a hang, to the short hang limit', () => {
@@ -31,4 +42,36 @@ describe('reductionLimits', () => {
     expect(calibratedHangLimit(3_000, 10_000)).toBe(10_000);
     expect(calibratedHangLimit(200, 3_000)).toBe(3_000);
   });
+});
+
+describe('a suspected hang is checked with the configured limit before it is reduced', () => {
+  const policy = parsePolicy({}, 'small');
+  const g = generateProgram(1n, policy);
+  if (!g.ok) throw new Error('seed 1 gives no program');
+  const files = campaignFiles(g, policy);
+  const manifest = (compileMs: number) => ({ outcome: 'compiler-hang', limits: { compile: { timeoutMs: compileMs, memoryMb: 2048 }, run: { timeoutMs: 5000, memoryMb: 2048 } } }) as unknown as FindingManifest;
+  let work: string;
+  let temp: TempRoot;
+  beforeAll(() => {
+    requireTool('gcc');
+    work = mkdtempSync(join(tmpdir(), 'kiln-confirm-'));
+    temp = TempRoot.create();
+  });
+  afterAll(() => {
+    temp?.dispose();
+    if (work) rmSync(work, { recursive: true, force: true });
+  });
+
+  it('refuses a slow compile that finishes within it, saying how long it took', async () => {
+    const slow = buildMatrix([await resolveCompiler(writeFake(join(work, 'bin'), 'slow-one', 'slow', [1]))], ['-O0'])[0]!;
+    const err = await confirmHang(manifest(20_000), 'F', files, g.expected, slow, temp).then(() => undefined, (e: unknown) => e);
+    expect(err).toBeInstanceOf(KilnError);
+    expect((err as KilnError).code).toBe('KILN_STATE');
+    expect((err as KilnError).message).toMatch(/^F: not a hang: slow-one -O0 compiled the program in [3-9]\.\d s, within the configured limit of 20 s/);
+  }, 60_000);
+
+  it('lets a compile that still hangs go on to the reduction', async () => {
+    const hang = buildMatrix([await resolveCompiler(writeFake(join(work, 'bin'), 'hang-one', 'hang', [1]))], ['-O0'])[0]!;
+    await expect(confirmHang(manifest(2_000), 'F', files, g.expected, hang, temp)).resolves.toBeUndefined();
+  }, 60_000);
 });
