@@ -30,7 +30,13 @@ process.on('message', (m: GenRequest) => {
     bases = emi > 0 ? new EmiBases(m.policy, m.mode) : undefined;
     return;
   }
-  process.send!(generate(m.id, m.seed));
+  const reply = generate(m.id, m.seed);
+  // The parent may have died while this program was generated (a killed `kiln worker` or
+  // campaign): then there is no one to answer, and no error to print into the stderr it shared.
+  if (!process.connected) process.exit(0);
+  process.send!(reply, undefined, {}, (err: Error | null) => {
+    if (err) process.exit(0);
+  });
 });
 
 function generate(id: number, seed: string): GenReply {

@@ -104,7 +104,7 @@ describe('kiln fuzz --queue with kiln worker (loopback)', () => {
     victim.child.kill('SIGKILL');
     expect((await victim.done).signal).toBe('SIGKILL');
     const victimLines = victim.err().trimEnd().split('\n');
-    expect(victimLines.at(-1), 'the worker must die holding a batch').toMatch(/batch \S+: seeds/);
+    expect(victimLines.at(-1), `the worker must die holding a batch:\n${victim.err()}`).toMatch(/batch \S+: seeds/);
 
     // Then the coordinator, once some results are recorded but not all.
     const before = await waitUntil('a first recorded seed', () => {
