@@ -9,7 +9,7 @@
 //          (clang-15), whose opt-bisect output the triage parser is tested against, Frama-C
 //          (kiln check's last UB detector), chromium (the `kiln report` tests open the page in
 //          it, through playwright-core), and what the benchmarks compare against (csmith,
-//          creduce, cvise): the tests smoke-run every `bench:*` script (test/bench/smoke.test.ts),
+//          creduce, cvise): the tests smoke-run every `bench:*` script (test/bench/smoke-*.test.ts),
 //          one cross target, m68k under qemu-user, for the cross tests and `bench:cross --smoke`,
 //          and redis-server (the queue of distributed campaigns; each test starts its own)
 //   bench  what `npm run bench:*` needs: the test set

@@ -3,7 +3,7 @@
 // full 1,000 seeds (and 200 seeds under sanitizers). The slice is sized for CI's time: since
 // live-guided generation, programs are larger and run far more of their code (about 4× the
 // generation CPU and twice the compile time), and 100 + 30 + 40 seeds took 15 minutes here; the
-// whole suite's 20 minutes now allow 24 + 8 + 12.
+// whole suite's 20 minutes now allow 16 + 8 + 12.
 import { describe, expect, it } from 'vitest';
 import { CSMITH_POLICY, parsePolicy, type Policy } from '../../src/gen/policy.js';
 import type { Program } from '../../src/ir/nodes.js';
@@ -15,7 +15,7 @@ import { mapPool } from '../support/pool.js';
 import { runProcess } from '../../src/harness/process.js';
 
 const FIRST = Number(process.env.KILN_TEST_SEED ?? 1);
-const COUNT = 24;
+const COUNT = 16;
 const SANITIZER_COUNT = 8;
 const BATCH = 10;
 

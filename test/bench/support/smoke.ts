@@ -2,11 +2,13 @@
 // input, well under a minute) and must exit 0 and print its figures. Benchmarks are long and run
 // by hand, so without this a refactoring that breaks one goes unnoticed until someone measures.
 // The figures themselves are not judged: speed targets live in the scripts' output, never here.
+// The scripts are dealt to three test files (smoke-1..3.test.ts) so that they run beside other
+// test files rather than one after another at the end of the suite.
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { runProcess } from '../../src/harness/process.js';
+import { runProcess } from '../../../src/harness/process.js';
 
-const ROOT = new URL('../../', import.meta.url).pathname;
+const ROOT = new URL('../../../', import.meta.url).pathname;
 const allScripts = (JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')) as { scripts: Record<string, string> }).scripts;
 const scripts = Object.keys(allScripts).filter((s) => s.startsWith('bench:'));
 
@@ -27,24 +29,29 @@ const FIGURES: Readonly<Record<string, readonly RegExp[]>> = {
   'bench:reduce': [/wrong-code-ring +kiln-text +script +[\d.]+ +\d+ +\d+ +\d+ +interesting/, /wrong-code-ring +cvise +script +[\d.]+ +\d+ +\d+ +- +interesting/, /wrong-code-ring +creduce +script/],
 };
 
-describe('benchmark scripts at smoke size', () => {
-  it('package.json has the benchmarks this test knows', () => {
-    for (const name of Object.keys(FIGURES)) expect(scripts).toContain(name);
-  });
+/** Declares the smoke tests of every `part`-th script of `parts` (part 0 also checks the list). */
+export function smokeTests(part: number, parts: number): void {
+  describe(`benchmark scripts at smoke size (${part + 1} of ${parts})`, () => {
+    if (part === 0) {
+      it('package.json has the benchmarks this test knows', () => {
+        for (const name of Object.keys(FIGURES)) expect(scripts).toContain(name);
+      });
 
-  it('every bench/*.ts has a bench:* script, so none escapes the smoke runs', () => {
-    const files = readdirSync(`${ROOT}bench`).filter((f) => f.endsWith('.ts'));
-    expect(files.length).toBeGreaterThan(0);
-    for (const f of files) expect(scripts.some((s) => allScripts[s]!.split(/\s+/).includes(`bench/${f}`)), f).toBe(true);
-  });
+      it('every bench/*.ts has a bench:* script, so none escapes the smoke runs', () => {
+        const files = readdirSync(`${ROOT}bench`).filter((f) => f.endsWith('.ts'));
+        expect(files.length).toBeGreaterThan(0);
+        for (const f of files) expect(scripts.some((s) => allScripts[s]!.split(/\s+/).includes(`bench/${f}`)), f).toBe(true);
+      });
+    }
 
-  for (const name of scripts) {
-    it(`${name} -- --smoke exits 0 and prints its figures`, { timeout: 180_000 }, async () => {
-      const r = await runProcess('npm', ['run', '--silent', name, '--', '--smoke'], { cwd: ROOT, timeoutMs: 170_000, maxOutputBytes: 4 << 20 });
-      const log = `${name}: status ${r.status}${r.timedOut ? ' (timed out)' : ''}\n--- stdout\n${r.stdout.slice(-3000)}\n--- stderr\n${r.stderr.slice(-3000)}`;
-      expect(r.timedOut, log).toBe(false);
-      expect(r.status, log).toBe(0);
-      for (const re of FIGURES[name] ?? [/\d/]) expect(r.stdout, log).toMatch(re);
-    });
-  }
-});
+    for (const name of scripts.filter((_, i) => i % parts === part)) {
+      it(`${name} -- --smoke exits 0 and prints its figures`, { timeout: 180_000 }, async () => {
+        const r = await runProcess('npm', ['run', '--silent', name, '--', '--smoke'], { cwd: ROOT, timeoutMs: 170_000, maxOutputBytes: 4 << 20 });
+        const log = `${name}: status ${r.status}${r.timedOut ? ' (timed out)' : ''}\n--- stdout\n${r.stdout.slice(-3000)}\n--- stderr\n${r.stderr.slice(-3000)}`;
+        expect(r.timedOut, log).toBe(false);
+        expect(r.status, log).toBe(0);
+        for (const re of FIGURES[name] ?? [/\d/]) expect(r.stdout, log).toMatch(re);
+      });
+    }
+  });
+}
