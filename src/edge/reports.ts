@@ -161,11 +161,10 @@ export function parseEva(output: string, sources: readonly string[] = []): UBRep
  * arrays).
  */
 export function evaAlarms(output: string, sources: readonly string[] = []): { report?: UBReport; cutAt: number[] } {
-  const invalid = new Set<string>();
-  for (const m of output.matchAll(/\[eva\] ([^:\n]+):(\d+): assertion '[^']*' got final status invalid/g)) invalid.add(`${baseName(m[1]!)}:${m[2]}`);
-  const cutAt: number[] = [];
   const proven = new Set<string>();
-  for (const m of output.matchAll(/\[eva\] ([^:\n]+):(\d+): assertion '[^']*' got final status valid/g)) proven.add(`${baseName(m[1]!)}:${m[2]}`);
+  const invalid = new Set<string>();
+  for (const m of output.matchAll(/\[eva\] ([^:\n]+):(\d+): assertion '[^']*' got final status (valid|invalid)/g)) (m[3] === 'valid' ? proven : invalid).add(`${baseName(m[1]!)}:${m[2]}`);
+  const cutAt: number[] = [];
   for (const m of output.matchAll(/\[eva:alarm\] ([^:\n]+):(\d+): Warning:[ \t]*([^\n]*)((?:\n[ \t]+[^\n]*)*)/g)) {
     const file = baseName(m[1]!);
     if (proven.has(`${file}:${m[2]}`)) continue;

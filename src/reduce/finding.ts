@@ -115,7 +115,7 @@ export async function reduceFinding(dir: string, opts: FindingReduceOptions = {}
     // A suspected hang the campaign checked with the configured limit and saw finish: a slow
     // compile or run, not a hang, so there is no failure for the reducer to keep.
     const what = f.outcome === 'compiler-hang' ? 'compile' : 'run';
-    throw errState(`${dir}: not a hang: checked with the configured ${what} limit, it finished (only the short limit flagged it)`, `nothing to reduce; kiln findings lists it as cleared. To study a slow ${what}, reduce ${join(dir, 'prog.c')} with a test of your own timing (kiln reduce FILE --test SCRIPT)`);
+    throw errState(`${dir}: not a hang: checked with the configured ${what} limit, it finished (only the short limit flagged it)`, `nothing to reduce; kiln findings lists it as cleared. ${slowHint(dir, what)}`);
   }
   let policy;
   try {
@@ -277,6 +277,11 @@ export function reductionLimits(outcome: string, l: Limits, timeoutMs?: number):
   return l;
 }
 
+/** How to study a slow compile or run that is not a hang. */
+function slowHint(dir: string, what: string): string {
+  return `To study a slow ${what}, reduce ${join(dir, 'prog.c')} with a test of your own timing (kiln reduce FILE --test SCRIPT)`;
+}
+
 /**
  * A suspected hang (flagged under the campaign's short limit, the campaign ended before checking
  * it) is checked once with the configured limit before reducing: a compile or run that finishes
@@ -292,7 +297,7 @@ export async function confirmHang(f: FindingManifest, dir: string, files: readon
   const ms = f.outcome === 'compiler-hang' ? r.compile.durationMs : (r.run?.durationMs ?? 0);
   throw errState(
     `${dir}: not a hang: ${config.compiler.name} ${config.optionsText} ${what === 'compile' ? 'compiled the program' : 'ran'} in ${(ms / 1000).toFixed(1)} s, within the configured limit of ${Math.round(limitMs / 1000)} s (${r.judgement.outcome}); only the campaign's short limit flagged it`,
-    `nothing to reduce as a hang. To study a slow ${what}, reduce ${join(dir, 'prog.c')} with a test of your own timing (kiln reduce FILE --test SCRIPT)`,
+    `nothing to reduce as a hang. ${slowHint(dir, what)}`,
   );
 }
 
