@@ -41,10 +41,12 @@ export function openDatabase(outDir: string, mode: OpenMode): Database.Database 
     const version = currentVersion(db, path);
     if (version > SCHEMA_VERSION) throw errDatabase(path, `written by a newer Kiln (schema ${version}; this Kiln knows ${SCHEMA_VERSION})`);
     if (mode === 'write') {
+      // The busy timeout first: two campaigns starting at once on a new folder both switch it
+      // to WAL and both try to create the schema.
+      db.pragma('busy_timeout = 5000');
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = FULL');
       db.pragma('foreign_keys = ON');
-      db.pragma('busy_timeout = 5000');
       migrate(db, version);
     } else if (version === 0) {
       throw errState(`no Kiln campaign in ${outDir} (${path} is empty)`, "run 'kiln fuzz' first");
@@ -77,12 +79,14 @@ function currentVersion(db: Database.Database, path: string): number {
 
 /**
  * Applies the migrations after `from`, one write transaction each. Each step re-reads the version
- * inside its transaction, so two processes opening an old database at once migrate it once.
+ * inside its transaction, so two processes opening an old database (or creating a new one) at
+ * once migrate it once: the second sees the first's version and skips the step.
  */
 function migrate(db: Database.Database, from: number): void {
   for (let v = from; v < MIGRATIONS.length; v++) {
     db.transaction(() => {
-      const row = from === 0 && v === 0 ? undefined : (db.prepare('SELECT MAX(version) AS v FROM schema_version').get() as { v: number | null });
+      const hasVersions = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'").get() !== undefined;
+      const row = hasVersions ? (db.prepare('SELECT MAX(version) AS v FROM schema_version').get() as { v: number | null }) : undefined;
       if ((row?.v ?? 0) > v) return;
       db.exec(MIGRATIONS[v]!);
       db.prepare('DELETE FROM schema_version').run();
