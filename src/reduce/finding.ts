@@ -72,6 +72,20 @@ export interface FindingReduction {
   readonly stats: IRReduceStats;
   /** False when the reduction was stopped (time limit, abort) before reaching a fixpoint. */
   readonly complete: boolean;
+  /** Set when a flagged compile hang finished within the configured limit and was reduced as a slow compile. */
+  readonly slowCompile?: SlowCompile;
+}
+
+/** A compile-time hog: how long the original took, against the same compiler at -O0. */
+export interface SlowCompile {
+  /** The failing configuration's compile of the original program, within the configured limit. */
+  readonly ms: number;
+  /** The same compiler at -O0 on the original program. */
+  readonly baselineMs: number;
+  /** The limit the reduced program still exceeds (20 times its own -O0 time, at least 2 s). */
+  readonly limitMs: number;
+  /** The same compiler at -O0 on the (last calibrated) reduced program. */
+  readonly reducedBaselineMs?: number;
 }
 
 /** Outcomes the IR reducer can keep (every finding outcome a campaign reports). */
@@ -111,11 +125,11 @@ export async function reduceFinding(dir: string, opts: FindingReduceOptions = {}
   const f = readFindingManifest(dir);
   const fallback = `reduce the C file with its own test instead: kiln reduce ${join(dir, 'prog.c')} --test ${join(dir, 'repro.sh')}`;
   if (!REDUCIBLE.has(f.outcome)) throw errState(`${dir}: outcome ${f.outcome} is not a compiler failure`, 'only findings of kiln fuzz can be reduced');
-  if (f.hangStatus === 'cleared') {
-    // A suspected hang the campaign checked with the configured limit and saw finish: a slow
-    // compile or run, not a hang, so there is no failure for the reducer to keep.
-    const what = f.outcome === 'compiler-hang' ? 'compile' : 'run';
-    throw errState(`${dir}: not a hang: checked with the configured ${what} limit, it finished (only the short limit flagged it)`, `nothing to reduce; kiln findings lists it as cleared. ${slowHint(dir, what)}`);
+  if (f.hangStatus === 'cleared' && f.outcome !== 'compiler-hang') {
+    // A suspected run hang the campaign checked with the configured limit and saw finish: a slow
+    // run, not a hang, so there is no failure for the reducer to keep. (A slow compile is
+    // reduced as one: see slowCompile below.)
+    throw errState(`${dir}: not a hang: checked with the configured run limit, it finished (only the short limit flagged it)`, `nothing to reduce; kiln findings lists it as cleared. ${slowHint(dir, 'run')}`);
   }
   let policy;
   try {
@@ -160,6 +174,7 @@ export async function reduceFinding(dir: string, opts: FindingReduceOptions = {}
     const baseline = f.outcome === 'compiler-hang' && opts.timeoutMs === undefined ? configurationOf(compiler, '-O0') : undefined;
     const ceiling = limits.compile.timeoutMs;
     let calibratedBytes = Infinity;
+    let lastBaselineMs: number | undefined;
     const calibrate = async (src: readonly EmittedFile[], expected: string): Promise<void> => {
       if (!baseline || baseline.key === config.key) return;
       const bytes = src.reduce((n, x) => n + x.content.length, 0);
@@ -167,13 +182,31 @@ export async function reduceFinding(dir: string, opts: FindingReduceOptions = {}
       calibratedBytes = bytes;
       const b = await testConfiguration(src, expected, baseline, { ...limits, compile: { ...limits.compile, timeoutMs: ceiling } }, temp);
       if (b.judgement.outcome === 'compiler-hang' || b.compile.timedOut) return;
+      lastBaselineMs = b.compile.durationMs;
       const ms = calibratedHangLimit(b.compile.durationMs, ceiling);
       if (ms >= limits.compile.timeoutMs) return;
       limits = { ...limits, compile: { ...limits.compile, timeoutMs: ms } };
       opts.onProgress?.(`hang limit ${(ms / 1000).toFixed(1)} s (${config.compiler.name} -O0 compiles ${bytes} bytes in ${(b.compile.durationMs / 1000).toFixed(2)} s)`);
     };
-    if (f.hangStatus === 'suspected' && opts.timeoutMs === undefined) await confirmHang(f, dir, files, g.expected, config, temp, opts.onProgress);
+    // A hang flagged under the campaign's short limit whose compile finishes within the configured
+    // one is a slow compile: reduced as a compile-time hog when it is far slower than the same
+    // compiler at -O0 (the short limit's own ratio, see calibratedHangLimit), refused otherwise.
+    let slowMs: number | undefined;
+    if ((f.hangStatus === 'suspected' || f.hangStatus === 'cleared') && opts.timeoutMs === undefined) slowMs = await confirmHang(f, dir, files, g.expected, config, temp, opts.onProgress);
     await calibrate(files, g.expected);
+    let slowCompile: SlowCompile | undefined;
+    if (slowMs !== undefined) {
+      const baselineMs = lastBaselineMs;
+      const threshold = baselineMs === undefined ? Infinity : Math.max(limits.compile.timeoutMs, 20 * baselineMs);
+      if (baselineMs === undefined || slowMs < threshold) {
+        throw errState(
+          `${dir}: not a hang: ${config.compiler.name} ${config.optionsText} compiled the program in ${(slowMs / 1000).toFixed(1)} s, within the configured limit, and ${baselineMs === undefined ? 'no -O0 build of the same compiler was measured to compare with' : `under ${(threshold / 1000).toFixed(1)} s, the slow-compile threshold (20 times its ${(baselineMs / 1000).toFixed(2)} s at -O0, at least the short limit)`}`,
+          `nothing to reduce: the short limit flagged a compile slowed by the machine's load. ${slowHint(dir, 'compile')}`,
+        );
+      }
+      slowCompile = { ms: slowMs, baselineMs, limitMs: limits.compile.timeoutMs };
+      opts.onProgress?.(`reducing as a slow compile: ${(slowMs / 1000).toFixed(1)} s against ${(baselineMs / 1000).toFixed(2)} s at -O0; a candidate is kept while it takes more than ${(limits.compile.timeoutMs / 1000).toFixed(1)} s (20 times -O0, at least 2 s, recalibrated as it shrinks)`);
+    }
     const test = async (c: Candidate, signal: AbortSignal, src: EmittedFile[] = text(c)): Promise<boolean> => {
       if (wrongOutputs.has(c.expected)) return false;
       const r = await testConfiguration(src, c.expected, config, limits, temp, signal);
@@ -218,6 +251,7 @@ export async function reduceFinding(dir: string, opts: FindingReduceOptions = {}
       lines: reduced.reduce((n, x) => n + countLines(x.content), 0),
       failing,
       stats: r.stats,
+      ...(slowCompile ? { slowCompile: { ...slowCompile, limitMs: limits.compile.timeoutMs, ...(lastBaselineMs !== undefined ? { reducedBaselineMs: lastBaselineMs } : {}) } } : {}),
       complete: !opts.signal?.aborted && !(opts.maxTimeMs !== undefined && r.stats.ms >= opts.maxTimeMs),
     };
   } finally {
@@ -283,18 +317,20 @@ function slowHint(dir: string, what: string): string {
 }
 
 /**
- * A suspected hang (flagged under the campaign's short limit, the campaign ended before checking
- * it) is checked once with the configured limit before reducing: a compile or run that finishes
- * within it is slow, not hung, and a reduction would only chase the short limit (measured: pcc -O1
- * takes 86 s on a program it compiles in 0.6 s at -O0; reducing that as a hang ran for 40 minutes).
+ * A suspected or cleared hang (flagged under the campaign's short limit) is checked once with the
+ * configured limit before reducing. Returns undefined when it still hangs; for a compile that
+ * finishes, the time it took (the caller decides whether that is a slow compile worth reducing:
+ * pcc -O1 takes 86 s on a program it compiles in 0.6 s at -O0, a compile-time hog). A run that
+ * finishes is refused: a Kiln program that runs slowly is not a compiler failure the reducer can keep.
  */
-export async function confirmHang(f: FindingManifest, dir: string, files: readonly EmittedFile[], expected: string, config: Configuration, temp: TempRoot, say?: (line: string) => void): Promise<void> {
+export async function confirmHang(f: FindingManifest, dir: string, files: readonly EmittedFile[], expected: string, config: Configuration, temp: TempRoot, say?: (line: string) => void): Promise<number | undefined> {
   const what = f.outcome === 'compiler-hang' ? 'compile' : 'run';
   const limitMs = f.outcome === 'compiler-hang' ? f.limits.compile.timeoutMs : f.limits.run.timeoutMs;
-  say?.(`checking the suspected hang with the configured ${what} limit (${Math.round(limitMs / 1000)} s) first`);
+  say?.(`checking the ${f.hangStatus ?? 'suspected'} hang with the configured ${what} limit (${Math.round(limitMs / 1000)} s) first`);
   const r = await testConfiguration(files, expected, config, f.limits, temp);
-  if (r.judgement.outcome === f.outcome) return;
-  const ms = f.outcome === 'compiler-hang' ? r.compile.durationMs : (r.run?.durationMs ?? 0);
+  if (r.judgement.outcome === f.outcome) return undefined;
+  if (what === 'compile' && r.judgement.outcome !== 'compiler-crash' && r.judgement.outcome !== 'rejected-valid') return r.compile.durationMs;
+  const ms = what === 'compile' ? r.compile.durationMs : (r.run?.durationMs ?? 0);
   throw errState(
     `${dir}: not a hang: ${config.compiler.name} ${config.optionsText} ${what === 'compile' ? 'compiled the program' : 'ran'} in ${(ms / 1000).toFixed(1)} s, within the configured limit of ${Math.round(limitMs / 1000)} s (${r.judgement.outcome}); only the campaign's short limit flagged it`,
     `nothing to reduce as a hang. ${slowHint(dir, what)}`,

@@ -61,7 +61,7 @@ export async function writeBundle(r: FindingReduction, extras: BundleExtras = {}
   const names = r.files.map((x) => x.name);
   // A nondeterministic finding's script accepts every behaviour it showed, as its reduction did.
   const alternatives = f.behaviours.filter((x) => !(x.outcome === judgement.outcome && x.bucket === judgement.bucket));
-  writeFileSync(join(folder, 'repro.sh'), reproScript({ id: `${f.id} (reduced)`, config: r.config, judgement, ...(alternatives.length ? { alternatives } : {}), expected: r.expected, limits: f.limits, files: names }), { mode: 0o755 });
+  writeFileSync(join(folder, 'repro.sh'), reproScript({ id: `${f.id} (reduced)`, config: r.config, judgement, ...(alternatives.length ? { alternatives } : {}), expected: r.expected, limits: reproLimits(r), files: names }), { mode: 0o755 });
   const report = markdownReport(r, sanitizers, extras);
   writeFileSync(join(folder, 'report.md'), report);
   const json = {
@@ -83,6 +83,7 @@ export async function writeBundle(r: FindingReduction, extras: BundleExtras = {}
     sanitizers,
     fingerprint: extras.fingerprint ?? null,
     fingerprintDetail: extras.fingerprintDetail ?? null,
+    slowCompile: r.slowCompile ?? null,
     stats: r.stats,
   };
   writeFileSync(join(folder, 'reduced.json'), JSON.stringify(json, null, 2) + '\n');
@@ -91,6 +92,15 @@ export async function writeBundle(r: FindingReduction, extras: BundleExtras = {}
   const reducedFile = r.files.length === 1 ? join(r.dir, 'reduced.c') : folder;
   if (r.files.length === 1) writeFileSync(reducedFile, r.source);
   return { reducedFile, folder, report, sanitizers };
+}
+
+/**
+ * The limits the reduced program's repro.sh uses: the finding's, except for a slow compile, whose
+ * reduced program exceeds only the reduction's limit (20 times its -O0 time), not the configured one.
+ */
+function reproLimits(r: FindingReduction): FindingReduction['finding']['limits'] {
+  const l = r.finding.limits;
+  return r.slowCompile ? { ...l, compile: { ...l.compile, timeoutMs: r.slowCompile.limitMs } } : l;
 }
 
 /** What the failing configuration did with the reduced program, in words. */
@@ -104,7 +114,7 @@ function actualOf(r: FindingReduction): string {
     case 'binary-hang':
       return 'the binary does not terminate';
     case 'compiler-hang':
-      return 'the compiler does not terminate';
+      return r.slowCompile ? `the compiler takes more than ${(r.slowCompile.limitMs / 1000).toFixed(1)} s` : 'the compiler does not terminate';
     default:
       return j.detail ?? j.outcome;
   }
@@ -129,7 +139,7 @@ export function markdownReport(r: FindingReduction, san: SanitizerVerdict, extra
     .map((t, i) => (i === 0 ? c.compiler.name : t))
     .join(' ');
   const out: string[] = [];
-  out.push(`# ${c.compiler.name}${opts ? ' ' + opts : ''}: ${TITLES[f.outcome] ?? f.outcome}`, '');
+  out.push(`# ${c.compiler.name}${opts ? ' ' + opts : ''}: ${r.slowCompile ? 'slow compile (compile-time hog)' : (TITLES[f.outcome] ?? f.outcome)}`, '');
   out.push(`- Compiler: \`${c.compiler.version}\``);
   out.push(`- Options: \`${opts || '(none)'}\``);
   out.push(`- Target: x86-64 Linux (LP64)`);
@@ -149,6 +159,16 @@ export function markdownReport(r: FindingReduction, san: SanitizerVerdict, extra
       out.push('Compiler output:', '', '```', excerpt(r.failing.compile.stderr), '```', '');
       break;
     default:
+      if (r.slowCompile) {
+        const sec = (ms: number): string => `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
+        const s = r.slowCompile;
+        out.push(
+          `Observed: \`${c.compiler.name} ${opts}\` compiled the original program (${r.original.lines} lines) in ${sec(s.ms)}, where \`${c.compiler.name} -O0\` took ${sec(s.baselineMs)}. ` +
+            `It still takes more than ${sec(s.limitMs)} on the reduced program (stopped there)${s.reducedBaselineMs !== undefined ? `, which \`${c.compiler.name} -O0\` compiles in ${sec(s.reducedBaselineMs)}` : ''}.`,
+          '',
+        );
+        break;
+      }
       out.push(`Observed: ${actualOf(r)}${j.detail ? ` (${j.detail})` : ''}.`, '');
   }
   out.push('## Notes', '');

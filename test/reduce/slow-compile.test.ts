@@ -1,0 +1,55 @@
+// A compile the campaign's short limit flagged that finishes within the configured limit is a slow
+// compile, not a hang. When it is far slower than the same compiler at -O0 (a compile-time hog,
+// like pcc -O1 taking 86 s on a program it compiles in 0.6 s at -O0), `kiln reduce` reduces it as
+// one: a candidate is kept while it still takes 20 times its -O0 time (at least 2 s).
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { requireTool } from '../support/cc.js';
+import { runKiln } from '../harness/support/cli.js';
+import { writeFake } from '../harness/support/fakes.js';
+
+describe('kiln reduce on a suspected compile hang that is a slow compile', () => {
+  let work: string;
+  let finding: string;
+
+  beforeAll(async () => {
+    requireTool('gcc');
+    work = mkdtempSync(join(tmpdir(), 'kiln-slowc-'));
+    // Optimising a program with a for loop takes 12 s: over the 10 s short limit, within 40 s.
+    const fake = writeFake(join(work, 'bin'), 'fake-slow', 'slow-opt', [1]);
+    const out = join(work, 'out');
+    const r = await runKiln(['fuzz', '--compilers', fake, '--opts', '-O2', '--tests', '1', '--seed-start', '1', '--size', 'small', '--mode', 'csmith', '--compile-timeout', '40s', '--jobs', '1', '--out', out]);
+    expect(r.status, r.stderr).toBe(0);
+    const dirs = readdirSync(join(out, 'findings'));
+    expect(dirs).toHaveLength(1);
+    finding = join(out, 'findings', dirs[0]!);
+  }, 120_000);
+
+  afterAll(() => {
+    if (work) rmSync(work, { recursive: true, force: true });
+  });
+
+  it('the campaign flagged it as a suspected compile hang', () => {
+    expect(JSON.parse(readFileSync(join(finding, 'finding.json'), 'utf8'))).toMatchObject({ outcome: 'compiler-hang', hangStatus: 'suspected' });
+  });
+
+  it('reduces it to a program that is still slow to optimise, and says so in the report', async () => {
+    const r = await runKiln(['reduce', finding, '--jobs', '2']);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr + r.stdout).toMatch(/reducing as a slow compile: 1\d\.\d s against 0\.\d\d s at -O0/);
+    const reduced = readFileSync(join(finding, 'reduced.c'), 'utf8');
+    // The fake is slow only on a for loop: the reducer kept one, and little else.
+    expect(reduced).toContain('for (');
+    expect(reduced.split('\n').filter((l) => l.trim() !== '').length).toBeLessThan(40);
+    const json = JSON.parse(readFileSync(join(finding, 'reduced', 'reduced.json'), 'utf8')) as { outcome: string; slowCompile: { ms: number; baselineMs: number; limitMs: number } };
+    expect(json.outcome).toBe('compiler-hang');
+    expect(json.slowCompile.ms).toBeGreaterThanOrEqual(12_000);
+    expect(json.slowCompile.limitMs).toBeLessThan(10_000);
+    const report = readFileSync(join(finding, 'reduced', 'report.md'), 'utf8');
+    expect(report).toMatch(/^# fake-slow -O2: slow compile \(compile-time hog\)/);
+    expect(report).toMatch(/It still takes more than \d+\.\d+ s on the reduced program/);
+    expect(existsSync(join(finding, 'reduced', 'repro.sh'))).toBe(true);
+  }, 300_000);
+});
