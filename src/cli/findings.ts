@@ -104,7 +104,7 @@ export function formatFindings(rows: readonly FindingRow[], grouping: FindingGro
       if (grouping === 'bucket' && r.fingerprint !== null && r.fingerprint !== r.bucket) parts.push(r.fingerprint);
       parts.push(r.actual.split('\n')[0]!);
       if (r.hangStatus === 'suspected') parts.push('suspected hang (not checked with the configured limit)');
-      else if (r.hangStatus === 'cleared') parts.push('cleared: finished within the configured limit');
+      else if (r.hangStatus === 'cleared') parts.push(r.outcome === 'compiler-hang' ? 'cleared: finished within the configured limit (a slow compile)' : 'cleared: finished within the configured limit');
       if (r.nondeterministic) parts.push('nondeterministic (every behaviour seen is in finding.json)');
       if (r.reducedLines !== null) parts.push(`reduced to ${r.reducedLines} lines`);
       parts.push(shortPath(r.dir));
