@@ -106,10 +106,15 @@ export function isSanitizerBuild(options: readonly string[]): boolean {
 /**
  * Options that cannot change the code a compiler produces for Kiln's programs, dropped from the
  * configuration's identity. tcc has no optimiser: `-O` levels only define `__OPTIMIZE__`, which
- * Kiln's programs never test, so all of tcc's `-O` sets compile the same binary.
+ * Kiln's programs never test, so all of tcc's `-O` sets compile the same binary. pcc's driver has
+ * two levels: every `-O` but `-O0` runs the same commands (`pcc -### -O1` and `-O3` or `-Os` give
+ * ccom the same `-xtemps -xdeljumps -xinline -xdce -xssa`; test/harness/matrix-pcc.test.ts checks
+ * the installed pcc), so they are one configuration, tested and reported once.
  */
 function effectiveOptions(compiler: Compiler, options: readonly string[]): readonly string[] {
-  return compiler.family === 'tcc' ? options.filter((o) => !/^-O/.test(o)) : options;
+  if (compiler.family === 'tcc') return options.filter((o) => !/^-O/.test(o));
+  if (compiler.family === 'pcc') return options.map((o) => (/^-O/.test(o) && o !== '-O0' ? '-O' : o));
+  return options;
 }
 
 /**
