@@ -118,7 +118,8 @@ export async function testConfiguration(
   }
 }
 
-interface StepOptions {
+/** Limits and folder of one sandboxed step ({@link runStep}). */
+export interface StepOptions {
   readonly cwd: string;
   readonly timeoutMs: number;
   readonly memoryMb: number | undefined;
@@ -131,7 +132,7 @@ interface StepOptions {
  * randomisation, memory limit, fixed environment, tag); "cannot start" becomes an ordinary failed
  * step (status 127, like a shell).
  */
-async function runStep(kind: StepKind, cmd: readonly string[], o: StepOptions): Promise<RunResult> {
+export async function runStep(kind: StepKind, cmd: readonly string[], o: StepOptions): Promise<RunResult> {
   const tag = newTag();
   const argv = sandboxArgv({ kind, timeoutMs: o.timeoutMs, memoryMb: o.memoryMb, tag, ...(kind === 'compile' ? { tmpdir: o.cwd } : {}) }, cmd);
   try {
