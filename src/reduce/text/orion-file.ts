@@ -10,11 +10,11 @@
 // needs neither, is in src/mutate/file.
 import { existsSync } from 'node:fs';
 import { copyFile, mkdir, readdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { errBadOption, errMissingTool, errParse, errUnusableProgram, KilnError } from '../../diag/errors.js';
 import type { Compiler } from '../../harness/compilers.js';
 import { LINK_LIBRARIES } from '../../harness/compilers.js';
-import { EXE_ARGV0, EXE_FILE, runStep, testConfiguration } from '../../harness/execute.js';
+import { EXE_ARGV0, EXE_FILE, RUN_OUTPUT_BYTES, runStep, testConfiguration } from '../../harness/execute.js';
 import { buildMatrix, type Limits } from '../../harness/matrix.js';
 import { outputLine } from '../../harness/oracle.js';
 import type { RunResult } from '../../harness/process.js';
@@ -66,8 +66,6 @@ export interface OrionFileResult {
   readonly dropped: readonly { readonly variant: number; readonly reason: string }[];
 }
 
-/** Output kept from each run; a program printing more is refused rather than compared in part. */
-const MAX_OUTPUT_BYTES = 1 << 20;
 
 /** The gcov that reads a gcc driver's coverage data: `gcc-12` → `gcov-12`, `gcc` → `gcov`. */
 export function gcovFor(compiler: Compiler): string {
@@ -91,10 +89,13 @@ export async function orionFile(path: string, text: string, opts: OrionFileOptio
     compile: { timeoutMs: opts.compileTimeoutMs ?? 120_000, memoryMb: opts.memoryMb ?? 2048 },
     run: { timeoutMs: opts.runTimeoutMs, memoryMb: opts.memoryMb ?? 2048 },
   };
+  // The copy is built elsewhere: `#include "x.h"` must still find the headers beside the file.
+  const cflags = [...opts.cflags, '-iquote', dirname(resolve(path))];
   const temp = TempRoot.create();
   try {
-    const { expected, counts } = await profile(path, text, opts, limits, temp);
-    const config = buildMatrix([opts.compiler], [['-O0', ...opts.cflags].join(' ')])[0]!;
+    const { expected, counts } = await profile(path, text, { ...opts, cflags }, limits, temp);
+    const matrix = buildMatrix([opts.compiler], ['-O0'])[0]!;
+    const config = { ...matrix, options: ['-O0', ...cflags], optionsText: ['-O0', ...cflags].join(' ') };
     const verdicts = new Map<string, string | null>();
     // Builds and runs one text at -O0 exactly as a campaign test would: null when it prints `expected`.
     const check = async (t: string): Promise<string | null> => {
@@ -137,7 +138,8 @@ async function profile(path: string, text: string, opts: OrionFileOptions, limit
     const r = await runOnce(dir, limits, temp);
     if (r.timedOut) throw errUnusableProgram('KILN_DOES_NOT_TERMINATE', path, `does not terminate within ${limits.run.timeoutMs / 1000} s (built with ${opts.compiler.name} -O0 --coverage)`);
     if (r.signal !== null || r.status !== 0) throw errUnusableProgram('KILN_ABNORMAL_EXIT', path, `exits abnormally (${r.signal !== null ? `killed by ${r.signal}` : `exit status ${r.status}`}) on run ${run}`);
-    if (r.truncated) throw errUnusableProgram('KILN_ABNORMAL_EXIT', path, `prints more than ${MAX_OUTPUT_BYTES >> 20} MiB`);
+    // Variants are judged like campaign tests, which keep this much output: a longer output could not be compared.
+    if (r.truncated) throw errUnusableProgram('KILN_OUTPUT_TOO_LARGE', path, `prints more than ${RUN_OUTPUT_BYTES >> 10} KiB`);
     outputs.push(outputLine(r.stdout));
   }
   if (outputs[0] !== outputs[1]) throw errUnusableProgram('KILN_NONDETERMINISTIC', path, `prints differently on two runs: ${firstDifference(outputs[0]!, outputs[1]!)}`);
@@ -163,7 +165,7 @@ async function runOnce(dir: string, limits: Limits, temp: TempRoot): Promise<Run
     await mkdir(runDir);
     // A copy: the coverage runtime writes its counts next to the object files, in `dir`, by absolute path.
     await copyFile(join(dir, EXE_FILE), join(runDir, EXE_FILE));
-    return await runStep('run', [EXE_ARGV0], { cwd: runDir, timeoutMs: limits.run.timeoutMs, memoryMb: limits.run.memoryMb, maxOutputBytes: MAX_OUTPUT_BYTES, signal: undefined });
+    return await runStep('run', [EXE_ARGV0], { cwd: runDir, timeoutMs: limits.run.timeoutMs, memoryMb: limits.run.memoryMb, maxOutputBytes: RUN_OUTPUT_BYTES, signal: undefined });
   } finally {
     await temp.remove(parent);
   }

@@ -171,12 +171,19 @@ describe('kiln emi FILE.c', () => {
       message: /prints differently on two runs: line 1: 'pid \d+' then 'pid \d+'/,
     },
     { name: 'exits abnormally', code: 'KILN_ABNORMAL_EXIT', source: '#include <stdlib.h>\nint main(void) {\n  abort();\n}\n', message: /exits abnormally \(killed by SIGABRT\)/ },
+    { name: 'exits with a non-zero status', code: 'KILN_ABNORMAL_EXIT', source: 'int main(void) {\n  return 3;\n}\n', message: /exits abnormally \(exit status 3\)/ },
+    {
+      name: 'prints more than a test run keeps',
+      code: 'KILN_OUTPUT_TOO_LARGE',
+      source: '#include <stdio.h>\nint main(void) {\n  for (int i = 0; i < 20000; i++) printf("line %d\\n", i);\n  return 0;\n}\n',
+      message: /prints more than 64 KiB/,
+    },
   ];
-  for (const b of bad) {
+  for (const [i, b] of bad.entries()) {
     it(`refuses a file that ${b.name}: one coded line, exit 2, nothing written`, () => {
-      const name = `bad-${b.code.toLowerCase()}.c`;
+      const name = `bad${i}-${b.code.toLowerCase()}.c`;
       writeFileSync(join(dir, name), b.source);
-      const out = `out-${b.code.toLowerCase()}`;
+      const out = `out-bad${i}`;
       const r = kiln('emi', name, '-k', '3', '-o', out, ...(b.args ?? []));
       expect(r.status).toBe(2);
       const lines = r.stderr.split('\n').filter((l) => l !== '');
@@ -188,6 +195,21 @@ describe('kiln emi FILE.c', () => {
       expect(existsSync(join(dir, out))).toBe(false);
     });
   }
+
+  it('finds headers beside the file, as a build in its own folder would', () => {
+    mkdirSync(join(dir, 'withheader'));
+    writeFileSync(join(dir, 'withheader', 'base.h'), '#define BASE 40\nstatic int twice(int v) { return 2 * v; }\n');
+    writeFileSync(
+      join(dir, 'withheader', 'main.c'),
+      '#include <stdio.h>\n#include "base.h"\nint main(void) {\n  int v = BASE;\n  if (v < 0) {\n    v = twice(v);\n  }\n  printf("%d\\n", v + 2);\n  return 0;\n}\n',
+    );
+    const r = kiln('emi', join('withheader', 'main.c'), '-k', '4', '-o', 'outh', '--json');
+    expect(r.stderr).not.toContain('error[');
+    expect(r.status).toBe(0);
+    const { kept } = jsonLines(r);
+    expect(kept.map((l) => l.expected)).toEqual(['42', '42', '42', '42', '42']);
+    expect(kept.some((l) => l.deleted > 0)).toBe(true);
+  });
 
   it('keeps the two forms apart: generation options with a file, and file options without, are refused', () => {
     writeFileSync(join(dir, 'ok.c'), 'int main(void) { return 0; }\n');
