@@ -105,12 +105,15 @@ async function runEmiFile(file: string, opts: EmiOptions): Promise<void> {
   const runTimeoutMs = parseDuration('--timeout', opts.timeout) ?? 10_000;
   if (runTimeoutMs <= 0) throw errBadOption('--timeout', opts.timeout ?? '', 'a positive duration such as 10s');
   if (!opts.output) throw errBadOption('--output', '(none)', 'an output directory (-o DIR)');
-  let text: string;
+  let raw: Buffer;
   try {
-    text = readFileSync(file, 'utf8');
+    raw = readFileSync(file);
   } catch (e) {
     throw errFile(file, (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message);
   }
+  const text = raw.toString('utf8');
+  // Variants are written as UTF-8: a file that is not would come out altered, even as variant 0.
+  if (!Buffer.from(text, 'utf8').equals(raw)) throw errFile(file, 'not UTF-8 text', 'convert it to UTF-8 (iconv -f latin1 -t utf-8), or keep non-ASCII bytes in escapes');
   const compiler = await resolveCompiler(opts.cc ?? 'gcc');
   const result = await orionFile(file, text, {
     seed: String(seed),

@@ -211,6 +211,14 @@ describe('kiln emi FILE.c', () => {
     expect(kept.some((l) => l.deleted > 0)).toBe(true);
   });
 
+  it('refuses a file that is not UTF-8 (its variants would not keep its bytes)', () => {
+    writeFileSync(join(dir, 'latin1.c'), Buffer.from('int main(void) { /* caf\xe9 */ return 0; }\n', 'latin1'));
+    const r = kiln('emi', 'latin1.c', '-o', 'out-latin1');
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('error[KILN_FILE]: latin1.c: not UTF-8 text');
+    expect(existsSync(join(dir, 'out-latin1'))).toBe(false);
+  });
+
   it('keeps the two forms apart: generation options with a file, and file options without, are refused', () => {
     writeFileSync(join(dir, 'ok.c'), 'int main(void) { return 0; }\n');
     const a = kiln('emi', 'ok.c', '--mode', 'arith', '-o', 'x');
