@@ -89,10 +89,32 @@ function functionBodies(root: SyntaxNode): SyntaxNode[] {
     .filter((b): b is SyntaxNode => b !== null);
 }
 
+/**
+ * Nodes whose statements the walk enters: blocks, control statements, labels and preprocessor
+ * conditionals. Expressions are not entered (a GNU statement expression's last statement is its
+ * value), nor nested function definitions (each function body is walked once, from the root).
+ */
+const CONTAINERS: ReadonlySet<string> = new Set([
+  'compound_statement',
+  'if_statement',
+  'else_clause',
+  'while_statement',
+  'do_statement',
+  'for_statement',
+  'switch_statement',
+  'case_statement',
+  'labeled_statement',
+  'preproc_if',
+  'preproc_ifdef',
+  'preproc_else',
+  'preproc_elif',
+  'preproc_elifdef',
+]);
+
 /** Walks the statements under every function body outer first; `visit` returns true to skip a node's subtree. */
 function walkStatements(root: SyntaxNode, visit: (n: SyntaxNode) => boolean): void {
   const go = (n: SyntaxNode): void => {
-    for (const c of n.namedChildren) if (!visit(c)) go(c);
+    for (const c of n.namedChildren) if (!visit(c) && CONTAINERS.has(c.type)) go(c);
   };
   for (const body of functionBodies(root)) go(body);
 }
@@ -104,7 +126,7 @@ export function orionCandidates(root: SyntaxNode, counts: LineCounts): SyntaxNod
     if (deletable(n, counts)) out.push(n);
     return false;
   });
-  return out;
+  return out.sort((a, b) => a.startIndex - b.startIndex);
 }
 
 /**
@@ -122,11 +144,12 @@ export function orionFileVariant(text: string, root: SyntaxNode, counts: LineCou
     edits.push(kind === 'remove' ? { ...wholeLines(text, n.startIndex, n.endIndex), replacement: '' } : { start: n.startIndex, end: n.endIndex, replacement: ';' });
     return true;
   });
-  // Edits never overlap: the walk does not enter a deleted statement, and whole-line widening
-  // only takes blanks and one line break, which no other statement holds.
+  // Edits never overlap: the walk does not enter a deleted statement or a nested function, and
+  // whole-line widening only takes blanks and one line break, which no other statement holds.
+  // A nested function's body is walked after its parent's, so edits are put in text order.
   const parts: string[] = [];
   let pos = 0;
-  for (const e of edits) {
+  for (const e of edits.sort((a, b) => a.start - b.start)) {
     parts.push(text.slice(pos, e.start), e.replacement);
     pos = e.end;
   }

@@ -78,6 +78,27 @@ describe('orionCandidates', () => {
     expect(found).toEqual(['5:g = 1;', '6:g = 2;', '10:g = 4;', '13:g = 5;', '15:{', '17:g = z;']);
   });
 
+  it('walks a nested function once and leaves statement expressions alone', () => {
+    const text = ['int f(int x) {', '  int g(int a) {', '    a++;', '    return a;', '  }', '  if (x > 9) {', '    x = ({ int q = 2;', '      q; });', '  }', '  return g(x);', '}', ''].join('\n');
+    const counts = new Map([[1, 1], [2, 0], [3, 0], [4, 0], [6, 1], [7, 0], [8, 0], [10, 1]]);
+    expect(orionCandidates(root(text), counts).map((n) => n.text)).toEqual(['a++;', 'return a;', 'x = ({ int q = 2;\n      q; });']);
+    const lines = text.split('\n');
+    let both = 0;
+    for (let i = 1; i <= 40; i++) {
+      const v = orionFileVariant(text, root(text), counts, '3', i).text;
+      expect(parser.errorCount(v)).toBe(0);
+      // Only whole lines go (every candidate here is alone on its lines), in order.
+      let at = 0;
+      for (const l of v.split('\n')) {
+        while (at < lines.length && lines[at] !== l) at++;
+        expect(at).toBeLessThan(lines.length);
+        at++;
+      }
+      if (!v.includes('a++') && !v.includes('x = ({')) both++;
+    }
+    expect(both).toBeGreaterThan(0);
+  });
+
   it('finds nothing when every line ran', () => {
     const all = new Map([...COUNTS].map(([l]) => [l, 1] as [number, number]));
     expect(orionCandidates(root(SOURCE), all)).toEqual([]);
