@@ -1,11 +1,13 @@
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import type { Command } from 'commander';
-import { errBadOption, errFile, errUnsupported } from '../diag/errors.js';
+import { errBadOption, errFile, errUsage } from '../diag/errors.js';
 import { isModeChoice, MODE_CHOICES, modeFor } from '../gen/mode.js';
+import { resolveCompiler } from '../harness/compilers.js';
 import { emiFamily } from '../mutate/index.js';
+import { gcovFor, orionFile } from '../reduce/text/orion-file.js';
 import { makeDirectory } from '../store/files.js';
-import { loadPolicy, parseCount, parseSeed, reportAndExit } from './util.js';
+import { loadPolicy, parseCount, parseDuration, parseSeed, reportAndExit } from './util.js';
 
 interface EmiOptions {
   seed?: string;
@@ -15,21 +17,33 @@ interface EmiOptions {
   policy?: string;
   size?: string;
   json?: boolean;
+  cc?: string;
+  gcov?: string;
+  cflags?: string;
+  timeout?: string;
 }
+
+/** Options of the generated-program form only, and of the file form only (each refused in the other). */
+const GENERATED_ONLY = ['mode', 'policy', 'size'] as const;
+const FILE_ONLY = ['cc', 'gcov', 'cflags', 'timeout'] as const;
 
 /** Registers `kiln emi`. */
 export function registerEmi(program: Command): void {
   program
     .command('emi')
-    .description('write a generated program and EMI variants of it, each proven by the interpreter to print the same output')
-    .argument('[file]', 'a C file of your own (Orion on any file: not available yet)')
-    .option('-s, --seed <n>', 'seed of the base program', '1')
-    .option('--mode <mode>', `generation mode: ${MODE_CHOICES.join(', ')}`, 'csmith')
+    .description('write EMI variants of a generated program (proven by the interpreter) or of a C file of your own (Orion, checked by running them)')
+    .argument('[file]', 'a C file of your own: Orion variants, checked with the reference compiler')
+    .option('-s, --seed <n>', 'seed of the base program (with FILE: of the variants)', '1')
+    .option('--mode <mode>', `not with FILE: generation mode, ${MODE_CHOICES.join(', ')} (default csmith)`)
     .option('-k, --variants <k>', 'variants to write (1…K; the base is variant 0)', '10')
     .option('-o, --output <dir>', 'output directory (created if needed)')
-    .option('--policy <file>', 'generation policy (YAML or JSON; any subset of fields)')
-    .option('--size <preset>', 'program size: small, medium (default) or large')
-    .option('--json', 'one JSON line per variant: seed, variant, file, expected, strategies, diffLines')
+    .option('--policy <file>', 'not with FILE: generation policy (YAML or JSON; any subset of fields)')
+    .option('--size <preset>', 'not with FILE: program size, small, medium (default) or large')
+    .option('--cc <compiler>', 'FILE only: the reference compiler, a gcc driver (default gcc)')
+    .option('--gcov <tool>', 'FILE only: the gcov of that gcc (default: gcov-N for gcc-N)')
+    .option('--cflags <flags>', 'FILE only: extra flags for every build (e.g. "-I/usr/include/csmith")')
+    .option('--timeout <duration>', 'FILE only: limit of each run; a program that runs longer "does not terminate" (default 10s)')
+    .option('--json', 'one JSON line per variant (see below)')
     .addHelpText(
       'after',
       `
@@ -40,33 +54,105 @@ points, from the interpreter's value profile), facts (__builtin_unreachable, __b
 __builtin_expect) and function attributes. Every variant is run by the interpreter: one that
 does not print its base's output, or is undefined, is a Kiln bug: counted, never written.
 
+JSON lines: seed, variant, file, expected, strategies, diffLines, lines.
+
+With FILE (a deterministic program that takes no input), Orion: FILE is built with the reference
+compiler at -O0 --coverage and run twice; gcov finds the statements that never ran, and variant I
+deletes each with a probability drawn for that variant. Every variant is built at -O0 and run: one
+that does not compile or prints differently is dropped and counted. Variant I is DIR/NAME-vI.c
+(variant 0 is a copy of FILE). JSON lines: file, variant, expected, deleted, diffLines; a dropped
+variant as variant, dropped (the reason). A file that cannot be parsed, does not compile, does not
+terminate, prints differently on two runs or exits abnormally is refused (exit 2), nothing written.
+
 Examples:
   kiln emi --seed 42 --variants 10 -o emi42
-  kiln emi --seed 7 -k 3 -o out --json`,
+  kiln emi --seed 7 -k 3 -o out --json
+  kiln emi test.c -k 20 -o test-emi --json
+  kiln emi prog.c -k 10 -o out --cc gcc-11 --cflags "-I/usr/include/csmith" --timeout 5s`,
     )
-    .action((file: string | undefined, opts: EmiOptions) => {
+    .action(async (file: string | undefined, opts: EmiOptions) => {
       try {
-        runEmi(file, opts);
+        if (file !== undefined) await runEmiFile(file, opts);
+        else runEmi(opts);
       } catch (e) {
         reportAndExit(e);
       }
     });
 }
 
-function runEmi(file: string | undefined, opts: EmiOptions): void {
-  if (file !== undefined) throw errUnsupported(`kiln emi on a C file (${file})`, 'use --seed N to mutate a generated program');
+/** Refuses options that belong to the other form of the command. */
+function refuseOptions(opts: EmiOptions, names: readonly (keyof EmiOptions)[], form: string): void {
+  const given = names.filter((n) => opts[n] !== undefined);
+  if (given.length > 0) throw errUsage('KILN_BAD_ARGUMENTS', `--${given[0]} does not apply to ${form}`, "see 'kiln emi --help' for the options of each form");
+}
+
+/** Creates the output folder named by -o. */
+function outputDirectory(opts: EmiOptions): string {
+  if (!opts.output) throw errBadOption('--output', '(none)', 'an output directory (-o DIR)');
+  try {
+    makeDirectory(opts.output);
+  } catch (e) {
+    throw errFile(opts.output, `cannot create directory: ${(e as Error).message}`);
+  }
+  return opts.output;
+}
+
+/** `kiln emi FILE.c`: Orion variants of a file of the user's, written only when the file is usable. */
+async function runEmiFile(file: string, opts: EmiOptions): Promise<void> {
+  refuseOptions(opts, GENERATED_ONLY, 'a C file (it is for generated programs)');
+  const seed = parseSeed('--seed', opts.seed, 1n);
+  const k = parseCount('--variants', opts.variants, 10, 0);
+  const runTimeoutMs = parseDuration('--timeout', opts.timeout) ?? 10_000;
+  if (runTimeoutMs <= 0) throw errBadOption('--timeout', opts.timeout ?? '', 'a positive duration such as 10s');
+  if (!opts.output) throw errBadOption('--output', '(none)', 'an output directory (-o DIR)');
+  let raw: Buffer;
+  try {
+    raw = readFileSync(file);
+  } catch (e) {
+    throw errFile(file, (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message);
+  }
+  const text = raw.toString('utf8');
+  // Variants are written as UTF-8: a file that is not would come out altered, even as variant 0.
+  if (!Buffer.from(text, 'utf8').equals(raw)) throw errFile(file, 'not UTF-8 text', 'convert it to UTF-8 (iconv -f latin1 -t utf-8), or keep non-ASCII bytes in escapes');
+  const compiler = await resolveCompiler(opts.cc ?? 'gcc');
+  const result = await orionFile(file, text, {
+    seed: String(seed),
+    variants: k,
+    compiler,
+    gcov: opts.gcov ?? gcovFor(compiler),
+    cflags: (opts.cflags ?? '').split(/\s+/).filter((f) => f !== ''),
+    runTimeoutMs,
+  });
+  // Only a usable file gets an output folder: a refused one leaves nothing behind.
+  const out = outputDirectory(opts);
+  const stem = basename(file).replace(/\.c$/, '');
+  for (const m of result.members) {
+    const target = join(out, `${stem}-v${m.variant}.c`);
+    try {
+      writeFileSync(target, m.text);
+    } catch (e) {
+      throw errFile(target, `cannot write: ${(e as Error).message}`);
+    }
+    if (opts.json) process.stdout.write(JSON.stringify({ file: target, variant: m.variant, expected: result.expected, deleted: m.deleted, diffLines: m.diffLines }) + '\n');
+  }
+  for (const d of result.dropped) {
+    if (opts.json) process.stdout.write(JSON.stringify({ variant: d.variant, dropped: d.reason }) + '\n');
+    else process.stderr.write(`kiln emi: variant ${d.variant} dropped: ${d.reason}\n`);
+  }
+  const changed = result.members.filter((m) => m.deleted > 0).length;
+  process.stderr.write(
+    `kiln emi: ${file}: ${result.candidates} statements never ran; wrote the original and ${result.members.length - 1} variants (${changed} with deletions) to ${out}; ${result.dropped.length} dropped\n`,
+  );
+}
+
+function runEmi(opts: EmiOptions): void {
+  refuseOptions(opts, FILE_ONLY, 'generated programs (it is for a C file)');
   const policy = loadPolicy(opts.policy, opts.size);
   const choice = opts.mode ?? 'csmith';
   if (!isModeChoice(choice)) throw errBadOption('--mode', choice, `one of ${MODE_CHOICES.join(', ')}`);
   const seed = parseSeed('--seed', opts.seed, 1n);
   const k = parseCount('--variants', opts.variants, 10, 0);
-  if (!opts.output) throw errBadOption('--output', '(none)', 'an output directory (-o DIR)');
-  const out = opts.output;
-  try {
-    makeDirectory(out);
-  } catch (e) {
-    throw errFile(out, `cannot create directory: ${(e as Error).message}`);
-  }
+  const out = outputDirectory(opts);
   const mode = modeFor(seed, choice);
   const indices = Array.from({ length: k + 1 }, (_, i) => i);
   const fam = emiFamily(String(seed), policy, mode, indices);

@@ -51,8 +51,24 @@ export function errFile(path: string, detail: string, hint = 'check the path and
 }
 
 /** A C file that cannot be parsed. */
-export function errParse(path: string, detail: string): KilnError {
-  return new KilnError('KILN_PARSE', `${path}: cannot parse C: ${detail}`, 'kiln reduce needs a preprocessed, syntactically valid C file');
+export function errParse(path: string, detail: string, hint = 'kiln reduce needs a preprocessed, syntactically valid C file'): KilnError {
+  return new KilnError('KILN_PARSE', `${path}: cannot parse C: ${detail}`, hint);
+}
+
+/** Why a C program of the user's cannot serve as a test with one expected output. */
+export type UnusableProgramCode = 'KILN_DOES_NOT_COMPILE' | 'KILN_DOES_NOT_TERMINATE' | 'KILN_NONDETERMINISTIC' | 'KILN_ABNORMAL_EXIT' | 'KILN_OUTPUT_TOO_LARGE';
+
+const UNUSABLE_HINTS: Record<UnusableProgramCode, string> = {
+  KILN_DOES_NOT_COMPILE: 'fix the error, or give include paths and macros with --cflags',
+  KILN_DOES_NOT_TERMINATE: 'give the program input-free work that ends, or a longer --timeout',
+  KILN_NONDETERMINISTIC: 'the program must print the same output on every run (no time, pid, addresses or uninitialised reads)',
+  KILN_ABNORMAL_EXIT: 'the program must exit with status 0 (a crash or a non-zero status has no expected output)',
+  KILN_OUTPUT_TOO_LARGE: 'print less (a checksum of the results, as Csmith programs do): test runs keep only that much output',
+};
+
+/** A C program that does not compile, does not terminate, prints differently on two runs, exits abnormally or prints too much. */
+export function errUnusableProgram(code: UnusableProgramCode, path: string, detail: string): KilnError {
+  return new KilnError(code, `${path}: ${detail}`, UNUSABLE_HINTS[code]);
 }
 
 /** A request that conflicts with the state on disk (e.g. resuming a campaign that does not exist). */

@@ -9,6 +9,9 @@ import { runProcess, SpawnError, type RunResult } from './process.js';
 import { newTag, runDirIn, sandboxArgv, type StepKind } from './sandbox.js';
 import type { TempRoot } from './tempdir.js';
 
+/** Output of a test binary kept for the oracle (the rest is dropped and the run marked truncated). */
+export const RUN_OUTPUT_BYTES = 64 << 10;
+
 /** Names used inside each compile folder (and by repro scripts): the file of a one-file program, and the binary. */
 export const SOURCE_FILE = MAIN_SOURCE;
 export const EXE_FILE = 'prog';
@@ -104,7 +107,7 @@ export async function testConfiguration(
       await rename(exe, join(runDir, EXE_FILE));
       const rlimits = limitsFor(limits.run, c, 'run');
       const argv = runArgv(c);
-      const rr = await runStep('run', argv, { cwd: runDir, timeoutMs: rlimits.timeoutMs, memoryMb: rlimits.memoryMb, maxOutputBytes: 64 << 10, signal });
+      const rr = await runStep('run', argv, { cwd: runDir, timeoutMs: rlimits.timeoutMs, memoryMb: rlimits.memoryMb, maxOutputBytes: RUN_OUTPUT_BYTES, signal });
       const run = record(argv, rr);
       if (rr.aborted) return { config: c, judgement: { outcome: 'ok' }, compile, run, durationMs: Date.now() - started, aborted: true };
       const judgement = judgeRun(rr, expected, c);
@@ -118,7 +121,8 @@ export async function testConfiguration(
   }
 }
 
-interface StepOptions {
+/** Limits and folder of one sandboxed step ({@link runStep}). */
+export interface StepOptions {
   readonly cwd: string;
   readonly timeoutMs: number;
   readonly memoryMb: number | undefined;
@@ -131,7 +135,7 @@ interface StepOptions {
  * randomisation, memory limit, fixed environment, tag); "cannot start" becomes an ordinary failed
  * step (status 127, like a shell).
  */
-async function runStep(kind: StepKind, cmd: readonly string[], o: StepOptions): Promise<RunResult> {
+export async function runStep(kind: StepKind, cmd: readonly string[], o: StepOptions): Promise<RunResult> {
   const tag = newTag();
   const argv = sandboxArgv({ kind, timeoutMs: o.timeoutMs, memoryMb: o.memoryMb, tag, ...(kind === 'compile' ? { tmpdir: o.cwd } : {}) }, cmd);
   try {

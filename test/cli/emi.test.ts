@@ -39,9 +39,9 @@ describe('kiln emi', () => {
     const noOut = await runKiln(['emi', '--seed', '1']);
     expect(noOut.status).toBe(2);
     expect(noOut.stderr).toMatch(/KILN_BAD_OPTION/);
-    const file = await runKiln(['emi', 'prog.c', '-o', join(work, 'd')]);
+    const file = await runKiln(['emi', join(work, 'missing.c'), '-o', join(work, 'd')]);
     expect(file.status).toBe(2);
-    expect(file.stderr).toMatch(/KILN_UNSUPPORTED/);
+    expect(file.stderr).toMatch(/KILN_FILE.*missing\.c: no such file/);
     const fuzz = await runKiln(['fuzz', '--emi', 'x', '--tests', '1', '--out', join(work, 'e')]);
     expect(fuzz.status).toBe(2);
     expect(fuzz.stderr).toMatch(/KILN_BAD_OPTION.*--emi/);
