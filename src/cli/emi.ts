@@ -20,12 +20,12 @@ interface EmiOptions {
   cc?: string;
   gcov?: string;
   cflags?: string;
-  timeout?: string;
+  runTimeout?: string;
 }
 
 /** Options of the generated-program form only, and of the file form only (each refused in the other). */
 const GENERATED_ONLY = ['mode', 'policy', 'size'] as const;
-const FILE_ONLY = ['cc', 'gcov', 'cflags', 'timeout'] as const;
+const FILE_ONLY = ['cc', 'gcov', 'cflags', 'runTimeout'] as const;
 
 /** Registers `kiln emi`. */
 export function registerEmi(program: Command): void {
@@ -42,7 +42,7 @@ export function registerEmi(program: Command): void {
     .option('--cc <compiler>', 'FILE only: the reference compiler, a gcc driver (default gcc)')
     .option('--gcov <tool>', 'FILE only: the gcov of that gcc (default: gcov-N for gcc-N)')
     .option('--cflags <flags>', 'FILE only: extra flags for every build (e.g. "-I/usr/include/csmith")')
-    .option('--timeout <duration>', 'FILE only: limit of each run; a program that runs longer "does not terminate" (default 10s)')
+    .option('--run-timeout <duration>', 'FILE only: limit of each run (as kiln check); a program that runs longer "does not terminate" (default 10s)')
     .option('--json', 'one JSON line per variant (see below)')
     .addHelpText(
       'after',
@@ -68,7 +68,7 @@ Examples:
   kiln emi --seed 42 --variants 10 -o emi42
   kiln emi --seed 7 -k 3 -o out --json
   kiln emi test.c -k 20 -o test-emi --json
-  kiln emi prog.c -k 10 -o out --cc gcc-11 --cflags "-I/usr/include/csmith" --timeout 5s`,
+  kiln emi prog.c -k 10 -o out --cc gcc-11 --cflags "-I/usr/include/csmith" --run-timeout 5s`,
     )
     .action(async (file: string | undefined, opts: EmiOptions) => {
       try {
@@ -83,7 +83,7 @@ Examples:
 /** Refuses options that belong to the other form of the command. */
 function refuseOptions(opts: EmiOptions, names: readonly (keyof EmiOptions)[], form: string): void {
   const given = names.filter((n) => opts[n] !== undefined);
-  if (given.length > 0) throw errUsage('KILN_BAD_ARGUMENTS', `--${given[0]} does not apply to ${form}`, "see 'kiln emi --help' for the options of each form");
+  if (given.length > 0) throw errUsage('KILN_BAD_ARGUMENTS', `--${given[0]!.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase())} does not apply to ${form}`, "see 'kiln emi --help' for the options of each form");
 }
 
 /** Creates the output folder named by -o. */
@@ -102,8 +102,8 @@ async function runEmiFile(file: string, opts: EmiOptions): Promise<void> {
   refuseOptions(opts, GENERATED_ONLY, 'a C file (it is for generated programs)');
   const seed = parseSeed('--seed', opts.seed, 1n);
   const k = parseCount('--variants', opts.variants, 10, 0);
-  const runTimeoutMs = parseDuration('--timeout', opts.timeout) ?? 10_000;
-  if (runTimeoutMs <= 0) throw errBadOption('--timeout', opts.timeout ?? '', 'a positive duration such as 10s');
+  const runTimeoutMs = parseDuration('--run-timeout', opts.runTimeout) ?? 10_000;
+  if (runTimeoutMs <= 0) throw errBadOption('--run-timeout', opts.runTimeout ?? '', 'a positive duration such as 10s');
   if (!opts.output) throw errBadOption('--output', '(none)', 'an output directory (-o DIR)');
   let raw: Buffer;
   try {

@@ -161,7 +161,7 @@ describe('kiln emi FILE.c', () => {
       name: 'does not terminate',
       code: 'KILN_DOES_NOT_TERMINATE',
       source: 'int main(void) {\n  volatile unsigned n = 0;\n  for (;;) n++;\n}\n',
-      args: ['--timeout', '1s'],
+      args: ['--run-timeout', '1s'],
       message: /does not terminate within 1 s/,
     },
     {
