@@ -17,10 +17,11 @@ describe('kiln reduce on a suspected compile hang that is a slow compile', () =>
   beforeAll(async () => {
     requireTool('gcc');
     work = mkdtempSync(join(tmpdir(), 'kiln-slowc-'));
-    // Optimising a program with a for loop takes 12 s: over the 10 s short limit, within 40 s.
+    // Optimising a program with a for loop takes 25 s: over the 10 s short limit, within 60 s, and
+    // far over 20 times gcc -O0's time even on a loaded machine.
     const fake = writeFake(join(work, 'bin'), 'fake-slow', 'slow-opt', [1]);
     const out = join(work, 'out');
-    const r = await runKiln(['fuzz', '--compilers', fake, '--opts', '-O2', '--tests', '1', '--seed-start', '1', '--size', 'small', '--mode', 'csmith', '--compile-timeout', '40s', '--jobs', '1', '--out', out]);
+    const r = await runKiln(['fuzz', '--compilers', fake, '--opts', '-O2', '--tests', '1', '--seed-start', '1', '--size', 'small', '--mode', 'csmith', '--compile-timeout', '60s', '--jobs', '1', '--out', out]);
     expect(r.status, r.stderr).toBe(0);
     const dirs = readdirSync(join(out, 'findings'));
     expect(dirs).toHaveLength(1);
@@ -36,16 +37,17 @@ describe('kiln reduce on a suspected compile hang that is a slow compile', () =>
   });
 
   it('reduces it to a program that is still slow to optimise, and says so in the report', async () => {
-    const r = await runKiln(['reduce', finding, '--jobs', '2']);
+    // Stopped after 40 s to keep the test short: a stopped reduction still writes its bundle.
+    const r = await runKiln(['reduce', finding, '--jobs', '2', '--max-time', '40s']);
     expect(r.status, r.stderr).toBe(0);
-    expect(r.stderr + r.stdout).toMatch(/reducing as a slow compile: 1\d\.\d s against 0\.\d\d s at -O0/);
+    expect(r.stderr + r.stdout).toMatch(/reducing as a slow compile: 2\d\.\d s against \d\.\d\d s at -O0/);
     const reduced = readFileSync(join(finding, 'reduced.c'), 'utf8');
-    // The fake is slow only on a for loop: the reducer kept one, and little else.
+    // The fake is slow only on a for loop: the reducer kept one.
     expect(reduced).toContain('for (');
-    expect(reduced.split('\n').filter((l) => l.trim() !== '').length).toBeLessThan(40);
-    const json = JSON.parse(readFileSync(join(finding, 'reduced', 'reduced.json'), 'utf8')) as { outcome: string; slowCompile: { ms: number; baselineMs: number; limitMs: number } };
+    const json = JSON.parse(readFileSync(join(finding, 'reduced', 'reduced.json'), 'utf8')) as { outcome: string; lines: number; originalLines: number; slowCompile: { ms: number; baselineMs: number; limitMs: number } };
     expect(json.outcome).toBe('compiler-hang');
-    expect(json.slowCompile.ms).toBeGreaterThanOrEqual(12_000);
+    expect(json.lines).toBeLessThan(json.originalLines / 2);
+    expect(json.slowCompile.ms).toBeGreaterThanOrEqual(25_000);
     expect(json.slowCompile.limitMs).toBeLessThan(10_000);
     const report = readFileSync(join(finding, 'reduced', 'report.md'), 'utf8');
     expect(report).toMatch(/^# fake-slow -O2: slow compile \(compile-time hog\)/);
