@@ -114,7 +114,15 @@ export async function testSanitizerProgram(p: Extract<SanitizerProgram, { ok: tr
           if (atO0.aborted || atLevel?.aborted) return;
           const levelBy = !self ? `${ref.name} ${c.optionsText} with ${s}` : `valgrind on ${c.compiler.name} ${c.optionsText} without sanitizer`;
           const evidence = survival(ub.kind, ub.location, { by: `${ref.name} -O0 with ${s}`, run: atO0 }, atLevel ? { by: levelBy, run: atLevel } : undefined);
-          const facts = { sanitizer: { name: s, ub: { kind: ub.kind, variant: ub.variant, line: ub.location.line, column: ub.location.column }, reported: describeReport(r.report), survival: evidence } };
+          const facts = {
+            sanitizer: {
+              name: s,
+              baseOptions: c.options,
+              ub: { kind: ub.kind, variant: ub.variant, line: ub.location.line, column: ub.location.column },
+              reported: describeReport(r.report),
+              survival: { ...evidence, referenceCommand: ref.command, levelCheck: !self ? 'reference' : atLevel ? 'valgrind' : 'none' },
+            },
+          };
           if (!evidence.survives) {
             unconfirmed.push({ config: c, evidence });
             return void results.push(final(c, r, { outcome: 'ok', detail: `unconfirmed miss: ${evidence.note}` }));
@@ -136,7 +144,7 @@ export async function testSanitizerProgram(p: Extract<SanitizerProgram, { ok: tr
             const alarm = j.outcome === 'sanitizer-false-alarm';
             results.push({
               ...final(c, r, j),
-              ...(alarm ? { facts: { sanitizer: { name: s, ub: null, reported: describeReport(r.report) } }, repro: sanitizerRepro(p.files, r.config, j, ctx.limits, { alarm: true }) } : {}),
+              ...(alarm ? { facts: { sanitizer: { name: s, baseOptions: c.options, ub: null, reported: describeReport(r.report), report: { tool: r.report!.tool, kind: r.report!.kind } } }, repro: sanitizerRepro(p.files, r.config, j, ctx.limits, { alarm: true }) } : {}),
             });
           }),
       ),

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sanitizerMatrix, testSanitizerProgram } from '../../src/edge/sancampaign.js';
 import { reportsSite, survival } from '../../src/edge/sanjudge.js';
-import { SANITIZER_OF, sanitizerDraw, sanitizerProgram, type SanitizedRun } from '../../src/edge/sanitize.js';
+import { SANITIZER_OF, sanitizerDraw, sanitizerFlags, sanitizerProgram, type SanitizedRun } from '../../src/edge/sanitize.js';
 import { parsePolicy } from '../../src/gen/policy.js';
 import { interpret } from '../../src/interp/interpret.js';
 import { resolveCompilers } from '../../src/harness/compilers.js';
@@ -146,6 +146,22 @@ describe('kiln fuzz --sanitizers', () => {
     }
     // …every UB program gcc has a sanitizer for was missed.
     expect([...missed].sort()).toEqual([...ubSeeds].sort());
+
+    // kiln reduce keeps the miss and the injected UB: the reduced program is smaller, its repro.sh
+    // reproduces the miss, and clang's sanitizer still reports the UB in it.
+    const f = findings.find((x) => x.bucket.includes(':-O2'))!;
+    const red = await runKiln(['reduce', f.dir, '-j', '2', '--max-time', '40s']);
+    expect(red.status, red.stderr).toBe(0);
+    const reduced = readFileSync(join(f.dir, 'reduced.c'), 'utf8');
+    expect(reduced.length).toBeLessThan(readFileSync(join(f.dir, 'prog.c'), 'utf8').length);
+    const again = await runProcess('sh', [join(f.dir, 'reduced', 'repro.sh')], { cwd: join(f.dir, 'reduced'), timeoutMs: 60_000 });
+    expect(again.status, again.stderr).toBe(0);
+    const j = JSON.parse(readFileSync(join(f.dir, 'finding.json'), 'utf8')) as { sanitizer: { name: 'asan' | 'ubsan' } };
+    const exe = join(work, 'reduced-check');
+    const cc = await runProcess('clang', ['-O0', '-g', '-w', ...sanitizerFlags(j.sanitizer.name), join(f.dir, 'reduced.c'), '-o', exe], { cwd: work, timeoutMs: 120_000 });
+    expect(cc.status, cc.stderr).toBe(0);
+    const ran = await runProcess(exe, [], { cwd: work, timeoutMs: 60_000 });
+    expect(ran.stderr).toMatch(/ERROR: AddressSanitizer|runtime error:/);
   });
 
   it('refuses --sanitizers with --ub-share, and a matrix without gcc or clang', async () => {
