@@ -22,12 +22,13 @@ export function sanitizerMatrix(configs: readonly Configuration[]): { tested: Co
 }
 
 /** A counting semaphore: at most `n` sanitized builds at once across all programs in flight. */
-class Slots {
+export class Slots {
   private free: number;
   private readonly queue: (() => void)[] = [];
   constructor(n: number) {
     this.free = n;
   }
+  /** Runs `f` when a slot is free. */
   async with<T>(f: () => Promise<T>): Promise<T> {
     if (this.free > 0) this.free--;
     else await new Promise<void>((r) => this.queue.push(r));
