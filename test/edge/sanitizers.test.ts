@@ -164,6 +164,35 @@ describe('kiln fuzz --sanitizers', () => {
     expect(ran.stderr).toMatch(/ERROR: AddressSanitizer|runtime error:/);
   });
 
+  it('turns a compiler whose sanitized binaries always report into sanitizer-false-alarm findings on UB-free programs, and reduces one', { timeout: 600_000 }, async () => {
+    // Fault injection: a gcc that links a constructor with an out-of-bounds store into sanitized builds.
+    const noisy = join(work, 'bin', 'gcc-noisy');
+    const extra = join(work, 'bin', 'noise.c');
+    writeFileSync(extra, 'static void __attribute__((constructor)) kiln_noise(void) { volatile int a[2]; volatile int i = 2; a[i] = 1; }\n');
+    writeFileSync(noisy, `#!/bin/sh\ncase "$*" in *-fsanitize=*) exec gcc "$@" ${extra};; esac\nexec gcc "$@"\n`);
+    chmodSync(noisy, 0o755);
+    const out = join(work, 'noisy');
+    // Seeds 6, 7 and 10 draw UB-free programs, 8 and 9 UB ones.
+    const r = await runKiln(['fuzz', '--sanitizers', '--compilers', `${noisy},clang`, '--opts', '-O0', '--size', 'small', '--tests', '5', '--seed-start', '6', '-j', '2', '--out', out]);
+    expect(r.status, r.stderr).toBe(0);
+    const listed = await runKiln(['findings', '--out', out, '--json']);
+    const findings = JSON.parse(listed.stdout) as Listed[];
+    const alarms = findings.filter((f) => f.outcome === 'sanitizer-false-alarm');
+    const cleanSeeds = [6n, 7n, 8n, 9n, 10n].filter((s) => sanitizerDraw(s) === undefined);
+    expect(cleanSeeds.length).toBeGreaterThan(0);
+    expect(alarms.length).toBe(cleanSeeds.length);
+    for (const f of findings) expect(f.compiler, f.id).toBe('gcc-noisy');
+    for (const f of alarms) {
+      const j = JSON.parse(readFileSync(join(f.dir, 'finding.json'), 'utf8')) as { seed: string; bucket: string };
+      expect(sanitizerDraw(BigInt(j.seed))).toBeUndefined();
+      expect(j.bucket).toMatch(/^sanitizer-false-alarm:gcc-noisy:asan\+ubsan:out-of-bounds:-O0$/);
+    }
+    const red = await runKiln(['reduce', alarms[0]!.dir, '-j', '2', '--max-time', '30s']);
+    expect(red.status, red.stderr).toBe(0);
+    const again = await runProcess('sh', [join(alarms[0]!.dir, 'reduced', 'repro.sh')], { cwd: join(alarms[0]!.dir, 'reduced'), timeoutMs: 60_000 });
+    expect(again.status, again.stderr).toBe(0);
+  });
+
   it('refuses --sanitizers with --ub-share, and a matrix without gcc or clang', async () => {
     const a = await runKiln(['fuzz', '--sanitizers', '--ub-share', '0.5', '--compilers', 'gcc', '--tests', '1', '--out', join(work, 'bad1')]);
     expect(a.status).toBe(2);
