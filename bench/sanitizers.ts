@@ -67,6 +67,7 @@ try {
   for (const kind of kinds) for (let i = 0n; i < BigInt(perCell); i++) work.push({ seed: seedBase + i, kind });
   for (let i = 0n; i < BigInt(cleanCount); i++) work.push({ seed: seedBase + 100_000n + i, kind: null });
   let discarded = 0;
+  let done = 0;
   await pool(work, jobs + 1, async ({ seed, kind }) => {
     const p = sanitizerProgram(seed, policy, kind);
     if (!p.ok) {
@@ -74,6 +75,7 @@ try {
       return;
     }
     const r = await testSanitizerProgram(p, { configurations: configs, limits: DEFAULT_LIMITS, temp, slots });
+    if (++done % 10 === 0) process.stderr.write(`${done}/${work.length} programs, ${((performance.now() - t0) / 1000).toFixed(0)} s\n`);
     const unconfirmed = new Map<string, UnconfirmedMiss>(r.unconfirmed.map((u) => [u.config.slug, u]));
     for (const f of r.results) {
       const base = baseOf(f.config.slug);

@@ -12,6 +12,7 @@ import { sandboxShell, sq, tagShell, noRandomizeShell, runDirShell } from '../ha
 import { limitsFor } from '../harness/matrix.js';
 import { LINK_LIBRARIES } from '../harness/compilers.js';
 import { TempRoot } from '../harness/tempdir.js';
+import { setLongTimeout } from '../harness/process.js';
 import type { Judgement } from '../harness/oracle.js';
 import { asConfigResult, compileFailure, describeReport, judgeUBFree, missBucket, referenceCompiler, reportsSite, survival, type SurvivalEvidence } from './sanjudge.js';
 import { hasSanitizer, runSanitized, sanitizedConfiguration, sanitizerProgram, SANITIZER_ENV, SANITIZER_OF, sanitizingFamily, valgrindConfiguration, type Sanitizer, type SanitizedRun, type SanitizerProgram } from './sanitize.js';
@@ -235,7 +236,7 @@ async function runSanitizerCampaign(s: RunnerSettings, configs: readonly Configu
   const kill = new AbortController();
   const onAbort = (): void => kill.abort();
   input.signal?.addEventListener('abort', onAbort, { once: true });
-  const timer = input.timeMs !== undefined ? setTimeout(() => kill.abort(), input.timeMs) : undefined;
+  const timer = input.timeMs !== undefined ? setLongTimeout(() => kill.abort(), input.timeMs) : undefined;
   let programs = 0;
   let tests = 0;
   let startedPrograms = 0;
@@ -284,7 +285,7 @@ async function runSanitizerCampaign(s: RunnerSettings, configs: readonly Configu
     }
     await Promise.all(inFlight);
   } finally {
-    if (timer) clearTimeout(timer);
+    timer?.cancel();
     input.signal?.removeEventListener('abort', onAbort);
     temp.dispose();
   }
