@@ -15,7 +15,7 @@ import { TempRoot } from '../harness/tempdir.js';
 import { setLongTimeout } from '../harness/process.js';
 import type { Judgement } from '../harness/oracle.js';
 import { asConfigResult, compileFailure, describeReport, judgeUBFree, missBucket, referenceCompiler, reportsSite, survival, type SurvivalEvidence } from './sanjudge.js';
-import { hasSanitizer, runSanitized, sanitizedConfiguration, sanitizerProgram, SANITIZER_ENV, SANITIZER_OF, sanitizingFamily, valgrindConfiguration, type Sanitizer, type SanitizedRun, type SanitizerProgram } from './sanitize.js';
+import { hasSanitizer, runSanitized, sanitizedConfiguration, sanitizerProgram, SANITIZER_ENV, SANITIZER_OF, sanitizingFamily, valgrindConfiguration, keepsLine, type Sanitizer, type SanitizedRun, type SanitizerProgram } from './sanitize.js';
 
 /** The configurations a sanitizer campaign tests (gcc and clang drivers) and those it skips. */
 export function sanitizerMatrix(configs: readonly Configuration[]): { tested: Configuration[]; skipped: Configuration[] } {
@@ -117,10 +117,11 @@ export async function testSanitizerProgram(p: Extract<SanitizerProgram, { ok: tr
           // other compiler, for uninitialised reads, valgrind on this compiler's unsanitized build
           // (it checks the conditional jumps the optimiser left in the machine code).
           const level = !self ? refRun(ref, c.options) : ub.kind === 'uninitialised-read' ? valgrindRun(c) : undefined;
-          const [atO0, atLevel] = await Promise.all([o0, level]);
-          if (atO0.aborted || atLevel?.aborted) return;
+          const kept = (ctx.slots ?? { with: <T>(f: () => Promise<T>) => f() }).with(() => keepsLine(p.files, r.config, ub.location.line, ctx.limits, ctx.temp, ctx.signal));
+          const [atO0, atLevel, keptLine] = await Promise.all([o0, level, kept]);
+          if (atO0.aborted || atLevel?.aborted || ctx.signal?.aborted) return;
           const levelBy = !self ? `${ref.name} ${c.optionsText} with ${s}` : `valgrind on ${c.compiler.name} ${c.optionsText} without sanitizer`;
-          const evidence = survival(ub.kind, ub.location, { by: `${ref.name} -O0 with ${s}`, run: atO0 }, atLevel ? { by: levelBy, run: atLevel } : undefined);
+          const evidence = survival(ub.kind, ub.location, keptLine, { by: `${ref.name} -O0 with ${s}`, run: atO0 }, atLevel ? { by: levelBy, run: atLevel } : undefined);
           const facts = {
             sanitizer: {
               name: s,

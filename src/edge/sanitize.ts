@@ -194,11 +194,36 @@ export async function runSanitized(files: readonly EmittedFile[], config: Config
   }
 }
 
+/**
+ * Whether a build keeps code at a source line: the configuration's own compile of `prog.c` to an
+ * object with DWARF 4 line tables (valgrind's and older binutils' format), read by `objdump
+ * --dwarf=decodedline`. An optimiser that deleted an undefined statement (a dead store to a local
+ * array) leaves no row for its line, and a sanitizer cannot report what is not there. Undefined
+ * when the object cannot be built or read.
+ */
+export async function keepsLine(files: readonly EmittedFile[], config: Configuration, line: number, limits: Limits, temp: TempRoot, signal?: AbortSignal): Promise<boolean | undefined> {
+  const dir = await temp.dir('line');
+  try {
+    for (const f of files) await writeFile(join(dir, f.name), f.content);
+    const cl = limitsFor(limits.compile, config);
+    const cr = await step('compile', [config.compiler.command, ...config.options, '-gdwarf-4', '-c', MAIN_SOURCE, '-o', 'prog.o'], dir, cl.timeoutMs, cl.memoryMb, signal, dir);
+    if (cr.status !== 0 || cr.timedOut || cr.aborted) return undefined;
+    const od = await step('compile', ['objdump', '--dwarf=decodedline', 'prog.o'], dir, cl.timeoutMs, undefined, signal);
+    if (od.status !== 0 || od.truncated) return undefined;
+    return od.stdout.split('\n').some((l) => {
+      const t = l.trim().split(/\s+/);
+      return t[0] === MAIN_SOURCE && t[1] === String(line);
+    });
+  } finally {
+    await temp.remove(dir);
+  }
+}
+
 async function step(kind: StepKind, cmd: readonly string[], cwd: string, timeoutMs: number, memoryMb: number | undefined, signal: AbortSignal | undefined, tmpdir?: string): Promise<RunResult> {
   const tag = newTag();
   const argv = sandboxArgv({ kind, timeoutMs, memoryMb, tag, ...(tmpdir !== undefined ? { tmpdir } : {}) }, cmd);
   try {
-    return await runProcess(argv[0]!, argv.slice(1), { cwd, timeoutMs, tag, wrapped: true, maxOutputBytes: 256 << 10, ...(signal ? { signal } : {}) });
+    return await runProcess(argv[0]!, argv.slice(1), { cwd, timeoutMs, tag, wrapped: true, maxOutputBytes: 8 << 20, ...(signal ? { signal } : {}) });
   } catch (e) {
     if (!(e instanceof SpawnError)) throw e;
     return { status: 127, signal: null, stdout: '', stderr: `kiln: ${e.message}\n`, timedOut: false, aborted: false, truncated: false, durationMs: 0 };

@@ -73,6 +73,8 @@ export function referenceCompiler(c: Compiler, s: Sanitizer, all: readonly Compi
 
 /** What the survival check found, recorded in the finding (why the miss is believed). */
 export interface SurvivalEvidence {
+  /** Whether the build that missed keeps code at the UB's line (its own line table). */
+  readonly kept?: boolean;
   /** The build that shows the program reaches the UB (`gcc -O0 with asan`). */
   readonly reachedBy: string;
   readonly reached: string;
@@ -84,20 +86,25 @@ export interface SurvivalEvidence {
 }
 
 /**
- * Decides whether a candidate miss is a finding: `atO0` (the reference compiler's same sanitizer
- * at -O0) must report the site, and `atLevel` (the reference at the configuration's options, or
- * valgrind on the compiler's own unsanitized build at those options) too, when there is one.
+ * Decides whether a candidate miss is a finding: the build that missed must keep code at the UB's
+ * line (`kept`; false when its optimiser deleted the statement, which the UB allows); `atO0` (the
+ * reference compiler's same sanitizer at -O0) must report the site; and `atLevel` (the reference
+ * at the configuration's options, or valgrind on the compiler's own unsanitized build at those
+ * options) too, when there is one.
  */
-export function survival(kind: SanitizedKind, at: SiteLocation, o0: { by: string; run: SanitizedRun }, level: { by: string; run: SanitizedRun } | undefined): SurvivalEvidence {
+export function survival(kind: SanitizedKind, at: SiteLocation, kept: boolean | undefined, o0: { by: string; run: SanitizedRun }, level: { by: string; run: SanitizedRun } | undefined): SurvivalEvidence {
   const reached = reportsSite(o0.run.report, kind, at);
   const lv = level === undefined || reportsSite(level.run.report, kind, at);
-  const survives = reached && lv;
-  const note = !reached
-    ? `${o0.by} does not report the site either: not counted as a miss`
-    : !lv
-      ? `${level!.by} does not report the site: the optimiser may have removed the UB legally; not counted as a miss`
-      : level === undefined
-        ? `${o0.by} reports the site (no independent build checks its survival at this level: no second compiler has this sanitizer)`
-        : `${o0.by} reports the site, so the program reaches the UB; ${level.by} reports it too, so the site survives optimisation at these options`;
-  return { reachedBy: o0.by, reached: describeReport(o0.run.report), ...(level ? { survivesBy: level.by, atLevel: describeReport(level.run.report) } : {}), survives, note };
+  const survives = kept !== false && reached && lv;
+  const note =
+    kept === false
+      ? `the build that missed has no code at line ${at.line} (its optimiser deleted the statement, which the UB allows): not counted as a miss`
+      : !reached
+        ? `${o0.by} does not report the site either: not counted as a miss`
+        : !lv
+          ? `${level!.by} does not report the site: the optimiser may have removed the UB legally; not counted as a miss`
+          : level === undefined
+            ? `the build that missed keeps code at line ${at.line}; ${o0.by} reports the site (no independent build checks its survival at this level: no second compiler has this sanitizer)`
+            : `the build that missed keeps code at line ${at.line}; ${o0.by} reports the site, so the program reaches the UB; ${level.by} reports it too, so the site survives optimisation at these options`;
+  return { ...(kept !== undefined ? { kept } : {}), reachedBy: o0.by, reached: describeReport(o0.run.report), ...(level ? { survivesBy: level.by, atLevel: describeReport(level.run.report) } : {}), survives, note };
 }

@@ -23,7 +23,7 @@ import { generateProgram } from '../repair/generate.js';
 import { siteLocation, type Injection } from '../edge/inject.js';
 import { asConfigResult, reportsSite, survival } from '../edge/sanjudge.js';
 import { sanitizerRepro } from '../edge/sancampaign.js';
-import { runSanitized, sanitizedConfiguration, sanitizerProgram, valgrindConfiguration, type Sanitizer, type SanitizedKind, type SanitizedRun } from '../edge/sanitize.js';
+import { keepsLine, runSanitized, sanitizedConfiguration, sanitizerProgram, valgrindConfiguration, type Sanitizer, type SanitizedKind, type SanitizedRun } from '../edge/sanitize.js';
 import type { Candidate } from './ir/candidate.js';
 import { NotInterestingError, reduceIR } from './ir/engine.js';
 import type { FindingManifest, FindingReduceOptions, FindingReduction } from './finding.js';
@@ -92,12 +92,13 @@ export async function reduceSanitizerFinding(dir: string, f: FindingManifest, po
         const at = siteLocation(t.files[0]!.content, restored);
         const r = await run(t.files, config, signal);
         if (r.aborted || !r.run || reportsSite(r.report, kind, at)) return false;
-        const [o0, level] = await Promise.all([
+        const [kept, o0, level] = await Promise.all([
+          keepsLine(t.files, config, at.line, limits, temp, signal),
           run(t.files, refConfig(ref, ['-O0'], facts.name), signal),
           check === 'reference' ? run(t.files, refConfig(ref, base.options, facts.name), signal) : check === 'valgrind' ? run(t.files, valgrindConfiguration(base), signal, true) : undefined,
         ]);
         if (o0.aborted || level?.aborted) return false;
-        return survival(kind, at, { by: 'reference -O0', run: o0 }, level ? { by: 'reference', run: level } : undefined).survives;
+        return survival(kind, at, kept, { by: 'reference -O0', run: o0 }, level ? { by: 'reference', run: level } : undefined).survives;
       };
     }
     opts.onProgress?.(`reducing ${f.id} (${f.outcome}, ${f.bucket}) with ${config.compiler.name} ${config.optionsText}`);

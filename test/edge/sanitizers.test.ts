@@ -49,9 +49,10 @@ describe('sanitizer programs', () => {
       ({ report: line === undefined ? undefined : { tool: 'ubsan', kind: 'shift', line, message: 'UBSan: shift' } }) as unknown as SanitizedRun;
     expect(reportsSite(run(10).report, 'shift', at)).toBe(true);
     expect(reportsSite(run(11).report, 'shift', at)).toBe(false);
-    expect(survival('shift', at, { by: 'ref -O0', run: run(10) }, { by: 'ref -O2', run: run(10) }).survives).toBe(true);
-    expect(survival('shift', at, { by: 'ref -O0', run: run(10) }, { by: 'ref -O2', run: run() }).survives).toBe(false);
-    expect(survival('shift', at, { by: 'ref -O0', run: run() }, undefined).survives).toBe(false);
+    expect(survival('shift', at, true, { by: 'ref -O0', run: run(10) }, { by: 'ref -O2', run: run(10) }).survives).toBe(true);
+    expect(survival('shift', at, false, { by: 'ref -O0', run: run(10) }, { by: 'ref -O2', run: run(10) }).survives).toBe(false);
+    expect(survival('shift', at, true, { by: 'ref -O0', run: run(10) }, { by: 'ref -O2', run: run() }).survives).toBe(false);
+    expect(survival('shift', at, true, { by: 'ref -O0', run: run() }, undefined).survives).toBe(false);
   });
 });
 
