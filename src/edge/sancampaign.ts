@@ -103,12 +103,12 @@ export async function testSanitizerProgram(p: Extract<SanitizerProgram, { ok: tr
           if (r.aborted) return;
           ctx.onRun?.(r);
           const failed = compileFailure(r);
-          if (failed) return void results.push(final(c, r, failed));
-          if (reportsSite(r.report, ub.kind, ub.location)) return void results.push(final(c, r, { outcome: 'ok' }));
+          if (failed) return void results.push(final(r, failed));
+          if (reportsSite(r.report, ub.kind, ub.location)) return void results.push(final(r, { outcome: 'ok' }));
           if (unclaimed(ub.variant)) {
             const evidence = { reachedBy: 'none', reached: 'not checked', survives: false, note: UNCLAIMED_NOTE };
             unconfirmed.push({ config: c, evidence });
-            return void results.push(final(c, r, { outcome: 'ok', detail: `unconfirmed miss: ${UNCLAIMED_NOTE}` }));
+            return void results.push(final(r, { outcome: 'ok', detail: `unconfirmed miss: ${UNCLAIMED_NOTE}` }));
           }
           const ref = referenceCompiler(c.compiler, s, compilers);
           const self = ref.realPath === c.compiler.realPath;
@@ -133,10 +133,10 @@ export async function testSanitizerProgram(p: Extract<SanitizerProgram, { ok: tr
           };
           if (!evidence.survives) {
             unconfirmed.push({ config: c, evidence });
-            return void results.push(final(c, r, { outcome: 'ok', detail: `unconfirmed miss: ${evidence.note}` }));
+            return void results.push(final(r, { outcome: 'ok', detail: `unconfirmed miss: ${evidence.note}` }));
           }
           const j: Judgement = { outcome: 'sanitizer-miss', bucket: missBucket(c, s, ub.kind), detail: `${s} reported ${describeReport(r.report)}; expected ${ub.kind} at line ${ub.location.line}` };
-          results.push({ ...final(c, r, j), facts, repro: sanitizerRepro(p.files, r.config, j, ctx.limits, { miss: { kind: ub.kind, line: ub.location.line } }) });
+          results.push({ ...final(r, j), facts, repro: sanitizerRepro(p.files, r.config, j, ctx.limits, { miss: { kind: ub.kind, line: ub.location.line } }) });
         }),
     );
   } else {
@@ -151,7 +151,7 @@ export async function testSanitizerProgram(p: Extract<SanitizerProgram, { ok: tr
             const j = judgeUBFree(r, c, p.expected);
             const alarm = j.outcome === 'sanitizer-false-alarm';
             results.push({
-              ...final(c, r, j),
+              ...final(r, j),
               ...(alarm ? { facts: { sanitizer: { name: s, baseOptions: c.options, ub: null, reported: describeReport(r.report), report: { tool: r.report!.tool, kind: r.report!.kind } } }, repro: sanitizerRepro(p.files, r.config, j, ctx.limits, { alarm: true }) } : {}),
             });
           }),
@@ -180,7 +180,8 @@ function baseOf(f: FinalResult, configs: readonly Configuration[]): Configuratio
   return configs.find((c) => f.config.slug.startsWith(`${c.slug}-`) && c.compiler === f.config.compiler) ?? f.config;
 }
 
-function final(_base: Configuration, r: SanitizedRun, j: Judgement): FinalResult {
+/** A sanitized run as the campaign's result for its configuration. */
+function final(r: SanitizedRun, j: Judgement): FinalResult {
   const result = asConfigResult(r, j);
   return { config: r.config, outcome: j.outcome as FinalResult['outcome'], result, flaky: false, ...(j.outcome !== 'ok' ? { behaviours: [j] } : {}) };
 }
