@@ -1,5 +1,6 @@
 import { basename, join } from 'node:path';
 import { errFile } from '../diag/errors.js';
+import { sanitizerRunner } from '../edge/sancampaign.js';
 import { localRunner, type CampaignRunner, type CampaignSummary, type ProgramReport } from '../harness/campaign.js';
 import { draftProgram, hangCheckUpdate } from '../harness/findings.js';
 import { sweepStaleTempRoots } from '../harness/tempdir.js';
@@ -13,6 +14,7 @@ import type { FuzzSettings, StoredSettings } from './settings.js';
 
 /** The runner of a campaign on this machine's cores, from its settings. */
 export function localRunnerFor(s: FuzzSettings): CampaignRunner {
+  if (s.sanitizers) return sanitizerRunner({ configurations: s.configurations, limits: s.limits, policy: s.policy, jobs: s.jobs });
   return localRunner({ configurations: s.configurations, limits: s.limits, policy: s.policy, mode: s.mode, jobs: s.jobs, rerunFailures: s.rerun, ...(s.ubShare ? { ubShare: s.ubShare } : {}), ...(s.emi ? { emi: s.emi } : {}) });
 }
 
@@ -37,6 +39,7 @@ export async function fuzz(s: FuzzSettings, runner: CampaignRunner = localRunner
           maxPerBucket: s.maxPerBucket ?? null,
           ...(s.ubShare ? { ubShare: s.ubShare } : {}),
           ...(s.emi ? { emi: s.emi } : {}),
+          ...(s.sanitizers ? { sanitizers: true } : {}),
         } satisfies Omit<StoredSettings, 'maxPerBucket'> & Record<string, unknown>,
         compilers: s.compilers,
         seedStart: s.seedStart ?? store.nextUnusedSeed(),

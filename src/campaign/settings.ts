@@ -19,6 +19,8 @@ export interface StoredSettings {
   readonly ubShare?: number;
   /** `--emi K`: each base program is tested with K EMI variants (0 or absent: off). */
   readonly emi?: number;
+  /** `--sanitizers`: the campaign tests the sanitizers of its gcc and clang configurations (src/edge/sancampaign.ts). */
+  readonly sanitizers?: boolean;
 }
 
 /** Fully resolved settings of one `kiln fuzz` session. */

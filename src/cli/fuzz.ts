@@ -8,7 +8,9 @@ import { isModeChoice, MODE_CHOICES, type ModeChoice } from '../gen/mode.js';
 import { parsePolicy, PolicyError, type Policy, type SizePreset } from '../gen/policy.js';
 import { detectCompilers, resolveCompilers } from '../harness/compilers.js';
 import { JOB_MEMORY_MB, maxJobs, memoryMb, parseFuzzConfig, thisMachine, type FuzzConfig } from '../harness/config.js';
-import { buildMatrix, commonTarget, DEFAULT_LIMITS, DEFAULT_OPTION_SETS, splitOptionSets, type Limits } from '../harness/matrix.js';
+import { LP64 } from '../c/target.js';
+import { sanitizerMatrix } from '../edge/sancampaign.js';
+import { buildMatrix, commonTarget, configTarget, DEFAULT_LIMITS, DEFAULT_OPTION_SETS, splitOptionSets, type Limits } from '../harness/matrix.js';
 import { DEFAULT_MAX_PER_BUCKET } from '../store/cap.js';
 import { KilnStore, type CampaignRow } from '../store/store.js';
 import { queueRunnerFor } from './worker.js';
@@ -37,6 +39,7 @@ export interface FuzzFlags {
   queue?: string;
   ubShare?: string;
   emi?: string;
+  sanitizers?: boolean;
 }
 
 export type { FuzzSettings, StoredSettings } from '../campaign/settings.js';
@@ -63,6 +66,7 @@ export function registerFuzz(program: Command): void {
     .option('--memory <size>', 'address-space limit of compiles and runs, e.g. 2GiB, or none (default 2GiB)')
     .option('--no-rerun', 'keep failures without testing them a second time')
     .option('--ub-share <f>', "share F (0 to 1) of csmith-mode programs relaxed as CsmithEdge does (policy section relax): one with undefined behaviour is compiled only, and only compiler crashes and hangs count; one the interpreter finds UB-free is tested as usual")
+    .option('--sanitizers', 'test the sanitizers instead: half the programs carry one UB on purpose (kiln gen --ub), built with the sanitizer that covers it; the rest are UB-free, built with ASan+UBSan and (clang) MSan; gcc and clang configurations only')
     .option('--emi <k>', 'test K EMI variants of each program as well (proven equivalent by the interpreter; see kiln emi)')
     .option('--reduce', 'reduce the first finding of each new bucket in the background (one job): reduced.c and a bug report in its folder')
     .option('--max-per-bucket <n>', `findings stored per bucket: the first N and the smallest program; the rest are counted (default ${DEFAULT_MAX_PER_BUCKET}; none for no cap)`)
@@ -81,7 +85,12 @@ Ctrl-C stops cleanly (a second Ctrl-C aborts); 'kiln findings' lists what was fo
     .action(async (flags: FuzzFlags) => {
       try {
         const settings = await resolveSettings(flags);
+        if (settings.sanitizers) {
+          const { skipped } = sanitizerMatrix(settings.configurations);
+          if (skipped.length > 0) process.stderr.write(`kiln fuzz: --sanitizers: skipping ${[...new Set(skipped.map((c) => c.compiler.name))].join(', ')} (only gcc and clang drivers take -fsanitize)\n`);
+        }
         // Workers regenerate seeds' programs; EMI variants and relaxed programs are not yet shipped to them.
+        if (flags.queue !== undefined && settings.sanitizers) throw errBadOption('--queue', flags.queue, 'no --queue with --sanitizers (sanitizer testing runs on this machine)');
         if (flags.queue !== undefined && (settings.emi || settings.ubShare)) throw errBadOption(settings.emi ? '--emi' : '--ub-share', String(settings.emi || settings.ubShare), 'a local campaign: queued campaigns test the seeds\' plain programs only');
         await fuzz(settings, flags.queue !== undefined ? await queueRunnerFor(settings, flags.queue) : undefined);
       } catch (e) {
@@ -94,7 +103,7 @@ Ctrl-C stops cleanly (a second Ctrl-C aborts); 'kiln findings' lists what was fo
 const DEFAULT_MODE: ModeChoice = 'mixed';
 
 /** Flags a resumed campaign takes from its stored settings instead. */
-const FIXED_ON_RESUME: readonly (keyof FuzzFlags)[] = ['config', 'compilers', 'opts', 'seedStart', 'policy', 'size', 'mode', 'compileTimeout', 'runTimeout', 'memory', 'ubShare', 'emi'];
+const FIXED_ON_RESUME: readonly (keyof FuzzFlags)[] = ['config', 'compilers', 'opts', 'seedStart', 'policy', 'size', 'mode', 'compileTimeout', 'runTimeout', 'memory', 'ubShare', 'emi', 'sanitizers'];
 
 /**
  * Merges flags over the configuration file over the defaults, and validates everything — compilers
@@ -122,12 +131,20 @@ export async function resolveSettings(flags: FuzzFlags): Promise<FuzzSettings> {
   const ubShare = flags.ubShare !== undefined ? parseShare('--ub-share', flags.ubShare) : 0;
   // An EMI variant must be provably equivalent to its base: a relaxed base may have UB.
   if (ubShare > 0 && flags.emi !== undefined && flags.emi !== '0') throw errBadOption('--ub-share', flags.ubShare!, 'no --emi with it (EMI variants need a UB-free base)');
+  if (flags.sanitizers && ubShare > 0) throw errBadOption('--ub-share', flags.ubShare!, 'no --ub-share with --sanitizers (sanitizer testing draws its own UB programs)');
+  if (flags.sanitizers && flags.emi !== undefined && flags.emi !== '0') throw errBadOption('--emi', flags.emi, 'no --emi with --sanitizers');
   const compilerSpecs = flags.compilers !== undefined ? splitList('--compilers', flags.compilers) : cfg.compilers;
   // Detected cross compilers are listed by `kiln compilers` but tested only when named: a
   // campaign generates for one target model.
   const compilers = compilerSpecs ? await resolveCompilers(compilerSpecs, process.env, cfgFile && !flags.compilers ? cfgDir : process.cwd()) : (await detectCompilers()).filter((c) => c.target === undefined);
   if (compilers.length === 0) throw errUnknownCompiler('(none)', 'no gcc, clang, tcc, pcc or cc found on PATH; name one with --compilers');
   const configurations = buildMatrix(compilers, optionSets);
+  if (flags.sanitizers && sanitizerMatrix(configurations).tested.length === 0) {
+    throw errBadOption('--compilers', compilerSpecs?.join(',') ?? compilers.map((c) => c.name).join(','), 'at least one gcc or clang driver with --sanitizers (they are the compilers with -fsanitize)');
+  }
+  if (flags.sanitizers && configurations.some((c) => c.compiler.target !== undefined || configTarget(c) !== LP64)) {
+    throw errBadOption('--compilers', compilerSpecs?.join(',') ?? '', 'host (x86-64) gcc and clang configurations with --sanitizers (sanitized binaries run natively)');
+  }
   const targets = commonTarget(configurations);
   if (!targets.target) {
     throw errBadOption('--compilers', compilerSpecs?.join(',') ?? '', `configurations of one target model, not ${targets.all.map((t) => t.name).join(' and ')} together (run one campaign per target)`);
@@ -151,6 +168,7 @@ export async function resolveSettings(flags: FuzzFlags): Promise<FuzzSettings> {
     reduce: flags.reduce === true,
     ...(ubShare ? { ubShare } : {}),
     ...(flags.emi !== undefined ? { emi: parseCount('--emi', flags.emi, 0, 0) } : {}),
+    ...(flags.sanitizers ? { sanitizers: true } : {}),
   };
 }
 
@@ -216,6 +234,7 @@ function storedSettings(c: CampaignRow, dbPath: string): StoredSettings {
     ...(jobs !== undefined ? { jobs } : {}),
     ...(typeof s.ubShare === 'number' && s.ubShare > 0 && s.ubShare <= 1 ? { ubShare: s.ubShare } : {}),
     ...(typeof s.emi === 'number' && Number.isInteger(s.emi) && s.emi > 0 ? { emi: s.emi } : {}),
+    ...(s.sanitizers === true ? { sanitizers: true } : {}),
   };
 }
 

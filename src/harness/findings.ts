@@ -180,6 +180,7 @@ function draftFinding(r: ProgramReport, f: FinalResult, ctx: DraftContext): Find
     // undefined behaviour and only a compiler crash or hang counted.
     ...(r.relaxed ? { relaxed: r.relaxed } : {}),
     ...(ctx.emi ? { emi: emiRecipe(r.seed, ctx.emi) } : {}),
+    ...(f.facts ?? {}),
   };
   return {
     id,
@@ -198,7 +199,7 @@ function draftFinding(r: ProgramReport, f: FinalResult, ctx: DraftContext): Find
     files: [
       ...sources,
       { name: 'finding.json', content: JSON.stringify(json, null, 2) + '\n' },
-      { name: 'repro.sh', content: reproScript({ id, config: f.config, judgement: j, ...(f.nondeterministic ? { alternatives: f.behaviours!.slice(1) } : {}), expected, limits: ctx.limits, files: names }), mode: 0o755 },
+      { name: 'repro.sh', content: f.repro ?? reproScript({ id, config: f.config, judgement: j, ...(f.nondeterministic ? { alternatives: f.behaviours!.slice(1) } : {}), expected, limits: ctx.limits, files: names }), mode: 0o755 },
     ],
   };
 }
@@ -234,7 +235,7 @@ function publicBehaviour(b: Behaviour): Record<string, unknown> {
 }
 
 function isRunOutcome(o: string): boolean {
-  return o === 'wrong-code' || o === 'binary-crash' || o === 'binary-hang';
+  return o === 'wrong-code' || o === 'binary-crash' || o === 'binary-hang' || o === 'sanitizer-miss' || o === 'sanitizer-false-alarm';
 }
 
 /** What the configuration did instead of printing the expected line. */

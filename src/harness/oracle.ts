@@ -4,13 +4,13 @@ import type { Configuration } from './matrix.js';
 import type { RunResult } from './process.js';
 
 /** Every verdict a (program, configuration) pair can get. The strings are stable: they are stored. */
-export const OUTCOMES = ['ok', 'wrong-code', 'compiler-crash', 'compiler-hang', 'rejected-valid', 'binary-crash', 'binary-hang', 'internal'] as const;
+export const OUTCOMES = ['ok', 'wrong-code', 'compiler-crash', 'compiler-hang', 'rejected-valid', 'binary-crash', 'binary-hang', 'sanitizer-miss', 'sanitizer-false-alarm', 'internal'] as const;
 
 /** A stored outcome (see DESIGN.md, "Oracle and outcomes"). */
 export type Outcome = (typeof OUTCOMES)[number];
 
 /** Outcomes that blame the compiler and make a finding. */
-export const FINDING_OUTCOMES: ReadonlySet<Outcome> = new Set(['wrong-code', 'compiler-crash', 'compiler-hang', 'rejected-valid', 'binary-crash', 'binary-hang']);
+export const FINDING_OUTCOMES: ReadonlySet<Outcome> = new Set(['wrong-code', 'compiler-crash', 'compiler-hang', 'rejected-valid', 'binary-crash', 'binary-hang', 'sanitizer-miss', 'sanitizer-false-alarm']);
 
 /** What the oracle concluded about one configuration, with what a repro script needs to check it. */
 export interface Judgement {

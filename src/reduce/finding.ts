@@ -21,6 +21,7 @@ import { generateProgram } from '../repair/generate.js';
 import { FINDING_MANIFEST, readFinding, type StoredFinding } from '../triage/finding.js';
 import { NotInterestingError, reduceIR, type IRReduceStats } from './ir/engine.js';
 import type { Candidate } from './ir/candidate.js';
+import { reduceSanitizerFinding } from './sanitizer.js';
 
 /** Options of `kiln reduce FINDING_DIR`, shared with the text reducer's command-line options. */
 export interface FindingReduceOptions {
@@ -74,6 +75,8 @@ export interface FindingReduction {
   readonly complete: boolean;
   /** Set when a flagged compile hang finished within the configured limit and was reduced as a slow compile. */
   readonly slowCompile?: SlowCompile;
+  /** The reduced program's repro.sh, when the default one (compile, run, compare) does not check this outcome. */
+  readonly repro?: string;
 }
 
 /** A compile-time hog: how long the original took, against the same compiler at -O0. */
@@ -124,7 +127,7 @@ export function readFindingManifest(dir: string): FindingManifest {
 export async function reduceFinding(dir: string, opts: FindingReduceOptions = {}): Promise<FindingReduction> {
   const f = readFindingManifest(dir);
   const fallback = `reduce the C file with its own test instead: kiln reduce ${join(dir, 'prog.c')} --test ${join(dir, 'repro.sh')}`;
-  if (!REDUCIBLE.has(f.outcome)) throw errState(`${dir}: outcome ${f.outcome} is not a compiler failure`, 'only findings of kiln fuzz can be reduced');
+  if (!REDUCIBLE.has(f.outcome) && !f.outcome.startsWith('sanitizer-')) throw errState(`${dir}: outcome ${f.outcome} is not a compiler failure`, 'only findings of kiln fuzz can be reduced');
   if (f.hangStatus === 'cleared' && f.outcome !== 'compiler-hang') {
     // A suspected run hang the campaign checked with the configured limit and saw finish: a slow
     // run, not a hang, so there is no failure for the reducer to keep. (A slow compile is
@@ -138,6 +141,7 @@ export async function reduceFinding(dir: string, opts: FindingReduceOptions = {}
     if (e instanceof PolicyError) throw errState(`${dir}: the finding's policy does not parse: ${e.message}`, fallback);
     throw e;
   }
+  if (f.outcome === 'sanitizer-miss' || f.outcome === 'sanitizer-false-alarm') return reduceSanitizerFinding(dir, f, policy, reductionLimits(f.outcome, f.limits, opts.timeoutMs), opts);
   if (f.relaxed) {
     // The IR reducer proves every candidate UB-free; a relaxed program need not be, so its own
     // test (compile and look for the crash or hang) drives the text reducer instead.

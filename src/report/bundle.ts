@@ -54,14 +54,15 @@ export function writeReducedFinding(r: FindingReduction): string {
  * clang `-fsanitize=undefined,address` first and says so in the report.
  */
 export async function writeBundle(r: FindingReduction, extras: BundleExtras = {}): Promise<Bundle> {
-  const sanitizers = await sanitizerCheck(r.files);
+  // A sanitizer finding's program is tested by sanitizers already (and a miss's has UB on purpose).
+  const sanitizers: SanitizerVerdict = r.finding.outcome.startsWith('sanitizer-') ? { status: 'unchecked', detail: 'a sanitizer finding: its repro.sh checks the sanitizer' } : await sanitizerCheck(r.files);
   const folder = writeReducedFinding(r);
   const f = r.finding;
   const judgement = r.failing.judgement;
   const names = r.files.map((x) => x.name);
   // A nondeterministic finding's script accepts every behaviour it showed, as its reduction did.
   const alternatives = f.behaviours.filter((x) => !(x.outcome === judgement.outcome && x.bucket === judgement.bucket));
-  writeFileSync(join(folder, 'repro.sh'), reproScript({ id: `${f.id} (reduced)`, config: r.config, judgement, ...(alternatives.length ? { alternatives } : {}), expected: r.expected, limits: reproLimits(r), files: names }), { mode: 0o755 });
+  writeFileSync(join(folder, 'repro.sh'), r.repro ?? reproScript({ id: `${f.id} (reduced)`, config: r.config, judgement, ...(alternatives.length ? { alternatives } : {}), expected: r.expected, limits: reproLimits(r), files: names }), { mode: 0o755 });
   const report = markdownReport(r, sanitizers, extras);
   writeFileSync(join(folder, 'report.md'), report);
   const json = {
@@ -127,6 +128,8 @@ const TITLES: Record<string, string> = {
   'rejected-valid': 'valid program rejected',
   'binary-crash': 'miscompiled program crashes',
   'binary-hang': 'miscompiled program hangs',
+  'sanitizer-miss': 'sanitizer misses undefined behaviour',
+  'sanitizer-false-alarm': 'sanitizer reports a UB-free program',
 };
 
 /** The Markdown report of a reduced finding. */

@@ -1,0 +1,213 @@
+// `kiln fuzz --sanitizers`: programs are drawn per seed (UB on purpose or UB-free), real gcc and
+// clang sanitizers find every injected UB at -O0 and raise no false alarm on UB-free programs, and
+// a compiler wrapper that silently drops -fsanitize=… yields sanitizer-miss findings (with the
+// survival evidence and a repro.sh that reproduces them), never a finding on a UB-free program.
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sanitizerMatrix, testSanitizerProgram, unclaimed } from '../../src/edge/sancampaign.js';
+import { reportsSite, survival } from '../../src/edge/sanjudge.js';
+import { SANITIZER_OF, sanitizerDraw, sanitizerFlags, sanitizerProgram, type SanitizedRun } from '../../src/edge/sanitize.js';
+import { parsePolicy } from '../../src/gen/policy.js';
+import { interpret } from '../../src/interp/interpret.js';
+import { resolveCompilers } from '../../src/harness/compilers.js';
+import { buildMatrix, DEFAULT_LIMITS } from '../../src/harness/matrix.js';
+import { TempRoot } from '../../src/harness/tempdir.js';
+import { runProcess } from '../../src/harness/process.js';
+import { requireTool } from '../support/cc.js';
+import { runKiln } from '../harness/support/cli.js';
+
+const policy = parsePolicy({}, 'small');
+const work = mkdtempSync(join(tmpdir(), 'kiln-sanitizers-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+describe('sanitizer programs', () => {
+  it('are drawn from the seed: about half with UB, of every kind but unsequenced, the same program for the same seed', () => {
+    const draws = Array.from({ length: 400 }, (_, i) => sanitizerDraw(BigInt(i + 1)));
+    const ub = draws.filter((d) => d !== undefined);
+    expect(ub.length).toBeGreaterThan(160);
+    expect(ub.length).toBeLessThan(240);
+    expect(new Set(ub)).toEqual(new Set(Object.keys(SANITIZER_OF)));
+    expect(draws.map((_, i) => sanitizerDraw(BigInt(i + 1)))).toEqual(draws);
+    for (let seed = 1n; seed <= 4n; seed++) {
+      const a = sanitizerProgram(seed, policy);
+      const b = sanitizerProgram(seed, policy);
+      expect(a.ok && b.ok && a.files[0]!.content === b.files[0]!.content).toBe(true);
+      if (a.ok && a.ub) {
+        // The interpreter's first UB is the injected site, of the drawn kind.
+        const run = interpret(a.ub.injection.program);
+        expect(!run.ok && run.ub.node).toBe(a.ub.injection.site);
+        expect(a.files[0]!.content.split('\n')[0]).toContain(`"${a.ub.kind}" at line ${a.ub.location.line}`);
+      }
+    }
+  });
+
+  it('does not count a miss whose site the reference does not report', () => {
+    const at = { line: 10, column: 3 };
+    const run = (line?: number): SanitizedRun =>
+      ({ report: line === undefined ? undefined : { tool: 'ubsan', kind: 'shift', line, message: 'UBSan: shift' } }) as unknown as SanitizedRun;
+    expect(reportsSite(run(10).report, 'shift', at)).toBe(true);
+    expect(reportsSite(run(11).report, 'shift', at)).toBe(false);
+    expect(survival('shift', at, true, { by: 'ref -O0', run: run(10) }, { by: 'ref -O2', run: run(10) }).survives).toBe(true);
+    expect(survival('shift', at, false, { by: 'ref -O0', run: run(10) }, { by: 'ref -O2', run: run(10) }).survives).toBe(false);
+    expect(survival('shift', at, true, { by: 'ref -O0', run: run(10) }, { by: 'ref -O2', run: run() }).survives).toBe(false);
+    expect(survival('shift', at, true, { by: 'ref -O0', run: run() }, undefined).survives).toBe(false);
+  });
+});
+
+describe('real gcc and clang sanitizers', () => {
+  let temp: TempRoot;
+  beforeAll(() => {
+    requireTool('gcc');
+    requireTool('clang');
+    temp = TempRoot.create();
+  });
+  afterAll(() => temp.dispose());
+
+  it('report every injected UB at -O0 and -O2 or have the miss checked, and raise no false alarm on UB-free programs', { timeout: 600_000 }, async () => {
+    const configs = buildMatrix(await resolveCompilers(['gcc', 'clang']), ['-O0', '-O2']);
+    let ubFree = 0;
+    let ubPrograms = 0;
+    for (let seed = 1n; seed <= 12n; seed++) {
+      const p = sanitizerProgram(seed, policy);
+      if (!p.ok) continue;
+      const r = await testSanitizerProgram(p, { configurations: configs, limits: DEFAULT_LIMITS, temp });
+      expect(r.results.length).toBeGreaterThan(0);
+      for (const f of r.results) {
+        // Real compilers: no false alarm, no miss the survival check believes, nothing else either.
+        expect(f.outcome, `seed ${seed} ${f.config.slug}: ${f.result.judgement.detail ?? ''}`).toBe('ok');
+        if (p.ub && f.config.optionsText.startsWith('-O0')) expect(f.result.judgement.detail, `seed ${seed} ${f.config.slug}`).toBeUndefined();
+      }
+      if (p.ub) ubPrograms++;
+      else {
+        ubFree++;
+        // ASan+UBSan on both compilers and MSan on clang, at each level.
+        expect(r.results.map((f) => f.config.slug).sort()).toEqual(['clang-O0-asan-ubsan', 'clang-O0-msan', 'clang-O2-asan-ubsan', 'clang-O2-msan', 'gcc-O0-asan-ubsan', 'gcc-O2-asan-ubsan']);
+      }
+    }
+    expect(ubFree).toBeGreaterThanOrEqual(3);
+    expect(ubPrograms).toBeGreaterThanOrEqual(3);
+  });
+
+  it('skips configurations of compilers without -fsanitize', async () => {
+    const [gcc] = await resolveCompilers(['gcc']);
+    const tcc = { ...gcc!, name: 'tcc', family: 'tcc' as const, realPath: '/usr/bin/tcc' };
+    const m = sanitizerMatrix(buildMatrix([gcc!, tcc], ['-O0']));
+    expect(m.tested.map((c) => c.compiler.name)).toEqual(['gcc']);
+    expect(m.skipped.map((c) => c.compiler.name)).toEqual(['tcc']);
+  });
+});
+
+interface Listed {
+  id: string;
+  outcome: string;
+  compiler: string;
+  bucket: string;
+  dir: string;
+}
+
+describe('kiln fuzz --sanitizers', () => {
+  let nosan: string;
+  beforeAll(() => {
+    requireTool('gcc');
+    requireTool('clang');
+    const bin = join(work, 'bin');
+    mkdirSync(bin, { recursive: true });
+    nosan = join(bin, 'gcc-nosan');
+    // Fault injection: a gcc that silently drops every -fsanitize=… argument.
+    writeFileSync(nosan, '#!/bin/sh\nfor a; do shift; case $a in -fsanitize=*) ;; *) set -- "$@" "$a";; esac; done\nexec gcc "$@"\n');
+    chmodSync(nosan, 0o755);
+  });
+
+  it('turns a compiler that drops -fsanitize into sanitizer-miss findings, and UB-free programs into none', { timeout: 600_000 }, async () => {
+    const out = join(work, 'fault');
+    const r = await runKiln(['fuzz', '--sanitizers', '--compilers', `${nosan},clang`, '--opts', '-O0;-O2', '--size', 'small', '--tests', '6', '--seed-start', '1', '-j', '2', '--out', out]);
+    expect(r.status, r.stderr).toBe(0);
+    const listed = await runKiln(['findings', '--out', out, '--json']);
+    expect(listed.status, listed.stderr).toBe(0);
+    const findings = JSON.parse(listed.stdout) as Listed[];
+    expect(findings.length).toBeGreaterThan(0);
+    // UB programs gcc has a sanitizer for, but not the underflows of globals ASan does not claim.
+    const ubSeeds = new Set(
+      Array.from({ length: 6 }, (_, i) => BigInt(i + 1)).filter((s) => {
+        const p = sanitizerProgram(s, policy);
+        return p.ok && p.ub !== undefined && p.ub.kind !== 'uninitialised-read' && !unclaimed(p.ub.variant);
+      }),
+    );
+    expect(ubSeeds.size).toBeGreaterThan(0);
+    const missed = new Set<bigint>();
+    for (const f of findings) {
+      expect(f.outcome).toBe('sanitizer-miss');
+      expect(f.compiler).toBe('gcc-nosan');
+      const j = JSON.parse(readFileSync(join(f.dir, 'finding.json'), 'utf8')) as { seed: string; bucket: string; sanitizer: { name: string; ub: { kind: string; line: number }; survival: { survives: boolean; reachedBy: string } } };
+      const seed = BigInt(j.seed);
+      // Never a UB-free program.
+      expect(sanitizerDraw(seed)).toBe(j.sanitizer.ub.kind);
+      missed.add(seed);
+      expect(j.bucket).toMatch(new RegExp(`^sanitizer-miss:gcc-nosan:${j.sanitizer.name}:${j.sanitizer.ub.kind}:-O[02]$`));
+      expect(j.sanitizer.survival.survives).toBe(true);
+      expect(j.sanitizer.survival.reachedBy).toMatch(/^clang -O0/);
+      // repro.sh reproduces the miss with the wrapper…
+      const repro = await runProcess('sh', [join(f.dir, 'repro.sh')], { cwd: f.dir, timeoutMs: 60_000 });
+      expect(repro.status, repro.stderr).toBe(0);
+    }
+    // …every UB program gcc has a sanitizer for was missed.
+    expect([...missed].sort()).toEqual([...ubSeeds].sort());
+
+    // kiln reduce keeps the miss and the injected UB: the reduced program is smaller, its repro.sh
+    // reproduces the miss, and clang's sanitizer still reports the UB in it.
+    const f = findings.find((x) => x.bucket.includes(':-O2'))!;
+    const red = await runKiln(['reduce', f.dir, '-j', '2', '--max-time', '40s']);
+    expect(red.status, red.stderr).toBe(0);
+    const reduced = readFileSync(join(f.dir, 'reduced.c'), 'utf8');
+    expect(reduced.length).toBeLessThan(readFileSync(join(f.dir, 'prog.c'), 'utf8').length);
+    const again = await runProcess('sh', [join(f.dir, 'reduced', 'repro.sh')], { cwd: join(f.dir, 'reduced'), timeoutMs: 60_000 });
+    expect(again.status, again.stderr).toBe(0);
+    const j = JSON.parse(readFileSync(join(f.dir, 'finding.json'), 'utf8')) as { sanitizer: { name: 'asan' | 'ubsan' } };
+    const exe = join(work, 'reduced-check');
+    const cc = await runProcess('clang', ['-O0', '-g', '-w', ...sanitizerFlags(j.sanitizer.name), join(f.dir, 'reduced.c'), '-o', exe], { cwd: work, timeoutMs: 120_000 });
+    expect(cc.status, cc.stderr).toBe(0);
+    const ran = await runProcess(exe, [], { cwd: work, timeoutMs: 60_000 });
+    expect(ran.stderr).toMatch(/ERROR: AddressSanitizer|runtime error:/);
+  });
+
+  it('turns a compiler whose sanitized binaries always report into sanitizer-false-alarm findings on UB-free programs, and reduces one', { timeout: 600_000 }, async () => {
+    // Fault injection: a gcc that links a constructor with an out-of-bounds store into sanitized builds.
+    const noisy = join(work, 'bin', 'gcc-noisy');
+    const extra = join(work, 'bin', 'noise.c');
+    writeFileSync(extra, 'static void __attribute__((constructor)) kiln_noise(void) { volatile int a[2]; volatile int i = 2; a[i] = 1; }\n');
+    writeFileSync(noisy, `#!/bin/sh\ncase "$*" in *-fsanitize=*) exec gcc "$@" ${extra};; esac\nexec gcc "$@"\n`);
+    chmodSync(noisy, 0o755);
+    const out = join(work, 'noisy');
+    // Seeds 6, 7 and 10 draw UB-free programs, 8 and 9 UB ones.
+    const r = await runKiln(['fuzz', '--sanitizers', '--compilers', `${noisy},clang`, '--opts', '-O0', '--size', 'small', '--tests', '5', '--seed-start', '6', '-j', '2', '--out', out]);
+    expect(r.status, r.stderr).toBe(0);
+    const listed = await runKiln(['findings', '--out', out, '--json']);
+    const findings = JSON.parse(listed.stdout) as Listed[];
+    const alarms = findings.filter((f) => f.outcome === 'sanitizer-false-alarm');
+    const cleanSeeds = [6n, 7n, 8n, 9n, 10n].filter((s) => sanitizerDraw(s) === undefined);
+    expect(cleanSeeds.length).toBeGreaterThan(0);
+    expect(alarms.length).toBe(cleanSeeds.length);
+    for (const f of findings) expect(f.compiler, f.id).toBe('gcc-noisy');
+    for (const f of alarms) {
+      const j = JSON.parse(readFileSync(join(f.dir, 'finding.json'), 'utf8')) as { seed: string; bucket: string };
+      expect(sanitizerDraw(BigInt(j.seed))).toBeUndefined();
+      expect(j.bucket).toMatch(/^sanitizer-false-alarm:gcc-noisy:asan\+ubsan:out-of-bounds:-O0$/);
+    }
+    const red = await runKiln(['reduce', alarms[0]!.dir, '-j', '2', '--max-time', '30s']);
+    expect(red.status, red.stderr).toBe(0);
+    const again = await runProcess('sh', [join(alarms[0]!.dir, 'reduced', 'repro.sh')], { cwd: join(alarms[0]!.dir, 'reduced'), timeoutMs: 60_000 });
+    expect(again.status, again.stderr).toBe(0);
+  });
+
+  it('refuses --sanitizers with --ub-share, and a matrix without gcc or clang', async () => {
+    const a = await runKiln(['fuzz', '--sanitizers', '--ub-share', '0.5', '--compilers', 'gcc', '--tests', '1', '--out', join(work, 'bad1')]);
+    expect(a.status).toBe(2);
+    expect(a.stderr).toMatch(/^kiln: error\[KILN_BAD_OPTION\]: .*--ub-share/);
+    requireTool('tcc');
+    const b = await runKiln(['fuzz', '--sanitizers', '--compilers', 'tcc', '--tests', '1', '--out', join(work, 'bad2')]);
+    expect(b.status).toBe(2);
+    expect(b.stderr).toMatch(/^kiln: error\[KILN_BAD_OPTION\]: .*gcc or clang/);
+  });
+});
