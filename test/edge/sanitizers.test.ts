@@ -69,7 +69,8 @@ describe('real gcc and clang sanitizers', () => {
     const configs = buildMatrix(await resolveCompilers(['gcc', 'clang']), ['-O0', '-O2']);
     let ubFree = 0;
     let ubPrograms = 0;
-    for (let seed = 1n; seed <= 12n; seed++) {
+    // Seeds 1-5 draw five different UB kinds, 6, 7 and 10 are UB-free (checked by the counts below).
+    for (const seed of [1n, 2n, 3n, 4n, 5n, 6n, 7n, 10n]) {
       const p = sanitizerProgram(seed, policy);
       if (!p.ok) continue;
       const r = await testSanitizerProgram(p, { configurations: configs, limits: DEFAULT_LIMITS, temp });
@@ -122,7 +123,7 @@ describe('kiln fuzz --sanitizers', () => {
 
   it('turns a compiler that drops -fsanitize into sanitizer-miss findings, and UB-free programs into none', { timeout: 600_000 }, async () => {
     const out = join(work, 'fault');
-    const r = await runKiln(['fuzz', '--sanitizers', '--compilers', `${nosan},clang`, '--opts', '-O0;-O2', '--size', 'small', '--tests', '6', '--seed-start', '1', '-j', '2', '--out', out]);
+    const r = await runKiln(['fuzz', '--sanitizers', '--compilers', `${nosan},clang`, '--opts', '-O2', '--size', 'small', '--tests', '6', '--seed-start', '1', '-j', '2', '--out', out]);
     expect(r.status, r.stderr).toBe(0);
     const listed = await runKiln(['findings', '--out', out, '--json']);
     expect(listed.status, listed.stderr).toBe(0);
@@ -145,7 +146,7 @@ describe('kiln fuzz --sanitizers', () => {
       // Never a UB-free program.
       expect(sanitizerDraw(seed)).toBe(j.sanitizer.ub.kind);
       missed.add(seed);
-      expect(j.bucket).toMatch(new RegExp(`^sanitizer-miss:gcc-nosan:${j.sanitizer.name}:${j.sanitizer.ub.kind}:-O[02]$`));
+      expect(j.bucket).toMatch(new RegExp(`^sanitizer-miss:gcc-nosan:${j.sanitizer.name}:${j.sanitizer.ub.kind}:-O2$`));
       expect(j.sanitizer.survival.survives).toBe(true);
       expect(j.sanitizer.survival.reachedBy).toMatch(/^clang -O0/);
       // repro.sh reproduces the miss with the wrapper…
@@ -158,7 +159,7 @@ describe('kiln fuzz --sanitizers', () => {
     // kiln reduce keeps the miss and the injected UB: the reduced program is smaller, its repro.sh
     // reproduces the miss, and clang's sanitizer still reports the UB in it.
     const f = findings.find((x) => x.bucket.includes(':-O2'))!;
-    const red = await runKiln(['reduce', f.dir, '-j', '2', '--max-time', '40s']);
+    const red = await runKiln(['reduce', f.dir, '-j', '2', '--max-time', '20s']);
     expect(red.status, red.stderr).toBe(0);
     const reduced = readFileSync(join(f.dir, 'reduced.c'), 'utf8');
     expect(reduced.length).toBeLessThan(readFileSync(join(f.dir, 'prog.c'), 'utf8').length);
