@@ -15,8 +15,8 @@ import { mapPool } from '../support/pool.js';
 import { runProcess } from '../../src/harness/process.js';
 
 const FIRST = Number(process.env.KILN_TEST_SEED ?? 1);
-const COUNT = 16;
-const SANITIZER_COUNT = 8;
+const COUNT = 12;
+const SANITIZER_COUNT = 6;
 const BATCH = 10;
 
 interface Case {
