@@ -4,7 +4,7 @@ import type { Block, Expr, FuncDecl, Node, Program, Stmt, VarDecl } from '../../
 import { isExpr } from '../../ir/nodes.js';
 import { retypeProgram } from '../../ir/retype.js';
 import { arrayOf, isArith, sameType, unqualified, type Type } from '../../ir/types.js';
-import { mapChildren, replaceNode, transformProgram, walk, walkProgram } from '../../ir/visit.js';
+import { mapChildren, replaceNode, replaceNodes, transformProgram, walk, walkProgram } from '../../ir/visit.js';
 import { VARIED } from '../../interp/runtime.js';
 import type { Candidate } from './candidate.js';
 
@@ -66,6 +66,24 @@ function lvaluePositions(p: Program): Set<number> {
   return out;
 }
 
+/**
+ * Delta-debugging candidates over `items`: the halves, then the quarters, … down to single items,
+ * each made by `edit`. Edits that succeed on large chunks cost one test for many items, which is
+ * what makes slow tests (a compile-time hog near its limit, an emulated target) affordable: a
+ * pass that offers one candidate per item needs a test per item even when all of them succeed.
+ */
+function ddmin<T>(items: readonly T[], edit: (chunk: readonly T[]) => () => Program | undefined, singles = true): (() => Program | undefined)[] {
+  const out: (() => Program | undefined)[] = [];
+  if (items.length === 0) return out;
+  for (let parts = 2; ; parts *= 2) {
+    const size = Math.ceil(items.length / parts);
+    if (size <= 1 && !singles) break;
+    for (let i = 0; i < items.length; i += size) out.push(edit(items.slice(i, i + size)));
+    if (size <= 1) break;
+  }
+  return out;
+}
+
 function expressions(p: Program): Expr[] {
   const out: Expr[] = [];
   for (const f of p.funcs) {
@@ -110,16 +128,7 @@ const removeStatements: IRPass = {
         if (n.kind === 'block') for (const s of n.stmts) stmts.push(s.id);
       });
     }
-    const out: (() => Program | undefined)[] = [];
-    for (let parts = 2; ; parts *= 2) {
-      const size = Math.ceil(stmts.length / parts);
-      for (let i = 0; i < stmts.length; i += size) {
-        const chunk = new Set(stmts.slice(i, i + size));
-        out.push(() => dropStatements(program, chunk));
-      }
-      if (size <= 1) break;
-    }
-    return out;
+    return ddmin(stmts, (chunk) => () => dropStatements(program, new Set(chunk)));
   },
 };
 
@@ -169,7 +178,7 @@ const replaceByValue: IRPass = {
     const values = profile.nodeValues;
     if (!values) return [];
     const lvalues = lvaluePositions(program);
-    const out: (() => Program | undefined)[] = [];
+    const sites: { id: number; value: bigint; type: IntType }[] = [];
     for (const e of expressions(program)) {
       if (e.kind === 'const' || lvalues.has(e.id) || e.type.kind !== 'int') continue;
       const v = values.get(e.id);
@@ -178,12 +187,16 @@ const replaceByValue: IRPass = {
       const decl = isBitfieldType(t) ? (t.signed ? C.int : C.uint) : t;
       const value = typeof v === 'bigint' ? v : BigInt(v);
       if (value < intMin(decl) || value > intMax(decl)) continue;
-      out.push(() => {
-        const b = builder(program);
-        return { ...replaceNode(program, e.id, () => b.lit(value, decl)), nextId: b.nextId };
-      });
+      sites.push({ id: e.id, value, type: decl });
     }
-    return out;
+    // Every site took one value, so replacing any set of them at once keeps the output (unless a
+    // replaced expression had side effects, which the test then judges): chunks first. Nested
+    // sites in one chunk are fine: the outer replacement wins.
+    return ddmin(sites, (chunk) => () => {
+      const b = builder(program);
+      const p = replaceNodes(program, new Map(chunk.map((x) => [x.id, () => b.lit(x.value, x.type)] as const)));
+      return { ...p, nextId: b.nextId };
+    });
   },
 };
 
@@ -193,9 +206,11 @@ const replaceByOperand: IRPass = {
   candidates({ program }) {
     const lvalues = lvaluePositions(program);
     const out: (() => Program | undefined)[] = [];
+    const firsts: { id: number; by: Expr }[] = [];
     for (const e of expressions(program)) {
       if (lvalues.has(e.id) || e.kind === 'const' || e.kind === 'var' || e.kind === 'null') continue;
       const kids = childExprs(e).filter((c) => compatible(c.type, e.type) && !lvalues.has(c.id));
+      if (kids[0]) firsts.push({ id: e.id, by: kids[0] });
       for (const c of kids) out.push(() => replaceNode(program, e.id, () => c));
       if (e.type.kind === 'int') {
         for (const k of [0n, 1n]) {
@@ -207,7 +222,10 @@ const replaceByOperand: IRPass = {
         }
       }
     }
-    return out;
+    // Chunks first (each expression by its first operand), down to pairs; then every single
+    // choice. Most chunks fail at once in the interpreter (UB, another output), which is cheap.
+    const chunks = ddmin(firsts, (chunk) => () => replaceNodes(program, new Map(chunk.map((x) => [x.id, () => x.by] as const))), false);
+    return [...chunks, ...out];
   },
 };
 

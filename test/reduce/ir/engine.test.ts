@@ -7,6 +7,7 @@ import { CSMITH_POLICY } from '../../../src/gen/policy.js';
 import { IRBuilder } from '../../../src/ir/build.js';
 import { interpret } from '../../../src/interp/interpret.js';
 import { reduceIR, NotInterestingError } from '../../../src/reduce/ir/engine.js';
+import { irPasses } from '../../../src/reduce/ir/passes.js';
 import { generateProgram } from '../../../src/repair/generate.js';
 
 const nonEmpty = (s: string): number => s.split('\n').filter((l) => l.trim()).length;
@@ -53,6 +54,26 @@ describe('IR reducer', () => {
     expect(result.best.source).toMatch(/ \/ /);
     expect(interpret(result.best.program).ok).toBe(true);
     expect(result.stats.invalid).toBeGreaterThan(0);
+  });
+
+  it('replaces expressions by their values in chunks: far fewer tests than sites when all succeed', async () => {
+    // 48 statements x_i = g_i + 1: 96 sites (g_i, g_i + 1) that each took one value. One test per
+    // site would cost 96 tests (a minute each for a compile-time hog near its limit).
+    const b = new IRBuilder();
+    const globals = Array.from({ length: 48 }, (_, i) => b.global(`g${i}`, C.int32, b.lit(BigInt(i + 3))));
+    const outs = Array.from({ length: 48 }, (_, i) => b.global(`x${i}`, C.int32, b.lit(0n)));
+    const body = globals.map((g, i) => b.stmt(b.assign(b.v(outs[i]!), b.bin('+', b.v(g), b.lit(1n)))));
+    const main = b.func('main', C.int, [], b.block([...body, ...outs.map((x) => b.hash(b.v(x)))]));
+    const p = b.program({ globals: [...globals, ...outs], funcs: [main], main });
+    const expected = interpret(p);
+    if (!expected.ok) throw new Error('the test program is not UB-free');
+    const head = `/* kiln: expected "${expected.output.trimEnd()}" */`;
+    const result = await reduceIR(p, async (c) => c.source.startsWith(head), { jobs: 1, passes: irPasses().filter((x) => x.name === 'replace-by-value') });
+    // Every site became its value (the assignments too: each took one value) ...
+    expect(result.best.source).not.toMatch(/ \+ 1/);
+    expect(result.best.source).toMatch(/^\s+51;$/m);
+    // ... in a handful of tests: the first candidate (half the sites) and its successors succeed.
+    expect(result.stats.tested).toBeLessThan(12);
   });
 
   it('rejects a test that does not accept the original', async () => {
