@@ -7,7 +7,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { runProcess, SpawnError, type RunResult } from '../harness/process.js';
-import { CHECK_TOOLS, evaAlarms, parseAsan, parseMsan, parseUbsan, parseValgrind, type CheckTool, type UBReport } from './reports.js';
+import { CHECK_TOOLS, evaAlarms, parseRedStatuses, parseAsan, parseMsan, parseUbsan, parseValgrind, type CheckTool, type UBReport } from './reports.js';
 
 /** Compilers, flags and limits of a check. */
 export interface CheckOptions {
@@ -222,23 +222,31 @@ async function evaRun(dir: string, names: readonly string[], cflags: readonly st
   const cpp = cflags.filter((f) => /^-(?:I|D|U)/.test(f));
   const base = ['-eva', '-eva-no-show-progress', '-eva-precision', '11', '-machdep', 'x86_64', ...(cpp.length > 0 ? ['-cpp-extra-args', cpp.join(' ')] : []), ...names];
   const sources = await Promise.all(names.map((n) => readFile(join(dir, n), 'utf8').catch(() => '')));
-  const first = await evaOnce(dir, ['-unspecified-access', ...base], sources, timeoutMs);
+  const first = await evaOnce(dir, ['-unspecified-access', ...base], names, sources, timeoutMs);
   if (first.report || first.run.status !== 'clean' || first.cutAt.length === 0) return first;
   // Eva stopped a path at its sub-array separation false alarm: analyse again without the
   // unsequenced-access check, so the other kinds are checked past that point; the verdict says
   // what stays unchecked.
-  const second = await evaOnce(dir, base, sources, timeoutMs);
+  const second = await evaOnce(dir, base, names, sources, timeoutMs);
   const note = `unsequenced accesses not checked after line ${Math.min(...first.cutAt)} (Frama-C's false alarm on an element and its sub-array stops its analysis there)`;
   if (second.report || second.run.status !== 'clean') return second;
   return { run: { tool: 'eva', status: 'clean', detail: note } };
 }
 
 /** One Frama-C Eva analysis. */
-async function evaOnce(dir: string, args: readonly string[], sources: readonly string[], timeoutMs: number): Promise<{ run: Omit<ToolRun, 'ms'>; report?: UBReport; cutAt: number[] }> {
-  const r = await tryRun('frama-c', args, dir, timeoutMs);
+async function evaOnce(dir: string, args: readonly string[], names: readonly string[], sources: readonly string[], timeoutMs: number): Promise<{ run: Omit<ToolRun, 'ms'>; report?: UBReport; cutAt: number[] }> {
+  const redFile = 'kiln-eva-red.csv';
+  await rm(join(dir, redFile), { force: true });
+  const r = await tryRun('frama-c', [...args, '-eva-report-red-statuses', redFile], dir, timeoutMs);
   if (r === null) return { run: { tool: 'eva', status: 'failed', detail: 'frama-c cannot be run' }, cutAt: [] };
   const out = r.stdout + r.stderr;
-  const { report, cutAt } = evaAlarms(out, sources);
+  // Written when the analysis completes; without it (a timeout), every alarm seen counts.
+  const red = await readFile(join(dir, redFile), 'utf8').then(parseRedStatuses, () => undefined);
+  const files = new Map(names.map((n, i) => [basename(n), sources[i] ?? ''] as const));
+  const { report, cutAt, dismissed } = evaAlarms(out, sources, { ...(red ? { red } : {}), files });
+  if (!report && dismissed.length > 0 && r.status === 0 && !r.timedOut) {
+    return { run: { tool: 'eva', status: 'clean', detail: `${dismissed.length} alarm${dismissed.length === 1 ? '' : 's'} not counted: ${dismissed.slice(0, 3).join('; ')}` }, cutAt };
+  }
   if (report) return { run: { tool: 'eva', status: 'ub' }, report, cutAt };
   if (r.timedOut) return { run: { tool: 'eva', status: 'timeout', detail: `no verdict within ${timeoutMs / 1000} s` }, cutAt };
   if (r.status !== 0) return { run: { tool: 'eva', status: 'failed', detail: firstLine(out.split('\n').filter((l) => /error|abort/i.test(l)).join('\n') || out) }, cutAt };

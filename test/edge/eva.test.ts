@@ -1,6 +1,7 @@
 // Reading Frama-C Eva's output: which alarms count as a report. Pure parsing, no tool runs.
 import { describe, expect, it } from 'vitest';
-import { evaAlarms, parseEva, subarraySeparation } from '../../src/edge/reports.js';
+import { evaAlarms, parseEva, parseRedStatuses, subarraySeparation } from '../../src/edge/reports.js';
+import { innerSequencePoint } from '../../src/edge/seqpoint.js';
 
 const ARRAY_SRC = 'static signed char g_2[8][6][1] = {0};\nint main(void) { g_2[5][5][0] &= (g_2[5][3][0] ^= 5); return 0; }\n';
 const alarm = (assertion: string): string =>
@@ -14,8 +15,8 @@ describe('Eva separation alarms between an element and its sub-array', () => {
 
   it("are where Eva's analysis stopped when Eva gave them the final status invalid", () => {
     const out = alarm(String.raw`\separated(&g_2[5][3][0], &g_2[5])`) + "[eva] k.c:2: assertion 'Eva,separation' got final status invalid.\n";
-    expect(evaAlarms(out, [ARRAY_SRC])).toEqual({ cutAt: [2] });
-    expect(evaAlarms(alarm(String.raw`\separated(&g_2[5][3][0], &g_2[5])`), [ARRAY_SRC])).toEqual({ cutAt: [] });
+    expect(evaAlarms(out, [ARRAY_SRC])).toEqual({ cutAt: [2], dismissed: [] });
+    expect(evaAlarms(alarm(String.raw`\separated(&g_2[5][3][0], &g_2[5])`), [ARRAY_SRC])).toEqual({ cutAt: [], dismissed: [] });
   });
 
   it('are reports without the sources, or when the prefix is a whole element', () => {
@@ -38,5 +39,51 @@ describe('Eva separation alarms between an element and its sub-array', () => {
     const src = 'int a[3];\nint main(void) { int i = 1; a[i] = i++; return 0; }\n';
     const out = alarm(String.raw`\separated(&i, &a[i])`);
     expect(parseEva(out, [src])).toMatchObject({ kind: 'unsequenced', message: 'Frama-C Eva: undefined multiple accesses in expression.' });
+  });
+});
+
+describe('Eva alarms checked against red statuses and sequence points', () => {
+  const RED_CSV = 'directory\tfile\tline\tfunction\tkind\tname\t#contexts\tstatus\tproperty\n.\tk.c\t3\tmain\tAlarm\tshift\t1\tUnknown\t0 <= n < 32\n';
+  const overflow = (line: number): string => `[eva:alarm] k.c:${line}: Warning: \n  signed overflow.\n  assert x + 1 <= 2147483647;\n`;
+
+  it('reads the red properties of -eva-report-red-statuses', () => {
+    expect([...parseRedStatuses(RED_CSV)]).toEqual(['k.c:3']);
+    expect(parseRedStatuses('directory\tfile\tline\n').size).toBe(0);
+  });
+
+  it('counts only red alarms when the red list is known: an unknown status is imprecision', () => {
+    const red = parseRedStatuses(RED_CSV);
+    expect(evaAlarms(overflow(2), [], { red })).toEqual({ cutAt: [], dismissed: ['k.c:2 (signed-overflow, unknown status)'] });
+    expect(evaAlarms(overflow(3), [], { red }).report).toMatchObject({ kind: 'signed-overflow', line: 3 });
+    // Without the list (Eva timed out before writing it), every alarm counts.
+    expect(evaAlarms(overflow(2)).report).toMatchObject({ line: 2 });
+  });
+
+  it('finds inner sequence points: comma, &&, ||, ?: and calls, in the statement at a line', () => {
+    const src = [
+      'int g, h, a[2];', // 1
+      'int f(int x) { return x; }', // 2
+      'int main(void) {', // 3
+      '  g = f(g = 1);', // 4
+      '  g = (g--, 5);', // 5
+      '  g = (g++ || h);', // 6
+      '  g = h ? g++ : 0;', // 7
+      '  g = (g = 2) + g;', // 8
+      '  if ((h = 1) + h) { g = f(1); }', // 9
+      '  for (h = 0; h < (h = 1); h++) g = (g, 1);', // 10
+      '  return 0;', // 11
+      '}', // 12
+    ].join('\n');
+    expect([4, 5, 6, 7].map((l) => innerSequencePoint(src, l))).toEqual([true, true, true, true]);
+    // No sequence point inside: the accesses are unsequenced (line 8), and a body's call is not its if's condition (line 9).
+    expect([8, 9, 10, 11].map((l) => innerSequencePoint(src, l))).toEqual([false, false, false, false]);
+  });
+
+  it('dismisses an unsequenced red alarm across a sequence point, and keeps one without', () => {
+    const sep = (line: number): string => `[eva:alarm] k.c:${line}: Warning: \n  undefined multiple accesses in expression.\n  assert \\separated(&g, &g);\n`;
+    const twoLines = 'int g;\nint f(int x) { return x; }\nint main(void) {\n  g = f(g = 1);\n  g = (g = 2) + g;\n  return 0;\n}\n';
+    const files2 = new Map([['k.c', twoLines]]);
+    expect(evaAlarms(sep(4), [twoLines], { files: files2 })).toEqual({ cutAt: [], dismissed: ['k.c:4 (unsequenced, across a sequence point)'] });
+    expect(evaAlarms(sep(5), [twoLines], { files: files2 }).report).toMatchObject({ kind: 'unsequenced', line: 5 });
   });
 });
