@@ -7,7 +7,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { runProcess, SpawnError, type RunResult } from '../harness/process.js';
-import { CHECK_TOOLS, evaAlarms, parseRedStatuses, parseAsan, parseMsan, parseUbsan, parseValgrind, type CheckTool, type UBReport } from './reports.js';
+import { CHECK_TOOLS, evaAlarms, parseRedStatuses, parseAsan, parseMsan, parseUbsan, parseValgrind, type CheckTool, type UBKind, type UBReport } from './reports.js';
 
 /** Compilers, flags and limits of a check. */
 export interface CheckOptions {
@@ -188,7 +188,11 @@ export async function checkProgram(sources: readonly string[], avail: ToolAvaila
       let res: { run: Omit<ToolRun, 'ms'>; report?: UBReport };
       if (tool === 'asan' || tool === 'msan' || tool === 'ubsan') res = await sanitizerRun(tool, dir, names, clang, o);
       else if (tool === 'valgrind') res = await valgrindRun(dir, names, o.toolTimeoutMs);
-      else res = await evaRun(dir, names, o.cflags, o.evaTimeoutMs);
+      else {
+        // The program has one path, and a clean UBSan run checked these kinds on all of it.
+        const ubsanClean = runs.some((r) => r.tool === 'ubsan' && r.status === 'clean');
+        res = await evaRun(dir, names, o.cflags, o.evaTimeoutMs, ubsanClean ? UBSAN_EXACT : new Set());
+      }
       runs.push({ ...res.run, ms: Date.now() - t0 });
       if (res.run.status !== 'failed') ran++;
       if (res.report) return { verdict: 'ub', report: res.report, runs };
@@ -204,6 +208,9 @@ export async function checkProgram(sources: readonly string[], avail: ToolAvaila
   }
 }
 
+/** The kinds UBSan (`-fsanitize=undefined`) checks at every evaluation, so a clean run rules them out on the program's path. */
+const UBSAN_EXACT: ReadonlySet<UBKind> = new Set<UBKind>(['signed-overflow', 'shift', 'division-by-zero']);
+
 /** valgrind's memcheck on the plain `-O0 -g` build, stopping at its first error. */
 async function valgrindRun(dir: string, names: readonly string[], timeoutMs: number): Promise<{ run: Omit<ToolRun, 'ms'>; report?: UBReport }> {
   const r = await tryRun('valgrind', ['-q', '--error-exitcode=99', '--exit-on-first-error=yes', '--track-origins=no', './kiln-plain'], dir, timeoutMs);
@@ -218,23 +225,23 @@ async function valgrindRun(dir: string, names: readonly string[], timeoutMs: num
  * Frama-C's Eva at full precision on x86-64, with unsequenced-access checks on. Kernel warnings
  * (syntactic notes) are not alarms; a program Frama-C cannot parse is `failed`, not UB.
  */
-async function evaRun(dir: string, names: readonly string[], cflags: readonly string[], timeoutMs: number): Promise<{ run: Omit<ToolRun, 'ms'>; report?: UBReport }> {
+async function evaRun(dir: string, names: readonly string[], cflags: readonly string[], timeoutMs: number, ruledOut: ReadonlySet<UBKind>): Promise<{ run: Omit<ToolRun, 'ms'>; report?: UBReport }> {
   const cpp = cflags.filter((f) => /^-(?:I|D|U)/.test(f));
   const base = ['-eva', '-eva-no-show-progress', '-eva-precision', '11', '-machdep', 'x86_64', ...(cpp.length > 0 ? ['-cpp-extra-args', cpp.join(' ')] : []), ...names];
   const sources = await Promise.all(names.map((n) => readFile(join(dir, n), 'utf8').catch(() => '')));
-  const first = await evaOnce(dir, ['-unspecified-access', ...base], names, sources, timeoutMs);
+  const first = await evaOnce(dir, ['-unspecified-access', ...base], names, sources, timeoutMs, ruledOut);
   if (first.report || first.run.status !== 'clean' || first.cutAt.length === 0) return first;
   // Eva stopped a path at its sub-array separation false alarm: analyse again without the
   // unsequenced-access check, so the other kinds are checked past that point; the verdict says
   // what stays unchecked.
-  const second = await evaOnce(dir, base, names, sources, timeoutMs);
+  const second = await evaOnce(dir, base, names, sources, timeoutMs, ruledOut);
   const note = `unsequenced accesses not checked after line ${Math.min(...first.cutAt)} (Frama-C's false alarm on an element and its sub-array stops its analysis there)`;
   if (second.report || second.run.status !== 'clean') return second;
   return { run: { tool: 'eva', status: 'clean', detail: note } };
 }
 
 /** One Frama-C Eva analysis. */
-async function evaOnce(dir: string, args: readonly string[], names: readonly string[], sources: readonly string[], timeoutMs: number): Promise<{ run: Omit<ToolRun, 'ms'>; report?: UBReport; cutAt: number[] }> {
+async function evaOnce(dir: string, args: readonly string[], names: readonly string[], sources: readonly string[], timeoutMs: number, ruledOut: ReadonlySet<UBKind>): Promise<{ run: Omit<ToolRun, 'ms'>; report?: UBReport; cutAt: number[] }> {
   const redFile = 'kiln-eva-red.csv';
   await rm(join(dir, redFile), { force: true });
   const r = await tryRun('frama-c', [...args, '-eva-report-red-statuses', redFile], dir, timeoutMs);
@@ -243,7 +250,7 @@ async function evaOnce(dir: string, args: readonly string[], names: readonly str
   // Written when the analysis completes; without it (a timeout), every alarm seen counts.
   const red = await readFile(join(dir, redFile), 'utf8').then(parseRedStatuses, () => undefined);
   const files = new Map(names.map((n, i) => [basename(n), sources[i] ?? ''] as const));
-  const { report, cutAt, dismissed } = evaAlarms(out, sources, { ...(red ? { red } : {}), files });
+  const { report, cutAt, dismissed } = evaAlarms(out, sources, { ...(red ? { red } : {}), files, ruledOut });
   if (!report && dismissed.length > 0 && r.status === 0 && !r.timedOut) {
     return { run: { tool: 'eva', status: 'clean', detail: `${dismissed.length} alarm${dismissed.length === 1 ? '' : 's'} not counted: ${dismissed.slice(0, 3).join('; ')}` }, cutAt };
   }

@@ -55,6 +55,8 @@ describe('Eva alarms checked against red statuses and sequence points', () => {
     const red = parseRedStatuses(RED_CSV);
     expect(evaAlarms(overflow(2), [], { red })).toEqual({ cutAt: [], dismissed: ['k.c:2 (signed-overflow, unknown status)'] });
     expect(evaAlarms(overflow(3), [], { red }).report).toMatchObject({ kind: 'signed-overflow', line: 3 });
+    // A kind a clean UBSan run checked on the program's one path is ruled out, red or not.
+    expect(evaAlarms(overflow(3), [], { red, ruledOut: new Set(['signed-overflow'] as const) })).toEqual({ cutAt: [], dismissed: ['k.c:3 (signed-overflow, ruled out by a clean run that checks it)'] });
     // Without the list (Eva timed out before writing it), every alarm counts.
     expect(evaAlarms(overflow(2)).report).toMatchObject({ line: 2 });
   });
