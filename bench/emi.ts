@@ -7,7 +7,7 @@
 //   - every proven variant compiled by each compiler found of gcc and clang at -O0 -O1 -O2 -Os -O3
 //     and run: variants not printing their base's expected line are listed (compiler disagreements);
 //   - the first 50 proven variants under clang ASan+UBSan, clang MSan and gcc UBSan (must be silent).
-// Not measured here: campaign throughput with and without `kiln fuzz --emi` (not built yet).
+// Campaign throughput with and without `kiln fuzz --emi`: bench/emi-campaign.ts.
 //
 //   npm run bench:emi [-- --count 200 --variants 10 --first 1 --size medium --jobs 2] [-- --smoke]
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -6,10 +6,10 @@ import { fuzz } from '../campaign/session.js';
 import { errBadConfig, errBadOption, errDatabase, errState, errUnknownCompiler } from '../diag/errors.js';
 import { isModeChoice, MODE_CHOICES, type ModeChoice } from '../gen/mode.js';
 import { parsePolicy, PolicyError, type Policy, type SizePreset } from '../gen/policy.js';
-import { detectCompilers, resolveCompilers } from '../harness/compilers.js';
+import { detectCompilers, findOnPath, resolveCompilers } from '../harness/compilers.js';
 import { JOB_MEMORY_MB, maxJobs, memoryMb, parseFuzzConfig, thisMachine, type FuzzConfig } from '../harness/config.js';
 import { LP64 } from '../c/target.js';
-import { sanitizerMatrix } from '../edge/sancampaign.js';
+import { missingSurvivalTools, sanitizerMatrix } from '../edge/sancampaign.js';
 import { buildMatrix, commonTarget, configTarget, DEFAULT_LIMITS, DEFAULT_OPTION_SETS, splitOptionSets, type Limits } from '../harness/matrix.js';
 import { DEFAULT_MAX_PER_BUCKET } from '../store/cap.js';
 import { KilnStore, type CampaignRow } from '../store/store.js';
@@ -88,6 +88,7 @@ Ctrl-C stops cleanly (a second Ctrl-C aborts); 'kiln findings' lists what was fo
         if (settings.sanitizers) {
           const { skipped } = sanitizerMatrix(settings.configurations);
           if (skipped.length > 0) process.stderr.write(`kiln fuzz: --sanitizers: skipping ${[...new Set(skipped.map((c) => c.compiler.name))].join(', ')} (only gcc and clang drivers take -fsanitize)\n`);
+          for (const line of missingSurvivalTools((t) => findOnPath(t) !== undefined)) process.stderr.write(`kiln fuzz: --sanitizers: ${line}\n`);
         }
         // Workers regenerate seeds' programs; EMI variants and relaxed programs are not yet shipped to them.
         if (flags.queue !== undefined && settings.sanitizers) throw errBadOption('--queue', flags.queue, 'no --queue with --sanitizers (sanitizer testing runs on this machine)');

@@ -68,6 +68,18 @@ export interface SanitizerProgramResults {
 }
 
 /**
+ * The survival check's helper tools that are not on PATH, each as one line saying what goes
+ * unchecked without it: valgrind confirms an MSan miss above -O0 when no second compiler has MSan,
+ * objdump reads the line table that shows whether the optimiser kept the UB's line.
+ */
+export function missingSurvivalTools(onPath: (tool: string) => boolean): string[] {
+  const out: string[] = [];
+  if (!onPath('valgrind')) out.push('valgrind is not installed: an MSan miss above -O0 with no second compiler that has MSan stays an unconfirmed miss (npm run setup installs it)');
+  if (!onPath('objdump')) out.push("objdump (binutils) is not installed: whether the optimiser kept the UB's line is not checked, so misses stay unconfirmed (npm run setup installs it)");
+  return out;
+}
+
+/**
  * Tests one program with every configuration: a UB program with the sanitizer of its kind (a
  * configuration whose compiler lacks it is skipped), a UB-free one with ASan+UBSan and, on clang,
  * MSan. Candidate misses get the survival check (reference runs are shared by the configurations

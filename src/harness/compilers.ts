@@ -192,7 +192,8 @@ function firstLine(text: string): string | undefined {
     .find((l) => l.length > 0);
 }
 
-function findOnPath(name: string, env: NodeJS.ProcessEnv): string | undefined {
+/** The absolute path of an executable `name` on `env.PATH`, if there is one. */
+export function findOnPath(name: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
   for (const dir of (env.PATH ?? '').split(delimiter)) {
     if (!dir) continue;
     const p = join(dir, name);

@@ -6,6 +6,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FEATURES } from '../../src/ir/census.js';
 import { writeReport } from '../../src/report/html/index.js';
@@ -50,6 +51,9 @@ async function marks(page: Page, selector: string, kind: string): Promise<number
   return page.$$eval(`${selector} svg g[aria-label="${kind}"] > *`, (els) => els.length);
 }
 
+/** The screenshot every run leaves, for a look at the page. */
+const ARTIFACT = fileURLToPath(new URL('../../test-artifacts/report.png', import.meta.url));
+
 describe('kiln report', () => {
   let work: string;
   let out: string;
@@ -68,8 +72,7 @@ describe('kiln report', () => {
 
   afterAll(async () => {
     await browser?.close();
-    // The screenshot is the test's artifact: the folder stays when it was taken.
-    if (work && !existsSync(join(work, 'report.png'))) rmSync(work, { recursive: true, force: true });
+    if (work) rmSync(work, { recursive: true, force: true });
   });
 
   it('loads without console errors and without any network request', () => {
@@ -166,7 +169,9 @@ describe('kiln report', () => {
   });
 
   it('saves a screenshot as the test artifact', async () => {
-    const png = join(work, 'report.png');
+    // In the checkout (git-ignored), replaced by each run: a temp folder per run would pile up.
+    const png = ARTIFACT;
+    mkdirSync(dirname(png), { recursive: true });
     await report.page.screenshot({ path: png, fullPage: true });
     expect(readFileSync(png).subarray(1, 4).toString()).toBe('PNG');
     console.log(`kiln report screenshot: ${png}`);
