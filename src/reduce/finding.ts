@@ -21,6 +21,7 @@ import { generateProgram } from '../repair/generate.js';
 import { FINDING_MANIFEST, readFinding, type StoredFinding } from '../triage/finding.js';
 import { NotInterestingError, reduceIR, type IRReduceStats } from './ir/engine.js';
 import type { Candidate } from './ir/candidate.js';
+import { irPasses } from './ir/passes.js';
 import { reduceSanitizerFinding } from './sanitizer.js';
 
 /** Options of `kiln reduce FINDING_DIR`, shared with the text reducer's command-line options. */
@@ -209,7 +210,7 @@ export async function reduceFinding(dir: string, opts: FindingReduceOptions = {}
         );
       }
       slowCompile = { ms: slowMs, baselineMs, limitMs: limits.compile.timeoutMs };
-      opts.onProgress?.(`reducing as a slow compile: ${(slowMs / 1000).toFixed(1)} s against ${(baselineMs / 1000).toFixed(2)} s at -O0; a candidate is kept while it takes more than ${(limits.compile.timeoutMs / 1000).toFixed(1)} s (20 times -O0, at least 2 s, recalibrated as it shrinks)`);
+      opts.onProgress?.(`reducing as a slow compile: ${(slowMs / 1000).toFixed(1)} s against ${(baselineMs / 1000).toFixed(2)} s at -O0; a candidate is kept while it takes more than ${(limits.compile.timeoutMs / 1000).toFixed(1)} s (20 times -O0, at least 2 s, recalibrated as it shrinks); expressions are replaced in chunks only, constants kept`);
     }
     const test = async (c: Candidate, signal: AbortSignal, src: EmittedFile[] = text(c)): Promise<boolean> => {
       if (wrongOutputs.has(c.expected)) return false;
@@ -226,6 +227,8 @@ export async function reduceFinding(dir: string, opts: FindingReduceOptions = {}
     try {
       r = await reduceIR(g.program, test, {
         jobs: Math.max(1, opts.jobs ?? cpus().length),
+        // A slow compile's test costs seconds, and most of the limit when it succeeds.
+        ...(slowCompile ? { passes: irPasses({ fine: false }) } : {}),
         ...(opts.maxTimeMs !== undefined ? { maxTimeMs: opts.maxTimeMs } : {}),
         ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
         ...(opts.signal ? { signal: opts.signal } : {}),

@@ -27,10 +27,38 @@ export interface IRPass {
   readonly restart?: boolean;
 }
 
+/** The smallest chunk of expressions the coarse passes edit together. */
+const COARSE_CHUNK = 8;
+
+/** How fine the passes go. */
+export interface PassOptions {
+  /**
+   * Edits of single expressions and constants (default true). Off, the expression passes stop at
+   * chunks of eight and constants are not shrunk: for tests that cost seconds each (a compile-time
+   * hog near its limit), where one candidate per expression of a 300-line program takes an hour.
+   */
+  readonly fine?: boolean;
+}
+
 /** The passes in order: coarse and cheap first. */
-export function irPasses(): IRPass[] {
+export function irPasses(opts: PassOptions = {}): IRPass[] {
+  const fine = opts.fine ?? true;
   // Structure first (most of the size), then expressions, then cosmetic shrinking.
-  return [removeFunctions, removeStatements, unwrapStatements, removeUnused, replaceByValue, replaceByOperand, removeParameters, shrinkLoops, shrinkArrays, simplifyTypes, shrinkConstants, dropInert, refreshChecks];
+  return [
+    removeFunctions,
+    removeStatements,
+    unwrapStatements,
+    removeUnused,
+    replaceByValue(fine),
+    replaceByOperand(fine),
+    removeParameters,
+    shrinkLoops,
+    shrinkArrays,
+    simplifyTypes,
+    ...(fine ? [shrinkConstants] : []),
+    dropInert,
+    refreshChecks,
+  ];
 }
 
 // ---- helpers --------------------------------------------------------------------------------
@@ -72,12 +100,12 @@ function lvaluePositions(p: Program): Set<number> {
  * what makes slow tests (a compile-time hog near its limit, an emulated target) affordable: a
  * pass that offers one candidate per item needs a test per item even when all of them succeed.
  */
-function ddmin<T>(items: readonly T[], edit: (chunk: readonly T[]) => () => Program | undefined, singles = true): (() => Program | undefined)[] {
+function ddmin<T>(items: readonly T[], edit: (chunk: readonly T[]) => () => Program | undefined, minChunk = 1): (() => Program | undefined)[] {
   const out: (() => Program | undefined)[] = [];
   if (items.length === 0) return out;
   for (let parts = 2; ; parts *= 2) {
     const size = Math.ceil(items.length / parts);
-    if (size <= 1 && !singles) break;
+    if (size < minChunk) break;
     for (let i = 0; i < items.length; i += size) out.push(edit(items.slice(i, i + size)));
     if (size <= 1) break;
   }
@@ -172,7 +200,7 @@ const unwrapStatements: IRPass = {
 };
 
 /** Bottom-up (Nagai et al.): an expression that took a single value at run time becomes that constant. */
-const replaceByValue: IRPass = {
+const replaceByValue = (fine: boolean): IRPass => ({
   name: 'replace-by-value',
   candidates({ program, profile }) {
     const values = profile.nodeValues;
@@ -192,16 +220,20 @@ const replaceByValue: IRPass = {
     // Every site took one value, so replacing any set of them at once keeps the output (unless a
     // replaced expression had side effects, which the test then judges): chunks first. Nested
     // sites in one chunk are fine: the outer replacement wins.
-    return ddmin(sites, (chunk) => () => {
-      const b = builder(program);
-      const p = replaceNodes(program, new Map(chunk.map((x) => [x.id, () => b.lit(x.value, x.type)] as const)));
-      return { ...p, nextId: b.nextId };
-    });
+    return ddmin(
+      sites,
+      (chunk) => () => {
+        const b = builder(program);
+        const p = replaceNodes(program, new Map(chunk.map((x) => [x.id, () => b.lit(x.value, x.type)] as const)));
+        return { ...p, nextId: b.nextId };
+      },
+      fine ? 1 : COARSE_CHUNK,
+    );
   },
-};
+});
 
 /** Top-down: an expression becomes one of its operands, or 0, or 1. */
-const replaceByOperand: IRPass = {
+const replaceByOperand = (fine: boolean): IRPass => ({
   name: 'replace-by-operand',
   candidates({ program }) {
     const lvalues = lvaluePositions(program);
@@ -224,10 +256,10 @@ const replaceByOperand: IRPass = {
     }
     // Chunks first (each expression by its first operand), down to pairs; then every single
     // choice. Most chunks fail at once in the interpreter (UB, another output), which is cheap.
-    const chunks = ddmin(firsts, (chunk) => () => replaceNodes(program, new Map(chunk.map((x) => [x.id, () => x.by] as const))), false);
-    return [...chunks, ...out];
+    const chunks = ddmin(firsts, (chunk) => () => replaceNodes(program, new Map(chunk.map((x) => [x.id, () => x.by] as const))), fine ? 2 : COARSE_CHUNK);
+    return fine ? [...chunks, ...out] : chunks;
   },
-};
+});
 
 function childExprs(e: Expr): Expr[] {
   const out: Expr[] = [];

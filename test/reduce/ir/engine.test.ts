@@ -76,6 +76,25 @@ describe('IR reducer', () => {
     expect(result.stats.tested).toBeLessThan(12);
   });
 
+  it('without fine edits, offers chunks of expressions only and keeps constants (for tests that cost seconds)', async () => {
+    const r = generateProgram(3, CSMITH_POLICY);
+    if (!r.ok) throw new Error('seed 3 discarded');
+    const fine = irPasses();
+    const coarse = irPasses({ fine: false });
+    expect(fine.map((x) => x.name)).toContain('shrink-constants');
+    expect(coarse.map((x) => x.name)).not.toContain('shrink-constants');
+    const { checkCandidate } = await import('../../../src/reduce/ir/candidate.js');
+    const c = checkCandidate(r.program, { maxSteps: 2_000_000 });
+    if (!c) throw new Error('seed 3 is not a valid candidate');
+    for (const name of ['replace-by-value', 'replace-by-operand']) {
+      const nf = fine.find((x) => x.name === name)!.candidates(c).length;
+      const nc = coarse.find((x) => x.name === name)!.candidates(c).length;
+      // ddmin levels down to chunks of 8: a quarter as many candidates as sites, against one or more per site.
+      expect(nc, name).toBeGreaterThan(4);
+      expect(nc * 4, name).toBeLessThan(nf);
+    }
+  });
+
   it('rejects a test that does not accept the original', async () => {
     const r = generateProgram(3, CSMITH_POLICY);
     if (!r.ok) throw new Error('seed 3 discarded');
