@@ -53,11 +53,15 @@ export async function reduceAndBundle(dir: string, opts: ReduceAndBundleOptions)
  * Records a reduction (and its fingerprint) in the store of the output folder holding the finding,
  * when it is in one. Best effort: the bundle on disk is the result; the store's copy is an index.
  */
-export function recordReduction(dir: string, r: ReducedFinding, store?: KilnStore): void {
+export function recordReduction(dir: string, r: ReducedFinding | { readonly lines: number; readonly file: string }, store?: KilnStore): void {
   const id = basename(resolve(dir));
   const record = (s: KilnStore): void => {
-    s.setReduced(id, { lines: r.reduction.lines, file: r.bundle.reducedFile });
-    if (r.triage) s.setFingerprint(id, r.triage.fingerprint);
+    if ('reduction' in r) {
+      s.setReduced(id, { lines: r.reduction.lines, file: r.bundle.reducedFile });
+      if (r.triage) s.setFingerprint(id, r.triage.fingerprint);
+    } else {
+      s.setReduced(id, { lines: r.lines, file: r.file });
+    }
   };
   if (store) return record(store);
   const out = outDirOf(dir);

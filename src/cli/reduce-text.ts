@@ -1,7 +1,9 @@
-import { statSync } from 'node:fs';
+import { statSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { availableParallelism } from 'node:os';
 import type { Command } from 'commander';
-import { errBadOption, errFile } from '../diag/errors.js';
+import { errBadOption, errFile, KilnError } from '../diag/errors.js';
+import { COMPILE_SIDE_OUTCOMES, readFindingManifest } from '../reduce/finding.js';
 import type { ReduceEvent } from '../reduce/text/manager.js';
 import { reduceFile } from '../reduce/text/reduce-file.js';
 import { shq } from '../reduce/text/scripts.js';
@@ -96,6 +98,24 @@ async function runReduce(path: string, opts: ReduceCliOptions): Promise<void> {
         onProgress: note,
         signal: stop.signal,
       });
+    } catch (e) {
+      // A layout-dependent compile-side failure: the stored file, reduced as text with the
+      // finding's own repro.sh (nothing a run does can fake a rejected or crashing compile).
+      if (!(e instanceof KilnError && e.code === 'KILN_LAYOUT_DEPENDENT')) throw e;
+      const f = readFindingManifest(path);
+      if (!COMPILE_SIDE_OUTCOMES.has(f.outcome) || f.sources.length !== 1) throw e;
+      note(e.message);
+      note('reducing the stored prog.c as text instead, with the finding\'s repro.sh as the test');
+      const output = opts.output ?? join(path, 'reduced.c');
+      const test = layoutTest(path, f.outcome);
+      note(`test: ${test}`);
+      const progress = progressPrinter(!!opts.quiet);
+      const r = await reduceFile({ input: join(path, 'prog.c'), output, test, jobs, timeoutMs, maxTimeMs, onEvent: progress, onNote: note });
+      progress.end();
+      const res = r.result;
+      recordReduction(path, { lines: res.lines, file: r.output });
+      note(`${res.originalBytes} → ${res.bytes} bytes, ${res.lines} lines; ${res.tests} tests, ${(res.ms / 1000).toFixed(1)}s${res.stoppedBy === 'fixpoint' ? '' : ` (stopped: ${res.stoppedBy})`}; wrote ${r.output} (reduced as text: no report.md bundle)`);
+      return;
     } finally {
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
@@ -137,6 +157,25 @@ async function runReduce(path: string, opts: ReduceCliOptions): Promise<void> {
     `${res.originalBytes} → ${res.bytes} bytes (−${pct.toFixed(1)}%), ${res.lines} lines; ${res.tests} tests, ${res.cacheHits} cache hits, ` +
       `${(res.ms / 1000).toFixed(1)}s${res.stoppedBy === 'fixpoint' ? '' : ` (stopped: ${res.stoppedBy})`}; wrote ${r.output}`,
   );
+}
+
+/**
+ * The interestingness test of a layout-dependent finding's text reduction, written into the
+ * finding folder: its repro.sh, and for a rejected program also gcc accepting it, so the
+ * reduction cannot drift into C that every compiler rejects.
+ */
+function layoutTest(dir: string, outcome: string): string {
+  const file = join(resolve(dir), 'reduce-test.sh');
+  const lines = [
+    '#!/bin/sh',
+    '# kiln reduce: interestingness test of the stored prog.c, reduced as text (C-Reduce convention: exit 0 = interesting).',
+    `${shq(join(resolve(dir), 'repro.sh'))} || exit 1`,
+    ...(outcome === 'rejected-valid' ? ['# The program must stay valid C: gcc accepts it.', 'gcc -std=gnu11 -fsyntax-only -w prog.c >/dev/null 2>&1 || exit 1'] : []),
+    'exit 0',
+    '',
+  ];
+  writeFileSync(file, lines.join('\n'), { mode: 0o755 });
+  return file;
 }
 
 /** Progress on stderr: a live status line on a terminal, one line per pass otherwise. */

@@ -212,10 +212,14 @@ export async function reduceFinding(dir: string, opts: FindingReduceOptions = {}
       slowCompile = { ms: slowMs, baselineMs, limitMs: limits.compile.timeoutMs };
       opts.onProgress?.(`reducing as a slow compile: ${(slowMs / 1000).toFixed(1)} s against ${(baselineMs / 1000).toFixed(2)} s at -O0; a candidate is kept while it takes more than ${(limits.compile.timeoutMs / 1000).toFixed(1)} s (20 times -O0, at least 2 s, recalibrated as it shrinks); expressions are replaced in chunks only, constants kept`);
     }
+    // The run that showed the failure, for each program the test accepted (see `failing` below).
+    const shown = new Map<string, ConfigResult>();
+    const filesKey = (src: readonly EmittedFile[]): string => src.map((x) => `${x.name}\0${x.content}`).join('\0');
     const test = async (c: Candidate, signal: AbortSignal, src: EmittedFile[] = text(c)): Promise<boolean> => {
       if (wrongOutputs.has(c.expected)) return false;
       const r = await testConfiguration(src, c.expected, config, limits, temp, signal);
       if (r.aborted || !sameFailure(f, r.judgement)) return false;
+      shown.set(filesKey(src), r);
       if (r.judgement.outcome === 'compiler-hang') await calibrate(src, c.expected);
       if (!reference || r.judgement.outcome !== 'wrong-code') return true;
       // The reduced program must still be miscompiled by the failing configuration only.
@@ -235,6 +239,12 @@ export async function reduceFinding(dir: string, opts: FindingReduceOptions = {}
       });
     } catch (e) {
       if (e instanceof NotInterestingError) {
+        // The reducer prints programs compactly; the campaign's layout (comments, line breaks)
+        // is the stored file. A failure only that layout shows (pcc's preprocessor rejects the
+        // stored prog.c of one finding, and accepts it with one byte fewer in a comment) is
+        // beyond the IR reducer: every candidate is printed anew.
+        const stored = await testConfiguration(files, g.expected, config, limits, temp);
+        if (!stored.aborted && sameFailure(f, stored.judgement)) throw errLayoutDependent(dir, f);
         throw new KilnError('KILN_NOT_INTERESTING', `${dir}: the failure does not show any more: ${config.compiler.name} ${config.optionsText} handles the regenerated program correctly`, 'is the compiler the same version? compare `' + compiler.command + ' --version` with finding.json');
       }
       throw e;
@@ -243,7 +253,10 @@ export async function reduceFinding(dir: string, opts: FindingReduceOptions = {}
     // A reduced split program is easier to report as one file; keep the split only if the bug needs it.
     if (reduced.length > 1 && !opts.signal?.aborted && (await test(r.best, new AbortController().signal, oneFile(r.best)))) reduced = oneFile(r.best);
     const source = reduced.length === 1 ? reduced[0]!.content : reduced.map((x) => `// ==> ${x.name} <==\n${x.content}`).join('');
-    const failing = await testConfiguration(reduced, r.best.expected, config, limits, temp);
+    let failing = await testConfiguration(reduced, r.best.expected, config, limits, temp);
+    // A slow compile near its limit can come in just under it on this last run (timing noise): the
+    // run that made the reducer keep the program showed the failure, and is the one reported.
+    if (!sameFailure(f, failing.judgement)) failing = shown.get(filesKey(reduced)) ?? failing;
     const original = files.map((file) => file.content).join('');
     return {
       dir,
@@ -264,6 +277,23 @@ export async function reduceFinding(dir: string, opts: FindingReduceOptions = {}
   } finally {
     temp.dispose();
   }
+}
+
+/** Outcomes a text reduction with the finding's own repro.sh keeps valid: nothing the program's run does (undefined behaviour included) can fake them. */
+export const COMPILE_SIDE_OUTCOMES: ReadonlySet<string> = new Set(['compiler-crash', 'rejected-valid']);
+
+/** A finding that fails as stored but not as the IR reducer prints the same program. */
+function errLayoutDependent(dir: string, f: FindingManifest): KilnError {
+  const file = join(dir, 'prog.c');
+  const cc = [f.compilerPath, ...f.options].join(' ');
+  const hint = COMPILE_SIDE_OUTCOMES.has(f.outcome)
+    ? `reduce the stored file as text with its own test: kiln reduce ${file} --test ${join(dir, 'repro.sh')}`
+    : `reduce the stored file as text, guarded against undefined behaviour: kiln reduce ${file} --wrong-code '${cc}' --reference 'gcc -O0' --expected '${f.expected}'`;
+  return new KilnError(
+    'KILN_LAYOUT_DEPENDENT',
+    `${dir}: ${f.compilerName} ${f.options.join(' ')} still fails on the stored prog.c, but not on the same program printed again: the failure depends on the file's layout (bytes, line breaks, comments), not only on its meaning, which the IR reducer cannot keep`,
+    hint,
+  );
 }
 
 /**
