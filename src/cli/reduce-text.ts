@@ -1,4 +1,4 @@
-import { statSync, writeFileSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { availableParallelism } from 'node:os';
 import type { Command } from 'commander';
@@ -166,14 +166,17 @@ async function runReduce(path: string, opts: ReduceCliOptions): Promise<void> {
  */
 function layoutTest(dir: string, outcome: string): string {
   const file = join(resolve(dir), 'reduce-test.sh');
-  const lines = [
-    '#!/bin/sh',
-    '# kiln reduce: interestingness test of the stored prog.c, reduced as text (C-Reduce convention: exit 0 = interesting).',
-    `${shq(join(resolve(dir), 'repro.sh'))} || exit 1`,
-    ...(outcome === 'rejected-valid' ? ['# The program must stay valid C: gcc accepts it.', 'gcc -std=gnu11 -fsyntax-only -w prog.c >/dev/null 2>&1 || exit 1'] : []),
-    'exit 0',
-    '',
-  ];
+  const lines = ['#!/bin/sh', '# kiln reduce: interestingness test of the stored prog.c, reduced as text (C-Reduce convention: exit 0 = interesting).', `${shq(join(resolve(dir), 'repro.sh'))} || exit 1`];
+  if (outcome === 'rejected-valid') {
+    // repro.sh accepts any error, a linker's included: the program must stay a whole, valid C
+    // program (gcc builds it), and the compiler must still give the finding's first message.
+    const j = JSON.parse(readFileSync(join(dir, 'finding.json'), 'utf8')) as { stderr?: string; compilerPath: string; options?: string[] };
+    const first = (j.stderr ?? '').split('\n').find((l) => l.trim() !== '') ?? '';
+    const message = (/line \d+: (.+)$/.exec(first)?.[1] ?? first).trim();
+    lines.push('gcc -std=gnu11 -w prog.c -o kiln-gcc-check -lm >/dev/null 2>&1 || exit 1');
+    if (message) lines.push(`${[j.compilerPath, ...(j.options ?? [])].map(shq).join(' ')} -c prog.c -o kiln-check.o 2>&1 | grep -qF -- ${shq(message)} || exit 1`);
+  }
+  lines.push('exit 0', '');
   writeFileSync(file, lines.join('\n'), { mode: 0o755 });
   return file;
 }
