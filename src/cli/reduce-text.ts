@@ -170,11 +170,12 @@ function layoutTest(dir: string, outcome: string): string {
   if (outcome === 'rejected-valid') {
     // repro.sh accepts any error, a linker's included: the program must stay a whole, valid C
     // program (gcc builds it), and the compiler must still give the finding's first message.
-    const j = JSON.parse(readFileSync(join(dir, 'finding.json'), 'utf8')) as { stderr?: string; compilerPath: string; options?: string[] };
+    const j = JSON.parse(readFileSync(join(dir, 'finding.json'), 'utf8')) as { stderr?: string; compilerPath: string; options?: string | string[] };
+    const options = Array.isArray(j.options) ? j.options : (j.options ?? '').split(/\s+/).filter((o) => o !== '');
     const first = (j.stderr ?? '').split('\n').find((l) => l.trim() !== '') ?? '';
     const message = (/line \d+: (.+)$/.exec(first)?.[1] ?? first).trim();
     lines.push('gcc -std=gnu11 -w prog.c -o kiln-gcc-check -lm >/dev/null 2>&1 || exit 1');
-    if (message) lines.push(`${[j.compilerPath, ...(j.options ?? [])].map(shq).join(' ')} -c prog.c -o kiln-check.o 2>&1 | grep -qF -- ${shq(message)} || exit 1`);
+    if (message) lines.push(`${[j.compilerPath, ...options].map(shq).join(' ')} -c prog.c -o kiln-check.o 2>&1 | grep -qF -- ${shq(message)} || exit 1`);
   }
   lines.push('exit 0', '');
   writeFileSync(file, lines.join('\n'), { mode: 0o755 });
