@@ -168,13 +168,17 @@ function layoutTest(dir: string, outcome: string): string {
   const file = join(resolve(dir), 'reduce-test.sh');
   const lines = ['#!/bin/sh', '# kiln reduce: interestingness test of the stored prog.c, reduced as text (C-Reduce convention: exit 0 = interesting).', `${shq(join(resolve(dir), 'repro.sh'))} || exit 1`];
   if (outcome === 'rejected-valid') {
-    // repro.sh accepts any error, a linker's included: the program must stay a whole, valid C
-    // program (gcc builds it), and the compiler must still give the finding's first message.
+    // repro.sh accepts any error, a linker's included: the program must stay a whole, valid
+    // program, and the compiler must still give the finding's first message.
     const j = JSON.parse(readFileSync(join(dir, 'finding.json'), 'utf8')) as { stderr?: string; compilerPath: string; options?: string | string[] };
     const options = Array.isArray(j.options) ? j.options : (j.options ?? '').split(/\s+/).filter((o) => o !== '');
     const first = (j.stderr ?? '').split('\n').find((l) => l.trim() !== '') ?? '';
     const message = (/line \d+: (.+)$/.exec(first)?.[1] ?? first).trim();
-    lines.push('gcc -std=gnu11 -w prog.c -o kiln-gcc-check -lm >/dev/null 2>&1 || exit 1');
+    // Two compilers must accept it: gcc alone lets the reduction drift into its extensions (a
+    // label before '}'), which another compiler rightly rejects (measured: a pcc rejection
+    // reduced to one). Kiln's programs use GNU C, so the check is not -pedantic.
+    lines.push('gcc -w prog.c -o kiln-gcc-check -lm >/dev/null 2>&1 || exit 1');
+    lines.push('if command -v clang >/dev/null 2>&1; then clang -std=gnu11 -w -fsyntax-only prog.c >/dev/null 2>&1 || exit 1; fi');
     if (message) lines.push(`${[j.compilerPath, ...options].map(shq).join(' ')} -c prog.c -o kiln-check.o 2>&1 | grep -qF -- ${shq(message)} || exit 1`);
   }
   lines.push('exit 0', '');
