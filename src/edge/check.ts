@@ -235,7 +235,7 @@ async function evaRun(dir: string, names: readonly string[], cflags: readonly st
   // unsequenced-access check, so the other kinds are checked past that point; the verdict says
   // what stays unchecked.
   const second = await evaOnce(dir, base, names, sources, timeoutMs, ruledOut);
-  const note = `unsequenced accesses not checked after line ${Math.min(...first.cutAt)} (Frama-C's false alarm on an element and its sub-array stops its analysis there)`;
+  const note = `unsequenced accesses not checked after line ${Math.min(...first.cutAt)} (an unsequenced alarm Kiln does not count, a sub-array or a write a sequence point orders, ended Eva's path there)`;
   if (second.report || second.run.status !== 'clean') return second;
   return { run: { tool: 'eva', status: 'clean', detail: note } };
 }

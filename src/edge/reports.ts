@@ -185,6 +185,8 @@ export function evaAlarms(output: string, sources: readonly string[] = [], opts:
     const text = opts.files?.get(file);
     if (evaKind(message) === 'unsequenced' && text !== undefined && innerSequencePoint(text, Number(m[2]))) {
       dismissed.push(`${file}:${m[2]} (unsequenced, across a sequence point)`);
+      // Red with status invalid, it ended Eva's path there: what follows went unchecked.
+      if (invalid.has(`${file}:${m[2]}`)) cutAt.push(Number(m[2]));
       continue;
     }
     if (opts.ruledOut?.has(evaKind(message))) {

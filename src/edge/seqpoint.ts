@@ -4,7 +4,8 @@
 // arguments are evaluated before the call, whose value is computed after it). So
 // `g = f(g = 1)` and `g = (g--, 5)`, both defined, get a red alarm. Measured: 5 of 30 UB-free
 // Kiln programs had one, each on a statement with such a sequence point. An unsequenced alarm
-// there is not evidence of UB; `kiln check` reports it only on full expressions without one.
+// there is not evidence of UB; `kiln check` reports it only on full expressions without such a
+// write (a write in a `?:` branch or a right operand is not ordered, and still counts).
 import Parser from 'tree-sitter';
 import C from 'tree-sitter-c';
 
@@ -66,23 +67,48 @@ function ownExpressions(s: SyntaxNode): SyntaxNode[] {
   }
 }
 
-function hasSequencePoint(n: SyntaxNode): boolean {
-  if (n.type === 'comma_expression' || n.type === 'conditional_expression' || n.type === 'call_expression') return true;
-  if (n.type === 'binary_expression') {
-    const op = n.childForFieldName('operator')?.type;
-    if (op === '&&' || op === '||') return true;
-  }
-  // A nested statement (a GNU statement expression) or a function body is not this full expression.
-  return n.namedChildren.some((c) => c.type !== 'compound_statement' && hasSequencePoint(c));
+const WRITES = new Set(['assignment_expression', 'update_expression']);
+
+/** Whether `n` holds a write (an assignment, ++ or --), not counting nested statements. */
+function hasWrite(n: SyntaxNode): boolean {
+  if (WRITES.has(n.type)) return true;
+  return n.namedChildren.some((c) => c.type !== 'compound_statement' && hasWrite(c));
 }
 
 /**
- * True when the statement at `line` (1-based) of `text` has a sequence point inside one of its
- * full expressions: a comma operator, `&&`, `||`, `?:` or a call. False when there is none, or
- * no statement is found at that line.
+ * Whether `n` holds a write in a position that a sequence point orders before the value of the
+ * expression around it: a call's arguments (evaluated before the call, whose value comes after
+ * it), the left operand of a comma, the first operand of `&&`, `||` or `?:`. A write in a `?:`
+ * branch or in the right operand of `&&`, `||` or a comma is not: `g = c ? g++ : 0` is undefined
+ * when the branch runs.
+ */
+function hasSequencedWrite(n: SyntaxNode): boolean {
+  if (n.type === 'call_expression') {
+    const args = n.childForFieldName('arguments');
+    if (args && hasWrite(args)) return true;
+  } else if (n.type === 'comma_expression') {
+    const left = n.childForFieldName('left');
+    if (left && hasWrite(left)) return true;
+  } else if (n.type === 'conditional_expression') {
+    const cond = n.childForFieldName('condition');
+    if (cond && hasWrite(cond)) return true;
+  } else if (n.type === 'binary_expression') {
+    const op = n.childForFieldName('operator')?.type;
+    const left = n.childForFieldName('left');
+    if ((op === '&&' || op === '||') && left && hasWrite(left)) return true;
+  }
+  // A nested statement (a GNU statement expression) or a function body is not this full expression.
+  return n.namedChildren.some((c) => c.type !== 'compound_statement' && hasSequencedWrite(c));
+}
+
+/**
+ * True when the statement at `line` (1-based) of `text` has a write that a sequence point inside
+ * one of its full expressions orders (see `hasSequencedWrite`): Frama-C's unsequenced check
+ * cannot tell it from an unsequenced one. False when there is none, or no statement is found at
+ * that line.
  */
 export function innerSequencePoint(text: string, line: number): boolean {
   const s = statementAt(parse(text).rootNode, line - 1);
   if (!s) return false;
-  return ownExpressions(s).some(hasSequencePoint);
+  return ownExpressions(s).some(hasSequencedWrite);
 }
