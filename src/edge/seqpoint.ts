@@ -11,14 +11,17 @@ import C from 'tree-sitter-c';
 
 type SyntaxNode = Parser.SyntaxNode;
 
+// Its own parser: src/reduce/text/parser.ts has one too, but edge sits above reduce in the layering.
 let parser: Parser | undefined;
 const trees = new Map<string, Parser.Tree>();
 
 function parse(text: string): Parser.Tree {
   let t = trees.get(text);
   if (t) return t;
-  parser ??= new Parser();
-  parser.setLanguage(C as unknown as Parser.Language);
+  if (!parser) {
+    parser = new Parser();
+    parser.setLanguage(C as unknown as Parser.Language);
+  }
   // tree-sitter's default buffer is 32 KiB; programs can be larger.
   t = parser.parse(text, null, { bufferSize: Math.max(32 * 1024, text.length * 2 + 1024) });
   if (trees.size > 8) trees.clear();
