@@ -21,6 +21,29 @@ export type OpenMode = 'write' | 'read';
  * `kiln findings` can read while a campaign writes.
  */
 export function openDatabase(outDir: string, mode: OpenMode): Database.Database {
+  // SQLite answers SQLITE_BUSY at once, without waiting out the busy timeout, where waiting
+  // could deadlock: two connections that both read the new file and then both ask for the
+  // exclusive lock that switching to WAL needs. One of them must back off and start again, so
+  // the whole open is retried, after a short random pause, for up to about ten seconds.
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    try {
+      return openOnce(outDir, mode);
+    } catch (e) {
+      if (!(e instanceof BusyError) || Date.now() > deadline) throw e instanceof BusyError ? e.error : e;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20 + Math.floor(Math.random() * 100));
+    }
+  }
+}
+
+/** An SQLITE_BUSY answer while opening, carrying the error to report if retries run out. */
+class BusyError extends Error {
+  constructor(readonly error: Error) {
+    super(error.message);
+  }
+}
+
+function openOnce(outDir: string, mode: OpenMode): Database.Database {
   const path = join(outDir, DB_FILE);
   const exists = existsSync(path);
   if (mode === 'read' && !exists) throw errState(`no Kiln database in ${outDir} (looked for ${path})`, "run 'kiln fuzz' first, or give the campaign's folder with --out");
@@ -60,6 +83,7 @@ export function openDatabase(outDir: string, mode: OpenMode): Database.Database 
     return db;
   } catch (e) {
     db.close();
+    if ((e as { code?: string }).code?.startsWith('SQLITE_BUSY')) throw new BusyError(errFile(path, `cannot use the database: ${(e as Error).message}`));
     if ((e as { code?: string }).code === 'SQLITE_NOTADB') throw errDatabase(path, 'not an SQLite database');
     if ((e as { code?: string }).code?.startsWith('SQLITE_')) throw errFile(path, `cannot use the database: ${(e as Error).message}`);
     throw e;
