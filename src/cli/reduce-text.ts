@@ -3,7 +3,8 @@ import { join, resolve } from 'node:path';
 import { availableParallelism } from 'node:os';
 import type { Command } from 'commander';
 import { errBadOption, errFile, KilnError } from '../diag/errors.js';
-import { COMPILE_SIDE_OUTCOMES, readFindingManifest } from '../reduce/finding.js';
+import { COMPILE_SIDE_OUTCOMES, readFindingManifest, RUN_SIDE_OUTCOMES } from '../reduce/finding.js';
+import { LINK_LIBRARIES } from '../harness/compilers.js';
 import type { ReduceEvent } from '../reduce/text/manager.js';
 import { reduceFile } from '../reduce/text/reduce-file.js';
 import { shq } from '../reduce/text/scripts.js';
@@ -99,18 +100,41 @@ async function runReduce(path: string, opts: ReduceCliOptions): Promise<void> {
         signal: stop.signal,
       });
     } catch (e) {
-      // A layout-dependent compile-side failure: the stored file, reduced as text with the
-      // finding's own repro.sh (nothing a run does can fake a rejected or crashing compile).
+      // A layout-dependent failure: the stored file, reduced as text. A compile-side failure with
+      // the finding's own repro.sh (nothing a run does can fake a rejected or crashing compile);
+      // a run-side one with repro.sh judged against gcc -O0's output of the candidate, behind the
+      // --wrong-code guards against undefined behaviour.
       if (!(e instanceof KilnError && e.code === 'KILN_LAYOUT_DEPENDENT')) throw e;
       const f = readFindingManifest(path);
-      if (!COMPILE_SIDE_OUTCOMES.has(f.outcome) || f.sources.length !== 1) throw e;
+      const compileSide = COMPILE_SIDE_OUTCOMES.has(f.outcome);
+      if ((!compileSide && !RUN_SIDE_OUTCOMES.has(f.outcome)) || f.sources.length !== 1) throw e;
       note(e.message);
-      note('reducing the stored prog.c as text instead, with the finding\'s repro.sh as the test');
       const output = opts.output ?? join(path, 'reduced.c');
-      const test = layoutTest(path, f.outcome);
-      note(`test: ${test}`);
+      const input = join(path, 'prog.c');
       const progress = progressPrinter(!!opts.quiet);
-      const r = await reduceFile({ input: join(path, 'prog.c'), output, test, jobs, timeoutMs, maxTimeMs, onEvent: progress, onNote: note });
+      let r;
+      if (compileSide) {
+        note('reducing the stored prog.c as text instead, with the finding\'s repro.sh as the test');
+        const test = layoutTest(path, f.outcome);
+        note(`test: ${test}`);
+        r = await reduceFile({ input, output, test, jobs, timeoutMs, maxTimeMs, onEvent: progress, onNote: note });
+      } else {
+        note("reducing the stored prog.c as text instead: the finding's repro.sh against gcc -O0's output, guarded against undefined behaviour (warnings as errors, ASan+UBSan, kiln check)");
+        r = await reduceFile({
+          input,
+          output,
+          wrongCode: [f.compilerPath, ...f.options].join(' '),
+          reference: 'gcc -O0 -w',
+          failingTest: shq(join(resolve(path), 'repro.sh')),
+          link: LINK_LIBRARIES,
+          checkCommand: kilnCheckCommand(),
+          jobs,
+          timeoutMs,
+          maxTimeMs,
+          onEvent: progress,
+          onNote: note,
+        });
+      }
       progress.end();
       const res = r.result;
       recordReduction(path, { lines: res.lines, file: r.output });
@@ -126,7 +150,7 @@ async function runReduce(path: string, opts: ReduceCliOptions): Promise<void> {
     const san = bundle.sanitizers.status === 'clean' ? 'UBSan+ASan clean' : bundle.sanitizers.status === 'error' ? `SANITIZER REPORT: ${bundle.sanitizers.detail}` : `sanitizers not checked (${bundle.sanitizers.detail})`;
     note(
       `${r.original.lines} → ${r.lines} lines (${r.original.bytes} → ${r.source.length} bytes); ${r.stats.tested} tests, ${r.stats.invalid} candidates rejected by the interpreter, ` +
-        `${(r.stats.ms / 1000).toFixed(1)}s; ${san}${done.triage ? `; fingerprint ${done.triage.fingerprint}` : ''}; wrote ${bundle.reducedFile} and ${bundle.folder}/ (report.md, repro.sh)`,
+        `${(r.stats.ms / 1000).toFixed(1)}s${r.complete ? '' : ' (stopped early: give a longer --max-time to go on)'}; ${san}${done.triage ? `; fingerprint ${done.triage.fingerprint}` : ''}; wrote ${bundle.reducedFile} and ${bundle.folder}/ (report.md, repro.sh)`,
     );
     return;
   }

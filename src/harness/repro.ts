@@ -52,6 +52,8 @@ export function reproScript(f: ReproInput): string {
     noRandomizeShell(),
     ...(single ? copyOne() : copyEach(files)),
     `EXPECTED=${sq(f.expected)}`,
+    '# KILN_EXPECTED, when set, replaces it (a text reduction sets it to a reference build\'s output).',
+    'if [ -n "${KILN_EXPECTED+set}" ]; then EXPECTED=$KILN_EXPECTED; fi',
     `${sandboxShell({ kind: 'compile', timeoutMs: compile.timeoutMs, memoryMb: compile.memoryMb, tag: '', tmpdir: '' }, compileCommand(c, files))} >compile.log 2>&1`,
     'cstatus=$?',
   ];

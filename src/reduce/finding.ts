@@ -226,6 +226,13 @@ export async function reduceFinding(dir: string, opts: FindingReduceOptions = {}
       const ref = await testConfiguration(src, c.expected, reference, limits, temp, signal);
       return !ref.aborted && ref.judgement.outcome === 'ok';
     };
+    // A slow compile has a size floor: when compile time grows faster than linearly with the
+    // program (pcc -O1's does), the ratio to -O0 that makes it a hog shrinks with the program, and
+    // near the floor every test costs the whole limit and almost none succeeds (measured: a
+    // 3,000-line pcc hog reached 356 lines in 8 min, then gained nothing in 20 more). So its
+    // reduction stops after SLOW_COMPILE_BUDGET_MS unless --max-time says otherwise.
+    const maxTimeMs = opts.maxTimeMs ?? (slowCompile ? SLOW_COMPILE_BUDGET_MS : undefined);
+    if (slowCompile && opts.maxTimeMs === undefined) opts.onProgress?.(`a slow compile's reduction stops after ${SLOW_COMPILE_BUDGET_MS / 60_000} min with the best program so far (--max-time to change)`);
     opts.onProgress?.(`reducing ${f.id} (${f.outcome}, ${f.bucket}) with ${config.compiler.name} ${config.optionsText}${reference ? `; reference ${reference.compiler.name} ${reference.optionsText}` : ''}`);
     let r;
     try {
@@ -233,7 +240,7 @@ export async function reduceFinding(dir: string, opts: FindingReduceOptions = {}
         jobs: Math.max(1, opts.jobs ?? cpus().length),
         // A slow compile's test costs seconds, and most of the limit when it succeeds.
         ...(slowCompile ? { passes: irPasses({ fine: false }) } : {}),
-        ...(opts.maxTimeMs !== undefined ? { maxTimeMs: opts.maxTimeMs } : {}),
+        ...(maxTimeMs !== undefined ? { maxTimeMs } : {}),
         ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
         ...(opts.signal ? { signal: opts.signal } : {}),
       });
@@ -272,15 +279,25 @@ export async function reduceFinding(dir: string, opts: FindingReduceOptions = {}
       failing,
       stats: r.stats,
       ...(slowCompile ? { slowCompile: { ...slowCompile, limitMs: limits.compile.timeoutMs, ...(lastBaselineMs !== undefined ? { reducedBaselineMs: lastBaselineMs } : {}) } } : {}),
-      complete: !opts.signal?.aborted && !(opts.maxTimeMs !== undefined && r.stats.ms >= opts.maxTimeMs),
+      complete: !opts.signal?.aborted && !(maxTimeMs !== undefined && r.stats.ms >= maxTimeMs),
     };
   } finally {
     temp.dispose();
   }
 }
 
+/** How long a slow compile's reduction runs when no --max-time is given. */
+export const SLOW_COMPILE_BUDGET_MS = 10 * 60_000;
+
 /** Outcomes a text reduction with the finding's own repro.sh keeps valid: nothing the program's run does (undefined behaviour included) can fake them. */
 export const COMPILE_SIDE_OUTCOMES: ReadonlySet<string> = new Set(['compiler-crash', 'rejected-valid']);
+
+/**
+ * Outcomes of the binary's run. A text reduction keeps them valid only with guards against
+ * undefined behaviour (an edit that reads an uninitialised variable can fake a wrong result or a
+ * crash): a reference build's output to judge against, warnings as errors, sanitizers, kiln check.
+ */
+export const RUN_SIDE_OUTCOMES: ReadonlySet<string> = new Set(['wrong-code', 'binary-crash', 'binary-hang']);
 
 /** A finding that fails as stored but not as the IR reducer prints the same program. */
 function errLayoutDependent(dir: string, f: FindingManifest): KilnError {
@@ -288,7 +305,7 @@ function errLayoutDependent(dir: string, f: FindingManifest): KilnError {
   const cc = [f.compilerPath, ...f.options].join(' ');
   const hint = COMPILE_SIDE_OUTCOMES.has(f.outcome)
     ? `reduce the stored file as text with its own test: kiln reduce ${file} --test ${join(dir, 'repro.sh')}`
-    : `reduce the stored file as text, guarded against undefined behaviour: kiln reduce ${file} --wrong-code '${cc}' --reference 'gcc -O0' --expected '${f.expected}'`;
+    : `reduce the stored file as text, guarded against undefined behaviour: kiln reduce ${file} --wrong-code '${cc}' --reference 'gcc -O0' (kiln reduce on the finding folder does this, with its repro.sh as the failing run)`;
   return new KilnError(
     'KILN_LAYOUT_DEPENDENT',
     `${dir}: ${f.compilerName} ${f.options.join(' ')} still fails on the stored prog.c, but not on the same program printed again: the failure depends on the file's layout (bytes, line breaks, comments), not only on its meaning, which the IR reducer cannot keep`,

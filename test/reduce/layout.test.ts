@@ -40,4 +40,35 @@ describe('kiln reduce of a layout-dependent finding', () => {
     const listed = JSON.parse((await runKiln(['findings', '--out', out, '--json'])).stdout) as { reducedLines: number | null }[];
     expect(listed[0]!.reducedLines).toBeGreaterThan(0);
   }, 300_000);
+
+  it('reduces a run-side failure as text against gcc -O0, behind the UB guards', async () => {
+    const fake = writeFake(join(work, 'bin'), 'fake-layout-wrong', 'layout-wrong', [2]);
+    const out = join(work, 'out-wrong');
+    const r = await runKiln(['fuzz', '--compilers', `gcc,${fake}`, '--opts', '-O0', '--tests', '1', '--seed-start', '2', '--size', 'small', '--mode', 'csmith', '--jobs', '2', '--out', out]);
+    expect(r.status, r.stderr).toBe(0);
+    const [id] = readdirSync(join(out, 'findings'));
+    const dir = join(out, 'findings', id!);
+    expect(JSON.parse(readFileSync(join(dir, 'finding.json'), 'utf8')).outcome).toBe('wrong-code');
+    const red = await runKiln(['reduce', dir, '--jobs', '2', '--max-time', '30s']);
+    expect(red.status, red.stderr).toBe(0);
+    expect(red.stderr).toContain("depends on the file's layout");
+    expect(red.stderr).toContain('guarded against undefined behaviour');
+    const script = readFileSync(join(dir, 'reduced.c.test.sh'), 'utf8');
+    expect(script).toContain('repro.sh');
+    expect(script).toContain('-fsanitize=undefined,address');
+    const reduced = readFileSync(join(dir, 'reduced.c'), 'utf8');
+    const original = readFileSync(join(dir, 'prog.c'), 'utf8');
+    expect(reduced.length).toBeLessThan(original.length);
+    // The reduced program: gcc -O0 prints one checksum, the fake another, and repro.sh judged
+    // against gcc's output says the failure shows; against the fake's own output it does not.
+    const scratch = join(work, 'check-wrong');
+    const sh = (cmd: string) => runProcess('sh', ['-c', cmd], { timeoutMs: 60_000, cwd: scratch });
+    await runProcess('sh', ['-c', `mkdir -p ${scratch} && cp ${join(dir, 'reduced.c')} ${scratch}/prog.c`], { timeoutMs: 10_000 });
+    const good = await sh('gcc -O0 -w prog.c -o good -lm && ./good');
+    const bad = await sh(`${fake} -O0 prog.c -o bad -lm && ./bad`);
+    expect(good.status, good.stderr).toBe(0);
+    expect(bad.stdout).not.toBe(good.stdout);
+    expect((await sh(`KILN_EXPECTED='${good.stdout.trim()}' ${join(dir, 'repro.sh')}`)).status).toBe(0);
+    expect((await sh(`KILN_EXPECTED='${bad.stdout.trim()}' ${join(dir, 'repro.sh')}`)).status).toBe(1);
+  }, 300_000);
 });

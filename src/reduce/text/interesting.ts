@@ -59,12 +59,15 @@ export class InterestingnessTest {
       if (e instanceof SpawnError) throw errBadTestScript(this.script, e.message);
       throw e;
     } finally {
-      await rm(dir, { recursive: true, force: true });
+      // A killed test's last processes may still be writing here for a moment (kiln check's
+      // tools exit when their parent's group is killed, not at once): retry, and leave what
+      // remains to dispose().
+      await rm(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 }).catch(() => undefined);
     }
   }
 
   /** Removes the private work directory. */
   dispose(): void {
-    rmSync(this.root, { recursive: true, force: true });
+    rmSync(this.root, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
   }
 }

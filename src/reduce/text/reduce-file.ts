@@ -34,6 +34,10 @@ export interface ReduceFileOptions {
   readonly onNote?: (line: string) => void;
   /** With `wrongCode`: a shell command running `kiln check`, the script's last UB guard (see `wrongCodeScript`). */
   readonly checkCommand?: string;
+  /** With `wrongCode` and `reference`: a script that shows the failure (see `wrongCodeScript`'s `failingTest`). */
+  readonly failingTest?: string;
+  /** With `wrongCode`: arguments after `-o BINARY` in the script's linking builds. */
+  readonly link?: readonly string[];
 }
 
 /** The outcome of `reduceFile`. */
@@ -109,6 +113,8 @@ async function writeGeneratedScript(o: ReduceFileOptions, text: string, output: 
       clangErrors: guards.clangErrors,
       msan: guards.msan,
       ...(o.checkCommand !== undefined ? { check: o.checkCommand } : {}),
+      ...(o.failingTest !== undefined ? { failingTest: o.failingTest } : {}),
+      ...(o.link !== undefined ? { link: o.link } : {}),
       runTimeoutS: Math.max(1, Math.floor(timeoutMs / 4000)),
     });
   }

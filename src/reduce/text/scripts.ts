@@ -182,6 +182,14 @@ export interface WrongCodeScriptOptions {
   readonly check?: string;
   /** Seconds each compiled program may run. */
   readonly runTimeoutS: number;
+  /**
+   * A shell command (quoted) that exits 0 when the failure shows, run with `KILN_EXPECTED` set to
+   * the reference's output: it replaces step 1's build and run of the failing compiler. A Kiln
+   * finding's repro.sh is one: it builds and runs exactly as the campaign did.
+   */
+  readonly failingTest?: string;
+  /** Arguments after `-o BINARY` in every build that links (e.g. `-lm`). */
+  readonly link?: readonly string[];
 }
 
 /**
@@ -200,8 +208,9 @@ export function wrongCodeScript(o: WrongCodeScriptOptions): string {
     '#!/bin/sh',
     "# Interestingness test written by 'kiln reduce --wrong-code' (C-Reduce/C-Vise convention: it runs",
     `# in a directory holding ${o.fileName}; exit status 0 means interesting). Interesting iff the`,
-    `# failing compiler (${o.failing}) makes the program print something other than`,
-    `# ${o.reference !== undefined ? `the reference (${o.reference})` : 'the expected output'}, and the program is free of the undefined behaviour the`,
+    ...(o.failingTest !== undefined
+      ? [`# failure of ${o.failing.replace(/[\x00-\x1f]/g, ' ')} shows (step 1's test) against the output of the reference`, `# (${o.reference}), and the program is free of the undefined behaviour the`]
+      : [`# failing compiler (${o.failing}) makes the program print something other than`, `# ${o.reference !== undefined ? `the reference (${o.reference})` : 'the expected output'}, and the program is free of the undefined behaviour the`]),
     '# guards below detect. Cheap checks come first: most candidates fail at step 1.',
     'LC_ALL=C; export LC_ALL',
     `f=${shq(o.fileName)}`,
@@ -212,10 +221,23 @@ export function wrongCodeScript(o: WrongCodeScriptOptions): string {
     'run() { timeout "$t" "./$1" >"$2" 2>"$2.err"; s=$?; echo "$s" >"$2.status"; [ "$s" -lt 124 ]; }',
     '',
   ];
-  if (o.reference !== undefined) {
+  const link = (o.link ?? []).map(shq).join(' ');
+  const linked = (cmd: string): string => (link ? `${cmd} ${link}` : cmd);
+  if (o.failingTest !== undefined) {
+    if (o.reference === undefined) throw new Error('wrongCodeScript: failingTest needs a reference');
+    lines.push(
+      '# 1. The reference runs to completion; the failure shows, judged against its output, under the',
+      '#    failing build and run of the finding (exit 0: it shows).',
+      `${linked(`${o.reference} "$f" -o kiln-ref`)} >/dev/null 2>&1 || exit 1`,
+      'run kiln-ref kiln-ref.out || exit 1',
+      `KILN_EXPECTED=$(cat kiln-ref.out) ${o.failingTest} >/dev/null 2>&1 || exit 1`,
+      '',
+      '# 2. Diagnostics that indicate undefined behaviour are errors.',
+    );
+  } else if (o.reference !== undefined) {
     lines.push(
       '# 1. The failing compiler and the reference disagree (other output, exit status, crash or hang).',
-      `${o.reference} "$f" -o kiln-ref >/dev/null 2>&1 || exit 1`,
+      `${linked(`${o.reference} "$f" -o kiln-ref`)} >/dev/null 2>&1 || exit 1`,
       'run kiln-ref kiln-ref.out || exit 1',
     );
   } else {
@@ -225,19 +247,21 @@ export function wrongCodeScript(o: WrongCodeScriptOptions): string {
       'echo 0 >kiln-ref.out.status',
     );
   }
-  lines.push(
-    `${o.failing} "$f" -o kiln-fail >/dev/null 2>&1 || exit 1`,
-    'run kiln-fail kiln-fail.out',
-    'cmp -s kiln-ref.out kiln-fail.out && cmp -s kiln-ref.out.status kiln-fail.out.status && exit 1',
-    '',
-    '# 2. Diagnostics that indicate undefined behaviour are errors.',
-  );
+  if (o.failingTest === undefined) {
+    lines.push(
+      `${linked(`${o.failing} "$f" -o kiln-fail`)} >/dev/null 2>&1 || exit 1`,
+      'run kiln-fail kiln-fail.out',
+      'cmp -s kiln-ref.out kiln-fail.out && cmp -s kiln-ref.out.status kiln-fail.out.status && exit 1',
+      '',
+      '# 2. Diagnostics that indicate undefined behaviour are errors.',
+    );
+  }
   if (o.gccErrors.length > 0) lines.push(`gcc -O1 $cflags ${o.gccErrors.map((w) => `-Werror=${w}`).join(' ')} -c "$f" -o kiln-gcc.o >/dev/null 2>&1 || exit 1`);
   lines.push(`clang -O1 $cflags ${o.clangErrors.map((w) => `-Werror=${w}`).join(' ')} -c "$f" -o kiln-clang.o >/dev/null 2>&1 || exit 1`);
   lines.push(
     '',
     '# 3. Sanitized builds run silently to completion and print the correct output.',
-    'clang -O0 -g $cflags -fsanitize=undefined,address -fno-sanitize-recover=all "$f" -o kiln-san >/dev/null 2>&1 || exit 1',
+    `${linked('clang -O0 -g $cflags -fsanitize=undefined,address -fno-sanitize-recover=all "$f" -o kiln-san')} >/dev/null 2>&1 || exit 1`,
     'run kiln-san kiln-san.out || exit 1',
     '[ -s kiln-san.out.err ] && exit 1',
     'cmp -s kiln-ref.out kiln-san.out || exit 1',
@@ -250,7 +274,7 @@ export function wrongCodeScript(o: WrongCodeScriptOptions): string {
     );
   } else if (o.msan) {
     lines.push(
-      'clang -O0 -g $cflags -fsanitize=memory -fno-sanitize-recover=all "$f" -o kiln-msan >/dev/null 2>&1 || exit 1',
+      `${linked('clang -O0 -g $cflags -fsanitize=memory -fno-sanitize-recover=all "$f" -o kiln-msan')} >/dev/null 2>&1 || exit 1`,
       'run kiln-msan kiln-msan.out || exit 1',
       '[ -s kiln-msan.out.err ] && exit 1',
     );
@@ -310,7 +334,7 @@ export async function probeWrongCodeGuards(fileName: string, text: string, cflag
       for (let round = 0; round < 3; round++) {
         const r = await compileProbe(dir, cc, ['-O1', ...cflags, ...kept.map((w) => `-Werror=${w}`), '-c', '-o', 'orig.o'], fileName, text);
         if (r.ok) break;
-        const fired = new Set([...r.output.matchAll(/\[-Werror[=,]([\w-]+)\]/g)].map((m) => m[1]!));
+        const fired = new Set([...r.output.matchAll(/\[-Werror(?:=|,-W)([\w-]+)\]/g)].map((m) => m[1]!));
         if (fired.size === 0) break;
         for (const w of fired) if (kept.includes(w)) dropped.push(`${cc}:${w} (fires on the original)`);
         kept = kept.filter((w) => !fired.has(w));

@@ -69,6 +69,18 @@ describe('--crash script', () => {
   });
 });
 
+describe('--wrong-code guards', () => {
+  it('drops a warning the original triggers, with gcc and with clang', async () => {
+    // Two unsequenced writes in code that never runs: defined behaviour, but both compilers warn.
+    const dead = 'int g;\nint main(void) {\n  if (g) g = (g += 1) + 1;\n  return 0;\n}\n';
+    const guards = await probeWrongCodeGuards('dead.c', dead, []);
+    expect(guards.clangErrors).not.toContain('unsequenced');
+    expect(guards.dropped).toContain('clang:unsequenced (fires on the original)');
+    expect(guards.gccErrors.length).toBeGreaterThan(0);
+    expect(guards.dropped).not.toContain('clang:uninitialized (fires on the original)');
+  });
+});
+
 describe('--wrong-code script', () => {
   it('accepts the miscompiled original, rejects UB variants and correct compilations', async () => {
     const failing = join(fixtures, 'fake-wrong-cc.sh');
