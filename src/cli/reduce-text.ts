@@ -5,6 +5,8 @@ import type { Command } from 'commander';
 import { errBadOption, errFile, KilnError } from '../diag/errors.js';
 import { COMPILE_SIDE_OUTCOMES, readFindingManifest, RUN_SIDE_OUTCOMES } from '../reduce/finding.js';
 import { LINK_LIBRARIES } from '../harness/compilers.js';
+import { checkProgram, probeTools } from '../edge/check.js';
+import { describeResult } from './check.js';
 import type { ReduceEvent } from '../reduce/text/manager.js';
 import { reduceFile } from '../reduce/text/reduce-file.js';
 import { shq } from '../reduce/text/scripts.js';
@@ -119,7 +121,7 @@ async function runReduce(path: string, opts: ReduceCliOptions): Promise<void> {
         note(`test: ${test}`);
         r = await reduceFile({ input, output, test, jobs, timeoutMs, maxTimeMs, onEvent: progress, onNote: note });
       } else {
-        note("reducing the stored prog.c as text instead: the finding's repro.sh against gcc -O0's output, guarded against undefined behaviour (warnings as errors, ASan+UBSan, kiln check)");
+        note("reducing the stored prog.c as text instead: the finding's repro.sh against gcc -O0's output, guarded against undefined behaviour (warnings as errors, ASan+UBSan, kiln check with MSan and valgrind; Eva once on the result)");
         r = await reduceFile({
           input,
           output,
@@ -128,6 +130,8 @@ async function runReduce(path: string, opts: ReduceCliOptions): Promise<void> {
           failingTest: shq(join(resolve(path), 'repro.sh')),
           link: LINK_LIBRARIES,
           checkCommand: kilnCheckCommand(),
+          // Eva takes about a minute on a default campaign's program: once on the result, not per candidate.
+          checkTools: ['msan', 'valgrind'],
           jobs,
           timeoutMs,
           maxTimeMs,
@@ -137,6 +141,11 @@ async function runReduce(path: string, opts: ReduceCliOptions): Promise<void> {
       }
       progress.end();
       const res = r.result;
+      if (!compileSide) {
+        const eva = await checkProgram([r.output], await probeTools({ tools: ['eva'] }), { tools: ['eva'] });
+        note(`Frama-C Eva on the result: ${describeResult(r.output, eva)}`);
+        if (eva.verdict === 'ub') note('the reduced program may have undefined behaviour the per-candidate guards missed: check that report before filing it');
+      }
       recordReduction(path, { lines: res.lines, file: r.output });
       note(`${res.originalBytes} → ${res.bytes} bytes, ${res.lines} lines; ${res.tests} tests, ${(res.ms / 1000).toFixed(1)}s${res.stoppedBy === 'fixpoint' ? '' : ` (stopped: ${res.stoppedBy})`}; wrote ${r.output} (reduced as text: no report.md bundle)`);
       return;

@@ -56,6 +56,9 @@ describe('kiln reduce of a layout-dependent finding', () => {
     const script = readFileSync(join(dir, 'reduced.c.test.sh'), 'utf8');
     expect(script).toContain('repro.sh');
     expect(script).toContain('-fsanitize=undefined,address');
+    // kiln check runs MSan and valgrind per candidate; Eva (a minute on a campaign's program) once, on the result.
+    expect(script).toContain('--tools msan,valgrind ');
+    expect(red.stderr).toMatch(/Frama-C Eva on the result: .*reduced\.c: clean/);
     const reduced = readFileSync(join(dir, 'reduced.c'), 'utf8');
     const original = readFileSync(join(dir, 'prog.c'), 'utf8');
     expect(reduced.length).toBeLessThan(original.length);

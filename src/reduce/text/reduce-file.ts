@@ -36,6 +36,8 @@ export interface ReduceFileOptions {
   readonly checkCommand?: string;
   /** With `wrongCode` and `reference`: a script that shows the failure (see `wrongCodeScript`'s `failingTest`). */
   readonly failingTest?: string;
+  /** With `checkCommand`: the tools it runs (see `wrongCodeScript`). */
+  readonly checkTools?: readonly ('msan' | 'valgrind' | 'eva')[];
   /** With `wrongCode`: arguments after `-o BINARY` in the script's linking builds. */
   readonly link?: readonly string[];
 }
@@ -114,6 +116,7 @@ async function writeGeneratedScript(o: ReduceFileOptions, text: string, output: 
       msan: guards.msan,
       ...(o.checkCommand !== undefined ? { check: o.checkCommand } : {}),
       ...(o.failingTest !== undefined ? { failingTest: o.failingTest } : {}),
+      ...(o.checkTools !== undefined ? { checkTools: o.checkTools } : {}),
       ...(o.link !== undefined ? { link: o.link } : {}),
       runTimeoutS: Math.max(1, Math.floor(timeoutMs / 4000)),
     });
