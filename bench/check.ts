@@ -69,8 +69,12 @@ try {
   const alarms: string[] = [];
   let cleanOk = 0;
   const t1 = performance.now();
+  let done = 0;
   await pool(jobsList, jobs, async (j) => {
     const r: CheckResult = await checkProgram([j.file], avail);
+    // Progress on stderr (the tables go to stdout at the end): a long run can be followed, and
+    // its running counts kept if it is stopped.
+    process.stderr.write(`[${++done}/${jobsList.length} ${((performance.now() - t1) / 1000).toFixed(0)} s] ${j.kind} ${j.file.replace(/.*\//, '')}: ${r.verdict === 'ub' ? `ub ${r.report.tool} ${r.report.kind} line ${r.report.line}${j.line !== undefined ? ` (injected line ${j.line})` : ''}` : r.verdict === 'error' ? `could not check: ${r.message}` : 'clean'}\n`);
     if (j.kind === 'clean') {
       if (r.verdict === 'clean') cleanOk++;
       else alarms.push(`${j.file}: ${r.verdict === 'ub' ? `${r.report.tool} ${r.report.kind} line ${r.report.line}: ${r.report.message}` : r.message}`);

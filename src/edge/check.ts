@@ -3,11 +3,12 @@
 // each where installed and applicable, stopping at the first report. Programs take no input and
 // follow one path, so one run of each tool is a complete check of that path (Eva with full
 // precision is as exact as an interpreter there).
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { runProcess, SpawnError, type RunResult } from '../harness/process.js';
 import { CHECK_TOOLS, evaAlarms, parseRedStatuses, parseAsan, parseMsan, parseUbsan, parseValgrind, type CheckTool, type UBKind, type UBReport } from './reports.js';
+import { conditionalWriteOperands, type OperandRange } from './seqpoint.js';
 
 /** Compilers, flags and limits of a check. */
 export interface CheckOptions {
@@ -191,7 +192,9 @@ export async function checkProgram(sources: readonly string[], avail: ToolAvaila
       else {
         // The program has one path, and a clean UBSan run checked these kinds on all of it.
         const ubsanClean = runs.some((r) => r.tool === 'ubsan' && r.status === 'clean');
-        res = await evaRun(dir, names, o.cflags, o.evaTimeoutMs, ubsanClean ? UBSAN_EXACT : new Set());
+        const cc = avail.plainCompiler;
+        const probe: OperandProbe = async (file, text, ops) => (cc === null ? undefined : probeOperands(dir, names, file, text, ops, cc, o));
+        res = await evaRun(dir, names, o.cflags, o.evaTimeoutMs, ubsanClean ? UBSAN_EXACT : new Set(), probe);
       }
       runs.push({ ...res.run, ms: Date.now() - t0 });
       if (res.run.status !== 'failed') ran++;
@@ -205,6 +208,35 @@ export async function checkProgram(sources: readonly string[], avail: ToolAvaila
     return { verdict: 'clean', runs };
   } finally {
     await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** Whether the program's run evaluates any of these operands of `file` (undefined: the probe failed). */
+type OperandProbe = (file: string, text: string, ops: readonly OperandRange[]) => Promise<boolean | undefined>;
+
+/**
+ * Builds the program with each operand wrapped in a call that reports it on stderr, and runs it:
+ * true when one of them is evaluated, false when none is, undefined when the probe cannot tell
+ * (the text moved, the build or the run failed). The wrapper adds a sequence point, which does
+ * not change whether the operand runs.
+ */
+async function probeOperands(dir: string, names: readonly string[], file: string, text: string, ops: readonly OperandRange[], cc: string, o: Required<Pick<CheckOptions, 'cflags' | 'compileTimeoutMs' | 'runTimeoutMs'>>): Promise<boolean | undefined> {
+  if (ops.some((op) => text.slice(op.start, op.end) !== op.text)) return undefined;
+  let probed = text;
+  for (const op of [...ops].sort((a, b) => b.start - a.start)) probed = `${probed.slice(0, op.start)}(kiln_probe_hit(), (${op.text}))${probed.slice(op.end)}`;
+  const marker = 'KILN-PROBE-HIT';
+  probed = `#include <stdio.h>\nstatic void kiln_probe_hit(void) { fputs("\\n${marker}\\n", stderr); }\n${probed}`;
+  const pdir = join(dir, 'kiln-probe');
+  await mkdir(pdir, { recursive: true });
+  try {
+    for (const n of names) await writeFile(join(pdir, n), basename(n) === file ? probed : await readFile(join(dir, n)));
+    const c = await tryRun(cc, ['-O0', '-w', ...o.cflags, ...names, '-o', 'kiln-probe'], pdir, o.compileTimeoutMs);
+    if (c === null || c.status !== 0) return undefined;
+    const r = await tryRun('./kiln-probe', [], pdir, o.runTimeoutMs);
+    if (r === null || r.timedOut) return undefined;
+    return r.stderr.includes(marker);
+  } finally {
+    await rm(pdir, { recursive: true, force: true });
   }
 }
 
@@ -225,23 +257,23 @@ async function valgrindRun(dir: string, names: readonly string[], timeoutMs: num
  * Frama-C's Eva at full precision on x86-64, with unsequenced-access checks on. Kernel warnings
  * (syntactic notes) are not alarms; a program Frama-C cannot parse is `failed`, not UB.
  */
-async function evaRun(dir: string, names: readonly string[], cflags: readonly string[], timeoutMs: number, ruledOut: ReadonlySet<UBKind>): Promise<{ run: Omit<ToolRun, 'ms'>; report?: UBReport }> {
+async function evaRun(dir: string, names: readonly string[], cflags: readonly string[], timeoutMs: number, ruledOut: ReadonlySet<UBKind>, probe: OperandProbe): Promise<{ run: Omit<ToolRun, 'ms'>; report?: UBReport }> {
   const cpp = cflags.filter((f) => /^-(?:I|D|U)/.test(f));
   const base = ['-eva', '-eva-no-show-progress', '-eva-precision', '11', '-machdep', 'x86_64', ...(cpp.length > 0 ? ['-cpp-extra-args', cpp.join(' ')] : []), ...names];
   const sources = await Promise.all(names.map((n) => readFile(join(dir, n), 'utf8').catch(() => '')));
-  const first = await evaOnce(dir, ['-unspecified-access', ...base], names, sources, timeoutMs, ruledOut);
+  const first = await evaOnce(dir, ['-unspecified-access', ...base], names, sources, timeoutMs, ruledOut, probe);
   if (first.report || first.run.status !== 'clean' || first.cutAt.length === 0) return first;
   // Eva stopped a path at its sub-array separation false alarm: analyse again without the
   // unsequenced-access check, so the other kinds are checked past that point; the verdict says
   // what stays unchecked.
-  const second = await evaOnce(dir, base, names, sources, timeoutMs, ruledOut);
-  const note = `unsequenced accesses not checked after line ${Math.min(...first.cutAt)} (an unsequenced alarm Kiln does not count, a sub-array or a write a sequence point orders, ended Eva's path there)`;
+  const second = await evaOnce(dir, base, names, sources, timeoutMs, ruledOut, probe);
+  const note = `unsequenced accesses not checked after line ${Math.min(...first.cutAt)} (an unsequenced alarm Kiln does not count, on a sub-array, a write a sequence point orders or one in an operand the run never evaluated, ended Eva's path there)`;
   if (second.report || second.run.status !== 'clean') return second;
   return { run: { tool: 'eva', status: 'clean', detail: note } };
 }
 
 /** One Frama-C Eva analysis. */
-async function evaOnce(dir: string, args: readonly string[], names: readonly string[], sources: readonly string[], timeoutMs: number, ruledOut: ReadonlySet<UBKind>): Promise<{ run: Omit<ToolRun, 'ms'>; report?: UBReport; cutAt: number[] }> {
+async function evaOnce(dir: string, args: readonly string[], names: readonly string[], sources: readonly string[], timeoutMs: number, ruledOut: ReadonlySet<UBKind>, probe: OperandProbe): Promise<{ run: Omit<ToolRun, 'ms'>; report?: UBReport; cutAt: number[] }> {
   const redFile = 'kiln-eva-red.csv';
   await rm(join(dir, redFile), { force: true });
   const r = await tryRun('frama-c', [...args, '-eva-report-red-statuses', redFile], dir, timeoutMs);
@@ -250,7 +282,23 @@ async function evaOnce(dir: string, args: readonly string[], names: readonly str
   // Written when the analysis completes; without it (a timeout), every alarm seen counts.
   const red = await readFile(join(dir, redFile), 'utf8').then(parseRedStatuses, () => undefined);
   const files = new Map(names.map((n, i) => [basename(n), sources[i] ?? ''] as const));
-  const { report, cutAt, dismissed } = evaAlarms(out, sources, { ...(red ? { red } : {}), files, ruledOut });
+  // An unsequenced alarm whose statement writes only in operands evaluated conditionally: the
+  // probe build tells whether the run evaluates them; if not, the alarm is dismissed and the
+  // reading repeated (the next alarm may be another such one).
+  const notRun = new Set<string>();
+  const probed = new Set<string>();
+  let alarms = evaAlarms(out, sources, { ...(red ? { red } : {}), files, ruledOut, notRun });
+  for (let u = alarms.report; u?.kind === 'unsequenced' && u.file !== undefined && u.line !== undefined; u = alarms.report) {
+    const key = `${u.file}:${u.line}`;
+    const text = files.get(u.file);
+    if (probed.has(key) || text === undefined || probed.size >= 20) break;
+    probed.add(key);
+    const ops = conditionalWriteOperands(text, u.line);
+    if (!ops || (await probe(u.file, text, ops)) !== false) break;
+    notRun.add(key);
+    alarms = evaAlarms(out, sources, { ...(red ? { red } : {}), files, ruledOut, notRun });
+  }
+  const { report, cutAt, dismissed } = alarms;
   if (!report && dismissed.length > 0 && r.status === 0 && !r.timedOut) {
     return { run: { tool: 'eva', status: 'clean', detail: `${dismissed.length} alarm${dismissed.length === 1 ? '' : 's'} not counted: ${dismissed.slice(0, 3).join('; ')}` }, cutAt };
   }

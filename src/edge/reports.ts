@@ -189,6 +189,11 @@ export function evaAlarms(output: string, sources: readonly string[] = [], opts:
       if (invalid.has(`${file}:${m[2]}`)) cutAt.push(Number(m[2]));
       continue;
     }
+    if (evaKind(message) === 'unsequenced' && opts.notRun?.has(`${file}:${m[2]}`)) {
+      dismissed.push(`${file}:${m[2]} (unsequenced, its write is in an operand the run never evaluated)`);
+      if (invalid.has(`${file}:${m[2]}`)) cutAt.push(Number(m[2]));
+      continue;
+    }
     if (opts.ruledOut?.has(evaKind(message))) {
       dismissed.push(`${file}:${m[2]} (${evaKind(message)}, ruled out by a clean run that checks it)`);
       continue;
@@ -215,6 +220,12 @@ export interface EvaFilter {
    * if Eva could not decide).
    */
   readonly ruledOut?: ReadonlySet<UBKind>;
+  /**
+   * `file:line` of statements whose only inner writes are in conditionally evaluated operands
+   * (see `conditionalWriteOperands`) that a probe build showed the run never evaluates: Eva's
+   * unsequenced alarm there ignores the short-circuit.
+   */
+  readonly notRun?: ReadonlySet<string>;
 }
 
 /** The `file:line` keys of a `-eva-report-red-statuses` CSV (tab-separated, with a header line). */

@@ -5,7 +5,8 @@
 // `g = f(g = 1)` and `g = (g--, 5)`, both defined, get a red alarm. Measured: 5 of 30 UB-free
 // Kiln programs had one, each on a statement with such a sequence point. An unsequenced alarm
 // there is not evidence of UB; `kiln check` reports it only on full expressions without such a
-// write (a write in a `?:` branch or a right operand is not ordered, and still counts).
+// write (a write in a `?:` branch or a right operand is not ordered, and still counts, unless a
+// probe build shows the run never evaluates that operand: see `conditionalWriteOperands`).
 import Parser from 'tree-sitter';
 import C from 'tree-sitter-c';
 
@@ -114,4 +115,60 @@ export function innerSequencePoint(text: string, line: number): boolean {
   const s = statementAt(parse(text).rootNode, line - 1);
   if (!s) return false;
   return ownExpressions(s).some(hasSequencedWrite);
+}
+
+/** Where an operand is in the text (tree-sitter's indices) and its text, to check them against. */
+export interface OperandRange {
+  readonly start: number;
+  readonly end: number;
+  readonly text: string;
+}
+
+/**
+ * The operands that are evaluated only conditionally (the right operand of `&&` or `||`, a branch
+ * of `?:`) and hold a write, in the statement at `line` (1-based) — when every write of the
+ * statement's full expressions but a top-level assignment's own store is inside one of them; else
+ * undefined. Frama-C's unsequenced check ignores short-circuits too: `l = (c && (l = 1))` gets a red
+ * alarm even when `c` is 0 on every run and the inner store never happens (measured: 1 of 61
+ * UB-free Kiln programs). Whether such an operand ran is a question for the program's run (see
+ * check.ts: a probe build counts the evaluations).
+ */
+export function conditionalWriteOperands(text: string, line: number): OperandRange[] | undefined {
+  const s = statementAt(parse(text).rootNode, line - 1);
+  if (!s) return undefined;
+  const ops: OperandRange[] = [];
+  let unconditional = false;
+  const visit = (n: SyntaxNode): void => {
+    if (n.type === 'compound_statement') return;
+    if (WRITES.has(n.type)) unconditional = true;
+    if (n.type === 'binary_expression') {
+      const op = n.childForFieldName('operator')?.type;
+      if (op === '&&' || op === '||') {
+        const left = n.childForFieldName('left');
+        const right = n.childForFieldName('right');
+        if (left) visit(left);
+        if (right && hasWrite(right)) ops.push({ start: right.startIndex, end: right.endIndex, text: right.text });
+        return;
+      }
+    } else if (n.type === 'conditional_expression') {
+      const cond = n.childForFieldName('condition');
+      if (cond) visit(cond);
+      for (const b of [n.childForFieldName('consequence'), n.childForFieldName('alternative')]) if (b && hasWrite(b)) ops.push({ start: b.startIndex, end: b.endIndex, text: b.text });
+      return;
+    }
+    for (const c of n.namedChildren) visit(c);
+  };
+  /** A full expression: its top-level assignment's store is the one write allowed outside the operands. */
+  const full = (e: SyntaxNode): void => {
+    let n = e;
+    while (n.type === 'parenthesized_expression' && n.namedChildren.length === 1) n = n.namedChildren[0]!;
+    if (n.type === 'assignment_expression') {
+      for (const c of n.namedChildren) visit(c);
+    } else visit(n);
+  };
+  for (const e of ownExpressions(s)) {
+    if (e.type === 'expression_statement' || e.type === 'return_statement') for (const c of e.namedChildren) full(c);
+    else full(e);
+  }
+  return !unconditional && ops.length > 0 ? ops : undefined;
 }

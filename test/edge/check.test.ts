@@ -72,6 +72,17 @@ describe('kiln check', () => {
     expect(e.verdict === 'ub' && e.report.tool === 'eva' && e.report.kind === 'signed-overflow' && e.report.line === 5).toBe(true);
   });
 
+  it('asks the run whether a conditionally evaluated write happens before counting Eva\'s unsequenced alarm on it', async () => {
+    // Eva gives both a red alarm: its check ignores the short-circuit. Only the second evaluates the inner store.
+    const text = (c: number): string => `#include <stdio.h>\nint c = ${c};\nint main(void) {\n  int l = 5;\n  l = (c && (l = 1)); /* UB */\n  printf("%d\\n", l);\n  return 0;\n}\n`;
+    const never = await checkProgram([write('never.c', text(0))], avail, { tools: ['eva'] });
+    expect(never.verdict, JSON.stringify(never)).toBe('clean');
+    expect(never.runs[0]!.detail).toContain('not checked after line 5');
+    const runs = await checkProgram([write('runs.c', text(1))], avail, { tools: ['eva'] });
+    expect(runs.verdict, JSON.stringify(runs)).toBe('ub');
+    if (runs.verdict === 'ub') expect(runs.report).toMatchObject({ tool: 'eva', kind: 'unsequenced', line: 5 });
+  });
+
   it("does not count an Eva alarm whose assertion Eva proves later (two fields of one struct, unsequenced)", async () => {
     const fields = write('fields.c', 'struct S { volatile short f0; long f1[5]; };\nstruct S g = {1, {1, 2, 3, 4, 5}};\nint r;\nint main(void) { r = (int)(g.f1[3] & (++g.f0)); return r & 0; }\n');
     const r = await checkProgram([fields], avail, { tools: ['eva'] });

@@ -1,7 +1,7 @@
 // Reading Frama-C Eva's output: which alarms count as a report. Pure parsing, no tool runs.
 import { describe, expect, it } from 'vitest';
 import { evaAlarms, parseEva, parseRedStatuses, subarraySeparation } from '../../src/edge/reports.js';
-import { innerSequencePoint } from '../../src/edge/seqpoint.js';
+import { conditionalWriteOperands, innerSequencePoint } from '../../src/edge/seqpoint.js';
 
 const ARRAY_SRC = 'static signed char g_2[8][6][1] = {0};\nint main(void) { g_2[5][5][0] &= (g_2[5][3][0] ^= 5); return 0; }\n';
 const alarm = (assertion: string): string =>
@@ -91,5 +91,24 @@ describe('Eva alarms checked against red statuses and sequence points', () => {
     const ended = sep(4) + "[eva] k.c:4: assertion 'Eva,separation' got final status invalid.\n";
     expect(evaAlarms(ended, [twoLines], { files: files2 }).cutAt).toEqual([4]);
     expect(evaAlarms(sep(5), [twoLines], { files: files2 }).report).toMatchObject({ kind: 'unsequenced', line: 5 });
+  });
+
+  it('finds the conditionally evaluated operands that hold all of a statement\'s inner writes', () => {
+    const t = 'int g, l, c;\nint main(void) {\n  l = (c && (l = 1));\n  l -= (c ? g : l++);\n  l = (c ? l++ : 0) + (g = 1);\n  if ((l = 2) || (g = 3)) g = 1;\n  l = c || g;\n  return 0;\n}\n';
+    const at = (line: number): string[] | undefined => conditionalWriteOperands(t, line)?.map((o) => t.slice(o.start, o.end));
+    expect(at(3)).toEqual(['(l = 1)']);
+    expect(at(4)).toEqual(['l++']);
+    // A write outside such an operand (g = 1; l = 2 in the first operand of ||) is not conditional.
+    expect(at(5)).toBeUndefined();
+    expect(at(6)).toBeUndefined();
+    expect(at(7)).toBeUndefined();
+  });
+
+  it('dismisses an unsequenced alarm whose conditional write the run never evaluated', () => {
+    const t = 'int l, c;\nint main(void) {\n  l = (c && (l = 1));\n  return 0;\n}\n';
+    const out = "[eva:alarm] k.c:3: Warning: \n  undefined multiple accesses in expression.\n  assert \\separated(&l, &l);\n[eva] k.c:3: assertion 'Eva,separation' got final status invalid.\n";
+    const files = new Map([['k.c', t]]);
+    expect(evaAlarms(out, [t], { files }).report).toMatchObject({ kind: 'unsequenced', line: 3 });
+    expect(evaAlarms(out, [t], { files, notRun: new Set(['k.c:3']) })).toEqual({ cutAt: [3], dismissed: ['k.c:3 (unsequenced, its write is in an operand the run never evaluated)'] });
   });
 });
