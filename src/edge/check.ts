@@ -279,7 +279,11 @@ async function evaOnce(dir: string, args: readonly string[], names: readonly str
   const r = await tryRun('frama-c', [...args, '-eva-report-red-statuses', redFile], dir, timeoutMs);
   if (r === null) return { run: { tool: 'eva', status: 'failed', detail: 'frama-c cannot be run' }, cutAt: [] };
   const out = r.stdout + r.stderr;
-  // Written when the analysis completes; without it (a timeout), every alarm seen counts.
+  // An unfinished analysis has given its alarms no status: none is evidence (only red ones
+  // count), so a timeout is no verdict. Measured: a UB-free Kiln program whose Eva run timed out
+  // under load had an alarm on a pointer Eva had not yet narrowed down.
+  if (r.timedOut) return { run: { tool: 'eva', status: 'timeout', detail: `no verdict within ${timeoutMs / 1000} s` }, cutAt: [] };
+  // Written when the analysis completes; without it, every alarm seen counts.
   const red = await readFile(join(dir, redFile), 'utf8').then(parseRedStatuses, () => undefined);
   const files = new Map(names.map((n, i) => [basename(n), sources[i] ?? ''] as const));
   // An unsequenced alarm whose statement writes only in operands evaluated conditionally: the

@@ -252,18 +252,28 @@ export function subarraySeparation(text: string, sources: readonly string[]): bo
   const sep = /\\separated\((.*)\)/.exec(text);
   if (!sep || sources.length === 0) return false;
   const args = splitTopLevel(sep[1]!).map((a) => a.replace(/\s+/g, ''));
-  if (args.length < 2 || !args.every((a) => a.startsWith('&'))) return false;
-  const lvals = args.map((a) => a.slice(1));
-  // Every pair must be an element and a sub-array holding it.
+  // `&lvalue`, or Eva's cast of an array to a pointer to its first row, `(int64_t(*)[9])g_3`,
+  // which designates the sub-array `g_3[0]`.
+  const lvals = args.map((a) => {
+    if (a.startsWith('&')) return a.slice(1);
+    const row = /^\([A-Za-z_]\w*\(\*\)(?:\[\d+\])+\)([A-Za-z_]\w*)$/.exec(a);
+    return row ? `${row[1]}[0]` : undefined;
+  });
+  if (lvals.length < 2 || lvals.some((l) => l === undefined)) return false;
+  // Every pair must be a sub-array and an element of the same array (inside it or not: the
+  // sub-array is never accessed as a whole, so the pair cannot conflict).
+  const base = (l: string): string | undefined => /^([A-Za-z_]\w*)\[/.exec(l)?.[1];
+  const subarray = (l: string): boolean => {
+    const m = /^([A-Za-z_]\w*)((?:\[[^[\]]+\])+)$/.exec(l);
+    if (!m) return false;
+    const ranks = declaredRanks(m[1]!, sources);
+    return ranks.length > 0 && ranks.every((r) => r > m[2]!.split('[').length - 1);
+  };
   for (let i = 0; i < lvals.length; i++) {
     for (let j = i + 1; j < lvals.length; j++) {
-      const [a, b] = lvals[i]!.length <= lvals[j]!.length ? [lvals[i]!, lvals[j]!] : [lvals[j]!, lvals[i]!];
-      if (!(b.startsWith(a) && b[a.length] === '[')) return false;
-      const prefix = /^([A-Za-z_]\w*)((?:\[[^[\]]+\])+)$/.exec(a);
-      if (!prefix) return false;
-      const indices = prefix[2]!.split('[').length - 1;
-      const ranks = declaredRanks(prefix[1]!, sources);
-      if (ranks.length === 0 || ranks.some((r) => r <= indices)) return false;
+      const [a, b] = [lvals[i]!, lvals[j]!];
+      if (base(a) === undefined || base(a) !== base(b)) return false;
+      if (!subarray(a) && !subarray(b)) return false;
     }
   }
   return true;

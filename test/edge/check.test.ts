@@ -1,7 +1,7 @@
 // kiln check: each UB kind its tools cover is found at its line, by the tool that covers it;
 // UB-free Kiln programs are clean; programs that cannot be checked say why. Tools are installed
 // by `npm test` (scripts/ensure-tools.mjs): a missing one fails the probe test, never a skip.
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -81,6 +81,24 @@ describe('kiln check', () => {
     const runs = await checkProgram([write('runs.c', text(1))], avail, { tools: ['eva'] });
     expect(runs.verdict, JSON.stringify(runs)).toBe('ub');
     if (runs.verdict === 'ub') expect(runs.report).toMatchObject({ tool: 'eva', kind: 'unsequenced', line: 5 });
+  });
+
+  it('counts no alarm of an Eva analysis that did not finish: a timeout is no verdict', async () => {
+    // A stand-in frama-c first on PATH: it prints an alarm at once, then keeps analysing.
+    const bin = join(dir, 'slow-frama-c');
+    mkdirSync(bin, { recursive: true });
+    write('slow-frama-c/frama-c', '#!/bin/sh\nprintf \'[eva:alarm] slow-eva.c:4: Warning: \\n  undefined multiple accesses in expression.\\n  assert \\\\separated(&i, &i);\\n\'\nexec sleep 30\n');
+    chmodSync(join(bin, 'frama-c'), 0o755);
+    const text = 'int main(void) {\n  int i = 1, a[3] = {0, 0, 0};\n  a[1] = 2;\n  a[i] = i + 1;\n  return a[1] - 2;\n}\n';
+    const path = process.env.PATH;
+    process.env.PATH = `${bin}:${path}`;
+    try {
+      const r = await checkProgram([write('slow-eva.c', text)], avail, { tools: ['eva'], evaTimeoutMs: 3000 });
+      expect(r.verdict, JSON.stringify(r)).not.toBe('ub');
+      expect(r.runs[0]).toMatchObject({ tool: 'eva', status: 'timeout' });
+    } finally {
+      process.env.PATH = path;
+    }
   });
 
   it("does not count an Eva alarm whose assertion Eva proves later (two fields of one struct, unsequenced)", async () => {

@@ -13,6 +13,15 @@ describe('Eva separation alarms between an element and its sub-array', () => {
     expect(parseEva(alarm(String.raw`\separated(&g_2[5][3][0], &g_2[5])`), [ARRAY_SRC])).toBeUndefined();
   });
 
+  it("are not reports when Eva writes the first row as a cast of the array (a UB-free Kiln program's alarm)", () => {
+    const src = 'int64_t g_3[2][9];\nint main(void) { g_2[0][l] += (++g_3[(uint32_t)l_4 % 1U][7]) <= g_3[0][l]; return 0; }\n';
+    expect(subarraySeparation(String.raw`\separated(&g_3[(unsigned int)((uint32_t)l_4 % 1U)][7], (int64_t (*)[9])g_3)`, [src])).toBe(true);
+    // Two elements are not a sub-array and an element.
+    expect(subarraySeparation(String.raw`\separated(&g_3[(unsigned int)((uint32_t)l_4 % 1U)][7], &g_3[0][7])`, [src])).toBe(false);
+    // A cast of something else is not a row.
+    expect(subarraySeparation(String.raw`\separated(&g_3[1][7], (int64_t *)p)`, [src])).toBe(false);
+  });
+
   it("are where Eva's analysis stopped when Eva gave them the final status invalid", () => {
     const out = alarm(String.raw`\separated(&g_2[5][3][0], &g_2[5])`) + "[eva] k.c:2: assertion 'Eva,separation' got final status invalid.\n";
     expect(evaAlarms(out, [ARRAY_SRC])).toEqual({ cutAt: [2], dismissed: [] });
