@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { runProcess, SpawnError, type RunResult } from '../harness/process.js';
 import { CHECK_TOOLS, evaAlarms, parseRedStatuses, parseAsan, parseMsan, parseUbsan, parseValgrind, type CheckTool, type UBKind, type UBReport } from './reports.js';
-import { conditionalWriteOperands, type OperandRange } from './seqpoint.js';
+import { conditionalWriteOperands, statementExpressions, type OperandRange } from './seqpoint.js';
 
 /** Compilers, flags and limits of a check. */
 export interface CheckOptions {
@@ -211,21 +211,35 @@ export async function checkProgram(sources: readonly string[], avail: ToolAvaila
   }
 }
 
-/** Whether the program's run evaluates any of these operands of `file` (undefined: the probe failed). */
-type OperandProbe = (file: string, text: string, ops: readonly OperandRange[]) => Promise<boolean | undefined>;
+/**
+ * For each group of operands of `file`, whether the program's run evaluates any of them
+ * (undefined: the probe cannot tell).
+ */
+type OperandProbe = (file: string, text: string, groups: readonly (readonly OperandRange[])[]) => Promise<boolean[] | undefined>;
 
 /**
- * Builds the program with each operand wrapped in a call that reports it on stderr, and runs it:
- * true when one of them is evaluated, false when none is, undefined when the probe cannot tell
- * (the text moved, the build or the run failed). The wrapper adds a sequence point, which does
- * not change whether the operand runs.
+ * Builds the program with each operand wrapped in a call that reports its group on stderr, and
+ * runs it: for each group, whether one of its operands was evaluated; undefined when the probe
+ * cannot tell (the text moved, the build or the run failed). The wrapper adds a sequence point,
+ * which does not change whether an operand runs. Operands may nest (a statement's expression and
+ * an operand inside it).
  */
-async function probeOperands(dir: string, names: readonly string[], file: string, text: string, ops: readonly OperandRange[], cc: string, o: Required<Pick<CheckOptions, 'cflags' | 'compileTimeoutMs' | 'runTimeoutMs'>>): Promise<boolean | undefined> {
-  if (ops.some((op) => text.slice(op.start, op.end) !== op.text)) return undefined;
+async function probeOperands(dir: string, names: readonly string[], file: string, text: string, groups: readonly (readonly OperandRange[])[], cc: string, o: Required<Pick<CheckOptions, 'cflags' | 'compileTimeoutMs' | 'runTimeoutMs'>>): Promise<boolean[] | undefined> {
+  const edits: { at: number; text: string; order: number }[] = [];
+  for (const [k, group] of groups.entries()) {
+    for (const op of group) {
+      if (text.slice(op.start, op.end) !== op.text) return undefined;
+      // At one position: a closing before an opening, and a longer operand's opening before a
+      // shorter one's (it encloses it).
+      edits.push({ at: op.start, text: `(kiln_probe_hit(${k}), (`, order: -(op.end - op.start) }, { at: op.end, text: '))', order: -1e9 });
+    }
+  }
+  // Applied from the end; at one position the edit applied last comes first in the text.
+  edits.sort((a, b) => b.at - a.at || b.order - a.order);
   let probed = text;
-  for (const op of [...ops].sort((a, b) => b.start - a.start)) probed = `${probed.slice(0, op.start)}(kiln_probe_hit(), (${op.text}))${probed.slice(op.end)}`;
+  for (const e of edits) probed = probed.slice(0, e.at) + e.text + probed.slice(e.at);
   const marker = 'KILN-PROBE-HIT';
-  probed = `#include <stdio.h>\nstatic void kiln_probe_hit(void) { fputs("\\n${marker}\\n", stderr); }\n${probed}`;
+  probed = `#include <stdio.h>\nstatic void kiln_probe_hit(int k) { fprintf(stderr, "\\n${marker} %d\\n", k); }\n${probed}`;
   const pdir = join(dir, 'kiln-probe');
   await mkdir(pdir, { recursive: true });
   try {
@@ -234,7 +248,8 @@ async function probeOperands(dir: string, names: readonly string[], file: string
     if (c === null || c.status !== 0) return undefined;
     const r = await tryRun('./kiln-probe', [], pdir, o.runTimeoutMs);
     if (r === null || r.timedOut) return undefined;
-    return r.stderr.includes(marker);
+    const hit = new Set([...r.stderr.matchAll(new RegExp(`${marker} (\\d+)`, 'g'))].map((m) => Number(m[1])));
+    return groups.map((_, k) => hit.has(k));
   } finally {
     await rm(pdir, { recursive: true, force: true });
   }
@@ -297,9 +312,16 @@ async function evaOnce(dir: string, args: readonly string[], names: readonly str
     const text = files.get(u.file);
     if (probed.has(key) || text === undefined || probed.size >= 20) break;
     probed.add(key);
+    // Is the statement reached at all, and are its conditionally evaluated writes?
+    const full = statementExpressions(text, u.line);
     const ops = conditionalWriteOperands(text, u.line);
-    if (!ops || (await probe(u.file, text, ops)) !== false) break;
-    notRun.add(key);
+    if (full.length === 0 && !ops) break;
+    const ran = await probe(u.file, text, [full, ops ?? []]);
+    if (ran === undefined) break;
+    const [reached, written] = ran;
+    if (full.length > 0 && !reached) notRun.add(key);
+    else if (ops && !written) notRun.add(key);
+    else break;
     alarms = evaAlarms(out, sources, { ...(red ? { red } : {}), files, ruledOut, notRun });
   }
   const { report, cutAt, dismissed } = alarms;

@@ -190,7 +190,7 @@ export function evaAlarms(output: string, sources: readonly string[] = [], opts:
       continue;
     }
     if (evaKind(message) === 'unsequenced' && opts.notRun?.has(`${file}:${m[2]}`)) {
-      dismissed.push(`${file}:${m[2]} (unsequenced, its write is in an operand the run never evaluated)`);
+      dismissed.push(`${file}:${m[2]} (unsequenced, on a statement or operand the run never evaluated)`);
       if (invalid.has(`${file}:${m[2]}`)) cutAt.push(Number(m[2]));
       continue;
     }

@@ -172,3 +172,41 @@ export function conditionalWriteOperands(text: string, line: number): OperandRan
   }
   return !unconditional && ops.length > 0 ? ops : undefined;
 }
+
+/**
+ * The full expressions of the statement at `line` (1-based) that can be wrapped in a probe: an
+ * expression statement's expression, a returned value, a condition, a for clause, a declarator's
+ * initialiser. A red unsequenced alarm says nothing of whether the statement runs: its assertion
+ * (`\separated(&l, &l)` for `l = (--l)`) is false in every state, so Eva's over-approximation of
+ * the reachable code is enough (measured: such an alarm on a statement the run never reached).
+ */
+export function statementExpressions(text: string, line: number): OperandRange[] {
+  const s = statementAt(parse(text).rootNode, line - 1);
+  if (!s) return [];
+  const out: OperandRange[] = [];
+  const add = (n: SyntaxNode | null | undefined): void => {
+    if (!n) return;
+    let e = n;
+    while (e.type === 'parenthesized_expression' && e.namedChildren.length === 1) e = e.namedChildren[0]!;
+    if (e.type !== 'comment' && e.type !== 'declaration' && e.type !== 'compound_statement' && e.type !== 'initializer_list') out.push({ start: e.startIndex, end: e.endIndex, text: e.text });
+  };
+  switch (s.type) {
+    case 'expression_statement':
+    case 'return_statement':
+      add(s.namedChildren[0]);
+      break;
+    case 'if_statement':
+    case 'while_statement':
+    case 'switch_statement':
+    case 'do_statement':
+      add(s.childForFieldName('condition'));
+      break;
+    case 'for_statement':
+      for (const c of s.namedChildren) if (c !== s.childForFieldName('body')) add(c);
+      break;
+    case 'declaration':
+      for (const d of s.namedChildren) if (d.type === 'init_declarator') add(d.childForFieldName('value'));
+      break;
+  }
+  return out.filter((r) => r.text !== '');
+}

@@ -83,6 +83,16 @@ describe('kiln check', () => {
     if (runs.verdict === 'ub') expect(runs.report).toMatchObject({ tool: 'eva', kind: 'unsequenced', line: 5 });
   });
 
+  it('does not count an unsequenced alarm on a statement the run never reaches', async () => {
+    // A volatile condition: Eva must assume the branch runs; the run never takes it.
+    const text = (c: number): string => `volatile int c = ${c};\nint main(void) {\n  int l = 5;\n  if (c) {\n    l = (--l);\n  }\n  return l - 5;\n}\n`;
+    const never = await checkProgram([write('unreached.c', text(0))], avail, { tools: ['eva'] });
+    expect(never.verdict, JSON.stringify(never)).toBe('clean');
+    const reached = await checkProgram([write('reached.c', text(1))], avail, { tools: ['eva'] });
+    expect(reached.verdict, JSON.stringify(reached)).toBe('ub');
+    if (reached.verdict === 'ub') expect(reached.report).toMatchObject({ kind: 'unsequenced', line: 5 });
+  });
+
   it('counts no alarm of an Eva analysis that did not finish: a timeout is no verdict', async () => {
     // A stand-in frama-c first on PATH: it prints an alarm at once, then keeps analysing.
     const bin = join(dir, 'slow-frama-c');

@@ -118,6 +118,6 @@ describe('Eva alarms checked against red statuses and sequence points', () => {
     const out = "[eva:alarm] k.c:3: Warning: \n  undefined multiple accesses in expression.\n  assert \\separated(&l, &l);\n[eva] k.c:3: assertion 'Eva,separation' got final status invalid.\n";
     const files = new Map([['k.c', t]]);
     expect(evaAlarms(out, [t], { files }).report).toMatchObject({ kind: 'unsequenced', line: 3 });
-    expect(evaAlarms(out, [t], { files, notRun: new Set(['k.c:3']) })).toEqual({ cutAt: [3], dismissed: ['k.c:3 (unsequenced, its write is in an operand the run never evaluated)'] });
+    expect(evaAlarms(out, [t], { files, notRun: new Set(['k.c:3']) })).toEqual({ cutAt: [3], dismissed: ['k.c:3 (unsequenced, on a statement or operand the run never evaluated)'] });
   });
 });
