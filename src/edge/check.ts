@@ -301,20 +301,22 @@ async function evaOnce(dir: string, args: readonly string[], names: readonly str
   // Written when the analysis completes; without it, every alarm seen counts.
   const red = await readFile(join(dir, redFile), 'utf8').then(parseRedStatuses, () => undefined);
   const files = new Map(names.map((n, i) => [basename(n), sources[i] ?? ''] as const));
-  // An unsequenced alarm whose statement writes only in operands evaluated conditionally: the
-  // probe build tells whether the run evaluates them; if not, the alarm is dismissed and the
-  // reading repeated (the next alarm may be another such one).
+  // The program has one path: an alarm on a statement its run never reaches is a state of Eva's
+  // over-approximation (measured: a red out-of-bounds and a red unsequenced alarm on statements
+  // two UB-free programs never ran), and so is an unsequenced alarm whose statement writes only
+  // in conditional operands the run never evaluates. A probe build tells; a dismissed alarm is
+  // dropped and the reading repeated (the next alarm may be another such one).
   const notRun = new Set<string>();
   const probed = new Set<string>();
   let alarms = evaAlarms(out, sources, { ...(red ? { red } : {}), files, ruledOut, notRun });
-  for (let u = alarms.report; u?.kind === 'unsequenced' && u.file !== undefined && u.line !== undefined; u = alarms.report) {
+  for (let u = alarms.report; u !== undefined && u.file !== undefined && u.line !== undefined; u = alarms.report) {
     const key = `${u.file}:${u.line}`;
     const text = files.get(u.file);
     if (probed.has(key) || text === undefined || probed.size >= 20) break;
     probed.add(key);
     // Is the statement reached at all, and are its conditionally evaluated writes?
     const full = statementExpressions(text, u.line);
-    const ops = conditionalWriteOperands(text, u.line);
+    const ops = u.kind === 'unsequenced' ? conditionalWriteOperands(text, u.line) : undefined;
     if (full.length === 0 && !ops) break;
     const ran = await probe(u.file, text, [full, ops ?? []]);
     if (ran === undefined) break;

@@ -189,9 +189,9 @@ export function evaAlarms(output: string, sources: readonly string[] = [], opts:
       if (invalid.has(`${file}:${m[2]}`)) cutAt.push(Number(m[2]));
       continue;
     }
-    if (evaKind(message) === 'unsequenced' && opts.notRun?.has(`${file}:${m[2]}`)) {
-      dismissed.push(`${file}:${m[2]} (unsequenced, on a statement or operand the run never evaluated)`);
-      if (invalid.has(`${file}:${m[2]}`)) cutAt.push(Number(m[2]));
+    if (opts.notRun?.has(`${file}:${m[2]}`)) {
+      dismissed.push(`${file}:${m[2]} (${evaKind(message)}, on a statement or operand the run never evaluated)`);
+      if (evaKind(message) === 'unsequenced' && invalid.has(`${file}:${m[2]}`)) cutAt.push(Number(m[2]));
       continue;
     }
     if (opts.ruledOut?.has(evaKind(message))) {
@@ -262,9 +262,11 @@ export function subarraySeparation(text: string, sources: readonly string[]): bo
   if (lvals.length < 2 || lvals.some((l) => l === undefined)) return false;
   // Every pair must be a sub-array and an element of the same array (inside it or not: the
   // sub-array is never accessed as a whole, so the pair cannot conflict).
-  const base = (l: string): string | undefined => /^([A-Za-z_]\w*)\[/.exec(l)?.[1];
+  // An lvalue is a name or a member path (`p_4.f4`), then indices; the sub-array check looks up
+  // the declarations of the last name (a struct member's, for a path).
+  const base = (l: string): string | undefined => /^([A-Za-z_]\w*(?:(?:\.|->)[A-Za-z_]\w*)*)(?:\[|$)/.exec(l)?.[1];
   const subarray = (l: string): boolean => {
-    const m = /^([A-Za-z_]\w*)((?:\[[^[\]]+\])+)$/.exec(l);
+    const m = /^(?:[A-Za-z_]\w*(?:\.|->))*([A-Za-z_]\w*)((?:\[[^[\]]+\])*)$/.exec(l);
     if (!m) return false;
     const ranks = declaredRanks(m[1]!, sources);
     return ranks.length > 0 && ranks.every((r) => r > m[2]!.split('[').length - 1);

@@ -93,6 +93,16 @@ describe('kiln check', () => {
     if (reached.verdict === 'ub') expect(reached.report).toMatchObject({ kind: 'unsequenced', line: 5 });
   });
 
+  it('does not count any alarm on a statement the run never reaches (an out-of-bounds index)', async () => {
+    const text = (c: number): string => `volatile int c = ${c};\nint a[2];\nint i = 5;\nint main(void) {\n  if (c) {\n    a[i] = 1;\n  }\n  return 0;\n}\n`;
+    const never = await checkProgram([write('oob-unreached.c', text(0))], avail, { tools: ['eva'] });
+    expect(never.verdict, JSON.stringify(never)).toBe('clean');
+    expect(never.runs[0]!.detail).toContain('out-of-bounds, on a statement or operand the run never evaluated');
+    const reached = await checkProgram([write('oob-reached.c', text(1))], avail, { tools: ['eva'] });
+    expect(reached.verdict, JSON.stringify(reached)).toBe('ub');
+    if (reached.verdict === 'ub') expect(reached.report).toMatchObject({ kind: 'out-of-bounds', line: 6 });
+  });
+
   it('counts no alarm of an Eva analysis that did not finish: a timeout is no verdict', async () => {
     // A stand-in frama-c first on PATH: it prints an alarm at once, then keeps analysing.
     const bin = join(dir, 'slow-frama-c');

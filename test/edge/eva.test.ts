@@ -18,6 +18,10 @@ describe('Eva separation alarms between an element and its sub-array', () => {
     expect(subarraySeparation(String.raw`\separated(&g_3[(unsigned int)((uint32_t)l_4 % 1U)][7], (int64_t (*)[9])g_3)`, [src])).toBe(true);
     // Two elements are not a sub-array and an element.
     expect(subarraySeparation(String.raw`\separated(&g_3[(unsigned int)((uint32_t)l_4 % 1U)][7], &g_3[0][7])`, [src])).toBe(false);
+    // A struct member that is an array is a sub-array too (a UB-free Kiln program's alarm).
+    const member = 'struct S { uint16_t f4[2]; int f5; };\nint main(void) { struct S p_4 = {{0, 0}, 0}; p_4.f5 = ++p_4.f4[0] - p_4.f4[1]; return 0; }\n';
+    expect(subarraySeparation(String.raw`\separated(&p_4.f4[0], &p_4.f4)`, [member])).toBe(true);
+    expect(subarraySeparation(String.raw`\separated(&p_4.f4[0], &p_4.f5)`, [member])).toBe(false);
     // A cast of something else is not a row.
     expect(subarraySeparation(String.raw`\separated(&g_3[1][7], (int64_t *)p)`, [src])).toBe(false);
   });
