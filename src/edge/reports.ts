@@ -239,8 +239,9 @@ export function parseRedStatuses(csv: string): Set<string> {
 }
 
 /**
- * True when an unsequenced-access alarm's assertion only separates array elements from sub-arrays
- * that hold them, such as `\separated(&g_2[5][3][0], &g_2[5])` for `g_2[5][5][0] &= (g_2[5][3][0]
+ * True when every pair an unsequenced-access alarm's assertion separates holds a sub-array (an
+ * array-typed lvalue: a row, an array member, Eva's row cast): typically an element from the
+ * sub-array that holds it, such as `\separated(&g_2[5][3][0], &g_2[5])` for `g_2[5][5][0] &= (g_2[5][3][0]
  * ^= 5)`. Eva counts the sub-array `g_2[5]`, a step of the written lvalue's address computation, as
  * an access; but C never reads or writes an array as a whole, and the two elements are distinct
  * objects, so there is no unsequenced access (measured: Kiln programs whose interpreter, ASan,
@@ -259,9 +260,10 @@ export function subarraySeparation(text: string, sources: readonly string[]): bo
     const row = /^\([A-Za-z_]\w*\(\*\)(?:\[\d+\])+\)([A-Za-z_]\w*)$/.exec(a);
     return row ? `${row[1]}[0]` : undefined;
   });
-  if (lvals.length < 2 || lvals.some((l) => l === undefined)) return false;
-  // Every pair must be a sub-array and an element of the same array (inside it or not: the
-  // sub-array is never accessed as a whole, so the pair cannot conflict).
+  if (lvals.length < 2) return false;
+  // Every pair must hold a sub-array: it is never accessed as a whole, so the pair cannot
+  // conflict, whatever the other side is (an element of it or not, a pointer). A real conflict
+  // with one of its elements is a pair of its own in the assertion (Eva lists `&a[1]`).
   // An lvalue is a name or a member path (`p_4.f4`), then indices; the sub-array check looks up
   // the declarations of the last name (a struct member's, for a path).
   const base = (l: string): string | undefined => /^([A-Za-z_]\w*(?:(?:\.|->)[A-Za-z_]\w*)*)(?:\[|$)/.exec(l)?.[1];
@@ -271,12 +273,9 @@ export function subarraySeparation(text: string, sources: readonly string[]): bo
     const ranks = declaredRanks(m[1]!, sources);
     return ranks.length > 0 && ranks.every((r) => r > m[2]!.split('[').length - 1);
   };
+  const isSub = lvals.map((l) => l !== undefined && base(l) !== undefined && subarray(l));
   for (let i = 0; i < lvals.length; i++) {
-    for (let j = i + 1; j < lvals.length; j++) {
-      const [a, b] = [lvals[i]!, lvals[j]!];
-      if (base(a) === undefined || base(a) !== base(b)) return false;
-      if (!subarray(a) && !subarray(b)) return false;
-    }
+    for (let j = i + 1; j < lvals.length; j++) if (!isSub[i] && !isSub[j]) return false;
   }
   return true;
 }

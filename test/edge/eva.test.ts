@@ -22,6 +22,11 @@ describe('Eva separation alarms between an element and its sub-array', () => {
     const member = 'struct S { uint16_t f4[2]; int f5; };\nint main(void) { struct S p_4 = {{0, 0}, 0}; p_4.f5 = ++p_4.f4[0] - p_4.f4[1]; return 0; }\n';
     expect(subarraySeparation(String.raw`\separated(&p_4.f4[0], &p_4.f4)`, [member])).toBe(true);
     expect(subarraySeparation(String.raw`\separated(&p_4.f4[0], &p_4.f5)`, [member])).toBe(false);
+    // A pointer against a sub-array member: the member is never read as a whole (a UB-free Kiln
+    // program's alarm, for *l_74 = t written beside a read of g_10->f1[1]).
+    const ptr = 'struct T { uint32_t f1[4]; };\nstruct T *g_10; int32_t *l_74;\n';
+    expect(subarraySeparation(String.raw`\separated(l_74, &g_10->f1)`, [ptr])).toBe(true);
+    expect(subarraySeparation(String.raw`\separated(l_74, &g_10->f1[1])`, [ptr])).toBe(false);
     // A cast of something else is not a row.
     expect(subarraySeparation(String.raw`\separated(&g_3[1][7], (int64_t *)p)`, [src])).toBe(false);
   });
