@@ -179,12 +179,8 @@ export function reapTagged(match: { tag: string } | { orphansOf: (pid: number) =
   for (const p of pids) {
     const pid = Number(p);
     if (pid === process.pid) continue;
-    let environ: string;
-    try {
-      environ = readFileSync(`/proc/${p}/environ`, 'latin1');
-    } catch {
-      continue;
-    }
+    const environ = readEnviron(p);
+    if (environ === undefined) continue;
     const at = environ.indexOf(prefix);
     if (at < 0 || (at > 0 && environ[at - 1] !== '\0')) continue;
     const value = environ.slice(at + prefix.length, at + prefix.length + 16);
@@ -199,6 +195,36 @@ export function reapTagged(match: { tag: string } | { orphansOf: (pid: number) =
   }
   return killed;
 }
+
+/**
+ * A process's initial environment, or undefined when it is gone. A process in the middle of
+ * execve shows an empty environment for a moment (the new image's is not set up yet); a busy
+ * machine can stretch that moment, and a child caught in it would escape the sweep. So an empty
+ * environment of a live, non-zombie process is read again, a few times, 2 ms apart.
+ */
+function readEnviron(pid: string): string | undefined {
+  for (let attempt = 0; ; attempt++) {
+    let environ: string;
+    try {
+      environ = readFileSync(`/proc/${pid}/environ`, 'latin1');
+    } catch {
+      return undefined;
+    }
+    if (environ !== '' || attempt >= 25) return environ;
+    let stat: string[];
+    try {
+      const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      stat = text.slice(text.lastIndexOf(')') + 2).split(' ');
+    } catch {
+      return undefined;
+    }
+    // Zombies and kernel threads (flag PF_KTHREAD) have no environment for good.
+    if (stat[0] === 'Z' || stat[0] === 'X' || (Number(stat[6]) & 0x200000) !== 0) return environ;
+    Atomics.wait(PAUSE, 0, 0, 2);
+  }
+}
+
+const PAUSE = new Int32Array(new SharedArrayBuffer(4));
 
 /** The pid the kernel allocated last (undefined when /proc does not say). */
 function lastPid(): number | undefined {

@@ -4,7 +4,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MAX_TIMER_MS, runProcess, setLongTimeout } from '../../src/harness/process.js';
 import { newTag, noRandomizeShell, RUN_DIR_LENGTH, runDirIn, runDirShell, sandboxArgv, sandboxShell, timeoutSeconds, type SandboxSpec } from '../../src/harness/sandbox.js';
-import { alive } from '../support/proc.js';
+import { dies } from '../support/proc.js';
 
 
 const HOURS_600 = 600 * 3_600_000;
@@ -59,7 +59,7 @@ describe('runProcess', () => {
     const [pid, done] = r.stdout.trim().split('\n');
     expect(done).toBe('done');
     // The background child was part of the run: it is gone too.
-    expect(alive(Number(pid))).toBe(false);
+    expect(await dies(Number(pid))).toBe(true);
   });
 
   it('kills children that left the process group with setsid (found by their tag)', async () => {
@@ -68,7 +68,7 @@ describe('runProcess', () => {
     const pid = Number(r.stdout.trim());
     expect(pid).toBeGreaterThan(0);
     // setsid really made a new session, so killing the group alone would have missed it.
-    expect(alive(pid)).toBe(false);
+    expect(await dies(pid)).toBe(true);
   });
 
   it('still reports a command that cannot be started', async () => {

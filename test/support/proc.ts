@@ -12,3 +12,17 @@ export function alive(pid: number): boolean {
     return false;
   }
 }
+
+/**
+ * Whether a process that was just sent SIGKILL is dead within `withinMs`. The signal is delivered
+ * at once, but the process dies only when it is next scheduled: right after the kill it can still
+ * show as running.
+ */
+export async function dies(pid: number, withinMs = 2000): Promise<boolean> {
+  const deadline = Date.now() + withinMs;
+  while (alive(pid)) {
+    if (Date.now() > deadline) return false;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return true;
+}
