@@ -7,7 +7,7 @@ import { COMPILE_SIDE_OUTCOMES, readFindingManifest, RUN_SIDE_OUTCOMES } from '.
 import { LINK_LIBRARIES } from '../harness/compilers.js';
 import { checkProgram, probeTools } from '../edge/check.js';
 import { describeResult } from './check.js';
-import type { ReduceEvent } from '../reduce/text/manager.js';
+import type { ReduceEvent, TextReduceResult } from '../reduce/text/manager.js';
 import { reduceFile } from '../reduce/text/reduce-file.js';
 import { shq } from '../reduce/text/scripts.js';
 import { recordReduction, reduceAndBundle } from '../campaign/reduce-finding.js';
@@ -76,21 +76,36 @@ async function runReduce(path: string, opts: ReduceCliOptions): Promise<void> {
   const note = (line: string): void => {
     if (!opts.quiet) process.stderr.write(`kiln reduce: ${line}\n`);
   };
+  // Ctrl-C (or SIGTERM) stops the reduction and still writes the best program so far, as
+  // --max-time does; a second one quits at once (running tests are killed on the way out).
+  const stop = new AbortController();
+  let interrupts = 0;
+  const onSignal = (): void => {
+    if (++interrupts > 1) process.exit(130);
+    note('interrupted: writing the best result so far (press Ctrl-C again to quit at once)');
+    stop.abort();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  try {
+    await reduceWith(path, isDir, opts, { jobs, timeoutMs, maxTimeMs, note, signal: stop.signal });
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+  if (stop.signal.aborted) process.exitCode = 130;
+}
+
+async function reduceWith(
+  path: string,
+  isDir: boolean,
+  opts: ReduceCliOptions,
+  { jobs, timeoutMs, maxTimeMs, note, signal }: { jobs: number; timeoutMs: number; maxTimeMs: number | undefined; note: (line: string) => void; signal: AbortSignal },
+): Promise<void> {
   if (isDir) {
     for (const o of ['test', 'crash', 'wrongCode', 'match', 'reference', 'expected'] as const) {
       if (opts[o] !== undefined) throw errBadOption(`--${o === 'wrongCode' ? 'wrong-code' : o}`, String(opts[o]), 'a .c file argument (a finding carries its own test)');
     }
-    // Ctrl-C (or SIGTERM) stops the reduction and still writes the best program so far, as
-    // --max-time does; a second one quits at once.
-    const stop = new AbortController();
-    let interrupts = 0;
-    const onSignal = (): void => {
-      if (++interrupts > 1) process.exit(130);
-      note('interrupted: writing the best result so far (press Ctrl-C again to quit at once)');
-      stop.abort();
-    };
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
     let done;
     try {
       done = await reduceAndBundle(path, {
@@ -99,7 +114,7 @@ async function runReduce(path: string, opts: ReduceCliOptions): Promise<void> {
         ...(opts.timeout !== undefined ? { timeoutMs } : {}),
         ...(maxTimeMs !== undefined ? { maxTimeMs } : {}),
         onProgress: note,
-        signal: stop.signal,
+        signal,
       });
     } catch (e) {
       // A layout-dependent failure: the stored file, reduced as text. A compile-side failure with
@@ -119,7 +134,7 @@ async function runReduce(path: string, opts: ReduceCliOptions): Promise<void> {
         note('reducing the stored prog.c as text instead, with the finding\'s repro.sh as the test');
         const test = layoutTest(path, f.outcome);
         note(`test: ${test}`);
-        r = await reduceFile({ input, output, test, jobs, timeoutMs, maxTimeMs, onEvent: progress, onNote: note });
+        r = await reduceFile({ input, output, test, jobs, timeoutMs, maxTimeMs, onEvent: progress, onNote: note, signal });
       } else {
         note("reducing the stored prog.c as text instead: the finding's repro.sh against gcc -O0's output, guarded against undefined behaviour (warnings as errors, ASan+UBSan, kiln check with MSan and valgrind; Eva once on the result)");
         r = await reduceFile({
@@ -137,23 +152,20 @@ async function runReduce(path: string, opts: ReduceCliOptions): Promise<void> {
           maxTimeMs,
           onEvent: progress,
           onNote: note,
+          signal,
         });
       }
       progress.end();
       const res = r.result;
-      if (!compileSide) {
+      if (!compileSide && !signal.aborted) {
         const eva = await checkProgram([r.output], await probeTools({ tools: ['eva'] }), { tools: ['eva'] });
         note(`Frama-C Eva on the result: ${describeResult(r.output, eva)}`);
         if (eva.verdict === 'ub') note('the reduced program may have undefined behaviour the per-candidate guards missed: check that report before filing it');
       }
       recordReduction(path, { lines: res.lines, file: r.output });
-      note(`${res.originalBytes} → ${res.bytes} bytes, ${res.lines} lines; ${res.tests} tests, ${(res.ms / 1000).toFixed(1)}s${res.stoppedBy === 'fixpoint' ? '' : ` (stopped: ${res.stoppedBy})`}; wrote ${r.output} (reduced as text: no report.md bundle)`);
+      note(`${res.originalBytes} → ${res.bytes} bytes, ${res.lines} lines; ${res.tests} tests${guardNote(res)}, ${(res.ms / 1000).toFixed(1)}s${res.stoppedBy === 'fixpoint' ? '' : ` (stopped: ${res.stoppedBy})`}; wrote ${r.output} (reduced as text: no report.md bundle)`);
       return;
-    } finally {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
     }
-    if (stop.signal.aborted) process.exitCode = 130;
     const { reduction: r, bundle } = done;
     recordReduction(path, done);
     const san = bundle.sanitizers.status === 'clean' ? 'UBSan+ASan clean' : bundle.sanitizers.status === 'error' ? `SANITIZER REPORT: ${bundle.sanitizers.detail}` : `sanitizers not checked (${bundle.sanitizers.detail})`;
@@ -182,12 +194,13 @@ async function runReduce(path: string, opts: ReduceCliOptions): Promise<void> {
     onEvent: progress,
     onNote: note,
     checkCommand: kilnCheckCommand(),
+    signal,
   });
   progress.end();
   const res = r.result;
   const pct = res.originalBytes === 0 ? 0 : (100 * (res.originalBytes - res.bytes)) / res.originalBytes;
   note(
-    `${res.originalBytes} → ${res.bytes} bytes (−${pct.toFixed(1)}%), ${res.lines} lines; ${res.tests} tests, ${res.cacheHits} cache hits, ` +
+    `${res.originalBytes} → ${res.bytes} bytes (−${pct.toFixed(1)}%), ${res.lines} lines; ${res.tests} tests${guardNote(res)}, ${res.cacheHits} cache hits, ` +
       `${(res.ms / 1000).toFixed(1)}s${res.stoppedBy === 'fixpoint' ? '' : ` (stopped: ${res.stoppedBy})`}; wrote ${r.output}`,
   );
 }
@@ -219,6 +232,12 @@ function layoutTest(dir: string, outcome: string): string {
   return file;
 }
 
+/** ` (N of them with the last UB guard, …)` when that guard was deferred to checkpoints. */
+function guardNote(res: TextReduceResult): string {
+  if (res.verifications === 0) return '';
+  return ` (${res.verifications} of them with the last UB guard${res.reverts > 0 ? `, which undid steps ${res.reverts} time${res.reverts === 1 ? '' : 's'}` : ''})`;
+}
+
 /** Progress on stderr: a live status line on a terminal, one line per pass otherwise. */
 function progressPrinter(quiet: boolean): ((e: ReduceEvent) => void) & { end(): void } {
   const tty = process.stderr.isTTY === true;
@@ -241,6 +260,12 @@ function progressPrinter(quiet: boolean): ((e: ReduceEvent) => void) & { end(): 
       pass = e.pass;
       round = e.round;
       show(e.bytes, e.lines);
+    } else if (e.kind === 'verified') {
+      if (e.reverted) {
+        if (tty && live) process.stderr.write('\n');
+        live = false;
+        process.stderr.write(`kiln reduce: the deferred UB guards reject the latest steps: back to ${e.bytes} bytes, ${e.lines} lines\n`);
+      }
     } else if (tty) show(e.bytes, e.lines, ` (${e.tests} tests)`);
   };
   return Object.assign(f, {

@@ -85,6 +85,11 @@ export function errNotInteresting(file: string, detail: string): KilnError {
   );
 }
 
+/** A reduction stopped by Ctrl-C before it had checked the original. */
+export function errInterrupted(what: string): KilnError {
+  return new KilnError('KILN_INTERRUPTED', `${what}: interrupted before anything was reduced`, 'run it again; nothing was written');
+}
+
 /** An interestingness test script that cannot be run. */
 export function errBadTestScript(script: string, detail: string): KilnError {
   return new KilnError('KILN_BAD_TEST', `interestingness test ${script}: ${detail}`, 'give an executable script (chmod +x) that exits 0 when the file is interesting');

@@ -94,6 +94,32 @@ export class SpawnError extends Error {
 /** Margin of Kiln's own timer over the `timeout` wrapper's (the wrapper is the one expected to fire). */
 const BACKSTOP_MS = 1000;
 
+/** Process groups of the children runProcess started and has not yet seen end. */
+const LIVE_GROUPS = new Set<number>();
+let exitWatched = false;
+
+/**
+ * Kills every live child's group when Kiln exits, however it exits (`process.exit` on a second
+ * Ctrl-C included): children run in their own groups, so a terminal's Ctrl-C does not reach them,
+ * and their `timeout` wrapper would let them run on to their limit.
+ */
+function watchExit(): void {
+  if (exitWatched) return;
+  exitWatched = true;
+  process.on('exit', killLiveChildren);
+}
+
+/** Sends SIGKILL to the group of every child runProcess has running (for exit paths). */
+export function killLiveChildren(): void {
+  for (const pid of LIVE_GROUPS) {
+    try {
+      process.kill(-pid, 'SIGKILL');
+    } catch {
+      // Gone already.
+    }
+  }
+}
+
 /**
  * Runs a command in its own process group with a wall-clock limit, an optional memory limit and
  * bounded output capture. The limit is enforced twice: by coreutils `timeout` around the command
@@ -103,6 +129,7 @@ const BACKSTOP_MS = 1000;
  * open (after {@link OUTPUT_GRACE_MS}); then everything carrying the child's tag is killed.
  */
 export function runProcess(command: string, args: readonly string[], opts: RunOptions): Promise<RunResult> {
+  watchExit();
   const maxBytes = opts.maxOutputBytes ?? 1 << 20;
   const tag = opts.tag ?? newTag();
   const limited = opts.memoryMb !== undefined ? ['prlimit', `--as=${opts.memoryMb * 1024 * 1024}`, '--', command, ...args] : [command, ...args];
@@ -123,6 +150,8 @@ export function runProcess(command: string, args: readonly string[], opts: RunOp
       reject(new SpawnError(command, (e as NodeJS.ErrnoException).code, `cannot run ${command}: ${(e as Error).message}`));
       return;
     }
+    const leader = child.pid;
+    if (leader !== undefined) LIVE_GROUPS.add(leader);
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     let outLen = 0;
@@ -168,6 +197,7 @@ export function runProcess(command: string, args: readonly string[], opts: RunOp
     });
     child.stdin.end(opts.input ?? '');
     child.on('error', (e: NodeJS.ErrnoException) => {
+      if (leader !== undefined) LIVE_GROUPS.delete(leader);
       if (settled) return;
       settled = true;
       timer.cancel();
@@ -200,6 +230,7 @@ export function runProcess(command: string, args: readonly string[], opts: RunOp
       // and anything that left the group but still carries the child's tag.
       killGroup();
       reapTagged({ tag }, child.pid);
+      if (leader !== undefined) LIVE_GROUPS.delete(leader);
       // The wrapper could not start the command: the same error as a direct spawn would give.
       const startFailure = !opts.wrapped && (exited.status === 126 || exited.status === 127) ? /^timeout: failed to run command .*: (.*)$/m.exec(Buffer.concat(err).toString('utf8')) : null;
       if (startFailure) {

@@ -17,8 +17,8 @@ import type { Program } from '../../src/ir/nodes.js';
 import { mapPool } from '../support/pool.js';
 import { randomProgram } from '../support/randprog.js';
 
-const UB_PROGRAMS = 40;
-const CLEAN_PROGRAMS = 16;
+const UB_PROGRAMS = 28;
+const CLEAN_PROGRAMS = 12;
 const BASE_SEED = Number(process.env.KILN_TEST_SEED ?? 20261127);
 
 /** The interpreter's arithmetic kinds, as UBSan names them (the ones it covers at run time). */

@@ -21,7 +21,7 @@ describe('kiln reduce of a layout-dependent finding', () => {
     const [id] = readdirSync(join(out, 'findings'));
     const dir = join(out, 'findings', id!);
     // A time budget keeps the test short: the first passes (halves, quarters, ... of lines) do most of it.
-    const red = await runKiln(['reduce', dir, '--jobs', '2', '--max-time', '30s']);
+    const red = await runKiln(['reduce', dir, '--jobs', '2', '--max-time', '20s']);
     expect(red.status, red.stderr).toBe(0);
     expect(red.stderr).toContain("depends on the file's layout");
     expect(red.stderr).toContain('reducing the stored prog.c as text');
@@ -50,7 +50,7 @@ describe('kiln reduce of a layout-dependent finding', () => {
     const [id] = readdirSync(join(out, 'findings'));
     const dir = join(out, 'findings', id!);
     expect(JSON.parse(readFileSync(join(dir, 'finding.json'), 'utf8')).outcome).toBe('wrong-code');
-    const red = await runKiln(['reduce', dir, '--jobs', '2', '--max-time', '30s']);
+    const red = await runKiln(['reduce', dir, '--jobs', '2', '--max-time', '20s']);
     expect(red.status, red.stderr).toBe(0);
     expect(red.stderr).toContain("depends on the file's layout");
     expect(red.stderr).toContain('guarded against undefined behaviour');

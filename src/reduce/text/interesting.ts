@@ -3,7 +3,19 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { errBadTestScript } from '../../diag/errors.js';
-import { runProcess, SpawnError } from '../../harness/process.js';
+import { killLiveChildren, runProcess, SpawnError } from '../../harness/process.js';
+
+/** Work folders of tests not yet disposed: removed even when Kiln quits at once (a second Ctrl-C). */
+const ROOTS = new Set<string>();
+let exitWatched = false;
+function removeRootsOnExit(): void {
+  if (exitWatched) return;
+  exitWatched = true;
+  process.on('exit', () => {
+    killLiveChildren();
+    for (const root of ROOTS) rmSync(root, { recursive: true, force: true, maxRetries: 5, retryDelay: 20 });
+  });
+}
 
 /** How one run of the interestingness test ended. */
 export type Verdict = 'interesting' | 'boring' | 'timeout' | 'cancelled';
@@ -25,6 +37,8 @@ export class InterestingnessTest {
     readonly fileName: string,
     /** Wall-clock limit of one run; a run that exceeds it counts as not interesting. */
     readonly timeoutMs: number,
+    /** Extra environment of every run (e.g. the variable that defers a script's last guard). */
+    private readonly env: Readonly<Record<string, string>> = {},
   ) {
     this.script = resolve(script);
     let isFile = false;
@@ -41,6 +55,8 @@ export class InterestingnessTest {
     }
     this.fileName = basename(fileName);
     this.root = mkdtempSync(join(tmpdir(), 'kiln-reduce-'));
+    ROOTS.add(this.root);
+    removeRootsOnExit();
   }
 
   /** Runs the test on one candidate text. */
@@ -51,7 +67,7 @@ export class InterestingnessTest {
       // TMPDIR inside the run folder: a test killed mid-run (a later candidate won, or its limit
       // passed) cannot clean up after itself (repro.sh's trap does not run on SIGKILL), and this
       // folder is removed either way.
-      const r = await runProcess(this.script, [], { cwd: dir, timeoutMs: this.timeoutMs, signal, maxOutputBytes: 64 * 1024, env: { TMPDIR: dir } });
+      const r = await runProcess(this.script, [], { cwd: dir, timeoutMs: this.timeoutMs, signal, maxOutputBytes: 64 * 1024, env: { ...this.env, TMPDIR: dir } });
       if (r.aborted) return 'cancelled';
       if (r.timedOut) return 'timeout';
       return r.status === 0 ? 'interesting' : 'boring';
@@ -68,6 +84,7 @@ export class InterestingnessTest {
 
   /** Removes the private work directory. */
   dispose(): void {
+    ROOTS.delete(this.root);
     rmSync(this.root, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
   }
 }

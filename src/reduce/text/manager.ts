@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { availableParallelism } from 'node:os';
-import { errNotInteresting } from '../../diag/errors.js';
+import { errInterrupted, errNotInteresting } from '../../diag/errors.js';
 import { MAX_TIMER_MS } from '../../harness/process.js';
 import type { InterestingnessTest, Verdict } from './interesting.js';
 import type { Pass, PassContext } from './pass.js';
@@ -11,14 +11,42 @@ import { DEFAULT_PASS_GROUPS, instantiate, type PassGroups } from './passes/inde
 export type ReduceEvent =
   | { readonly kind: 'start'; readonly bytes: number; readonly lines: number }
   | { readonly kind: 'pass'; readonly pass: string; readonly round: number; readonly bytes: number; readonly lines: number }
-  | { readonly kind: 'commit'; readonly pass: string; readonly bytes: number; readonly lines: number; readonly text: string; readonly tests: number };
+  | {
+      readonly kind: 'commit';
+      readonly pass: string;
+      readonly bytes: number;
+      readonly lines: number;
+      readonly text: string;
+      readonly tests: number;
+      /** Accepted by the cheap test only: the deferred guards have not judged it yet (see `verify`). */
+      readonly provisional: boolean;
+    }
+  /** The deferred guards accepted `text` (a checkpoint), or rejected later texts and `text` is where the reduction went back to. */
+  | { readonly kind: 'verified'; readonly text: string; readonly bytes: number; readonly lines: number; readonly reverted: boolean };
 
 /** How the text reducer runs. */
 export interface TextReduceOptions {
   /** The C text to reduce. */
   readonly text: string;
-  /** The interestingness test (runs the user's script). */
+  /** The interestingness test (runs the user's script); with `verify`, its cheap part. */
   readonly test: Pick<InterestingnessTest, 'run'>;
+  /**
+   * The whole test, when `test` leaves out guards that cost most (deferred guards). Candidates
+   * are judged by `test`; `verify` judges the current text at checkpoints (after each pass that
+   * committed, and at the end), not every accepted candidate. When it rejects, the reduction goes
+   * back to the latest commit it accepts (by bisection over the commits since the last
+   * checkpoint) and the rejected texts are never accepted again; after `strictAfter` such
+   * rejections every candidate is judged by `verify` itself. The result always passes `verify`.
+   */
+  readonly verify?: Pick<InterestingnessTest, 'run'>;
+  /**
+   * Candidates of every pass must parse no worse than the current text, the line passes' too: for
+   * tests that compile and run the program (a wrong-code test), where a candidate that does not
+   * parse could only fail at its first build, after a second or more.
+   */
+  readonly strictSyntax?: boolean;
+  /** Rejections by `verify` after which it judges every candidate (default 3). */
+  readonly strictAfter?: number;
   /** Name used in messages (usually the input path). */
   readonly label?: string;
   /** Candidates tested in parallel (default: the number of cores). */
@@ -33,6 +61,11 @@ export interface TextReduceOptions {
   readonly maxRounds?: number;
   /** Progress callback. */
   readonly onEvent?: (e: ReduceEvent) => void;
+  /**
+   * Stops the reduction (Ctrl-C): running candidates are cancelled and the result is the best text
+   * the whole test has accepted (no checkpoint runs, so it stops at once).
+   */
+  readonly signal?: AbortSignal;
 }
 
 /** Counters of one pass over the whole reduction. */
@@ -54,9 +87,12 @@ export interface TextReduceResult {
   readonly tests: number;
   readonly cacheHits: number;
   readonly rounds: number;
-  readonly stoppedBy: 'fixpoint' | 'time-limit' | 'round-limit';
+  readonly stoppedBy: 'fixpoint' | 'time-limit' | 'round-limit' | 'interrupted';
   readonly passes: Readonly<Record<string, PassStats>>;
   readonly ms: number;
+  /** With `verify`: its runs (checkpoints, and candidates once strict), and how often it sent the reduction back. */
+  readonly verifications: number;
+  readonly reverts: number;
 }
 
 /** Size of a text in bytes (UTF-8) and lines. */
@@ -92,7 +128,8 @@ export async function reduceText(opts: TextReduceOptions): Promise<TextReduceRes
   const jobs = Math.max(1, opts.jobs ?? availableParallelism());
   const deadline = opts.maxTimeMs === undefined ? Infinity : started + opts.maxTimeMs;
   const ctx: PassContext = { parser: new CParser() };
-  const cache = new Map<string, boolean>();
+  // A verdict by content hash: 'cheap' means accepted by `test` only (with `verify` in use).
+  const cache = new Map<string, 'full' | 'cheap' | false>();
   const running = new Set<Promise<void>>();
   const stats: Record<string, PassStats> = {};
   let tests = 0;
@@ -103,34 +140,50 @@ export async function reduceText(opts: TextReduceOptions): Promise<TextReduceRes
   let timedOut = false;
   let fatal: { error: unknown } | undefined;
   const emit = (e: ReduceEvent): void => opts.onEvent?.(e);
+  const interrupted = (): boolean => opts.signal?.aborted === true;
+  const onAbort = new Promise<void>((res) => opts.signal?.addEventListener('abort', () => res(), { once: true }));
+  // Deferred guards: `strict` once `verify` judges every candidate (or when there is none).
+  let strict = opts.verify === undefined;
+  const strictAfter = opts.strictAfter ?? 3;
+  let verifications = 0;
+  let reverts = 0;
+  let lastVerified = current;
+  /** Texts committed since the last checkpoint, in order (the last is `current`). */
+  let unverified: string[] = [];
+  const candidateTest = (): Pick<InterestingnessTest, 'run'> => (strict ? (opts.verify ?? opts.test) : opts.test);
 
-  const original = await opts.test.run(current);
+  const original = await (opts.verify ?? opts.test).run(current, opts.signal);
+  if (interrupted()) throw errInterrupted(opts.label ?? 'input');
   tests++;
+  if (opts.verify) verifications++;
   if (original !== 'interesting') {
     throw errNotInteresting(opts.label ?? 'input', original === 'timeout' ? 'it timed out; raise --timeout' : 'it exited with a non-zero status');
   }
-  cache.set(hash(current), true);
+  cache.set(hash(current), 'full');
   emit({ kind: 'start', ...textSize(current) });
 
   const launch = (state: unknown, text: string, passStats: PassStats): Candidate => {
     const controller = new AbortController();
     const key = hash(text);
     const known = cache.get(key);
-    if (known !== undefined) {
+    // Accepted by the cheap test only: not enough once every candidate must pass `verify`.
+    if (known !== undefined && !(strict && known === 'cheap')) {
       cacheHits++;
       return { state, text, verdict: known ? 'interesting' : 'boring', controller, done: Promise.resolve() };
     }
     tests++;
     passStats.tests++;
+    const level = strict ? 'full' : 'cheap';
+    if (strict && opts.verify) verifications++;
     const c: Candidate = {
       state,
       text,
       verdict: undefined,
       controller,
-      done: opts.test.run(text, controller.signal).then(
+      done: candidateTest().run(text, controller.signal).then(
         (v) => {
           c.verdict = v;
-          if (v !== 'cancelled') cache.set(key, v === 'interesting');
+          if (v !== 'cancelled') cache.set(key, v === 'interesting' ? level : false);
         },
         (e: unknown) => {
           // The script could not be run at all: remember the error, the loop rethrows it.
@@ -154,7 +207,7 @@ export async function reduceText(opts: TextReduceOptions): Promise<TextReduceRes
     let window: Candidate[] = [];
     try {
       for (;;) {
-        if (Date.now() > deadline) {
+        if (Date.now() > deadline || interrupted()) {
           timedOut = true;
           return progressed;
         }
@@ -169,7 +222,7 @@ export async function reduceText(opts: TextReduceOptions): Promise<TextReduceRes
           next = pass.advance(current, state, ctx);
           if (next === null) exhausted = true;
           if (r.kind === 'invalid' || Buffer.byteLength(r.text) >= currentBytes) continue;
-          if (!pass.allowSyntaxErrors && ctx.parser.errorCount(r.text) > currentErrors) {
+          if ((!pass.allowSyntaxErrors || opts.strictSyntax) && ctx.parser.errorCount(r.text) > currentErrors) {
             passStats.syntaxSkips++;
             continue;
           }
@@ -189,7 +242,11 @@ export async function reduceText(opts: TextReduceOptions): Promise<TextReduceRes
           progressed = true;
           committed = true;
           passStats.successes++;
-          emit({ kind: 'commit', pass: pass.name, ...textSize(current), text: current, tests });
+          if (cache.get(hash(current)) === 'full') {
+            lastVerified = current;
+            unverified = [];
+          } else unverified.push(current);
+          emit({ kind: 'commit', pass: pass.name, ...textSize(current), text: current, tests, provisional: current !== lastVerified });
           next = pass.advanceOnSuccess(current, head.state, ctx);
           exhausted = next === null;
           break;
@@ -201,14 +258,54 @@ export async function reduceText(opts: TextReduceOptions): Promise<TextReduceRes
         }
         const pending = window.filter((c) => c.verdict === undefined).map((c) => c.done);
         const remaining = deadline - Date.now();
-        if (remaining === Infinity) await Promise.race(pending);
+        if (remaining === Infinity) await Promise.race([...pending, onAbort]);
         // Capped at what a Node timer holds (a longer delay would fire at once): waking early only loops.
-        else await Promise.race([...pending, new Promise((r) => setTimeout(r, Math.min(Math.max(0, remaining) + 1, MAX_TIMER_MS)).unref())]);
+        else await Promise.race([...pending, onAbort, new Promise((r) => setTimeout(r, Math.min(Math.max(0, remaining) + 1, MAX_TIMER_MS)).unref())]);
       }
     } finally {
       for (const c of window) c.controller.abort();
       passStats.ms += Date.now() - t0;
     }
+  };
+
+  /**
+   * Judges the current text with `verify` when it has not been. On rejection, bisects the commits
+   * since the last checkpoint for the latest one `verify` accepts (each commit was made from the
+   * one before it, so a guard violation, once introduced, is normally kept), goes back to it, and
+   * marks the rejected ones so no pass commits them again. Returns whether the text changed.
+   */
+  const checkpoint = async (): Promise<boolean> => {
+    if (!opts.verify || unverified.length === 0) return false;
+    const judge = async (text: string): Promise<boolean> => {
+      verifications++;
+      tests++;
+      const ok = (await opts.verify!.run(text)) === 'interesting';
+      cache.set(hash(text), ok ? 'full' : false);
+      return ok;
+    };
+    const history = unverified;
+    unverified = [];
+    if (await judge(history[history.length - 1]!)) {
+      lastVerified = current;
+      emit({ kind: 'verified', text: current, ...textSize(current), reverted: false });
+      return false;
+    }
+    let good = -1; // index of the latest accepted commit (-1: the last checkpoint's text)
+    let bad = history.length - 1;
+    while (bad - good > 1) {
+      const mid = (good + bad) >> 1;
+      if (await judge(history[mid]!)) good = mid;
+      else bad = mid;
+    }
+    for (const text of history.slice(bad)) cache.set(hash(text), false);
+    current = good >= 0 ? history[good]! : lastVerified;
+    lastVerified = current;
+    currentErrors = ctx.parser.errorCount(current);
+    currentBytes = Buffer.byteLength(current);
+    reverts++;
+    if (reverts >= strictAfter) strict = true;
+    emit({ kind: 'verified', text: current, ...textSize(current), reverted: true });
+    return true;
   };
 
   const runGroup = async (passes: readonly Pass[], round: number): Promise<boolean> => {
@@ -217,6 +314,7 @@ export async function reduceText(opts: TextReduceOptions): Promise<TextReduceRes
       if (timedOut) break;
       emit({ kind: 'pass', pass: pass.name, round, ...textSize(current) });
       if (await runPass(pass)) progressed = true;
+      await checkpoint();
     }
     return progressed;
   };
@@ -245,7 +343,15 @@ export async function reduceText(opts: TextReduceOptions): Promise<TextReduceRes
     // Cancelled runs end quickly (their process groups are killed); wait so no child outlives us.
     await Promise.allSettled([...running]);
   }
-  if (timedOut) stoppedBy = 'time-limit';
+  if (interrupted()) {
+    // No time for a checkpoint: the result is the last text the whole test accepted.
+    stoppedBy = 'interrupted';
+    current = lastVerified;
+  } else {
+    // The result passes the whole test, even when the time limit cut a pass short.
+    await checkpoint();
+    if (timedOut) stoppedBy = 'time-limit';
+  }
   return {
     text: current,
     originalBytes: Buffer.byteLength(opts.text),
@@ -256,5 +362,7 @@ export async function reduceText(opts: TextReduceOptions): Promise<TextReduceRes
     stoppedBy,
     passes: stats,
     ms: Date.now() - started,
+    verifications,
+    reverts,
   };
 }

@@ -4,7 +4,7 @@ import { errBadOption, errFile, errMissingTool, errNotInteresting } from '../../
 import { InterestingnessTest } from './interesting.js';
 import { reduceText, type ReduceEvent, type TextReduceResult } from './manager.js';
 import { CParser } from './parser.js';
-import { crashScript, hasClang, probeCrash, probeWrongCodeGuards, semanticFlags, wrongCodeScript } from './scripts.js';
+import { crashScript, DEFER_GUARDS_VAR, hasClang, hasDeferredGuards, probeCrash, probeWrongCodeGuards, semanticFlags, wrongCodeScript } from './scripts.js';
 
 /** What to reduce, against which test, and how. Exactly one of `test`, `crash`, `wrongCode`. */
 export interface ReduceFileOptions {
@@ -40,6 +40,8 @@ export interface ReduceFileOptions {
   readonly checkTools?: readonly ('msan' | 'valgrind' | 'eva')[];
   /** With `wrongCode`: arguments after `-o BINARY` in the script's linking builds. */
   readonly link?: readonly string[];
+  /** Stops the reduction (Ctrl-C); the output then holds the best text the whole test accepted. */
+  readonly signal?: AbortSignal;
 }
 
 /** The outcome of `reduceFile`. */
@@ -86,11 +88,15 @@ function validate(o: ReduceFileOptions): void {
   if (o.expected !== undefined && o.expected.includes('\n')) throw errBadOption('--expected', o.expected, 'one line of output');
 }
 
-/** Writes the `--crash` or `--wrong-code` script for `text` next to the output; returns its path. */
-async function writeGeneratedScript(o: ReduceFileOptions, text: string, output: string, timeoutMs: number): Promise<string> {
+/**
+ * Writes the `--crash` or `--wrong-code` script for `text` next to the output; returns its path,
+ * and whether it has a last guard the reducer can defer (`DEFER_GUARDS_VAR`).
+ */
+async function writeGeneratedScript(o: ReduceFileOptions, text: string, output: string, timeoutMs: number): Promise<{ path: string; deferrable: boolean }> {
   const fileName = basename(o.input);
   const path = `${output}.test.sh`;
   let script: string;
+  let deferrable = false;
   if (o.crash !== undefined) {
     let match = o.match;
     if (match === undefined) {
@@ -106,6 +112,7 @@ async function writeGeneratedScript(o: ReduceFileOptions, text: string, output: 
     const guards = await probeWrongCodeGuards(fileName, text, cflags);
     for (const d of guards.dropped.filter((x) => x.includes('original'))) o.onNote?.(`UB guard dropped: ${d}`);
     if (!guards.msan) o.onNote?.('MemorySanitizer is not available here: the MSan guard is left out');
+    deferrable = hasDeferredGuards({ msan: guards.msan, ...(o.checkCommand !== undefined ? { check: o.checkCommand } : {}) });
     script = wrongCodeScript({
       fileName,
       failing: o.wrongCode!,
@@ -124,7 +131,8 @@ async function writeGeneratedScript(o: ReduceFileOptions, text: string, output: 
   writeAtomically(path, script, 0o755);
   chmodSync(path, 0o755);
   o.onNote?.(`interestingness test written to ${path}`);
-  return path;
+  if (deferrable) o.onNote?.('its last UB guard runs on the texts the reduction keeps (checkpoints), not on every candidate');
+  return { path, deferrable };
 }
 
 /**
@@ -145,17 +153,25 @@ export async function reduceFile(o: ReduceFileOptions): Promise<ReduceFileResult
   const errors = new CParser(1).errorCount(text);
   if (errors > 0) o.onNote?.(`tree-sitter finds ${errors} syntax error(s) in the input; candidates may not add more`);
   const timeoutMs = o.timeoutMs ?? 60_000;
-  const script = o.test ?? (await writeGeneratedScript(o, text, output, timeoutMs));
+  const generated = o.test === undefined ? await writeGeneratedScript(o, text, output, timeoutMs) : undefined;
+  const script = o.test ?? generated!.path;
   const test = new InterestingnessTest(script, basename(o.input), timeoutMs);
+  // Deferred guards: candidates run the script's cheap steps, checkpoints the whole script.
+  const cheap = generated?.deferrable ? new InterestingnessTest(script, basename(o.input), timeoutMs, { [DEFER_GUARDS_VAR]: '1' }) : undefined;
   try {
     const result = await reduceText({
       text,
-      test,
+      test: cheap ?? test,
+      ...(cheap ? { verify: test } : {}),
+      // A wrong-code test builds and runs the program: a candidate that does not parse cannot pass.
+      strictSyntax: o.wrongCode !== undefined,
       label: o.input,
       jobs: o.jobs,
       maxTimeMs: o.maxTimeMs,
+      ...(o.signal ? { signal: o.signal } : {}),
       onEvent: (e) => {
-        if (e.kind === 'commit') writeAtomically(output, e.text);
+        // The output file only ever holds a text the whole test accepts.
+        if ((e.kind === 'commit' && !e.provisional) || e.kind === 'verified') writeAtomically(output, e.text);
         o.onEvent?.(e);
       },
     });
@@ -163,5 +179,6 @@ export async function reduceFile(o: ReduceFileOptions): Promise<ReduceFileResult
     return { result, output, script };
   } finally {
     test.dispose();
+    cheap?.dispose();
   }
 }

@@ -157,6 +157,17 @@ export const CLANG_UB_WARNINGS = [
   'main-return-type',
 ];
 
+/**
+ * Set in its environment, a `--wrong-code` script runs its cheap steps only (all but the last
+ * guard): the text reducer judges candidates that way and runs the whole script at checkpoints.
+ */
+export const DEFER_GUARDS_VAR = 'KILN_DEFER_GUARDS';
+
+/** Whether a `--wrong-code` script with these options has a last guard to defer. */
+export function hasDeferredGuards(o: Pick<WrongCodeScriptOptions, 'check' | 'msan'>): boolean {
+  return o.check !== undefined || o.msan;
+}
+
 /** Options of a `--wrong-code` interestingness script. */
 export interface WrongCodeScriptOptions {
   readonly fileName: string;
@@ -268,6 +279,14 @@ export function wrongCodeScript(o: WrongCodeScriptOptions): string {
     '[ -s kiln-san.out.err ] && exit 1',
     'cmp -s kiln-ref.out kiln-san.out || exit 1',
   );
+  if (o.check !== undefined || o.msan) {
+    lines.push(
+      '',
+      `# Steps 1-3 alone when ${DEFER_GUARDS_VAR} is set: a reducer that defers step 4, the costliest,`,
+      '# runs it on the texts it keeps instead of on every candidate.',
+      `[ -n "\${${DEFER_GUARDS_VAR}:-}" ] && exit 0`,
+    );
+  }
   if (o.check !== undefined) {
     lines.push(
       '',
@@ -276,6 +295,8 @@ export function wrongCodeScript(o: WrongCodeScriptOptions): string {
     );
   } else if (o.msan) {
     lines.push(
+      '',
+      '# 4. MemorySanitizer: no read of uninitialised memory.',
       `${linked('clang -O0 -g $cflags -fsanitize=memory -fno-sanitize-recover=all "$f" -o kiln-msan')} >/dev/null 2>&1 || exit 1`,
       'run kiln-msan kiln-msan.out || exit 1',
       '[ -s kiln-msan.out.err ] && exit 1',

@@ -8,6 +8,7 @@ import { isKilnError } from '../../../src/diag/errors.js';
 import { InterestingnessTest } from '../../../src/reduce/text/interesting.js';
 import { reduceText } from '../../../src/reduce/text/manager.js';
 import type { Pass } from '../../../src/reduce/text/pass.js';
+import { CParser } from '../../../src/reduce/text/parser.js';
 import { alive as isAlive } from '../../support/proc.js';
 
 let dir: string;
@@ -153,5 +154,83 @@ describe('text reduction manager', () => {
     } finally {
       test.dispose();
     }
+  });
+
+  it('with strictSyntax, tests no candidate that parses worse than the current text, the line pass included', async () => {
+    const input = ring.replace('static unsigned checksum', '/* KILN_MARKER */ static unsigned checksum');
+    const parser = new CParser();
+    const tested = async (strictSyntax: boolean): Promise<string[]> => {
+      const seen: string[] = [];
+      const test = { run: async (t: string) => (seen.push(t), t.includes('KILN_MARKER') ? ('interesting' as const) : ('boring' as const)) };
+      await reduceText({ text: input, test, jobs: 1, strictSyntax, groups: { first: [], main: ['lines'], last: [] } });
+      return seen;
+    };
+    expect((await tested(true)).every((t) => parser.errorCount(t) === 0)).toBe(true);
+    // The option is what keeps them out: the line pass proposes broken texts.
+    expect((await tested(false)).some((t) => parser.errorCount(t) > 0)).toBe(true);
+  });
+
+  describe('deferred guards (a cheap test for candidates, the whole test at checkpoints)', () => {
+    // The cheap test wants the marker; the whole test also wants the guard line, which the cheap
+    // test lets candidates remove: exactly the case of a reduction step that introduces UB only
+    // the last guard (MSan, valgrind) sees.
+    const input = ring.replace('static unsigned checksum', '/* KILN_MARKER */ static unsigned checksum').replace('int main', '/* KILN_GUARD */\nint main');
+    const fake = (need: readonly string[], log: string[]) => ({
+      run: async (text: string): Promise<'interesting' | 'boring'> => {
+        log.push(text);
+        return need.every((m) => text.includes(m)) ? 'interesting' : 'boring';
+      },
+    });
+
+    it('keeps only texts the whole test accepts, goes back when a checkpoint rejects, and runs the whole test far less often', async () => {
+      const cheapRuns: string[] = [];
+      const fullRuns: string[] = [];
+      const written: string[] = [];
+      const r = await reduceText({
+        text: input,
+        test: fake(['KILN_MARKER'], cheapRuns),
+        verify: fake(['KILN_MARKER', 'KILN_GUARD'], fullRuns),
+        jobs: 2,
+        strictAfter: 1000,
+        onEvent: (e) => {
+          if ((e.kind === 'commit' && !e.provisional) || e.kind === 'verified') written.push(e.text);
+        },
+      });
+      expect(r.text).toContain('KILN_MARKER');
+      expect(r.text).toContain('KILN_GUARD');
+      expect(r.bytes).toBeLessThan(input.length / 5);
+      // Some step removed the guard line, and a checkpoint undid it.
+      expect(r.reverts).toBeGreaterThanOrEqual(1);
+      expect(r.verifications).toBe(fullRuns.length);
+      // Every text offered as kept passes the whole test; the last one is the result.
+      for (const t of written) expect(t.includes('KILN_MARKER') && t.includes('KILN_GUARD')).toBe(true);
+      expect(written.at(-1)).toBe(r.text);
+      expect(fullRuns.length).toBeLessThan(cheapRuns.length / 3);
+    });
+
+    it('after strictAfter rejections judges every candidate with the whole test', async () => {
+      const cheapRuns: string[] = [];
+      const fullRuns: string[] = [];
+      const r = await reduceText({ text: input, test: fake(['KILN_MARKER'], cheapRuns), verify: fake(['KILN_MARKER', 'KILN_GUARD'], fullRuns), jobs: 1, strictAfter: 1 });
+      expect(r.reverts).toBe(1);
+      expect(r.text).toContain('KILN_GUARD');
+      // After the switch, candidates go to the whole test: it ran more than the checkpoints alone would.
+      expect(fullRuns.length).toBeGreaterThan(cheapRuns.length / 3);
+    });
+
+    it('checks the result with the whole test when the time limit stops the reduction', async () => {
+      const fullRuns: string[] = [];
+      const slow = {
+        run: async (text: string): Promise<'interesting' | 'boring'> => {
+          await new Promise((res) => setTimeout(res, 50));
+          return text.includes('KILN_MARKER') ? 'interesting' : 'boring';
+        },
+      };
+      const r = await reduceText({ text: input, test: slow, verify: fake(['KILN_MARKER', 'KILN_GUARD'], fullRuns), jobs: 1, maxTimeMs: 1500 });
+      expect(r.stoppedBy).toBe('time-limit');
+      // The whole test judged the result (the original was its first run).
+      expect(fullRuns).toContain(r.text);
+      expect(r.text).toContain('KILN_GUARD');
+    });
   });
 });

@@ -96,6 +96,12 @@ const CASES: readonly PassCase[] = [
     expected: ['', 'a b', 'c d', 'a b c', 'a b d'],
   },
   {
+    pass: 'lines-coarse',
+    title: 'on a small file, the same sweep as the line pass (its floor is 1/32 of the lines)',
+    input: 'a\nb\nc\nd\n',
+    expected: ['', 'a b', 'c d', 'a b c', 'a b d'],
+  },
+  {
     pass: 'rename',
     title: 'renames a long identifier to a short unused name everywhere, never main or library names',
     input: 'int printf(const char *, ...);\nint counter;\nint main(void) { counter = counter + 1; return printf("%d", counter); }\n',
@@ -140,6 +146,17 @@ describe('text reduction passes', () => {
     expect(new Set(CASES.map((c) => c.pass))).toEqual(new Set(Object.keys(PASSES)));
   });
 
+  it('lines-coarse: on a large file stops at chunks of 1/32 of its lines', () => {
+    const input = Array.from({ length: 640 }, (_, i) => `x${i};`).join('\n') + '\n';
+    const fine = allTransforms(PASSES.lines(), input);
+    const coarse = allTransforms(PASSES['lines-coarse'](), input);
+    // 1 + 2 + … + 32 chunks (sizes 640 down to 20), against down to single lines.
+    expect(coarse.length).toBe(1 + 2 + 4 + 8 + 16 + 32);
+    expect(fine.length).toBeGreaterThan(1000);
+    const removed = (t: string) => 640 - t.split('\n').filter((l) => l !== '').length;
+    expect(Math.min(...coarse.map(removed))).toBe(20);
+  });
+
   it('blank: re-indents exactly', () => {
     const got = allTransforms(PASSES.blank(), 'int main(void)\n{\n\n        int   x = 1;\n    return x;   \n}\n');
     expect(got[0]).toBe('int main(void)\n{\n  int x = 1;\n  return x;\n}\n');
@@ -149,7 +166,7 @@ describe('text reduction passes', () => {
     const src = readFileSync(new URL('./fixtures/ring.c', import.meta.url), 'utf8');
     const parser = new CParser();
     for (const name of Object.keys(PASSES) as PassName[]) {
-      if (name === 'lines') continue;
+      if (name === 'lines' || name === 'lines-coarse') continue;
       const candidates = allTransforms(PASSES[name](), src);
       expect(candidates.length, name).toBeGreaterThan(0);
       for (const t of candidates) expect(parser.errorCount(t), `${name} candidate:\n${t}`).toBe(0);

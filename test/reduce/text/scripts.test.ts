@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runProcess } from '../../../src/harness/process.js';
-import { crashScript, iceSignature, probeCrash, probeWrongCodeGuards, semanticFlags, shq, wrongCodeScript } from '../../../src/reduce/text/scripts.js';
+import { crashScript, DEFER_GUARDS_VAR, iceSignature, probeCrash, probeWrongCodeGuards, semanticFlags, shq, wrongCodeScript } from '../../../src/reduce/text/scripts.js';
 
 const fixtures = new URL('./fixtures/', import.meta.url).pathname;
 /** `kiln check` from these sources, as the CLI writes it into a script (node, tsx loader, entry). */
@@ -22,13 +22,13 @@ afterAll(() => {
 });
 
 /** Runs a generated script the way a reducer does: in a fresh directory holding `ring.c`. */
-async function verdict(scriptText: string, source: string): Promise<boolean> {
+async function verdict(scriptText: string, source: string, env: Record<string, string> = {}): Promise<boolean> {
   const run = mkdtempSync(join(dir, 'run-'));
   writeFileSync(join(run, 'ring.c'), source);
   const script = join(run, 'test.sh');
   writeFileSync(script, scriptText);
   chmodSync(script, 0o755);
-  const r = await runProcess(script, [], { cwd: run, timeoutMs: 60_000 });
+  const r = await runProcess(script, [], { cwd: run, timeoutMs: 60_000, env });
   return r.status === 0;
 }
 
@@ -108,9 +108,10 @@ describe('--wrong-code script', () => {
     const checked = wrongCodeScript({ fileName: 'ring.c', failing, reference: 'gcc -O0 -w', cflags: [], ...guards, msan: false, check: KILN_CHECK, runTimeoutS: 5 });
     expect(checked).toContain("'check' --tools msan,valgrind,eva");
     expect(await verdict(checked, ring)).toBe(true);
-    const unguarded = wrongCodeScript({ fileName: 'ring.c', failing, reference: 'gcc -O0 -w', cflags: [], ...guards, msan: false, runTimeoutS: 5 });
-    expect(await verdict(unguarded, hidden)).toBe(true);
     expect(await verdict(checked, hidden)).toBe(false);
+    // With the last guard deferred (how the reducer judges candidates), steps 1-3 alone accept it.
+    expect(await verdict(checked, hidden, { [DEFER_GUARDS_VAR]: '1' })).toBe(true);
+    expect(await verdict(checked, ring, { [DEFER_GUARDS_VAR]: '1' })).toBe(true);
     // With --expected instead of a reference compiler.
     const expected = wrongCodeScript({ fileName: 'ring.c', failing, expected: 'checksum = 2330490301', cflags: [], ...guards, runTimeoutS: 5 });
     expect(await verdict(expected, ring)).toBe(true);

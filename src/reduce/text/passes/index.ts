@@ -5,7 +5,7 @@ import { callArgsPass } from './call-args.js';
 import { cleanupPass } from './cleanup.js';
 import { controlFlowPass } from './control-flow.js';
 import { expressionsPass, expressionsZeroPass } from './expressions.js';
-import { linesPass } from './lines.js';
+import { coarseLinesPass, linesPass } from './lines.js';
 import { renamePass } from './rename.js';
 import { statementsPass } from './statements.js';
 import { topLevelPass } from './top-level.js';
@@ -19,6 +19,7 @@ export const PASSES = {
   'call-args': callArgsPass,
   'expressions-zero': expressionsZeroPass,
   expressions: expressionsPass,
+  'lines-coarse': coarseLinesPass,
   lines: linesPass,
   rename: renamePass,
   cleanup: cleanupPass,
@@ -40,7 +41,7 @@ export interface PassGroups {
 
 /** The default schedule. */
 export const DEFAULT_PASS_GROUPS: PassGroups = {
-  first: ['top-level', 'lines'],
+  first: ['top-level', 'lines-coarse'],
   main: ['top-level', 'statements', 'control-flow', 'blocks', 'call-args', 'expressions-zero', 'expressions', 'lines', 'cleanup'],
   last: ['rename', 'cleanup', 'blank'],
 };

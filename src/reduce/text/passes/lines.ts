@@ -21,3 +21,19 @@ export function lineUnits(text: string): Range[] {
 export function linesPass(): Pass<ChunkState> {
   return chunkedRemovalPass('lines', (text) => lineUnits(text), { allowSyntaxErrors: true, backward: true });
 }
+
+/** Candidates a coarse line sweep makes at most (about twice this many, over all chunk sizes). */
+export const COARSE_LINE_CHUNKS = 32;
+
+/**
+ * The line sweep of the first round: halves, quarters, … but no chunk under 1/32 of the lines,
+ * so a large file gets about 64 candidates here instead of twice its line count. The fine
+ * sweep comes in the main rounds, after the syntax-aware passes have shrunk the file.
+ */
+export function coarseLinesPass(): Pass<ChunkState> {
+  return chunkedRemovalPass('lines-coarse', (text) => lineUnits(text), {
+    allowSyntaxErrors: true,
+    backward: true,
+    minChunk: (n) => Math.ceil(n / COARSE_LINE_CHUNKS),
+  });
+}
