@@ -59,6 +59,18 @@ export function recordReduction(dir: string, r: ReducedFinding | { readonly line
     if ('reduction' in r) {
       s.setReduced(id, { lines: r.reduction.lines, file: r.bundle.reducedFile });
       if (r.triage) s.setFingerprint(id, r.triage.fingerprint);
+      // The hang check `kiln reduce` made with the configured limit settles a suspected hang.
+      const check = r.reduction.hangCheck;
+      if (check && r.reduction.finding.hangStatus !== check.verdict) {
+        s.setHangStatus(id, check.verdict, {
+          hangCheck: {
+            verdict: check.verdict,
+            limitMs: check.limitMs,
+            ...(check.durationMs !== undefined ? { durationMs: check.durationMs } : {}),
+            note: check.verdict === 'confirmed' ? `kiln reduce: it hung again under the configured limit of ${check.limitMs / 1000} s` : `kiln reduce: it finished within the configured limit of ${check.limitMs / 1000} s: slow, not a hang`,
+          },
+        });
+      }
     } else {
       s.setReduced(id, { lines: r.lines, file: r.file });
     }

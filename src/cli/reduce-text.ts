@@ -265,7 +265,8 @@ function progressPrinter(quiet: boolean): ((e: ReduceEvent) => void) & { end(): 
         if (tty && live) process.stderr.write('\n');
         live = false;
         process.stderr.write(`kiln reduce: the deferred UB guards reject the latest steps: back to ${e.bytes} bytes, ${e.lines} lines\n`);
-      }
+      } else if (tty) show(e.bytes, e.lines, ' (all guards pass)');
+      else process.stderr.write(`kiln reduce: round ${round} ${pass.padEnd(12)} ${e.bytes} bytes, ${e.lines} lines pass all guards\n`);
     } else if (tty) show(e.bytes, e.lines, ` (${e.tests} tests)`);
   };
   return Object.assign(f, {

@@ -76,6 +76,12 @@ export interface FindingReduction {
   readonly complete: boolean;
   /** Set when a flagged compile hang finished within the configured limit and was reduced as a slow compile. */
   readonly slowCompile?: SlowCompile;
+  /**
+   * A suspected (or cleared) hang checked here with the configured limit before reducing: still a
+   * hang (`confirmed`), or finished within it (`cleared`, reduced as a slow compile). The store
+   * records it, as the campaign's background check would have.
+   */
+  readonly hangCheck?: { readonly verdict: 'confirmed' | 'cleared'; readonly limitMs: number; readonly durationMs?: number };
   /** The reduced program's repro.sh, when the default one (compile, run, compare) does not check this outcome. */
   readonly repro?: string;
 }
@@ -197,7 +203,12 @@ export async function reduceFinding(dir: string, opts: FindingReduceOptions = {}
     // one is a slow compile: reduced as a compile-time hog when it is far slower than the same
     // compiler at -O0 (the short limit's own ratio, see calibratedHangLimit), refused otherwise.
     let slowMs: number | undefined;
-    if ((f.hangStatus === 'suspected' || f.hangStatus === 'cleared') && opts.timeoutMs === undefined) slowMs = await confirmHang(f, dir, files, g.expected, config, temp, opts.onProgress);
+    let hangCheck: FindingReduction['hangCheck'];
+    if ((f.hangStatus === 'suspected' || f.hangStatus === 'cleared') && opts.timeoutMs === undefined) {
+      slowMs = await confirmHang(f, dir, files, g.expected, config, temp, opts.onProgress);
+      const limitMs = f.outcome === 'compiler-hang' ? f.limits.compile.timeoutMs : f.limits.run.timeoutMs;
+      hangCheck = slowMs === undefined ? { verdict: 'confirmed', limitMs } : { verdict: 'cleared', limitMs, durationMs: Math.round(slowMs) };
+    }
     await calibrate(files, g.expected);
     let slowCompile: SlowCompile | undefined;
     if (slowMs !== undefined) {
@@ -278,6 +289,7 @@ export async function reduceFinding(dir: string, opts: FindingReduceOptions = {}
       lines: reduced.reduce((n, x) => n + countLines(x.content), 0),
       failing,
       stats: r.stats,
+      ...(hangCheck ? { hangCheck } : {}),
       ...(slowCompile ? { slowCompile: { ...slowCompile, limitMs: limits.compile.timeoutMs, ...(lastBaselineMs !== undefined ? { reducedBaselineMs: lastBaselineMs } : {}) } } : {}),
       complete: !opts.signal?.aborted && !(maxTimeMs !== undefined && r.stats.ms >= maxTimeMs),
     };

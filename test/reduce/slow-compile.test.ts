@@ -55,5 +55,10 @@ describe('kiln reduce on a suspected compile hang that is a slow compile', () =>
     expect(report).toMatch(/^# fake-slow -O2: slow compile \(compile-time hog\)/);
     expect(report).toMatch(/It still takes more than \d+\.\d+ s on the reduced program/);
     expect(existsSync(join(finding, 'reduced', 'repro.sh'))).toBe(true);
+    // The check with the configured limit settled the suspected hang: kiln findings says so.
+    expect(JSON.parse(readFileSync(join(finding, 'finding.json'), 'utf8'))).toMatchObject({ hangStatus: 'cleared', hangCheck: { verdict: 'cleared', limitMs: 60_000 } });
+    const listed = await runKiln(['findings', '--out', join(work, 'out')]);
+    expect(listed.stdout).toContain('cleared: finished within the configured limit (a slow compile)');
+    expect(listed.stdout).not.toContain('suspected hang');
   }, 300_000);
 });

@@ -45,6 +45,8 @@ export interface TextReduceOptions {
    * parse could only fail at its first build, after a second or more.
    */
   readonly strictSyntax?: boolean;
+  /** Longest time between checkpoints within one pass, in ms (default 2 min). */
+  readonly checkpointMs?: number;
   /** Rejections by `verify` after which it judges every candidate (default 3). */
   readonly strictAfter?: number;
   /** Name used in messages (usually the input path). */
@@ -103,6 +105,9 @@ export function textSize(text: string): { bytes: number; lines: number } {
   return { bytes: Buffer.byteLength(text), lines };
 }
 
+/** Longest time between checkpoints of deferred guards within one pass. */
+const CHECKPOINT_MS = 120_000;
+
 function hash(text: string): string {
   return createHash('sha1').update(text).digest('hex');
 }
@@ -148,6 +153,7 @@ export async function reduceText(opts: TextReduceOptions): Promise<TextReduceRes
   let verifications = 0;
   let reverts = 0;
   let lastVerified = current;
+  let lastCheckpoint = Date.now();
   /** Texts committed since the last checkpoint, in order (the last is `current`). */
   let unverified: string[] = [];
   const candidateTest = (): Pick<InterestingnessTest, 'run'> => (strict ? (opts.verify ?? opts.test) : opts.test);
@@ -249,6 +255,12 @@ export async function reduceText(opts: TextReduceOptions): Promise<TextReduceRes
           emit({ kind: 'commit', pass: pass.name, ...textSize(current), text: current, tests, provisional: current !== lastVerified });
           next = pass.advanceOnSuccess(current, head.state, ctx);
           exhausted = next === null;
+          // A long pass is checkpointed on the way, so the kept text does not fall far behind; going
+          // back restarts the pass on the text it went back to.
+          if (unverified.length > 0 && Date.now() - lastCheckpoint >= (opts.checkpointMs ?? CHECKPOINT_MS) && (await checkpoint())) {
+            next = pass.init(current, ctx);
+            exhausted = next === null;
+          }
           break;
         }
         if (committed) continue;
@@ -276,6 +288,7 @@ export async function reduceText(opts: TextReduceOptions): Promise<TextReduceRes
    */
   const checkpoint = async (): Promise<boolean> => {
     if (!opts.verify || unverified.length === 0) return false;
+    lastCheckpoint = Date.now();
     const judge = async (text: string): Promise<boolean> => {
       verifications++;
       tests++;

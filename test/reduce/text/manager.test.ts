@@ -208,6 +208,24 @@ describe('text reduction manager', () => {
       expect(fullRuns.length).toBeLessThan(cheapRuns.length / 3);
     });
 
+    it('checkpoints within a long pass too (checkpointMs), so the kept text follows the reduction', async () => {
+      const events: string[] = [];
+      const r = await reduceText({
+        text: input,
+        test: fake(['KILN_MARKER'], []),
+        verify: fake(['KILN_MARKER', 'KILN_GUARD'], []),
+        jobs: 1,
+        checkpointMs: 0,
+        strictAfter: 1000,
+        groups: { first: [], main: ['lines'], last: [] },
+        onEvent: (e) => void ((e.kind === 'commit' && e.provisional) || e.kind === 'verified' ? events.push(e.kind) : undefined),
+      });
+      expect(r.text).toContain('KILN_GUARD');
+      // Every provisional commit is judged before the next one.
+      expect(events.length).toBeGreaterThan(2);
+      for (let i = 0; i < events.length; i += 2) expect(events.slice(i, i + 2)).toEqual(['commit', 'verified']);
+    });
+
     it('after strictAfter rejections judges every candidate with the whole test', async () => {
       const cheapRuns: string[] = [];
       const fullRuns: string[] = [];
