@@ -327,7 +327,7 @@ export async function reduceText(opts: TextReduceOptions): Promise<TextReduceRes
       if (timedOut) break;
       emit({ kind: 'pass', pass: pass.name, round, ...textSize(current) });
       if (await runPass(pass)) progressed = true;
-      await checkpoint();
+      if (!interrupted()) await checkpoint();
     }
     return progressed;
   };

@@ -226,6 +226,27 @@ describe('text reduction manager', () => {
       for (let i = 0; i < events.length; i += 2) expect(events.slice(i, i + 2)).toEqual(['commit', 'verified']);
     });
 
+    it('on an abort returns the last text the whole test accepted, without running it again', async () => {
+      const stop = new AbortController();
+      const fullRuns: string[] = [];
+      let cheap = 0;
+      let atAbort = -1;
+      const test = {
+        run: async (text: string): Promise<'interesting' | 'boring'> => {
+          if (++cheap === 8) {
+            atAbort = fullRuns.length;
+            stop.abort();
+          }
+          return text.includes('KILN_MARKER') ? 'interesting' : 'boring';
+        },
+      };
+      const r = await reduceText({ text: input, test, verify: fake(['KILN_MARKER', 'KILN_GUARD'], fullRuns), jobs: 1, signal: stop.signal, groups: { first: [], main: ['lines'], last: [] } });
+      expect(r.stoppedBy).toBe('interrupted');
+      expect(fullRuns.length).toBe(atAbort);
+      expect(fullRuns).toContain(r.text);
+      expect(r.text).toContain('KILN_GUARD');
+    });
+
     it('after strictAfter rejections judges every candidate with the whole test', async () => {
       const cheapRuns: string[] = [];
       const fullRuns: string[] = [];
