@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { runProcess, SpawnError, type RunResult } from '../harness/process.js';
 import { CHECK_TOOLS, evaAlarms, parseRedStatuses, parseAsan, parseMsan, parseUbsan, parseValgrind, type CheckTool, type UBKind, type UBReport } from './reports.js';
-import { conditionalWriteOperands, statementExpressions, type OperandRange } from './seqpoint.js';
+import { assertionBase, conditionalOperandsMentioning, conditionalWriteOperands, statementExpressions, type OperandRange } from './seqpoint.js';
 
 /** Compilers, flags and limits of a check. */
 export interface CheckOptions {
@@ -304,7 +304,8 @@ async function evaOnce(dir: string, args: readonly string[], names: readonly str
   // The program has one path: an alarm on a statement its run never reaches is a state of Eva's
   // over-approximation (measured: a red out-of-bounds and a red unsequenced alarm on statements
   // two UB-free programs never ran), and so is an unsequenced alarm whose statement writes only
-  // in conditional operands the run never evaluates. A probe build tells; a dismissed alarm is
+  // in conditional operands the run never evaluates, or another alarm whose accesses all sit in
+  // such operands. A probe build tells; a dismissed alarm is
   // dropped and the reading repeated (the next alarm may be another such one).
   const notRun = new Set<string>();
   const probed = new Set<string>();
@@ -316,7 +317,8 @@ async function evaOnce(dir: string, args: readonly string[], names: readonly str
     probed.add(key);
     // Is the statement reached at all, and are its conditionally evaluated writes?
     const full = statementExpressions(text, u.line);
-    const ops = u.kind === 'unsequenced' ? conditionalWriteOperands(text, u.line) : undefined;
+    // …and for another alarm, the conditional operands that hold every access it is about.
+    const ops = u.kind === 'unsequenced' ? conditionalWriteOperands(text, u.line) : conditionalOperandsMentioning(text, u.line, [assertionBase(u.message)].filter((v): v is string => v !== undefined));
     if (full.length === 0 && !ops) break;
     const ran = await probe(u.file, text, [full, ops ?? []]);
     if (ran === undefined) break;

@@ -210,3 +210,63 @@ export function statementExpressions(text: string, line: number): OperandRange[]
   }
   return out.filter((r) => r.text !== '');
 }
+
+/**
+ * The variable an Eva assertion is about: the first identifier of its first access path
+ * (`\valid_read(l_27->f1.f0)` → `l_27`; `\valid_read(p + g)` → `p`; `\initialized(&t_222)` →
+ * `t_222`), not field names and not ACSL's own words (`\valid_read`, `\initialized`).
+ */
+export function assertionBase(message: string): string | undefined {
+  const at = message.indexOf('assert ');
+  const body = (at >= 0 ? message.slice(at + 7) : message).replace(/\\\w+/g, ' ');
+  // Type names in casts are skipped: C's keywords and the fixed-width typedefs.
+  for (const m of body.matchAll(/(?<![.\w]|->)[A-Za-z_]\w*/g)) if (!C_WORDS.has(m[0]) && !/^u?int(?:_least|_fast)?\d+_t$/.test(m[0])) return m[0];
+  return undefined;
+}
+
+const C_WORDS = new Set(['int', 'char', 'short', 'long', 'unsigned', 'signed', 'struct', 'union', 'sizeof', 'void', 'const', 'volatile']);
+
+/**
+ * For an alarm about `variables` at `line`: the conditionally evaluated operands (right of `&&`
+ * or `||`, a branch of `?:`) holding every mention of them in the statement's own expressions,
+ * innermost first. Undefined when a mention is evaluated unconditionally, or there is none: then
+ * only the statement being unreached could dismiss the alarm. When none of these operands runs,
+ * the access the alarm is about is never made (measured: Eva flags `*p` in `(g >= 6) || (*p)`
+ * on a run where `g >= 6` always holds).
+ */
+export function conditionalOperandsMentioning(text: string, line: number, variables: readonly string[]): OperandRange[] | undefined {
+  if (variables.length === 0) return undefined;
+  const s = statementAt(parse(text).rootNode, line - 1);
+  if (!s) return undefined;
+  const names = new Set(variables);
+  const ops = new Map<number, OperandRange>();
+  let unconditional = false;
+  let mentions = 0;
+  const visit = (n: SyntaxNode, operand: SyntaxNode | undefined): void => {
+    if (n.type === 'compound_statement') return;
+    if (n.type === 'identifier' && names.has(n.text)) {
+      mentions++;
+      if (operand) ops.set(operand.startIndex, { start: operand.startIndex, end: operand.endIndex, text: operand.text });
+      else unconditional = true;
+      return;
+    }
+    if (n.type === 'binary_expression') {
+      const op = n.childForFieldName('operator')?.type;
+      if (op === '&&' || op === '||') {
+        const left = n.childForFieldName('left');
+        const right = n.childForFieldName('right');
+        if (left) visit(left, operand);
+        if (right) visit(right, right);
+        return;
+      }
+    } else if (n.type === 'conditional_expression') {
+      const cond = n.childForFieldName('condition');
+      if (cond) visit(cond, operand);
+      for (const b of [n.childForFieldName('consequence'), n.childForFieldName('alternative')]) if (b) visit(b, b);
+      return;
+    }
+    for (const c of n.namedChildren) visit(c, operand);
+  };
+  for (const e of ownExpressions(s)) visit(e, undefined);
+  return !unconditional && mentions > 0 ? [...ops.values()] : undefined;
+}

@@ -103,6 +103,17 @@ describe('kiln check', () => {
     if (reached.verdict === 'ub') expect(reached.report).toMatchObject({ kind: 'out-of-bounds', line: 6 });
   });
 
+  it('does not count an alarm whose access sits only in an operand the run never evaluates (short-circuit)', async () => {
+    // A volatile condition: Eva must assume the right operand of || runs; the run never evaluates it.
+    const text = (c: number): string => `volatile int c = ${c};\nint a[2];\nint *p = a;\nint i = 5;\nint main(void) {\n  int r = (c == 0) || (p[i] == 1);\n  return r - 1;\n}\n`;
+    const never = await checkProgram([write('sc-never.c', text(0))], avail, { tools: ['eva'] });
+    expect(never.verdict, JSON.stringify(never)).toBe('clean');
+    expect(never.runs[0]!.detail).toContain('out-of-bounds, on a statement or operand the run never evaluated');
+    const evaluated = await checkProgram([write('sc-runs.c', text(1))], avail, { tools: ['eva'] });
+    expect(evaluated.verdict, JSON.stringify(evaluated)).toBe('ub');
+    if (evaluated.verdict === 'ub') expect(evaluated.report).toMatchObject({ kind: 'out-of-bounds', line: 6 });
+  });
+
   it('counts no alarm of an Eva analysis that did not finish: a timeout is no verdict', async () => {
     // A stand-in frama-c first on PATH: it prints an alarm at once, then keeps analysing.
     const bin = join(dir, 'slow-frama-c');

@@ -1,7 +1,7 @@
 // Reading Frama-C Eva's output: which alarms count as a report. Pure parsing, no tool runs.
 import { describe, expect, it } from 'vitest';
 import { evaAlarms, parseEva, parseRedStatuses, subarraySeparation } from '../../src/edge/reports.js';
-import { conditionalWriteOperands, innerSequencePoint } from '../../src/edge/seqpoint.js';
+import { assertionBase, conditionalOperandsMentioning, conditionalWriteOperands, innerSequencePoint } from '../../src/edge/seqpoint.js';
 
 const ARRAY_SRC = 'static signed char g_2[8][6][1] = {0};\nint main(void) { g_2[5][5][0] &= (g_2[5][3][0] ^= 5); return 0; }\n';
 const alarm = (assertion: string): string =>
@@ -120,6 +120,24 @@ describe('Eva alarms checked against red statuses and sequence points', () => {
     expect(at(5)).toBeUndefined();
     expect(at(6)).toBeUndefined();
     expect(at(7)).toBeUndefined();
+  });
+
+  it('names the variable an assertion is about, and the conditional operands holding every access to it', () => {
+    expect(assertionBase('out of bounds read. assert \\valid_read(l_27->f1.f0);')).toBe('l_27');
+    expect(assertionBase('out of bounds read. assert \\valid_read(p + g);')).toBe('p');
+    expect(assertionBase('accessing uninitialized left-value. assert \\initialized(&t_222);')).toBe('t_222');
+    expect(assertionBase('out of bounds read. assert \\valid_read((uint32_t *)q);')).toBe('q');
+    const t = 'int g, *p, *q, c;\nint main(void) {\n  c = (g >= 6) || (*p);\n  c = g ? 0 : (c && *p);\n  c = *p || (*p);\n  c = (g >= 6) || (*q);\n  return 0;\n}\n';
+    const at = (line: number, v: string): string[] | undefined => conditionalOperandsMentioning(t, line, [v])?.map((o) => t.slice(o.start, o.end));
+    expect(at(3, 'p')).toEqual(['(*p)']);
+    // The innermost operand: *p is read only if g is 0 and c is not.
+    expect(at(4, 'p')).toEqual(['*p']);
+    // Read unconditionally too: nothing to dismiss.
+    expect(at(5, 'p')).toBeUndefined();
+    // Not mentioned at all.
+    expect(at(6, 'p')).toBeUndefined();
+    // g is read in the unconditional left operand.
+    expect(at(3, 'g')).toBeUndefined();
   });
 
   it('dismisses an unsequenced alarm whose conditional write the run never evaluated', () => {
