@@ -64,10 +64,14 @@ export function reproScript(f: ReproInput): string {
       '[ "$cstatus" -eq 0 ] || exit 1',
       ...runDirShell(),
       `mkdir "$RUN" && mv ${EXE_FILE} "$RUN/${EXE_FILE}" && cd "$RUN" || exit 2`,
-      `${sandboxShell({ kind: 'run', timeoutMs: run.timeoutMs, memoryMb: run.memoryMb, tag: '' }, runArgv(c))} >run.out 2>run.err`,
+      ...signalShell(),
+      `sigof run.sig ${sandboxShell({ kind: 'run', timeoutMs: run.timeoutMs, memoryMb: run.memoryMb, tag: '' }, runArgv(c))} >run.out 2>run.err`,
       'rstatus=$?',
+      'rsig=$(cat run.sig 2>/dev/null)',
     );
-    for (const a of accepted) lines.push(...runCheck(a, hung));
+    // A run's hang: the limit's SIGKILL (timeout -s KILL kills itself too), not an exit with 137.
+    const runHung = (v: string): string => `{ [ "${v}" -eq 124 ] || { [ "${v}" -eq 137 ] && [ "\${rsig:-9}" = 9 ]; }; }`;
+    for (const a of accepted) lines.push(...runCheck(a, runHung));
   }
   lines.push('exit 1');
   return lines.join('\n') + '\n';
@@ -132,14 +136,30 @@ function runCheck(j: Judgement, hung: (v: string) => string): string[] {
   switch (j.outcome) {
     case 'binary-hang':
       return [`if ${hung('$rstatus')}; then exit 0; fi`];
-    case 'binary-crash':
-      if (j.signal) return [`if [ "$rstatus" -eq ${128 + signalNumber(j.signal)} ]; then exit 0; fi`];
-      return [`if [ "$rstatus" -eq ${j.exitStatus ?? 1} ]; then exit 0; fi`];
+    case 'binary-crash': {
+      // rsig (see signalShell) tells a death by the signal from an exit with status 128+N.
+      if (j.signal) return [`if [ "$rstatus" -eq ${128 + signalNumber(j.signal)} ] && [ "\${rsig:-${signalNumber(j.signal)}}" = ${signalNumber(j.signal)} ]; then exit 0; fi`];
+      return [`if [ "$rstatus" -eq ${j.exitStatus ?? 1} ] && [ "\${rsig:-0}" = 0 ]; then exit 0; fi`];
+    }
     case 'wrong-code':
       return ['if [ "$rstatus" -eq 0 ] && [ "$(cat run.out)" != "$EXPECTED" ]; then exit 0; fi'];
     default:
       return [];
   }
+}
+
+/**
+ * `sigof FILE CMD…` runs CMD and writes to FILE the number of the signal that ended it (0 for an
+ * exit). sh gives a death by signal N and an exit with status 128+N the same `$?` (a reduction
+ * drifted from a SIGFPE to `main` returning 136 this way); perl, where present, tells them apart.
+ * Without perl nothing is written and a status of 128+N counts as the signal.
+ */
+function signalShell(): string[] {
+  return [
+    '# sigof FILE CMD...: runs CMD; FILE gets the number of the signal that ended it, 0 for an exit',
+    '# (sh alone cannot tell a death by signal N from an exit with status 128+N).',
+    String.raw`sigof() { f=$1; shift; if command -v perl >/dev/null 2>&1; then perl -e 'my $f = shift @ARGV; system { $ARGV[0] } @ARGV; my $s = $?; if (open(my $h, ">", $f)) { print $h ($s == -1 ? "" : ($s & 127)), "\n"; } exit($s == -1 ? 127 : ($s & 127) ? 128 + ($s & 127) : ($s >> 8));' "$f" "$@"; else "$@"; fi; }`,
+  ];
 }
 
 function signalNumber(sig: NodeJS.Signals): number {

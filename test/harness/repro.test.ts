@@ -78,4 +78,21 @@ describe('repro.sh with hostile strings', () => {
     write(true);
     expect(spawnSync(join(dir, 'repro.sh'), [], { cwd: dir, timeout: 60_000 }).status).toBe(0);
   });
+
+  it('tells a binary killed by a signal from one that exits with 128 + that signal (and a hang from an exit with 137)', () => {
+    const config = buildMatrix([cc], ['-O0'])[0]!;
+    const verdict = (program: string, judgement: Parameters<typeof reproScript>[0]['judgement']): number | null => {
+      const dir = mkdtempSync(join(work, 'signal-'));
+      writeFileSync(join(dir, 'prog.c'), program);
+      writeFileSync(join(dir, 'repro.sh'), reproScript({ id: '1-1-x', config, judgement, expected: 'checksum = 1', limits: { ...DEFAULT_LIMITS, run: { ...DEFAULT_LIMITS.run, timeoutMs: 2000 } } }), { mode: 0o755 });
+      return spawnSync(join(dir, 'repro.sh'), [], { cwd: dir, timeout: 60_000 }).status;
+    };
+    const fpe = { outcome: 'binary-crash', bucket: 'binary-crash:x:SIGFPE', signal: 'SIGFPE' } as const;
+    // A real SIGFPE (a division by zero) reproduces; exit(136) does not (a reduction once drifted to it).
+    expect(verdict('#include <signal.h>\nint main(void) { raise(SIGFPE); return 0; }\n', fpe)).toBe(0);
+    expect(verdict('int main(void) { return 136; }\n', fpe)).toBe(1);
+    const hang = { outcome: 'binary-hang', bucket: 'binary-hang:x' } as const;
+    expect(verdict('int main(void) { for (;;) ; }\n', hang)).toBe(0);
+    expect(verdict('int main(void) { return 137; }\n', hang)).toBe(1);
+  });
 });
