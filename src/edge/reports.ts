@@ -194,6 +194,11 @@ export function evaAlarms(output: string, sources: readonly string[] = [], opts:
       if (evaKind(message) === 'unsequenced' && invalid.has(`${file}:${m[2]}`)) cutAt.push(Number(m[2]));
       continue;
     }
+    const holds = opts.holds?.get(`${file}:${m[2]}`);
+    if (holds !== undefined) {
+      dismissed.push(`${file}:${m[2]} (${evaKind(message)}, ${holds})`);
+      continue;
+    }
     if (opts.ruledOut?.has(evaKind(message))) {
       dismissed.push(`${file}:${m[2]} (${evaKind(message)}, ruled out by a clean run that checks it)`);
       continue;
@@ -226,6 +231,11 @@ export interface EvaFilter {
    * unsequenced alarm there ignores the short-circuit.
    */
   readonly notRun?: ReadonlySet<string>;
+  /**
+   * `file:line` of alarms whose assertion a probe build showed holding in the real state at every
+   * access the statement makes (see check.ts, `probeAssertion`), with what it showed.
+   */
+  readonly holds?: ReadonlyMap<string, string>;
 }
 
 /** The `file:line` keys of a `-eva-report-red-statuses` CSV (tab-separated, with a header line). */
@@ -268,10 +278,15 @@ export function subarraySeparation(text: string, sources: readonly string[]): bo
   // the declarations of the last name (a struct member's, for a path).
   const base = (l: string): string | undefined => /^([A-Za-z_]\w*(?:(?:\.|->)[A-Za-z_]\w*)*)(?:\[|$)/.exec(l)?.[1];
   const subarray = (l: string): boolean => {
-    const m = /^(?:[A-Za-z_]\w*(?:\.|->))*([A-Za-z_]\w*)((?:\[[^[\]]+\])*)$/.exec(l);
+    const m = /^((?:[A-Za-z_]\w*(?:\.|->))*)([A-Za-z_]\w*)((?:\[[^[\]]+\])*)$/.exec(l);
     if (!m) return false;
-    const ranks = declaredRanks(m[1]!, sources);
-    return ranks.length > 0 && ranks.every((r) => r > m[2]!.split('[').length - 1);
+    // A member is looked up in the struct its path leads to when the declarations say which
+    // (`p_4.f4` with `struct S3 p_4`: S3's `f4`, not another struct's scalar `f4`); else in every
+    // declaration of the name, which must all agree.
+    const path = m[1]!.split(/\.|->/).filter((x) => x !== '');
+    const scope = path.length > 0 ? memberScope(path, sources) : undefined;
+    const ranks = declaredRanks(m[2]!, scope ?? sources);
+    return ranks.length > 0 && ranks.every((r) => r > m[3]!.split('[').length - 1);
   };
   const isSub = lvals.map((l) => l !== undefined && base(l) !== undefined && subarray(l));
   for (let i = 0; i < lvals.length; i++) {
@@ -280,12 +295,51 @@ export function subarraySeparation(text: string, sources: readonly string[]): bo
   return true;
 }
 
-/** The array ranks (number of `[…]`) of every simple declaration of `name` in `sources`. */
+/**
+ * The body of the struct or union that the member path `path` (a variable, then members) leads
+ * to, as a one-element source list; undefined when the declarations do not tell (a name declared
+ * with two struct types, a typedef, a body not found).
+ */
+function memberScope(path: readonly string[], sources: readonly string[]): string[] | undefined {
+  let scope: readonly string[] = sources;
+  for (const name of path) {
+    const tags = new Set<string>();
+    const decl = new RegExp(String.raw`\b(?:struct|union)\s+([A-Za-z_]\w*)\s*[\s*]*\b${name}\b\s*(?=[[;,)=])`, 'g');
+    for (const src of scope) for (const d of src.matchAll(decl)) tags.add(d[1]!);
+    if (tags.size !== 1) return undefined;
+    const tag = [...tags][0]!;
+    const body = aggregateBody(tag, sources);
+    if (body === undefined) return undefined;
+    scope = [body];
+  }
+  return [...scope];
+}
+
+/** The text between the braces of `struct TAG { … }` or `union TAG { … }` in `sources` (the first definition). */
+function aggregateBody(tag: string, sources: readonly string[]): string | undefined {
+  const head = new RegExp(String.raw`\b(?:struct|union)\s+${tag}\s*\{`, 'g');
+  for (const src of sources) {
+    for (const h of src.matchAll(head)) {
+      let depth = 1;
+      const from = h.index! + h[0].length;
+      for (let i = from; i < src.length; i++) {
+        if (src[i] === '{') depth++;
+        else if (src[i] === '}' && --depth === 0) return `{${src.slice(from, i)}}`;
+      }
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The array ranks (number of `[…]`) of every simple declaration of `name` in `sources`, scalars
+ * and pointers as 0 (so a name declared both ways is not taken for an array).
+ */
 function declaredRanks(name: string, sources: readonly string[]): number[] {
   const decl = new RegExp(
-    String.raw`(?:^|[;{}(,])\s*(?:(?:static|extern|const|volatile|register|signed|unsigned|struct|union|enum)\s+)*[A-Za-z_]\w*\s+\**\s*` +
+    String.raw`(?:^|[;{}(,])\s*(?:(?:static|extern|const|volatile|register|signed|unsigned|long|short|struct|union|enum)\s+)*(?!(?:return|else|case|goto|sizeof|do)\b)[A-Za-z_]\w*\s+\**\s*` +
       name +
-      String.raw`\s*((?:\[[^\]]*\]\s*)+)`,
+      String.raw`\s*((?:\[[^\]]*\]\s*)*)(?=[;,)=])`,
     'gm',
   );
   const ranks: number[] = [];

@@ -270,3 +270,99 @@ export function conditionalOperandsMentioning(text: string, line: number, variab
   for (const e of ownExpressions(s)) visit(e, undefined);
   return !unconditional && mentions > 0 ? [...ops.values()] : undefined;
 }
+
+/**
+ * The places in the statement at `line` (1-based) where the run uses `name` as an alarm about it
+ * means: for `deref`, the operand `p` of each `*p` (the access `\valid_read(p)` is about); for
+ * `read`, each plain read of the variable `name` (not a store's target, not an operand of `&`,
+ * `++`, `--`, not a member's base). Undefined when there is none, or when `name` is also read by a
+ * compound assignment or `++`/`--` there (an lvalue that cannot be wrapped in a probe).
+ */
+export function usesOf(text: string, line: number, name: string, how: 'deref' | 'read'): OperandRange[] | undefined {
+  const s = statementAt(parse(text).rootNode, line - 1);
+  if (!s) return undefined;
+  const out: OperandRange[] = [];
+  let blocked = false;
+  const strip = (n: SyntaxNode): SyntaxNode => (n.type === 'parenthesized_expression' && n.namedChildren.length === 1 ? strip(n.namedChildren[0]!) : n);
+  const visit = (n: SyntaxNode): void => {
+    if (n.type === 'compound_statement') return;
+    if (how === 'deref' && n.type === 'pointer_expression' && n.childForFieldName('operator')?.type === '*') {
+      const arg = n.childForFieldName('argument');
+      if (arg && strip(arg).type === 'identifier' && strip(arg).text === name) {
+        out.push({ start: arg.startIndex, end: arg.endIndex, text: arg.text });
+        return;
+      }
+    }
+    if (how === 'read' && n.type === 'identifier' && n.text === name) {
+      const p = n.parent;
+      const role = p?.type;
+      if (role === 'field_expression' || role === 'call_expression') return;
+      if (role === 'pointer_expression' && p!.childForFieldName('operator')?.type === '&') return;
+      if (role === 'update_expression') {
+        blocked = true;
+        return;
+      }
+      if (role === 'assignment_expression' && p!.childForFieldName('left')?.id === n.id) {
+        if (p!.childForFieldName('operator')?.type !== '=') blocked = true;
+        return;
+      }
+      out.push({ start: n.startIndex, end: n.endIndex, text: n.text });
+      return;
+    }
+    for (const c of n.namedChildren) visit(c);
+  };
+  for (const e of ownExpressions(s)) visit(e);
+  return blocked || out.length === 0 ? undefined : out;
+}
+
+/** An object a statement can name: its name, and whether it is declared `const` (as a whole). */
+export interface ScopeObject {
+  readonly name: string;
+  readonly isConst: boolean;
+}
+
+/**
+ * The objects in scope at the statement at `line` (1-based): file-scope variables, the enclosing
+ * function's parameters, and the declarations of every enclosing block that come before the
+ * statement; the innermost of two with one name. Functions, typedefs, `extern` declarations and
+ * incomplete arrays are left out (`&x` and `sizeof x` must both work on each).
+ */
+export function objectsInScope(text: string, line: number): ScopeObject[] {
+  const root = parse(text).rootNode;
+  const s = statementAt(root, line - 1);
+  if (!s) return [];
+  const byName = new Map<string, ScopeObject>();
+  const declare = (decl: SyntaxNode): void => {
+    const specs = decl.namedChildren.filter((c) => c.type === 'storage_class_specifier' || c.type === 'type_qualifier').map((c) => c.text);
+    if (specs.includes('extern') || specs.includes('typedef')) return;
+    const isConst = specs.includes('const');
+    for (const d of decl.namedChildren) {
+      let t: SyntaxNode | null = d.type === 'init_declarator' ? d.childForFieldName('declarator') : d;
+      if (!t || !/declarator$|^identifier$/.test(t.type) || t.type === 'function_declarator') continue;
+      let pointer = false;
+      while (t && t.type !== 'identifier') {
+        if (t.type === 'function_declarator' || t.type === 'parenthesized_declarator') return;
+        if (t.type === 'array_declarator' && !t.childForFieldName('size') && d.type !== 'init_declarator') return;
+        if (t.type === 'pointer_declarator') pointer = true;
+        t = t.childForFieldName('declarator');
+      }
+      // `const T *p` qualifies what p points at, not p.
+      if (t) byName.set(t.text, { name: t.text, isConst: isConst && !pointer });
+    }
+  };
+  const chain: SyntaxNode[] = [];
+  for (let n: SyntaxNode | null = s; n; n = n.parent) chain.unshift(n);
+  for (const [i, n] of chain.entries()) {
+    const inner = chain[i + 1];
+    if (n.type === 'translation_unit' || n.type === 'compound_statement') {
+      for (const c of n.namedChildren) {
+        if (inner && c.startIndex >= inner.startIndex) break;
+        if (c.type === 'declaration') declare(c);
+      }
+    } else if (n.type === 'function_definition') {
+      const params = n.descendantsOfType('parameter_declaration').filter((p) => p.parent?.parent?.parent?.id === n.id);
+      for (const p of params) declare(p);
+    }
+  }
+  return [...byName.values()];
+}

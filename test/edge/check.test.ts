@@ -114,6 +114,43 @@ describe('kiln check', () => {
     if (evaluated.verdict === 'ub') expect(evaluated.report).toMatchObject({ kind: 'out-of-bounds', line: 6 });
   });
 
+  it('asks the run whether a pointer Eva may see invalid points into a live object where it is read', async () => {
+    // A volatile condition: Eva keeps a state where p is null; the run with c = 0 never has one.
+    const text = (c: number): string => `volatile int c = ${c};\nint g6 = 7, g7[2] = {8, 9};\nint *p = &g6;\nint main(void) {\n  if (c) p = 0; else p = &g7[1];\n  int x = *p;\n  return x - 9;\n}\n`;
+    const valid = await checkProgram([write('ptr-valid.c', text(0))], avail, { tools: ['eva'] });
+    expect(valid.verdict, JSON.stringify(valid)).toBe('clean');
+    expect(valid.runs[0]!.detail).toContain('`p` points inside an object in scope at each access there');
+    const invalid = await checkProgram([write('ptr-null.c', text(1))], avail, { tools: ['eva'] });
+    expect(invalid.verdict, JSON.stringify(invalid)).toBe('ub');
+    if (invalid.verdict === 'ub') expect(invalid.report).toMatchObject({ tool: 'eva', line: 6 });
+  });
+
+  it('asks valgrind whether a variable Eva may see uninitialised is initialised where it is read', async () => {
+    // With c = 1 the read is real UB that no sanitizer nor valgrind reports by itself (the value
+    // is only stored); the probe branches on it under valgrind.
+    const text = (c: number): string => `volatile int c = ${c};\nvolatile int s;\nint main(void) {\n  int t;\n  if (!c) t = 3;\n  s = t;\n  return 0;\n}\n`;
+    const set = await checkProgram([write('init-set.c', text(0))], avail);
+    expect(set.verdict, JSON.stringify(set)).toBe('clean');
+    expect(set.runs.at(-1)!.detail).toContain('valgrind shows `t` initialised at each read there');
+    const unset = await checkProgram([write('init-unset.c', text(1))], avail);
+    expect(unset.verdict, JSON.stringify(unset)).toBe('ub');
+    if (unset.verdict === 'ub') expect(unset.report).toMatchObject({ tool: 'eva', kind: 'uninitialised-read', line: 6 });
+  });
+
+  it('says clean on UB-free Kiln programs where Eva raised a red alarm on a path the run never takes', async () => {
+    // Size small, default policy (bench:check's UB-free set): a null g_8 (seed 100160), an
+    // uninitialised t_222 (100199), and a member array f4 whose name another struct gives a
+    // scalar (100164: the sub-array separation alarm).
+    const policy = parsePolicy({}, 'small');
+    for (const seed of [100160n, 100164n, 100199n]) {
+      const g = generateProgram(seed, policy);
+      expect(g.ok).toBe(true);
+      if (!g.ok) continue;
+      const r = await checkProgram([write(`kiln-red-${seed}.c`, emitC(g.program, { expected: g.expected }))], avail);
+      expect(r.verdict, `seed ${seed}: ${JSON.stringify(r)}`).toBe('clean');
+    }
+  });
+
   it('counts no alarm of an Eva analysis that did not finish: a timeout is no verdict', async () => {
     // A stand-in frama-c first on PATH: it prints an alarm at once, then keeps analysing.
     const bin = join(dir, 'slow-frama-c');

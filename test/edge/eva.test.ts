@@ -27,6 +27,13 @@ describe('Eva separation alarms between an element and its sub-array', () => {
     const ptr = 'struct T { uint32_t f1[4]; };\nstruct T *g_10; int32_t *l_74;\n';
     expect(subarraySeparation(String.raw`\separated(l_74, &g_10->f1)`, [ptr])).toBe(true);
     expect(subarraySeparation(String.raw`\separated(l_74, &g_10->f1[1])`, [ptr])).toBe(false);
+    // A member name declared in several structs, an array in one and a scalar in another: the
+    // variable's own struct decides (a UB-free Kiln program's alarm, seed 100164 at size small).
+    const shared = 'struct S1 {\n    int8_t f4;\n};\nstruct S3 {\n    int f3;\n    long long f4[4];\n};\nstatic int8_t func_2(uint32_t p_1, struct S3 p_4, struct S1 q);\n';
+    expect(subarraySeparation(String.raw`\separated(&p_4.f4[(unsigned int)((uint32_t)g_10 % 4U)], &p_4.f4)`, [shared])).toBe(true);
+    expect(subarraySeparation(String.raw`\separated(&q.f4, &p_4.f4[1])`, [shared])).toBe(false);
+    // A name whose type the declarations do not give falls back to every declaration of the member.
+    expect(subarraySeparation(String.raw`\separated(&r.f4[1], &r.f4)`, [shared])).toBe(false);
     // A cast of something else is not a row.
     expect(subarraySeparation(String.raw`\separated(&g_3[1][7], (int64_t *)p)`, [src])).toBe(false);
   });
