@@ -161,19 +161,19 @@ export function parseEva(output: string, sources: readonly string[] = [], opts: 
  * on that path, so a clean verdict is only partial (a known Frama-C false alarm on arrays of
  * arrays).
  */
-export function evaAlarms(output: string, sources: readonly string[] = [], opts: EvaFilter = {}): { report?: UBReport; cutAt: number[]; dismissed: string[] } {
+export function evaAlarms(output: string, sources: readonly string[] = [], opts: EvaFilter = {}): { report?: UBReport; cutAt: EvaCut[]; dismissed: string[] } {
   const dismissed: string[] = [];
   const proven = new Set<string>();
   const invalid = new Set<string>();
   for (const m of output.matchAll(/\[eva\] ([^:\n]+):(\d+): assertion '[^']*' got final status (valid|invalid)/g)) (m[3] === 'valid' ? proven : invalid).add(`${baseName(m[1]!)}:${m[2]}`);
-  const cutAt: number[] = [];
+  const cutAt: EvaCut[] = [];
   for (const m of output.matchAll(/\[eva:alarm\] ([^:\n]+):(\d+): Warning:[ \t]*([^\n]*)((?:\n[ \t]+[^\n]*)*)/g)) {
     const file = baseName(m[1]!);
     if (proven.has(`${file}:${m[2]}`)) continue;
     const more = m[4]!.split('\n').map((l) => l.trim()).filter((l) => l !== '');
     const message = (m[3]!.trim() || more[0] || 'alarm').replace(/\s+/g, ' ');
     if (evaKind(message) === 'unsequenced' && subarraySeparation([m[3]!, ...more].join(' '), sources)) {
-      if (invalid.has(`${file}:${m[2]}`)) cutAt.push(Number(m[2]));
+      if (invalid.has(`${file}:${m[2]}`)) cutAt.push({ file, line: Number(m[2]) });
       continue;
     }
     // Not invalid in any state Eva computed: its abstraction could not prove the property (an
@@ -186,12 +186,12 @@ export function evaAlarms(output: string, sources: readonly string[] = [], opts:
     if (evaKind(message) === 'unsequenced' && text !== undefined && innerSequencePoint(text, Number(m[2]))) {
       dismissed.push(`${file}:${m[2]} (unsequenced, across a sequence point)`);
       // Red with status invalid, it ended Eva's path there: what follows went unchecked.
-      if (invalid.has(`${file}:${m[2]}`)) cutAt.push(Number(m[2]));
+      if (invalid.has(`${file}:${m[2]}`)) cutAt.push({ file, line: Number(m[2]) });
       continue;
     }
     if (opts.notRun?.has(`${file}:${m[2]}`)) {
       dismissed.push(`${file}:${m[2]} (${evaKind(message)}, on a statement or operand the run never evaluated)`);
-      if (evaKind(message) === 'unsequenced' && invalid.has(`${file}:${m[2]}`)) cutAt.push(Number(m[2]));
+      if (evaKind(message) === 'unsequenced' && invalid.has(`${file}:${m[2]}`)) cutAt.push({ file, line: Number(m[2]) });
       continue;
     }
     const holds = opts.holds?.get(`${file}:${m[2]}`);
@@ -206,6 +206,12 @@ export function evaAlarms(output: string, sources: readonly string[] = [], opts:
     return { report: { tool: 'eva', kind: evaKind(message), file, line: Number(m[2]), message: `Frama-C Eva: ${message}` }, cutAt, dismissed };
   }
   return { cutAt, dismissed };
+}
+
+/** A dismissed unsequenced alarm that got Eva's final status invalid: Eva's path ended there. */
+export interface EvaCut {
+  readonly file: string;
+  readonly line: number;
 }
 
 /** What `evaAlarms` can check an alarm against. */

@@ -366,3 +366,82 @@ export function objectsInScope(text: string, line: number): ScopeObject[] {
   }
   return [...byName.values()];
 }
+
+/**
+ * `text` with every comma, `&&`, `||` and `?:` that holds a write, in the full expressions of the
+ * statement at `line` (1-based), turned into a GNU statement expression that evaluates the same
+ * operands in the same order: `(A, B)` → `({ (void)(A); B; })`, `A && B` →
+ * `({ int k = 0; if (A) k = !!(B); k; })` (`||` alike), `A ? B : C` →
+ * `({ __typeof__(A ? B : C) k; if (A) k = B; else k = C; k; })`; and an assignment whose right
+ * operand writes, `L op= R`, evaluates R first: `({ __typeof__(R) k = (R); L op= k; })` (C leaves
+ * the order of L and R open; the program at hand was found not to depend on it). Frama-C's
+ * unsequenced check ignores those sequence points, and takes a write to one element of an array
+ * for an access to the whole row; split into statements, the accesses they order are no longer
+ * in one expression. Lines are kept (copies inside `__typeof__` lose their line breaks).
+ * Undefined when nothing changes.
+ */
+export function splitSequencePoints(text: string, line: number, n: number): string | undefined {
+  const s = statementAt(parse(text).rootNode, line - 1);
+  if (!s) return undefined;
+  let k = 0;
+  const flat = (x: string): string => x.replace(/\n/g, ' ');
+  const render = (node: SyntaxNode): string => {
+    // The node's text with each child rendered in place.
+    let out = '';
+    let at = node.startIndex;
+    for (const c of node.children) {
+      out += text.slice(at, c.startIndex) + render(c);
+      at = c.endIndex;
+    }
+    out += text.slice(at, node.endIndex);
+    if (!hasWrite(node)) return out;
+    // The line breaks between the operands, kept after the replacement so later lines keep
+    // their numbers.
+    let gaps = text.slice(node.startIndex, node.endIndex);
+    for (const c of [...node.children].reverse()) gaps = gaps.slice(0, c.startIndex - node.startIndex) + gaps.slice(c.endIndex - node.startIndex);
+    const nl = '\n'.repeat(gaps.split('\n').length - 1);
+    const rendered = replace(node);
+    return rendered === undefined ? out : rendered + nl;
+  };
+  const replace = (node: SyntaxNode): string | undefined => {
+    const name = (): string => `kiln_sp_${n}_${k++}`;
+    if (node.type === 'comma_expression') {
+      const l = node.childForFieldName('left');
+      const r = node.childForFieldName('right');
+      if (l && r) return `({ (void)(${render(l)}); ${render(r)}; })`;
+    } else if (node.type === 'binary_expression') {
+      const op = node.childForFieldName('operator')?.type;
+      const l = node.childForFieldName('left');
+      const r = node.childForFieldName('right');
+      if (l && r && (op === '&&' || op === '||')) {
+        const v = name();
+        return op === '&&' ? `({ int ${v} = 0; if (${render(l)}) ${v} = !!(${render(r)}); ${v}; })` : `({ int ${v} = 1; if (!(${render(l)})) ${v} = !!(${render(r)}); ${v}; })`;
+      }
+    } else if (node.type === 'assignment_expression') {
+      const l = node.childForFieldName('left');
+      const op = node.childForFieldName('operator');
+      const r = node.childForFieldName('right');
+      if (l && op && r && hasWrite(r)) {
+        const v = name();
+        return `({ __typeof__(${flat(r.text)}) ${v} = (${render(r)}); ${render(l)} ${op.text} ${v}; })`;
+      }
+    } else if (node.type === 'conditional_expression') {
+      const c = node.childForFieldName('condition');
+      const a = node.childForFieldName('consequence');
+      const b = node.childForFieldName('alternative');
+      if (c && a && b) {
+        const v = name();
+        return `({ __typeof__(${flat(node.text)}) ${v}; if (${render(c)}) ${v} = ${render(a)}; else ${v} = ${render(b)}; ${v}; })`;
+      }
+    }
+    return undefined;
+  };
+  const exprs = ownExpressions(s).filter((e) => e.type !== 'compound_statement');
+  // Each full expression, rendered; applied from the end so earlier offsets hold.
+  let out = text;
+  for (const e of [...exprs].sort((a, b) => b.startIndex - a.startIndex)) {
+    if (text.slice(e.startIndex, e.endIndex) !== e.text) return undefined;
+    out = out.slice(0, e.startIndex) + render(e) + out.slice(e.endIndex);
+  }
+  return out === text ? undefined : out;
+}

@@ -356,6 +356,22 @@ function compileSafe(cx: CompileContext, e: Expr & { kind: 'safe' }): Ev {
 }
 
 function compileCall(cx: CompileContext, e: Expr & { kind: 'call' }): Ev {
+  const call = compileCallValue(cx, e);
+  if (cx.funcs.get(e.func)!.decl.ret.kind !== 'ptr') return call;
+  // A returned pointer to the callee's own local or parameter is dangling the moment the call
+  // ends, and using that value is undefined (C11 6.2.4p2, J.2), even when nothing dereferences it:
+  // GCC returns a null pointer instead of a local's address (measured: Eva's `\dangling` alarm on
+  // a Kiln program that only passed such a value on).
+  const rt = cx.rt;
+  const id = e.id;
+  return (f) => {
+    const p = call(f) as Ptr;
+    if (dangling(p)) rt.fault('dangling-pointer-use', id, { pointerOrigin: p.origin });
+    return p;
+  };
+}
+
+function compileCallValue(cx: CompileContext, e: Expr & { kind: 'call' }): Ev {
   const rt = cx.rt;
   const id = e.id;
   const slot = cx.funcs.get(e.func);

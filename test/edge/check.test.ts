@@ -9,6 +9,7 @@ import { checkProgram, probeTools, type ToolAvailability } from '../../src/edge/
 import { CHECK_TOOLS, type UBKind } from '../../src/edge/reports.js';
 import { emitC } from '../../src/emit/c.js';
 import { parsePolicy } from '../../src/gen/policy.js';
+import { generateUBProgram } from '../../src/edge/inject.js';
 import { generateProgram } from '../../src/repair/generate.js';
 import { runKiln } from '../harness/support/cli.js';
 
@@ -77,7 +78,8 @@ describe('kiln check', () => {
     const text = (c: number): string => `#include <stdio.h>\nint c = ${c};\nint main(void) {\n  int l = 5;\n  l = (c && (l = 1)); /* UB */\n  printf("%d\\n", l);\n  return 0;\n}\n`;
     const never = await checkProgram([write('never.c', text(0))], avail, { tools: ['eva'] });
     expect(never.verdict, JSON.stringify(never)).toBe('clean');
-    expect(never.runs[0]!.detail).toContain('not checked after line 5');
+    // Eva ended its path there; split at its sequence points, the statement is analysed past.
+    expect(never.runs[0]!.detail).toContain('1 statement split at the sequence points');
     const runs = await checkProgram([write('runs.c', text(1))], avail, { tools: ['eva'] });
     expect(runs.verdict, JSON.stringify(runs)).toBe('ub');
     if (runs.verdict === 'ub') expect(runs.report).toMatchObject({ tool: 'eva', kind: 'unsequenced', line: 5 });
@@ -148,6 +150,33 @@ describe('kiln check', () => {
       if (!g.ok) continue;
       const r = await checkProgram([write(`kiln-red-${seed}.c`, emitC(g.program, { expected: g.expected }))], avail);
       expect(r.verdict, `seed ${seed}: ${JSON.stringify(r)}`).toBe('clean');
+    }
+  });
+
+  it('finds unsequenced UB after a statement where Eva ended its path on an alarm Kiln does not count', async () => {
+    // Line 4: Frama-C takes the row a[1] for an access and ends its path there (status invalid);
+    // line 5 is real UB. Split at its sequence points, line 4 no longer stops Eva.
+    const text = 'int a[2][3];\nint x;\nint main(void) {\n  a[1][2] = (a[1][0] = 5);\n  x = (x = 1) + x;\n  return a[1][2] - 5;\n}\n';
+    const r = await checkProgram([write('after-cut.c', text)], avail, { tools: ['eva'] });
+    expect(r.verdict, JSON.stringify(r)).toBe('ub');
+    if (r.verdict === 'ub') expect(r.report).toMatchObject({ kind: 'unsequenced', line: 5 });
+    // Without the UB, the verdict is clean and says what was split.
+    const clean = await checkProgram([write('after-cut-clean.c', text.replace('x = (x = 1) + x;', 'x = 1 + x;'))], avail, { tools: ['eva'] });
+    expect(clean.verdict, JSON.stringify(clean)).toBe('clean');
+    expect(clean.runs[0]!.detail).toContain('1 statement split at the sequence points');
+  });
+
+  it('finds the UB of unsequenced-on-purpose Kiln programs whose UB Eva reached only past such a statement', async () => {
+    // Seed 1: a sub-array alarm with status invalid first; seed 29: a member-array alarm that
+    // Frama-C ends its path at while giving it the status valid (main never returns in Eva).
+    const policy = parsePolicy({}, 'small');
+    for (const seed of [1n, 29n]) {
+      const g = generateUBProgram(seed, policy, 'unsequenced');
+      expect(g.ok).toBe(true);
+      if (!g.ok) continue;
+      const r = await checkProgram([write(`unseq-${seed}.c`, g.text)], avail);
+      expect(r.verdict, `seed ${seed}: ${JSON.stringify(r)}`).toBe('ub');
+      if (r.verdict === 'ub') expect(r.report, `seed ${seed}`).toMatchObject({ tool: 'eva', kind: 'unsequenced', line: g.location.line });
     }
   });
 

@@ -40,7 +40,7 @@ describe('Eva separation alarms between an element and its sub-array', () => {
 
   it("are where Eva's analysis stopped when Eva gave them the final status invalid", () => {
     const out = alarm(String.raw`\separated(&g_2[5][3][0], &g_2[5])`) + "[eva] k.c:2: assertion 'Eva,separation' got final status invalid.\n";
-    expect(evaAlarms(out, [ARRAY_SRC])).toEqual({ cutAt: [2], dismissed: [] });
+    expect(evaAlarms(out, [ARRAY_SRC])).toEqual({ cutAt: [{ file: 'k.c', line: 2 }], dismissed: [] });
     expect(evaAlarms(alarm(String.raw`\separated(&g_2[5][3][0], &g_2[5])`), [ARRAY_SRC])).toEqual({ cutAt: [], dismissed: [] });
   });
 
@@ -114,7 +114,7 @@ describe('Eva alarms checked against red statuses and sequence points', () => {
     expect(evaAlarms(sep(4), [twoLines], { files: files2 })).toEqual({ cutAt: [], dismissed: ['k.c:4 (unsequenced, across a sequence point)'] });
     // Given the final status invalid, Eva's path ended there: the clean verdict is partial.
     const ended = sep(4) + "[eva] k.c:4: assertion 'Eva,separation' got final status invalid.\n";
-    expect(evaAlarms(ended, [twoLines], { files: files2 }).cutAt).toEqual([4]);
+    expect(evaAlarms(ended, [twoLines], { files: files2 }).cutAt).toEqual([{ file: 'k.c', line: 4 }]);
     expect(evaAlarms(sep(5), [twoLines], { files: files2 }).report).toMatchObject({ kind: 'unsequenced', line: 5 });
   });
 
@@ -152,6 +152,6 @@ describe('Eva alarms checked against red statuses and sequence points', () => {
     const out = "[eva:alarm] k.c:3: Warning: \n  undefined multiple accesses in expression.\n  assert \\separated(&l, &l);\n[eva] k.c:3: assertion 'Eva,separation' got final status invalid.\n";
     const files = new Map([['k.c', t]]);
     expect(evaAlarms(out, [t], { files }).report).toMatchObject({ kind: 'unsequenced', line: 3 });
-    expect(evaAlarms(out, [t], { files, notRun: new Set(['k.c:3']) })).toEqual({ cutAt: [3], dismissed: ['k.c:3 (unsequenced, on a statement or operand the run never evaluated)'] });
+    expect(evaAlarms(out, [t], { files, notRun: new Set(['k.c:3']) })).toEqual({ cutAt: [{ file: 'k.c', line: 3 }], dismissed: ['k.c:3 (unsequenced, on a statement or operand the run never evaluated)'] });
   });
 });

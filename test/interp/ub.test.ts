@@ -183,8 +183,18 @@ describe('interpreter UB detection: each kind at the right node', () => {
     const b = new IRBuilder();
     const l = b.local('l', C.int32, b.lit(1));
     const f = b.func('f', pointerTo(C.int32), [], b.block([b.ret(b.addr(b.v(l)))], [l]));
-    const d = b.deref(b.call(f, []));
-    expectUB(run(b, [], [b.stmt(d)], [], [f]), 'dangling-dereference', d);
+    // The call's value is already a dangling pointer: using it is the fault, before any deref.
+    const c = b.call(f, []);
+    expectUB(run(b, [], [b.stmt(b.deref(c))], [], [f]), 'dangling-pointer-use', c);
+
+    // …also when it is only passed on (Eva's `\dangling` alarm on such a Kiln program).
+    const b1 = new IRBuilder();
+    const p1 = b1.param('p1', C.int8);
+    const f1 = b1.func('f1', pointerTo(C.int8), [p1], b1.block([b1.ret(b1.addr(b1.v(p1)))]));
+    const q = b1.param('q', pointerTo(C.int8));
+    const sink = b1.func('sink', C.int32, [q], b1.block([b1.ret(b1.lit(0))]));
+    const c1 = b1.call(f1, [b1.lit(3, C.int8)]);
+    expectUB(run(b1, [], [b1.stmt(b1.call(sink, [c1]))], [], [f1, sink]), 'dangling-pointer-use', c1);
 
     const b2 = new IRBuilder();
     const gp = b2.global('gp', pointerTo(C.int32), b2.nullptr(pointerTo(C.int32)));
