@@ -67,13 +67,23 @@ export function safeDefinition(u: SafeUse, form: SafeMathForm, prefix = ''): str
   const ct = u.count ? baseSpelling(u.count) : t;
   const g = guard(u);
   const unary = u.op === 'neg';
-  if (form === 'function') {
+  if (form === 'function' || (form === 'mix' && mixedAsFunction(safeName(u.op, u.type, u.count)))) {
     const params = unary ? `${t} a` : `${t} a, ${ct} b`;
     return `static ${t} ${name}(${params})\n{\n    return (${g.unsafe}) ? a : ${g.result};\n}`;
   }
   const params = unary ? 'x' : 'x, y';
   const decls = unary ? `${t} a = (x);` : `${t} a = (x); ${ct} b = (y);`;
   return `#define ${name}(${params}) ({ ${decls} (${t})((${g.unsafe}) ? a : ${g.result}); })`;
+}
+
+/**
+ * In a program of form `mix`, whether this wrapper is a function (else a macro): a hash of its
+ * unprefixed name, so every file of a split program, and every reduction candidate, agrees.
+ */
+function mixedAsFunction(name: string): boolean {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < name.length; i++) h = Math.imul(h ^ name.charCodeAt(i), 0x01000193) >>> 0;
+  return (h & 1) === 0;
 }
 
 /** A stable key identifying a wrapper use (for de-duplication). */

@@ -6,7 +6,7 @@ import { newVariable } from './access.js';
 import { GenContext } from './context.js';
 import { createFunction, returnType } from './func.js';
 import type { Policy } from './policy.js';
-import { programPolicy } from './shuffle.js';
+import { drawSafeMathForm, programPolicy } from './shuffle.js';
 import { genRecords } from './types.js';
 
 /**
@@ -42,7 +42,7 @@ export function generateRawContext(seed: number | bigint | string, basePolicy: P
   const func1 = createFunction(g, returnType(g), { noParams: true });
   const main = genMain(g, func1.sig);
   const funcs = g.funcs.map((f) => markRegisterLocals(g, f.decl!));
-  const safeMath = rng.chance(policy.choices.macroSafeMath) ? 'macro' : 'function';
+  const safeMath = drawSafeMathForm(rng, policy);
   const program = g.b.program({
     records: g.records,
     globals: g.globals,

@@ -105,3 +105,18 @@ export function programPolicy(base: Policy, rng: Rng): Policy {
   }
   return p;
 }
+
+/**
+ * How the program prints its safe-math wrappers (CsmithEdge draws functions, macros or a mix, a
+ * third each): `mix` with `choices.mixedSafeMath`, else macros with `choices.macroSafeMath`. One
+ * draw, as when only the second choice existed, so the rest of the program is unchanged by it.
+ */
+export function drawSafeMathForm(rng: Rng, policy: Policy): 'function' | 'macro' | 'mix' {
+  const mix = policy.choices.mixedSafeMath;
+  const macro = policy.choices.macroSafeMath;
+  if (mix <= 0) return rng.chance(macro) ? 'macro' : 'function';
+  if (mix >= 1) return 'mix';
+  const u = rng.float();
+  if (u < mix) return 'mix';
+  return (u - mix) / (1 - mix) < macro ? 'macro' : 'function';
+}

@@ -5,7 +5,7 @@ import { Rng } from '../random/rng.js';
 import { GenContext, type BlockCtx } from './context.js';
 import { declarable, genInt } from './expr.js';
 import type { Policy } from './policy.js';
-import { programPolicy } from './shuffle.js';
+import { drawSafeMathForm, programPolicy } from './shuffle.js';
 import { constant } from './types.js';
 import { slpGroup } from './vector.js';
 
@@ -94,7 +94,7 @@ export function generateYarpgenRaw(seed: number | bigint | string, basePolicy: P
   const tests: FuncDecl[] = [];
   for (let i = 1; i <= nTests; i++) tests.push(testFunction(g, `${YARPGEN_TEST_PREFIX}${i}`, gl));
   const main = driverMain(g, init, tests, gl);
-  const safeMath = rng.chance(policy.choices.macroSafeMath) ? 'macro' : 'function';
+  const safeMath = drawSafeMathForm(rng, policy);
   return g.b.program({
     records: [],
     globals: [...gl.inputs, ...gl.mixed, ...gl.outputs],
