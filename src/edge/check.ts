@@ -354,12 +354,33 @@ async function evaRun(dir: string, names: readonly string[], cflags: readonly st
   let texts = sources;
   let hoisted = 0;
   const split = new Set<string>();
+  // The first analysis has the whole limit; the splits' analyses and the fallback share one more
+  // (as the first and the fallback analysis did before splits existed).
+  let deadline = Infinity;
+  let partial: { run: Omit<ToolRun, 'ms'> } | undefined;
+  let cutLine = 0;
+  const left = (): number => (deadline === Infinity ? timeoutMs : deadline - Date.now());
+  // No way past the cut: analyse again without the unsequenced-access check, so the other kinds
+  // are checked past that point; the verdict says what stays unchecked.
+  const withoutSequencing = async (): Promise<{ run: Omit<ToolRun, 'ms'>; report?: UBReport }> => {
+    if (left() < 1000) return partial!;
+    const second = await evaOnce(dir, base, names, sources, left(), ruledOut, probe, held);
+    if (second.report || (second.run.status !== 'clean' && second.run.status !== 'timeout')) return second;
+    if (second.run.status === 'timeout') return partial!;
+    return { run: { tool: 'eva', status: 'clean', detail: `unsequenced accesses not checked after line ${cutLine} (an unsequenced alarm Kiln does not count, on a sub-array, a write a sequence point orders or one in an operand the run never evaluated, ended Eva's path there)` } };
+  };
   for (let round = 0; ; round++) {
-    const first = await evaOnce(dir, ['-unspecified-access', ...base], names, texts, timeoutMs, ruledOut, probe, held);
-    if (hoisted > 0 && first.run.status === 'failed') {
-      // A split Frama-C does not take (a `?:` of type void, say): back to the program as given.
+    if (round > 0 && left() < 1000) return partial!;
+    // Alarms are judged, and probes built, on the program as given: the split keeps its lines,
+    // and tree-sitter-c does not parse statement expressions.
+    const first = await evaOnce(dir, ['-unspecified-access', ...base], names, sources, left(), ruledOut, probe, held);
+    if (round === 0) deadline = Date.now() + timeoutMs;
+    if (hoisted > 0 && (first.run.status === 'failed' || first.run.status === 'timeout')) {
+      // A split Frama-C does not take (a `?:` of type void, say), or one it could not finish:
+      // back to the program as given, and what the last finished analysis showed, with the other
+      // kinds checked past the cut when there is time.
       for (const [i, n] of names.entries()) await writeFile(join(dir, n), sources[i]!);
-      return evaWithoutSequencing(dir, base, names, sources, timeoutMs, ruledOut, probe, held, split.size > 0 ? Math.min(...[...split].map((k) => Number(k.split(':').at(-1)))) : 0);
+      return first.run.status === 'failed' ? withoutSequencing() : partial!;
     }
     const done = (): { run: Omit<ToolRun, 'ms'>; report?: UBReport } => {
       if (hoisted === 0 || first.report || first.run.status !== 'clean') return first;
@@ -372,6 +393,8 @@ async function evaRun(dir: string, names: readonly string[], cflags: readonly st
     // returns in Eva's analysis, every unsequenced alarm's statement is split too.
     const targets = [...first.cutAt, ...(first.mainEnded ? [] : first.sequencedAt)].filter((c) => !split.has(`${c.file}:${c.line}`));
     if (targets.length === 0 && first.cutAt.length === 0) return done();
+    cutLine = Math.min(...(first.cutAt.length > 0 ? first.cutAt : targets).map((c) => c.line));
+    partial = { run: { tool: 'eva', status: 'clean', detail: `Eva's analysis ended at line ${cutLine} (at an unsequenced alarm Kiln does not count, on a sub-array, a write a sequence point orders or one in an operand the run never evaluated); what follows it was not checked by Eva` } };
     const next = [...texts];
     let changed = false;
     if (round < 6) {
@@ -387,23 +410,12 @@ async function evaRun(dir: string, names: readonly string[], cflags: readonly st
         changed = true;
       }
     }
-    if (!changed) return first.cutAt.length === 0 ? done() : evaWithoutSequencing(dir, base, names, texts, timeoutMs, ruledOut, probe, held, Math.min(...first.cutAt.map((c) => c.line)));
+    if (!changed) return first.cutAt.length === 0 ? done() : withoutSequencing();
     // In place: the folder is checkProgram's own copy, Eva is the last tool, and the probe builds
     // then see the text Eva analysed.
     for (const [i, n] of names.entries()) if (next[i] !== texts[i]) await writeFile(join(dir, n), next[i]!);
     texts = next;
   }
-}
-
-/**
- * No way past the cut: analyse again without the unsequenced-access check, so the other kinds
- * are checked past that point; the verdict says what stays unchecked.
- */
-async function evaWithoutSequencing(dir: string, base: readonly string[], names: readonly string[], texts: readonly string[], timeoutMs: number, ruledOut: ReadonlySet<UBKind>, probe: OperandProbe, held: AssertionProbe, cutLine: number): Promise<{ run: Omit<ToolRun, 'ms'>; report?: UBReport }> {
-  const second = await evaOnce(dir, base, names, texts, timeoutMs, ruledOut, probe, held);
-  const note = `unsequenced accesses not checked after line ${cutLine} (an unsequenced alarm Kiln does not count, on a sub-array, a write a sequence point orders or one in an operand the run never evaluated, ended Eva's path there)`;
-  if (second.report || second.run.status !== 'clean') return second;
-  return { run: { tool: 'eva', status: 'clean', detail: note } };
 }
 
 /** One Eva analysis: its verdict, and where unsequenced alarms Kiln did not count may have ended its paths. */
