@@ -349,8 +349,8 @@ async function evaRun(dir: string, names: readonly string[], cflags: readonly st
   // on that path goes unchecked. Split each such statement at its sequence points, and its
   // assignments so that a right operand that writes is evaluated first (`splitSequencePoints`):
   // the same evaluations, on the same lines, with only the pairs the dismissed alarm was about
-  // ordered; and analyse again, a few times. Measured: 4
-  // of 50 unsequenced-on-purpose programs had their UB after such a line, and went unreported.
+  // ordered; and analyse again, a few times. Measured: 4 of 50 unsequenced-on-purpose programs
+  // had their UB after such a line, and went unreported.
   let texts = sources;
   let hoisted = 0;
   const split = new Set<string>();
@@ -411,8 +411,8 @@ async function evaRun(dir: string, names: readonly string[], cflags: readonly st
       }
     }
     if (!changed) return first.cutAt.length === 0 ? done() : withoutSequencing();
-    // In place: the folder is checkProgram's own copy, Eva is the last tool, and the probe builds
-    // then see the text Eva analysed.
+    // In place: the folder is checkProgram's own copy and Eva is the last tool (a probe build
+    // writes the probed file as given, beside the others as they are).
     for (const [i, n] of names.entries()) if (next[i] !== texts[i]) await writeFile(join(dir, n), next[i]!);
     texts = next;
   }
