@@ -5,7 +5,8 @@
 //
 // Profiles:
 //   fuzz   compilers for a default campaign (gcc, clang, tcc)
-//   test   what `npm test` needs: the fuzz set plus sanitizer runtimes, valgrind, a second LLVM
+//   test   what `npm test` needs: the fuzz set plus pcc (its -O levels are checked against the
+//          matrix), sanitizer runtimes, valgrind, a second LLVM
 //          (clang-15), whose opt-bisect output the triage parser is tested against, Frama-C
 //          (kiln check's last UB detector), chromium (the `kiln report` tests open the page in
 //          it, through playwright-core), and what the benchmarks compare against (csmith,
@@ -23,7 +24,7 @@ import { spawnSync } from 'node:child_process';
 
 // Each profile extends the one before it, so a tool the tests need is never missing from bench.
 const FUZZ = ['gcc', 'clang', 'tcc'];
-const TEST = [...FUZZ, 'libclang-rt-14-dev', 'valgrind', 'clang-15', 'csmith', 'libcsmith-dev', 'creduce', 'cvise', 'frama-c-base', 'chromium', 'qemu-user', 'gcc-12-m68k-linux-gnu', 'redis-server'];
+const TEST = [...FUZZ, 'pcc', 'libclang-rt-14-dev', 'valgrind', 'clang-15', 'csmith', 'libcsmith-dev', 'creduce', 'cvise', 'frama-c-base', 'chromium', 'qemu-user', 'gcc-12-m68k-linux-gnu', 'redis-server'];
 const CROSS_TRIPLETS = ['i686-linux-gnu', 'm68k-linux-gnu', 'powerpc-linux-gnu', 'aarch64-linux-gnu', 'riscv64-linux-gnu', 'arm-linux-gnueabihf', 's390x-linux-gnu', 'mips-linux-gnu', 'alpha-linux-gnu', 'hppa-linux-gnu'];
 const CROSS = [...TEST, ...CROSS_TRIPLETS.map((t) => `gcc-12-${t}`).filter((p) => !TEST.includes(p))];
 const PROFILES = {
