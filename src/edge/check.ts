@@ -352,7 +352,6 @@ async function evaRun(dir: string, names: readonly string[], cflags: readonly st
   // ordered; and analyse again, a few times. Measured: 4 of 50 unsequenced-on-purpose programs
   // had their UB after such a line, and went unreported.
   let texts = sources;
-  let hoisted = 0;
   const split = new Set<string>();
   // The first analysis has the whole limit; the splits' analyses and the fallback share one more
   // (as the first and the fallback analysis did before splits existed).
@@ -375,7 +374,7 @@ async function evaRun(dir: string, names: readonly string[], cflags: readonly st
     // and tree-sitter-c does not parse statement expressions.
     const first = await evaOnce(dir, ['-unspecified-access', ...base], names, sources, left(), ruledOut, probe, held);
     if (round === 0) deadline = Date.now() + timeoutMs;
-    if (hoisted > 0 && (first.run.status === 'failed' || first.run.status === 'timeout')) {
+    if (split.size > 0 && (first.run.status === 'failed' || first.run.status === 'timeout')) {
       // A split Frama-C does not take (a `?:` of type void, say), or one it could not finish:
       // back to the program as given, and what the last finished analysis showed, with the other
       // kinds checked past the cut when there is time.
@@ -383,8 +382,8 @@ async function evaRun(dir: string, names: readonly string[], cflags: readonly st
       return first.run.status === 'failed' ? withoutSequencing() : partial!;
     }
     const done = (): { run: Omit<ToolRun, 'ms'>; report?: UBReport } => {
-      if (hoisted === 0 || first.report || first.run.status !== 'clean') return first;
-      const note = `${hoisted} statement${hoisted === 1 ? '' : 's'} split at the sequence points of an unsequenced alarm Kiln does not count`;
+      if (split.size === 0 || first.report || first.run.status !== 'clean') return first;
+      const note = `${split.size} statement${split.size === 1 ? '' : 's'} split at the sequence points of an unsequenced alarm Kiln does not count`;
       return { run: { ...first.run, detail: first.run.detail ? `${first.run.detail}; ${note}` : note } };
     };
     if (first.report || first.run.status !== 'clean') return done();
@@ -402,11 +401,10 @@ async function evaRun(dir: string, names: readonly string[], cflags: readonly st
         const key = `${c.file}:${c.line}`;
         const i = names.findIndex((n) => basename(n) === c.file);
         if (i < 0 || split.has(key)) continue;
-        const out = splitSequencePoints(next[i]!, c.line, hoisted);
+        const out = splitSequencePoints(next[i]!, c.line, split.size);
         if (out === undefined) continue;
         next[i] = out;
         split.add(key);
-        hoisted++;
         changed = true;
       }
     }
