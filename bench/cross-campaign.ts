@@ -1,0 +1,112 @@
+// A campaign over GCC's cross back ends: one `kiln fuzz` per target, one after the other, each given
+// an equal share of the total time, with the target's cross gcc at -O0 -O1 -O2 -Os -O3 (a campaign
+// tests one target model: its programs are generated and interpreted for that model). Each campaign
+// is timed from outside as a whole process. Per target:
+//   - tests per hour (a test: one program compiled with one option set and run under qemu-user;
+//     the emulator's cost is what separates the targets), and programs;
+//   - findings, distinct buckets, internal outcomes, findings by outcome.
+// Findings stay on disk under --out (one campaign folder per target) for `kiln findings` and
+// `kiln reduce`; without --out they go to a scratch folder that is removed at the end.
+//
+//   npm run bench:cross-campaign [-- --time 60m --targets m68k,hppa,alpha,s390x,powerpc,mips --jobs 2 --out DIR]
+//   npm run bench:cross-campaign -- --smoke     (m68k, 10 s)
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { TARGETS } from '../src/c/target.js';
+import { detectCompilers, missingEmulator, type Compiler } from '../src/harness/compilers.js';
+import { runProcess } from '../src/harness/process.js';
+import { kilnEntry } from './lib/kiln.js';
+
+function arg(name: string, fallback: string): string {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 && process.argv[i + 1] ? process.argv[i + 1]! : fallback;
+}
+
+const smoke = process.argv.includes('--smoke');
+const totalText = arg('time', smoke ? '10s' : '60m');
+const jobs = arg('jobs', '2');
+// The smoke run uses m68k, the one cross target the test tools install.
+const wanted = arg('targets', smoke ? 'm68k' : '');
+const keep = arg('out', '');
+const LEVELS = '-O0;-O1;-O2;-Os;-O3';
+
+/** Seconds in `90s`, `10m`, `1h` (the forms `kiln fuzz --time` takes). */
+function seconds(text: string): number {
+  const m = /^(\d+(?:\.\d+)?)(s|m|h)$/.exec(text);
+  if (!m) throw new Error(`--time: '${text}' is not a duration such as 90s, 10m or 1h`);
+  return Number(m[1]) * { s: 1, m: 60, h: 3600 }[m[2] as 's' | 'm' | 'h'];
+}
+
+/** One cross gcc per modelled target (the highest version found), in model order. */
+function pickCompilers(all: readonly Compiler[]): Compiler[] {
+  const out: Compiler[] = [];
+  for (const model of TARGETS) {
+    if (wanted && !wanted.split(',').includes(model.name)) continue;
+    const cands = all.filter((c) => c.target === model.name && c.family === 'gcc' && !missingEmulator(c));
+    cands.sort((a, b) => b.name.localeCompare(a.name, 'en', { numeric: true }));
+    if (cands[0]) out.push(cands[0]);
+  }
+  return out;
+}
+
+interface Row {
+  target: string;
+  compiler: string;
+  sec: number;
+  programs: number;
+  tests: number;
+  findings: number;
+  buckets: number;
+  internal: number;
+  byOutcome: Map<string, number>;
+}
+
+const work = mkdtempSync(join(tmpdir(), 'kiln-bench-cross-campaign-'));
+const outRoot = keep ? resolve(keep) : join(work, 'out');
+mkdirSync(outRoot, { recursive: true });
+try {
+  const kiln = kilnEntry(work, process.argv.includes('--from-source'));
+  const chosen = pickCompilers(await detectCompilers());
+  if (wanted) {
+    const missing = wanted.split(',').filter((t) => !chosen.some((c) => c.target === t));
+    if (missing.length) throw new Error(`no cross gcc with its qemu on PATH for: ${missing.join(', ')} (scripts/ensure-tools.mjs --profile cross installs them)`);
+  }
+  if (!chosen.length) throw new Error('no cross gcc with its qemu on PATH: run scripts/ensure-tools.mjs --profile cross (as root)');
+  const share = Math.max(1, Math.floor(seconds(totalText) / chosen.length));
+  console.log(`bench:cross-campaign: ${chosen.length} targets (${chosen.map((c) => c.target).join(', ')}), ${share} s each at ${LEVELS.replaceAll(';', ' ')}, -j ${jobs}; findings under ${outRoot}`);
+
+  const rows: Row[] = [];
+  for (const cc of chosen) {
+    const out = join(outRoot, cc.target!);
+    const t0 = performance.now();
+    const r = await runProcess(process.execPath, [...kiln, 'fuzz', '--time', `${share}s`, '--compilers', cc.name, '--opts', LEVELS, '-j', jobs, '--out', out], {
+      timeoutMs: (share + 1800) * 1000,
+      maxOutputBytes: 1 << 26,
+    });
+    const sec = (performance.now() - t0) / 1000;
+    const text = r.stdout + r.stderr;
+    const m = /this session (\d+) programs, (\d+) tests in [\d.]+ s; campaign total \d+ programs, (\d+) findings, (\d+) internal/.exec(text);
+    if (!m) throw new Error(`kiln fuzz (${cc.target}) did not end as expected:\n${text.slice(-2000)}`);
+    const f = await runProcess(process.execPath, [...kiln, 'findings', '--json', '--group', 'bucket', '--out', out], { timeoutMs: 120_000, maxOutputBytes: 1 << 26 });
+    const list = JSON.parse(f.stdout) as { bucket: string; outcome: string }[];
+    const byOutcome = new Map<string, number>();
+    for (const x of list) byOutcome.set(x.outcome, (byOutcome.get(x.outcome) ?? 0) + 1);
+    const row = { target: cc.target!, compiler: cc.version, sec, programs: Number(m[1]), tests: Number(m[2]), findings: Number(m[3]), buckets: new Set(list.map((x) => x.bucket)).size, internal: Number(m[4]), byOutcome };
+    rows.push(row);
+    console.log(`${row.target}: ${row.tests} tests, ${row.findings} findings in ${row.sec.toFixed(0)} s`);
+  }
+
+  console.log('\n| target | compiler | wall s | programs | tests | tests per hour | findings | distinct buckets | internal | findings by outcome |');
+  console.log('|---|---|---|---|---|---|---|---|---|---|');
+  for (const s of rows) {
+    const outcomes = [...s.byOutcome].map(([o, n]) => `${o} ${n}`).join(', ') || '-';
+    console.log(`| ${s.target} | ${s.compiler} | ${s.sec.toFixed(0)} | ${s.programs} | ${s.tests} | ${Math.round((s.tests / s.sec) * 3600)} | ${s.findings} | ${s.buckets} | ${s.internal} | ${outcomes} |`);
+  }
+  const all = rows.reduce((a, s) => ({ sec: a.sec + s.sec, tests: a.tests + s.tests, findings: a.findings + s.findings, buckets: a.buckets + s.buckets }), { sec: 0, tests: 0, findings: 0, buckets: 0 });
+  console.log(`| all | | ${all.sec.toFixed(0)} | | ${all.tests} | ${Math.round((all.tests / all.sec) * 3600)} | ${all.findings} | ${all.buckets} | | |`);
+  console.log(`(a test: one program compiled with one option set and run under qemu-user, with -j ${jobs}; wall s: the whole kiln fuzz process, start-up and end-of-session work included)`);
+  if (keep) console.log(`findings: kiln findings --out ${join(outRoot, '<target>')}`);
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
