@@ -9,7 +9,7 @@
  * work per line and the length of a bucket key, whatever a hostile compiler prints.
  */
 export const MAX_LINE_CHARS = 4096;
-/** The most diagnostic text examined: the harness keeps the first 256 KiB of a compiler's stderr. */
+/** The most diagnostic text examined (its first three quarters and last quarter): the harness keeps 256 KiB of a compiler's stderr, the same way. */
 export const MAX_TEXT_CHARS = 256 << 10;
 
 // Every test below runs in time linear in the line's length: no pattern here may backtrack over
@@ -47,7 +47,8 @@ const CRASH_PATTERNS: readonly RegExp[] = [
 
 /** The lines of diagnostic text, within the caps above, without trailing blanks. */
 function diagnosticLines(text: string): string[] {
-  const head = text.length > MAX_TEXT_CHARS ? text.slice(0, MAX_TEXT_CHARS) : text;
+  // Head and tail, as the harness keeps them (the decisive line of a long stderr comes last).
+  const head = text.length > MAX_TEXT_CHARS ? `${text.slice(0, MAX_TEXT_CHARS * 0.75)}\n${text.slice(-MAX_TEXT_CHARS * 0.25)}` : text;
   return head.split('\n').map((l) => (l.length > MAX_LINE_CHARS ? l.slice(0, MAX_LINE_CHARS) : l).trimEnd());
 }
 
@@ -114,7 +115,17 @@ function lastStackDumpFrame(lines: readonly string[]): string | undefined {
 /** The first error a compiler printed when it rejected a program (raw text and normalised key). */
 export function errorMessage(stderr: string): CrashMessage {
   const lines = diagnosticLines(stderr);
-  const err = lines.find((l) => /\berror\b/i.test(l)) ?? lines.find((l) => l.trim().length > 0) ?? 'no diagnostic';
+  const at = lines.findIndex((l) => /\berror\b/i.test(l));
+  // The driver's `collect2: error: ld returned 1 exit status` follows the linker's own messages,
+  // which name the cause ("relocation truncated to fit: R_RISCV_JAL …"): the last of them is the key.
+  const linker = at >= 0 && /^collect2: error: ld returned/.test(lines[at]!.trim()) ? lines.slice(0, at).reverse().find((l) => /^\S.*: /.test(l) && !/^\[\.\.\. /.test(l)) : undefined;
+  if (linker) {
+    // `prog.c:(.text+0x1ad172): relocation truncated to fit: R_RISCV_JAL against `.L203'`: the
+    // section offset and the symbol change as the program shrinks; the message is the bug.
+    const raw = linker.trim().replace(/^\S*\(\.[^)]*\): /, '').replace(/ against .*$/, '');
+    return { raw, key: normaliseMessage(raw) };
+  }
+  const err = at >= 0 ? lines[at]! : (lines.find((l) => l.trim().length > 0) ?? 'no diagnostic');
   const m = /\berror\b:?/i.exec(err);
   const raw = (m ? err.slice(m.index) : err).trim();
   return { raw, key: normaliseMessage(raw) };

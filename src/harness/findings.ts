@@ -255,5 +255,7 @@ function actualText(r: ConfigResult): string {
 }
 
 function excerpt(s: string): string {
-  return s.length > STDERR_EXCERPT ? `${s.slice(0, STDERR_EXCERPT)}\n[... ${s.length - STDERR_EXCERPT} more characters]` : s;
+  // The head and the tail: a compiler's decisive line often comes last.
+  const tail = STDERR_EXCERPT / 4;
+  return s.length > STDERR_EXCERPT ? `${s.slice(0, STDERR_EXCERPT - tail)}\n[... ${s.length - STDERR_EXCERPT} more characters ...]\n${s.slice(-tail)}` : s;
 }

@@ -48,7 +48,7 @@ export interface RunOptions {
   readonly env?: Readonly<Record<string, string>>;
   /** Data written to the child's stdin (stdin is closed either way). */
   readonly input?: string;
-  /** Keep at most this many bytes of stdout and of stderr each (default 1 MiB). */
+  /** Keep at most this many bytes of stdout and of stderr each (default 1 MiB); stdout keeps its first bytes, stderr its first three quarters and its last quarter. */
   readonly maxOutputBytes?: number;
   /** Aborts the run early (the process group is killed). */
   readonly signal?: AbortSignal;
@@ -89,6 +89,34 @@ export class SpawnError extends Error {
     super(message);
     this.name = 'SpawnError';
   }
+}
+
+/** The last `limit` bytes of a stream (kept as chunks, trimmed as they come). */
+class TailBuffer {
+  private chunks: Buffer[] = [];
+  private length = 0;
+
+  constructor(readonly limit: number) {}
+
+  push(d: Buffer): void {
+    this.chunks.push(d);
+    this.length += d.length;
+    while (this.chunks.length > 1 && this.length - this.chunks[0]!.length >= this.limit) this.length -= this.chunks.shift()!.length;
+  }
+
+  /** The last `limit` bytes pushed. */
+  bytes(): Buffer {
+    const all = Buffer.concat(this.chunks);
+    return all.subarray(Math.max(0, all.length - this.limit));
+  }
+}
+
+/** A stream kept as head and tail: one text when nothing between them was dropped, else both around a line saying how much was. */
+function headAndTail(head: Buffer[], tail: TailBuffer, seen: number): string {
+  const h = Buffer.concat(head);
+  const t = tail.bytes();
+  const dropped = seen - h.length - t.length;
+  return dropped > 0 ? `${h.toString('utf8')}\n[... ${dropped} bytes left out ...]\n${t.toString('utf8')}` : Buffer.concat([h, t]).toString('utf8');
 }
 
 /** Margin of Kiln's own timer over the `timeout` wrapper's (the wrapper is the one expected to fire). */
@@ -186,9 +214,13 @@ export function runProcess(command: string, args: readonly string[], opts: RunOp
       outLen += d.length;
       if (outLen > maxBytes) truncated = true;
     });
+    // stderr keeps its head and its tail: a compiler's decisive line (the linker's error after
+    // megabytes of warnings, the end of a crash report) comes last.
+    const errTail = new TailBuffer(Math.floor(maxBytes / 4));
+    const errHead = maxBytes - errTail.limit;
     child.stderr.on('data', (d: Buffer) => {
-      if (errLen < maxBytes) err.push(d.subarray(0, maxBytes - errLen));
-      else truncated = true;
+      if (errLen < errHead) err.push(d.subarray(0, errHead - errLen));
+      if (errLen + d.length > errHead) errTail.push(errLen >= errHead ? d : d.subarray(errHead - errLen));
       errLen += d.length;
       if (errLen > maxBytes) truncated = true;
     });
@@ -243,7 +275,7 @@ export function runProcess(command: string, args: readonly string[], opts: RunOp
         status: exited.status,
         signal: exited.signal,
         stdout: Buffer.concat(out).toString('utf8'),
-        stderr: Buffer.concat(err).toString('utf8'),
+        stderr: headAndTail(err, errTail, errLen),
         timedOut,
         aborted,
         truncated,

@@ -64,10 +64,37 @@ describe('normalisation of hostile diagnostics', () => {
     expect(crashMessage(`${'Assertion `'.repeat(300)}x' failed.`).key).toBe(`${'Assertion `'.repeat(300)}x' failed.`.replace(/\s+/g, ' '));
   });
 
-  it('ignores text past MAX_TEXT_CHARS (the harness never keeps more) and past MAX_LINE_CHARS on a line', HOSTILE, () => {
-    expect(looksLikeCrash(`${'\n'.repeat(MAX_TEXT_CHARS)}internal compiler error: in f`)).toBe(false);
+  it('looks at the head and the tail of MAX_TEXT_CHARS (as the harness keeps them), and at most MAX_LINE_CHARS of a line', HOSTILE, () => {
+    // The middle of a longer text is left out; its end is read (a crash report ends stderr).
+    expect(looksLikeCrash(`${'\n'.repeat(MAX_TEXT_CHARS)}internal compiler error: in f${'\n'.repeat(MAX_TEXT_CHARS)}`)).toBe(false);
+    expect(looksLikeCrash(`${'\n'.repeat(MAX_TEXT_CHARS)}internal compiler error: in f`)).toBe(true);
     expect(looksLikeCrash(`${'x'.repeat(MAX_LINE_CHARS)}internal compiler error: in f`)).toBe(false);
     expect(looksLikeCrash(`${'x'.repeat(MAX_LINE_CHARS - 40)}internal compiler error: in f`)).toBe(true);
+  });
+});
+
+describe('the message of a rejected program', () => {
+  const judge = (stderr: string) => {
+    const c = buildMatrix([{ name: 'riscv64-linux-gnu-gcc-12', command: 'riscv64-linux-gnu-gcc-12', realPath: '/usr/bin/riscv64-linux-gnu-gcc-12', family: 'gcc', version: 'gcc' } satisfies Compiler], ['-O0'])[0]!;
+    return judgeCompile({ status: 1, signal: null, stdout: '', stderr, timedOut: false, aborted: false, truncated: true, durationMs: 1 }, c, false);
+  };
+
+  it('is the linker\'s cause, not collect2\'s summary, and not the warnings before it', () => {
+    // Megabytes of -Woverflow warnings, then a jump out of JAL's range in a 1.7 MB function.
+    const warnings = "prog.c:53:84: warning: overflow in conversion from 'int' to 'signed char:7' changes value from '-105' to '23' [-Woverflow]\n".repeat(4000);
+    const stderr = `${warnings}/tmp/ccOgqlUz.o: in function \`.L0 ':\nprog.c:(.text+0x1ad172): relocation truncated to fit: R_RISCV_JAL against \`.L203'\ncollect2: error: ld returned 1 exit status\n`;
+    const j = judge(stderr);
+    expect(j?.outcome).toBe('rejected-valid');
+    expect(j?.detail).toBe('relocation truncated to fit: R_RISCV_JAL');
+    expect(j?.bucket).toBe('rejected-valid:riscv64-linux-gnu-gcc-12:relocation truncated to fit: R_RISCV_JAL');
+    // The same bug at another offset, against another label, is the same bucket.
+    expect(judge(stderr.replace('0x1ad172', '0x100020').replace('.L203', '.L9'))?.bucket).toBe(j?.bucket);
+    // An undefined reference keeps its symbol: that is the message.
+    expect(judge("/usr/bin/ld: /tmp/ccX.o: in function `main':\nprog.c:(.text+0x12): undefined reference to `foo'\ncollect2: error: ld returned 1 exit status\n")?.detail).toBe("undefined reference to `foo'");
+  });
+
+  it('is the first error of a compiler that rejects the source', () => {
+    expect(judge("prog.c: In function 'f':\nprog.c:3:5: warning: unused variable 'x'\nprog.c:4:1: error: expected ';' before '}' token\nprog.c:9:1: error: second\n")?.detail).toBe("error: expected ';' before '}' token");
   });
 });
 

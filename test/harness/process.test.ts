@@ -71,6 +71,22 @@ describe('runProcess', () => {
     expect(await dies(pid)).toBe(true);
   });
 
+  it('keeps the head and the tail of a long stderr, and stdout\'s head', async () => {
+    // 100,000 numbered lines on each stream, 4 KiB kept of each.
+    const script = 'i=0; while [ $i -lt 100000 ]; do echo "line $i"; echo "err $i" >&2; i=$((i+1)); done; echo "collect2: error: last" >&2';
+    const r = await runProcess('sh', ['-c', script], { timeoutMs: 60_000, maxOutputBytes: 4096 });
+    expect(r.truncated).toBe(true);
+    expect(r.stdout.startsWith('line 0\nline 1\n')).toBe(true);
+    expect(r.stdout.length).toBeLessThanOrEqual(4096);
+    expect(r.stderr.startsWith('err 0\nerr 1\n')).toBe(true);
+    expect(r.stderr.trimEnd().endsWith('err 99999\ncollect2: error: last')).toBe(true);
+    expect(r.stderr).toMatch(/\n\[\.\.\. \d+ bytes left out \.\.\.\]\n/);
+    // Short output is kept whole, byte for byte, with no marker.
+    const short = await runProcess('sh', ['-c', 'printf "é%.0s" $(seq 1 1500) >&2'], { timeoutMs: 10_000, maxOutputBytes: 4096 });
+    expect(short.truncated).toBe(false);
+    expect(short.stderr).toBe('é'.repeat(1500));
+  });
+
   it('still reports a command that cannot be started', async () => {
     await expect(runProcess('/nonexistent/kiln-cc', [], { timeoutMs: 5000 })).rejects.toMatchObject({ name: 'SpawnError', code: 'ENOENT' });
   });
