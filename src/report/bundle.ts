@@ -1,8 +1,10 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
+import { LP64, type TargetModel } from '../c/target.js';
 import { isTranslationUnit, type EmittedFile } from '../emit/files.js';
 import { compileCommand } from '../harness/execute.js';
+import { configEmulator, configTarget } from '../harness/matrix.js';
 import { runProcess, SpawnError } from '../harness/process.js';
 import { reproScript } from '../harness/repro.js';
 import type { FindingReduction } from '../reduce/finding.js';
@@ -145,13 +147,16 @@ export function markdownReport(r: FindingReduction, san: SanitizerVerdict, extra
   out.push(`# ${c.compiler.name}${opts ? ' ' + opts : ''}: ${r.slowCompile ? 'slow compile (compile-time hog)' : (TITLES[f.outcome] ?? f.outcome)}`, '');
   out.push(`- Compiler: \`${c.compiler.version}\``);
   out.push(`- Options: \`${opts || '(none)'}\``);
-  out.push(`- Target: x86-64 Linux (LP64)`);
+  out.push(`- Target: ${targetText(configTarget(c))}`);
   if (extras.fingerprint) out.push(`- Culprit${extras.fingerprintDetail ? ` (${extras.fingerprintDetail})` : ''}: \`${extras.fingerprint}\``);
   out.push('');
   out.push('## Test case', '');
   if (r.files.length === 1) out.push('```c', r.source.trimEnd(), '```', '');
   else for (const x of r.files) out.push(`\`${x.name}\`:`, '', '```c', x.content.trimEnd(), '```', '');
-  out.push('## To reproduce', '', '```sh', `${cmd}${isRun(f.outcome) ? ' && ./prog' : ''}`, '```', '');
+  // A cross binary runs under its qemu, as the campaign and repro.sh run it.
+  const emulator = configEmulator(c);
+  const run = emulator ? [basename(emulator[0]!), ...emulator.slice(1), './prog'].join(' ') : './prog';
+  out.push('## To reproduce', '', '```sh', `${cmd}${isRun(f.outcome) ? ` && ${run}` : ''}`, '```', '');
   switch (f.outcome) {
     case 'wrong-code':
       out.push(`Expected output:`, '', '```', r.expected, '```', '', `Actual output with \`${c.compiler.name} ${opts}\`:`, '', '```', r.failing.output ?? '', '```', '');
@@ -189,9 +194,17 @@ function isRun(outcome: string): boolean {
   return outcome === 'wrong-code' || outcome === 'binary-crash' || outcome === 'binary-hang';
 }
 
+/** The first 20 and the last 10 lines of a long compiler output (its decisive line often comes last). */
 function excerpt(s: string): string {
   const lines = s.trimEnd().split('\n');
-  return lines.length > 30 ? [...lines.slice(0, 30), `[… ${lines.length - 30} more lines]`].join('\n') : lines.join('\n');
+  return lines.length > 30 ? [...lines.slice(0, 20), `[… ${lines.length - 30} more lines]`, ...lines.slice(-10)].join('\n') : lines.join('\n');
+}
+
+/** The platform a configuration's binaries are for, in a report's words. */
+export function targetText(m: TargetModel): string {
+  if (m === LP64) return 'x86-64 Linux (LP64)';
+  const data = m.longBits === 64 ? 'LP64' : 'ILP32';
+  return `${m.name} Linux (${m.triplet}; ${data}, ${m.endian}-endian, ${m.charSigned ? 'signed' : 'unsigned'} plain char)`;
 }
 
 /**

@@ -15,6 +15,8 @@ import { missingEmulator, resolveCompiler, type Compiler } from '../../src/harne
 import { runArgv, testConfiguration } from '../../src/harness/execute.js';
 import { buildMatrix, configEmulator, configMissingEmulator, configTarget, DEFAULT_LIMITS } from '../../src/harness/matrix.js';
 import { reproScript } from '../../src/harness/repro.js';
+import type { FindingReduction } from '../../src/reduce/finding.js';
+import { markdownReport } from '../../src/report/bundle.js';
 import { TempRoot } from '../../src/harness/tempdir.js';
 import { generateProgram } from '../../src/repair/generate.js';
 import { requireTool } from '../support/cc.js';
@@ -119,6 +121,29 @@ describe('cross targets (m68k under qemu-m68k)', () => {
     script('checksum = 0000000000000000');
     expect(spawnSync('sh', ['repro.sh'], { cwd: work }).status).toBe(0);
   }, 120_000);
+
+  it('a reduced finding\'s report names the target and runs the binary under its qemu', () => {
+    const report = (c: ReturnType<typeof buildMatrix>[number]): string => {
+      const r = {
+        finding: { outcome: 'wrong-code', mode: 'csmith', seed: '63' },
+        config: c,
+        files: [{ name: 'prog.c', content: 'int main(void) { return 0; }\n' }],
+        source: 'int main(void) { return 0; }\n',
+        failing: { judgement: { outcome: 'wrong-code', bucket: 'b' }, output: 'checksum = 1' },
+        expected: 'checksum = 2',
+        original: { lines: 100 },
+        lines: 1,
+        complete: true,
+      } as unknown as FindingReduction;
+      return markdownReport(r, { status: 'skipped' } as never);
+    };
+    const cross = report(buildMatrix([m68k], ['-O2'])[0]!);
+    expect(cross).toContain('- Target: m68k Linux (m68k-linux-gnu; ILP32, big-endian, signed plain char)');
+    expect(cross).toMatch(/^m68k-linux-gnu-gcc-12 -O2 prog\.c -o prog .*&& qemu-m68k -L \/usr\/m68k-linux-gnu \.\/prog$/m);
+    const host = report(buildMatrix([{ ...m68k, name: 'gcc', command: 'gcc', target: undefined, emulator: undefined }], ['-O2'])[0]!);
+    expect(host).toContain('- Target: x86-64 Linux (LP64)');
+    expect(host).toMatch(/^gcc -O2 prog\.c -o prog .*&& \.\/prog$/m);
+  });
 
   it('a campaign takes its target from the compilers, and refuses two targets at once', async () => {
     const s = await resolveSettings({ compilers: CROSS, opts: '-O0' });
