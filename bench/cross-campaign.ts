@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { TARGETS } from '../src/c/target.js';
 import { detectCompilers, missingEmulator, type Compiler } from '../src/harness/compilers.js';
-import { runProcess } from '../src/harness/process.js';
+import { runCampaign, type CampaignFigures } from './lib/campaign.js';
 import { kilnEntry } from './lib/kiln.js';
 
 function arg(name: string, fallback: string): string {
@@ -50,16 +50,9 @@ function pickCompilers(all: readonly Compiler[]): Compiler[] {
   return out;
 }
 
-interface Row {
+interface Row extends CampaignFigures {
   target: string;
   compiler: string;
-  sec: number;
-  programs: number;
-  tests: number;
-  findings: number;
-  buckets: number;
-  internal: number;
-  byOutcome: Map<string, number>;
 }
 
 const work = mkdtempSync(join(tmpdir(), 'kiln-bench-cross-campaign-'));
@@ -79,20 +72,8 @@ try {
   const rows: Row[] = [];
   for (const cc of chosen) {
     const out = join(outRoot, cc.target!);
-    const t0 = performance.now();
-    const r = await runProcess(process.execPath, [...kiln, 'fuzz', '--time', `${share}s`, '--compilers', cc.name, '--opts', LEVELS, '-j', jobs, '--out', out], {
-      timeoutMs: (share + 1800) * 1000,
-      maxOutputBytes: 1 << 26,
-    });
-    const sec = (performance.now() - t0) / 1000;
-    const text = r.stdout + r.stderr;
-    const m = /this session (\d+) programs, (\d+) tests in [\d.]+ s; campaign total \d+ programs, (\d+) findings, (\d+) internal/.exec(text);
-    if (!m) throw new Error(`kiln fuzz (${cc.target}) did not end as expected:\n${text.slice(-2000)}`);
-    const f = await runProcess(process.execPath, [...kiln, 'findings', '--json', '--group', 'bucket', '--out', out], { timeoutMs: 120_000, maxOutputBytes: 1 << 26 });
-    const list = JSON.parse(f.stdout) as { bucket: string; outcome: string }[];
-    const byOutcome = new Map<string, number>();
-    for (const x of list) byOutcome.set(x.outcome, (byOutcome.get(x.outcome) ?? 0) + 1);
-    const row = { target: cc.target!, compiler: cc.version, sec, programs: Number(m[1]), tests: Number(m[2]), findings: Number(m[3]), buckets: new Set(list.map((x) => x.bucket)).size, internal: Number(m[4]), byOutcome };
+    const figures = await runCampaign(kiln, out, ['--time', `${share}s`, '--compilers', cc.name, '--opts', LEVELS, '-j', jobs], (share + 1800) * 1000, cc.target!);
+    const row = { target: cc.target!, compiler: cc.version, ...figures };
     rows.push(row);
     console.log(`${row.target}: ${row.tests} tests, ${row.findings} findings in ${row.sec.toFixed(0)} s`);
   }

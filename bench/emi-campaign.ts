@@ -12,6 +12,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runProcess } from '../src/harness/process.js';
+import { runCampaign, type CampaignFigures } from './lib/campaign.js';
 import { kilnEntry } from './lib/kiln.js';
 
 function arg(name: string, fallback: string): string {
@@ -31,15 +32,8 @@ async function which(cc: string): Promise<boolean> {
   return (await runProcess('sh', ['-c', `command -v ${cc}`], { timeoutMs: 5000 })).status === 0;
 }
 
-interface Side {
+interface Side extends CampaignFigures {
   label: string;
-  sec: number;
-  programs: number;
-  tests: number;
-  findings: number;
-  buckets: number;
-  internal: number;
-  byOutcome: Map<string, number>;
 }
 
 const work = mkdtempSync(join(tmpdir(), 'kiln-bench-emi-campaign-'));
@@ -51,23 +45,10 @@ try {
   if (missing.length) console.log(`not on PATH, left out of both sides: ${missing.join(', ')} (scripts/ensure-tools.mjs --profile fuzz installs them)`);
   if (!compilers.length) throw new Error('bench:emi-campaign: none of the compilers is on PATH');
 
-  const campaign = async (label: string, extra: string[]): Promise<Side> => {
-    const out = join(work, label);
-    const t0 = performance.now();
-    const r = await runProcess(process.execPath, [...kiln, 'fuzz', '--time', time, '--compilers', compilers.join(','), '--opts', LEVELS, '-j', jobs, '--out', out, ...extra], {
-      timeoutMs: 4 * 3600_000,
-      maxOutputBytes: 1 << 26,
-    });
-    const sec = (performance.now() - t0) / 1000;
-    const text = r.stdout + r.stderr;
-    const m = /this session (\d+) programs, (\d+) tests in [\d.]+ s; campaign total \d+ programs, (\d+) findings, (\d+) internal/.exec(text);
-    if (!m) throw new Error(`kiln fuzz (${label}) did not end as expected:\n${text.slice(-2000)}`);
-    const f = await runProcess(process.execPath, [...kiln, 'findings', '--json', '--group', 'bucket', '--out', out], { timeoutMs: 120_000, maxOutputBytes: 1 << 26 });
-    const list = JSON.parse(f.stdout) as { bucket: string; outcome: string }[];
-    const byOutcome = new Map<string, number>();
-    for (const x of list) byOutcome.set(x.outcome, (byOutcome.get(x.outcome) ?? 0) + 1);
-    return { label, sec, programs: Number(m[1]), tests: Number(m[2]), findings: Number(m[3]), buckets: new Set(list.map((x) => x.bucket)).size, internal: Number(m[4]), byOutcome };
-  };
+  const campaign = async (label: string, extra: string[]): Promise<Side> => ({
+    label,
+    ...(await runCampaign(kiln, join(work, label), ['--time', time, '--compilers', compilers.join(','), '--opts', LEVELS, '-j', jobs, ...extra], 4 * 3600_000, label)),
+  });
 
   console.log(`kiln fuzz --time ${time}, compilers ${compilers.join(', ')} at ${LEVELS.replaceAll(';', ' ')}, -j ${jobs}; first without EMI, then with --emi ${k}`);
   const sides = [await campaign('plain', []), await campaign(`emi-${k}`, ['--emi', String(k)])];
