@@ -13,9 +13,9 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { TARGETS } from '../src/c/target.js';
-import { detectCompilers, missingEmulator, type Compiler } from '../src/harness/compilers.js';
+import { detectCompilers } from '../src/harness/compilers.js';
 import { runCampaign, type CampaignFigures } from './lib/campaign.js';
+import { pickCrossCompilers } from './lib/cross.js';
 import { kilnEntry } from './lib/kiln.js';
 
 function arg(name: string, fallback: string): string {
@@ -38,18 +38,6 @@ function seconds(text: string): number {
   return Number(m[1]) * { s: 1, m: 60, h: 3600 }[m[2] as 's' | 'm' | 'h'];
 }
 
-/** One cross gcc per modelled target (the highest version found), in model order. */
-function pickCompilers(all: readonly Compiler[]): Compiler[] {
-  const out: Compiler[] = [];
-  for (const model of TARGETS) {
-    if (wanted && !wanted.split(',').includes(model.name)) continue;
-    const cands = all.filter((c) => c.target === model.name && c.family === 'gcc' && !missingEmulator(c));
-    cands.sort((a, b) => b.name.localeCompare(a.name, 'en', { numeric: true }));
-    if (cands[0]) out.push(cands[0]);
-  }
-  return out;
-}
-
 interface Row extends CampaignFigures {
   target: string;
   compiler: string;
@@ -60,7 +48,7 @@ const outRoot = keep ? resolve(keep) : join(work, 'out');
 mkdirSync(outRoot, { recursive: true });
 try {
   const kiln = kilnEntry(work, process.argv.includes('--from-source'));
-  const chosen = pickCompilers(await detectCompilers());
+  const chosen = pickCrossCompilers(await detectCompilers(), wanted, true);
   if (wanted) {
     const missing = wanted.split(',').filter((t) => !chosen.some((c) => c.target === t));
     if (missing.length) throw new Error(`no cross gcc with its qemu on PATH for: ${missing.join(', ')} (scripts/ensure-tools.mjs --profile cross installs them)`);

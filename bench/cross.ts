@@ -25,6 +25,7 @@ import { testConfiguration, type ConfigResult } from '../src/harness/execute.js'
 import { buildMatrix, DEFAULT_LIMITS, DEFAULT_OPTION_SETS } from '../src/harness/matrix.js';
 import { TempRoot } from '../src/harness/tempdir.js';
 import { generateProgram } from '../src/repair/generate.js';
+import { pickCrossCompilers } from './lib/cross.js';
 
 function arg(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
@@ -42,17 +43,6 @@ const median = (xs: readonly number[]): number => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length ? s[Math.floor((s.length - 1) / 2)]! : NaN;
 };
-
-/** One cross gcc per modelled target (the highest version found), in model order. */
-function pickCompilers(all: readonly Compiler[]): Compiler[] {
-  const out: Compiler[] = [];
-  for (const model of TARGETS) {
-    if (wanted && !wanted.split(',').includes(model.name)) continue;
-    const cands = all.filter((c) => c.target === model.name && c.family === 'gcc').sort((a, b) => b.name.localeCompare(a.name, 'en', { numeric: true }));
-    if (cands[0]) out.push(cands[0]);
-  }
-  return out;
-}
 
 const PROBE = `#include <limits.h>
 #include <stdio.h>
@@ -86,7 +76,7 @@ function probe(cc: Compiler): string {
 }
 
 async function main(): Promise<void> {
-  const compilers = pickCompilers(await detectCompilers());
+  const compilers = pickCrossCompilers(await detectCompilers(), wanted);
   if (compilers.length === 0) throw new Error('no cross gcc found on PATH: run scripts/ensure-tools.mjs --profile cross (as root)');
   const chosen = smoke ? compilers.slice(0, 1) : compilers;
   console.log(`bench:cross: ${programs} programs per target × ${optionSets.join(' ')}; ${chosen.length} targets; ${jobs} tests at a time`);
