@@ -3,9 +3,11 @@
 //
 // 1. In process: Kiln's generator called in a loop inside this (warmed-up) process, against csmith
 //    started once per program. This is the generator's own speed, what a long campaign sees.
-// 2. As a user runs them: `kiln gen --count B -o DIR` as one process, against a shell-style loop of
+// 2. As a user runs them: `kiln gen --count B -o DIR` as one command, against a shell-style loop of
 //    `csmith --seed N -o F` processes over the same B seeds; both timed from outside, from the
 //    first spawn to the last exit, so Kiln's start-up (Node, module loading, a cold JIT) counts.
+//    Kiln twice: with `-j 1` (one core, like csmith's loop) and with its default (one generation
+//    process per core, as a user gets it; the files are the same).
 //
 //   npm run bench:gen [-- --kiln 300 --csmith 60 --batch 150 --size medium --from-source]
 //   npm run bench:gen -- --smoke          (3 programs each, from source: checks the script works)
@@ -14,7 +16,7 @@
 // wrapped operations (Csmith wraps every arithmetic operation in a safe-math call).
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { emitC } from '../src/emit/c.js';
 import { parsePolicy, type SizePreset } from '../src/gen/policy.js';
@@ -94,30 +96,41 @@ try {
 
   // 2. As processes, over one batch of seeds each. Building Kiln is not timed.
   const entry = kilnEntry(dir, fromSource);
-  const batchDir = join(dir, 'kiln-batch');
-  const t1 = performance.now();
-  const kg = spawnSync(process.execPath, [...entry, 'gen', '--seed', '1', '--count', String(batch), '--size', size, '-o', batchDir], { cwd: dir, encoding: 'utf8' });
-  const kilnProcSec = (performance.now() - t1) / 1000;
-  if (kg.status !== 0) throw new Error(`kiln gen failed (status ${kg.status}): ${kg.stderr.slice(-400)}`);
-  const batchFiles = readdirSync(batchDir).filter((f) => f.endsWith('.c'));
-  const batchLines = batchFiles.map((f) => linesOf(join(batchDir, f)));
+  const cores = availableParallelism();
+  const kilnBatch = (name: string, jobs: string[]): { sec: number; lines: number[] } => {
+    const out = join(dir, name);
+    const t1 = performance.now();
+    const kg = spawnSync(process.execPath, [...entry, 'gen', '--seed', '1', '--count', String(batch), '--size', size, ...jobs, '-o', out], { cwd: dir, encoding: 'utf8' });
+    const sec = (performance.now() - t1) / 1000;
+    if (kg.status !== 0) throw new Error(`kiln gen failed (status ${kg.status}): ${kg.stderr.slice(-400)}`);
+    const files = readdirSync(out).filter((f) => f.endsWith('.c'));
+    return { sec, lines: files.map((f) => linesOf(join(out, f))) };
+  };
+  const serial = kilnBatch('kiln-batch-1', ['-j', '1']);
+  const parallel = kilnBatch('kiln-batch-n', []);
   const csBatch = csmithLoop(join(dir, 'csmith-2'), batch);
 
   const sum = (xs: number[]): number => xs.reduce((a, b) => a + b, 0);
   const row = (name: string, n: number, sec: number, lines: number[]) =>
-    `${name.padEnd(20)} ${String(n).padStart(6)} ${sec.toFixed(1).padStart(8)} s ${(n / sec).toFixed(2).padStart(10)} ${String(median(lines)).padStart(12)} ${(sum(lines) / sec).toFixed(0).padStart(10)}`;
-  const head = `generator            programs     time   programs/s  median lines    lines/s`;
+    `${name.padEnd(28)} ${String(n).padStart(6)} ${sec.toFixed(1).padStart(8)} s ${(n / sec).toFixed(2).padStart(10)} ${String(median(lines)).padStart(12)} ${(sum(lines) / sec).toFixed(0).padStart(10)}`;
+  const head = `generator                    programs     time   programs/s  median lines    lines/s`;
   console.log(`\n1. in process (Kiln's generator in a warmed-up loop; csmith one process per program), size preset ${size}, one core each`);
   console.log(head);
   console.log(row('kiln', kilnLines.length, kilnSec, kilnLines));
   console.log(row('csmith', csmithCount, cs.sec, cs.lines));
   console.log(`ratio (kiln / csmith): ${(kilnLines.length / kilnSec / (csmithCount / cs.sec)).toFixed(2)}× programs per second, ${(sum(kilnLines) / kilnSec / (sum(cs.lines) / cs.sec)).toFixed(2)}× lines per second`);
-  console.log(`\n2. as processes, timed from outside (\`kiln gen --count ${batch}\` as one process${fromSource ? ', from source through tsx' : ', compiled JavaScript'}; a loop of ${batch} \`csmith --seed N -o F\`)`);
+  console.log(
+    `\n2. as processes, timed from outside (\`kiln gen --count ${batch}\`${fromSource ? ' from source through tsx' : ', compiled JavaScript'}, with -j 1 and with its default of one generation process per core (${cores} here); a loop of ${batch} \`csmith --seed N -o F\`, one at a time)`,
+  );
   console.log(head);
-  console.log(row(`kiln gen --count ${batch}`, batchFiles.length, kilnProcSec, batchLines));
+  console.log(row(`kiln gen --count ${batch} -j 1`, serial.lines.length, serial.sec, serial.lines));
+  console.log(row(`kiln gen --count ${batch}`, parallel.lines.length, parallel.sec, parallel.lines));
   console.log(row('csmith loop', batch, csBatch.sec, csBatch.lines));
-  console.log(`ratio (kiln / csmith): ${(batchFiles.length / kilnProcSec / (batch / csBatch.sec)).toFixed(2)}× programs per second, ${(sum(batchLines) / kilnProcSec / (sum(csBatch.lines) / csBatch.sec)).toFixed(2)}× lines per second`);
-  console.log(`\nkiln discarded ${discarded} of ${kilnCount} seeds in process, ${batch - batchFiles.length} of ${batch} in the batch`);
+  const ratio = (k: { sec: number; lines: number[] }): string =>
+    `${(k.lines.length / k.sec / (batch / csBatch.sec)).toFixed(2)}× programs per second, ${(sum(k.lines) / k.sec / (sum(csBatch.lines) / csBatch.sec)).toFixed(2)}× lines per second`;
+  console.log(`ratio (kiln / csmith), one core each (-j 1): ${ratio(serial)}`);
+  console.log(`ratio (kiln / csmith), kiln on ${cores} cores (default): ${ratio(parallel)}`);
+  console.log(`\nkiln discarded ${discarded} of ${kilnCount} seeds in process, ${batch - parallel.lines.length} of ${batch} in the batch`);
   console.log(
     `wrapped operations: kiln ${wrapped} of ${operations} (${((100 * wrapped) / Math.max(1, operations)).toFixed(2)}%); csmith wraps all (${(cs.safe / csmithCount).toFixed(0)} safe-math calls per program)`,
   );

@@ -5,12 +5,13 @@
 //   - line executions (the sum of gcov's per-line counts: the dynamic work);
 //   - runs that did not finish within 10 s (their coverage is lost; they are left out of the figures above).
 // Beside them, each generator's rate as processes, the way a user runs it: one
-// `kiln gen --count N -o DIR` against a loop of `csmith -s S -o F`, timed from outside.
+// `kiln gen --count N -o DIR` (one generation process per core, its default) against a loop of
+// `csmith -s S -o F`, timed from outside.
 //
 //   npm run bench:live [-- --count 100 --first 1 --jobs 2 --size medium --policy p.yaml] [-- --smoke]
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runProcess } from '../src/harness/process.js';
@@ -147,7 +148,7 @@ try {
   const late = (xs: readonly Coverage[]): number => xs.filter((x) => !x.finished).length;
   console.log(`runs not finished within ${RUN_LIMIT_MS / 1000} s: kiln ${late(kiln)} of ${kiln.length}, csmith ${late(csmith)} of ${csmith.length} (left out of the figures above)`);
   console.log(
-    `generation as processes: kiln ${(kilnFiles.length / kilnSec).toFixed(2)} programs/s (one 'kiln gen --count ${count}', ${kilnSec.toFixed(1)} s), ` +
+    `generation as processes: kiln ${(kilnFiles.length / kilnSec).toFixed(2)} programs/s (one 'kiln gen --count ${count}', one generation process per core (${availableParallelism()}), ${kilnSec.toFixed(1)} s), ` +
       `csmith ${(csmithFiles.length / csmithSec).toFixed(2)} programs/s (${count} processes, ${csmithSec.toFixed(1)} s): ratio ${((kilnFiles.length / kilnSec) / (csmithFiles.length / csmithSec)).toFixed(2)}x`,
   );
   if (kilnFiles.length < count) console.log(`kiln discarded ${count - kilnFiles.length} of ${count} seeds`);

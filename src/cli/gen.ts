@@ -10,7 +10,11 @@ import { isModeChoice, MODE_CHOICES, modeFor, type ModeChoice } from '../gen/mod
 import { wrappedShare } from '../ir/census.js';
 import { liveStats } from '../interp/live.js';
 import { INJECT_KINDS } from '../edge/inject.js';
-import { generateRelaxedOne, generateUBOne, parseUBKind } from './gen-ub.js';
+import { availableParallelism } from 'node:os';
+import { maxJobs } from '../harness/config.js';
+import type { InjectKind } from '../edge/inject.js';
+import { generateRelaxedOne, generateUBOne, parseUBKind, processSink, type GenSink } from './gen-ub.js';
+import { generateInProcesses } from './gen-pool.js';
 import { makeDirectory } from '../store/files.js';
 import { loadPolicy, MAX_SEED, parseCount, parseSeed, reportAndExit } from './util.js';
 
@@ -25,6 +29,18 @@ interface GenOptions {
   ub?: string;
   relax?: boolean;
   target?: string;
+  jobs?: string;
+}
+
+/** Everything one seed of `kiln gen --count` needs: the same in this process and in a generation process of `-j N`. */
+export interface GenBatch {
+  readonly policy: Policy;
+  readonly mode: ModeChoice;
+  readonly ub: InjectKind | undefined;
+  readonly relax: boolean;
+  /** The output directory. */
+  readonly output: string;
+  readonly json: boolean;
 }
 
 /** Registers `kiln gen`. */
@@ -35,6 +51,7 @@ export function registerGen(program: Command): void {
     .option('-s, --seed <n>', 'seed of the (first) program', '1')
     .option('-n, --count <k>', 'generate K programs, seeds N … N+K-1 (needs -o DIR)')
     .option('-o, --output <path>', 'output file (one program), or directory (with --count, or for a yarpgen program); default: stdout')
+    .option('-j, --jobs <n>', 'with --count: programs generated at once, each in a process of its own (default: one per core); files and output are the same for any N')
     .option('--policy <file>', 'generation policy (YAML or JSON; any subset of fields)')
     .option('--size <preset>', 'program size: small, medium (Csmith-like, default) or large')
     .option('--mode <mode>', `generation mode: ${MODE_CHOICES.join(', ')} (mixed draws one per seed)`, 'csmith')
@@ -60,16 +77,16 @@ Examples:
   kiln gen --seed 5 --ub shift -o s.c     a program whose first undefined act is a bad shift, at a line it names
   kiln gen --seed 9 --relax --json        a relaxed program for crash testing: relaxations drawn, sites, UB found`,
     )
-    .action((opts: GenOptions) => {
+    .action(async (opts: GenOptions) => {
       try {
-        runGen(opts);
+        await runGen(opts);
       } catch (e) {
         reportAndExit(e);
       }
     });
 }
 
-function runGen(opts: GenOptions): void {
+async function runGen(opts: GenOptions): Promise<void> {
   const policy = withTarget(loadPolicy(opts.policy, opts.size), opts.target);
   const mode = opts.mode ?? 'csmith';
   if (!isModeChoice(mode)) throw errBadOption('--mode', mode, `one of ${MODE_CHOICES.join(', ')}`);
@@ -90,15 +107,23 @@ function runGen(opts: GenOptions): void {
     } catch (e) {
       throw errFile(opts.output, `cannot create directory: ${(e as Error).message}`);
     }
+    const batch: GenBatch = { policy, mode, ub, relax: !!opts.relax, output: opts.output, json: !!opts.json };
+    const jobs = opts.jobs === undefined ? Math.min(availableParallelism(), count) : parseCount('--jobs', opts.jobs, 1, 1);
+    if (jobs > maxJobs()) throw errBadOption('--jobs', opts.jobs!, `at most ${maxJobs()} on this machine`);
+    // A count on a terminal, unless JSON lines are printed there already.
+    const progress = process.stderr.isTTY && !opts.json && count > 1 ? (done: number) => void process.stderr.write(`\rkiln gen: ${done}/${count} programs`) : undefined;
+    // With a count on the terminal, a message first clears the count's line.
+    const sink: GenSink = progress ? { out: processSink.out, err: (text) => processSink.err(`\r\x1b[K${text}`) } : processSink;
     let discarded = 0;
-    for (let i = 0n; i < BigInt(count); i++) {
-      const s = seed + i;
-      // A one-file program is DIR/kiln-N.c; a program of several files gets DIR/kiln-N/.
-      const target = (files: readonly EmittedFile[]): string => join(opts.output!, files.length === 1 ? `kiln-${s}.c` : `kiln-${s}`);
-      const file = join(opts.output!, `kiln-${s}.c`);
-      const ok = ub !== undefined ? generateUBOne(s, policy, ub, file, !!opts.json) : opts.relax ? generateRelaxedOne(s, policy, file, !!opts.json) : generateOne(s, policy, mode, target, !!opts.json);
-      if (!ok) discarded++;
+    if (jobs > 1 && count > 1) {
+      discarded = await generateInProcesses(seed, count, jobs, batch, sink, progress);
+    } else {
+      for (let i = 0; i < count; i++) {
+        if (!genSeed(seed + BigInt(i), batch, sink)) discarded++;
+        progress?.(i + 1);
+      }
     }
+    if (progress) process.stderr.write('\n');
     if (!opts.json) process.stderr.write(`kiln gen: wrote ${count - discarded} programs to ${opts.output}${discarded ? ` (${discarded} seeds discarded)` : ''}\n`);
     return;
   }
@@ -111,7 +136,20 @@ function runGen(opts: GenOptions): void {
     if (!generateRelaxedOne(seed, policy, output, !!opts.json)) process.exitCode = 1;
     return;
   }
-  if (!generateOne(seed, policy, mode, output === undefined ? undefined : () => output, !!opts.json)) process.exitCode = 1;
+  if (!generateOne(seed, policy, mode, output === undefined ? undefined : () => output, !!opts.json, processSink)) process.exitCode = 1;
+}
+
+/**
+ * Generates, writes and reports the program of one seed of `kiln gen --count` into the batch's
+ * directory (what it prints goes to `sink`); false when the seed was discarded.
+ */
+export function genSeed(s: bigint, b: GenBatch, sink: GenSink): boolean {
+  // A one-file program is DIR/kiln-N.c; a program of several files gets DIR/kiln-N/.
+  const target = (files: readonly EmittedFile[]): string => join(b.output, files.length === 1 ? `kiln-${s}.c` : `kiln-${s}`);
+  const file = join(b.output, `kiln-${s}.c`);
+  if (b.ub !== undefined) return generateUBOne(s, b.policy, b.ub, file, b.json, sink);
+  if (b.relax) return generateRelaxedOne(s, b.policy, file, b.json, sink);
+  return generateOne(s, b.policy, b.mode, target, b.json, sink);
 }
 
 /** The policy with `--target` applied: an unknown name is a user error naming the models. */
@@ -136,13 +174,13 @@ function checkSplitOutput(path: string): void {
  * Generates, writes and reports one program; false when the seed was discarded. `target` gives
  * where the program goes once its files are known: a file (one-file programs) or a directory.
  */
-function generateOne(seed: bigint, policy: Policy, choice: ModeChoice, target: ((files: readonly EmittedFile[]) => string) | undefined, json: boolean): boolean {
+function generateOne(seed: bigint, policy: Policy, choice: ModeChoice, target: ((files: readonly EmittedFile[]) => string) | undefined, json: boolean, sink: GenSink): boolean {
   const mode = modeFor(seed, choice);
   const r = generateProgram(seed, policy, mode);
   if (!r.ok) {
     const line = { seed: String(seed), discarded: r.reason, repairs: r.stats.repairs, genMs: round(r.genMs) };
-    if (json) process.stdout.write(JSON.stringify(line) + '\n');
-    else process.stderr.write(`kiln gen: seed ${seed} discarded: ${r.reason}\n`);
+    if (json) sink.out(JSON.stringify(line) + '\n');
+    else sink.err(`kiln gen: seed ${seed} discarded: ${r.reason}\n`);
     return false;
   }
   const files = emitFiles(r.program, {
@@ -151,11 +189,11 @@ function generateOne(seed: bigint, policy: Policy, choice: ModeChoice, target: (
   });
   const file = target?.(files);
   if (file !== undefined) writeProgram(file, files);
-  else if (!json) process.stdout.write(files.length === 1 ? files[0]!.content : files.map((f) => `// ==> ${f.name} <==\n${f.content}${f.content.endsWith('\n') ? '' : '\n'}`).join(''));
+  else if (!json) sink.out(files.length === 1 ? files[0]!.content : files.map((f) => `// ==> ${f.name} <==\n${f.content}${f.content.endsWith('\n') ? '' : '\n'}`).join(''));
   if (json) {
     const share = wrappedShare(r.program);
     const live = liveStats(r.program, r.profile);
-    process.stdout.write(
+    sink.out(
       JSON.stringify({
         seed: String(seed),
         mode,

@@ -1,5 +1,6 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { EmittedFile } from '../emit/files.js';
 import type { Mode, ModeChoice } from '../gen/mode.js';
@@ -121,12 +122,21 @@ export class GeneratorPool {
   }
 }
 
-/** The worker script: compiled JavaScript next to this file, or the TypeScript source run through tsx. */
-function workerEntry(): { path: string; execArgv: string[] } {
-  const self = fileURLToPath(import.meta.url);
+/**
+ * How to start the Node script `name` (no extension) that sits beside the module at `fromUrl`:
+ * compiled JavaScript beside compiled JavaScript, or the TypeScript source run through tsx.
+ */
+export function scriptEntry(fromUrl: string, name: string): { path: string; execArgv: string[] } {
+  const self = fileURLToPath(fromUrl);
+  const dir = dirname(self);
   if (self.endsWith('.ts')) {
-    const tsx = createRequire(import.meta.url).resolve('tsx');
-    return { path: self.replace(/genpool\.ts$/, 'gen-worker.ts'), execArgv: ['--import', pathToFileURL(tsx).href] };
+    const tsx = createRequire(fromUrl).resolve('tsx');
+    return { path: join(dir, `${name}.ts`), execArgv: ['--import', pathToFileURL(tsx).href] };
   }
-  return { path: self.replace(/genpool\.js$/, 'gen-worker.js'), execArgv: [] };
+  return { path: join(dir, `${name}.js`), execArgv: [] };
+}
+
+/** The worker script of a generation process. */
+function workerEntry(): { path: string; execArgv: string[] } {
+  return scriptEntry(import.meta.url, 'gen-worker');
 }

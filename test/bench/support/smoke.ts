@@ -18,7 +18,7 @@ const scripts = Object.keys(allScripts).filter((s) => s.startsWith('bench:'));
  */
 const FIGURES: Readonly<Record<string, readonly RegExp[]>> = {
   'bench:interp': [/loops over int32 arrays .* M ops\/s/],
-  'bench:gen': [/^kiln +\d+ +[\d.]+ s +[\d.]+/m, /^kiln gen --count \d+ +\d+ +[\d.]+ s/m, /^csmith loop +\d+ +[\d.]+ s/m, /ratio \(kiln \/ csmith\): [\d.]+× programs per second/],
+  'bench:gen': [/^kiln +\d+ +[\d.]+ s +[\d.]+/m, /^kiln gen --count \d+ -j 1 +\d+ +[\d.]+ s/m, /^kiln gen --count \d+ +\d+ +[\d.]+ s/m, /^csmith loop +\d+ +[\d.]+ s/m, /ratio \(kiln \/ csmith\), one core each \(-j 1\): [\d.]+× programs per second/],
   'bench:verify': [/compilers: 2 programs × 4 configurations = 8 runs, 0 mismatches/, /sanitizers: 1 programs × 4 tools = 4 runs, 0 reports or mismatches/],
   'bench:campaign': [/^kiln +\d+ programs, +\d+ tests in [\d.]+ s wall/m, /^csmith +\d+ programs, +\d+ tests in [\d.]+ s wall/m],
   'bench:policy': [/csmith gcc remarks per 1000 lines: off [\d.]+; on [\d.]+ = [\d.]+x/],

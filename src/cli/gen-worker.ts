@@ -1,0 +1,33 @@
+// A generation process of `kiln gen --count K -j N` (src/cli/gen-pool.ts): receives seeds, writes
+// each seed's program into the output directory, and sends back what the seed prints.
+import { KilnError } from '../diag/errors.js';
+import { genSeed, type GenBatch } from './gen.js';
+import type { GenJobReply, GenJobRequest } from './gen-pool.js';
+
+let batch: GenBatch | undefined;
+
+// The parent reports an interrupted run; its generation processes just stop.
+process.on('SIGINT', () => process.exit(130));
+process.on('disconnect', () => process.exit(0));
+
+process.on('message', (m: GenJobRequest) => {
+  if (m.type === 'init') {
+    batch = m.batch;
+    return;
+  }
+  let reply: GenJobReply;
+  try {
+    if (!batch) throw new Error('generation process used before init');
+    let out = '';
+    let err = '';
+    const ok = genSeed(BigInt(m.seed), batch, { out: (t) => void (out += t), err: (t) => void (err += t) });
+    reply = { index: m.index, ok, out, err };
+  } catch (e) {
+    const error = e instanceof KilnError ? { code: e.code, message: e.message, ...(e.hint ? { hint: e.hint } : {}) } : { message: e instanceof Error ? (e.stack ?? e.message) : String(e) };
+    reply = { index: m.index, error };
+  }
+  if (!process.connected) process.exit(0);
+  process.send!(reply, undefined, {}, (err: Error | null) => {
+    if (err) process.exit(0);
+  });
+});
