@@ -4,16 +4,20 @@ import { basename, join } from 'node:path';
 import { LP64, type TargetModel } from '../c/target.js';
 import { isTranslationUnit, type EmittedFile } from '../emit/files.js';
 import { compileCommand } from '../harness/execute.js';
-import { configEmulator, configTarget } from '../harness/matrix.js';
+import { configEmulator, configTarget, type Configuration } from '../harness/matrix.js';
 import { runProcess, SpawnError } from '../harness/process.js';
 import { reproScript } from '../harness/repro.js';
 import type { FindingReduction } from '../reduce/finding.js';
 import { FINDING_MANIFEST } from '../triage/finding.js';
 
-/** How the reduced program fared under clang's UndefinedBehaviorSanitizer and AddressSanitizer. */
+/**
+ * How the reduced program fared under sanitizers: clang's UndefinedBehaviorSanitizer and
+ * AddressSanitizer for a host program; for a cross target's program, the cross compiler's UBSan
+ * run under the target's emulator (`how` says which, in the report's words).
+ */
 export type SanitizerVerdict =
-  | { readonly status: 'clean'; readonly compiler: string }
-  | { readonly status: 'error'; readonly compiler: string; readonly detail: string }
+  | { readonly status: 'clean'; readonly compiler: string; readonly how: string }
+  | { readonly status: 'error'; readonly compiler: string; readonly how: string; readonly detail: string }
   | { readonly status: 'unchecked'; readonly detail: string };
 
 /** What {@link writeBundle} wrote. */
@@ -57,7 +61,7 @@ export function writeReducedFinding(r: FindingReduction): string {
  */
 export async function writeBundle(r: FindingReduction, extras: BundleExtras = {}): Promise<Bundle> {
   // A sanitizer finding's program is tested by sanitizers already (and a miss's has UB on purpose).
-  const sanitizers: SanitizerVerdict = r.finding.outcome.startsWith('sanitizer-') ? { status: 'unchecked', detail: 'a sanitizer finding: its repro.sh checks the sanitizer' } : await sanitizerCheck(r.files);
+  const sanitizers: SanitizerVerdict = r.finding.outcome.startsWith('sanitizer-') ? { status: 'unchecked', detail: 'a sanitizer finding: its repro.sh checks the sanitizer' } : await sanitizerCheck(r.files, r.config);
   const folder = writeReducedFinding(r);
   const f = r.finding;
   const judgement = r.failing.judgement;
@@ -182,8 +186,9 @@ export function markdownReport(r: FindingReduction, san: SanitizerVerdict, extra
   out.push('## Notes', '');
   if (isRun(f.outcome)) {
     out.push('- The program has no undefined behaviour: Kiln\'s reference interpreter, an exact model of C\'s integer semantics, ran it with every UB check on and computed the expected output.');
-    if (san.status === 'clean') out.push(`- It also runs cleanly under \`${san.compiler} -fsanitize=undefined,address\`.`);
-    else if (san.status === 'error') out.push(`- Warning: \`${san.compiler} -fsanitize=undefined,address\` reports: ${san.detail}`);
+    if (san.status === 'clean') out.push(`- It also runs cleanly under ${san.how}.`);
+    else if (san.status === 'error') out.push(`- Warning: under ${san.how}, ${san.detail}`);
+    else if (configEmulator(c)) out.push(`- Not checked with sanitizers on the target: ${san.detail}.`);
   }
   out.push(`- Found by Kiln (generation mode ${f.mode}, seed ${f.seed}) and reduced from ${r.original.lines} to ${r.lines} lines with Kiln's IR reducer${r.complete ? '' : ' (stopped early: `kiln reduce` on the finding folder reduces further)'}.`);
   out.push('');
@@ -208,16 +213,17 @@ export function targetText(m: TargetModel): string {
 }
 
 /**
- * Compiles the program with clang's UBSan and ASan (recovery off) and runs it: `clean` when it
- * exits 0 with nothing on stderr. The campaign's memory limit is not applied (ASan reserves
- * terabytes of address space).
+ * Compiles the program with sanitizers and runs it: `clean` when it exits 0 with nothing on
+ * stderr. A host program (no `config`, or a native one) gets clang's UBSan and ASan, recovery
+ * off; the campaign's memory limit is not applied (ASan reserves terabytes of address space).
+ * A cross target's program is checked on its target, because its behaviour is the target's
+ * (an ILP32 program built for x86-64 is another program): see {@link targetSanitizerCheck}.
  */
-export async function sanitizerCheck(files: readonly EmittedFile[]): Promise<SanitizerVerdict> {
-  const dir = mkdtempSync(join(tmpdir(), 'kiln-san-'));
+export async function sanitizerCheck(files: readonly EmittedFile[], config?: Configuration): Promise<SanitizerVerdict> {
+  if (config && configTarget(config) !== LP64) return targetSanitizerCheck(files, config);
   const cc = 'clang';
-  try {
-    for (const x of files) writeFileSync(join(dir, x.name), x.content);
-    const units = files.map((x) => x.name).filter(isTranslationUnit);
+  const how = `\`${cc} -fsanitize=undefined,address\``;
+  return withProgram(files, async (dir, units) => {
     let comp;
     try {
       comp = await runProcess(cc, ['-O0', '-g', '-fsanitize=undefined,address', '-fno-sanitize-recover=all', ...units, '-o', 'prog', '-lm'], { cwd: dir, timeoutMs: 120_000, maxOutputBytes: 64 << 10 });
@@ -227,9 +233,60 @@ export async function sanitizerCheck(files: readonly EmittedFile[]): Promise<San
     }
     if (comp.status !== 0) return { status: 'unchecked', detail: `${cc} could not build it with sanitizers: ${comp.stderr.split('\n')[0] ?? ''}` };
     const run = await runProcess(join(dir, 'prog'), [], { cwd: dir, timeoutMs: 60_000, maxOutputBytes: 64 << 10 });
-    if (run.status === 0 && run.stderr.trim() === '') return { status: 'clean', compiler: cc };
+    if (run.status === 0 && run.stderr.trim() === '') return { status: 'clean', compiler: cc, how };
     const first = run.stderr.split('\n').find((l) => l.includes('runtime error') || l.includes('ERROR')) ?? `exit status ${run.status ?? run.signal}`;
-    return { status: 'error', compiler: cc, detail: first.trim() };
+    return { status: 'error', compiler: cc, how, detail: `it reports: ${first.trim()}` };
+  });
+}
+
+/**
+ * The sanitizer check of a cross target's program: the configuration's cross compiler builds it at
+ * -O0 with UBSan and it runs under the target's emulator. With UBSan's runtime when the target
+ * has one (Debian ships it for aarch64, arm, i686 and s390x; powerpc's needs libatomic, which is
+ * tried too), else with `-fsanitize-undefined-trap-on-error`: the same checks, each a trap
+ * instruction, so any target can run them. ASan does not run under qemu's user mode.
+ */
+export async function targetSanitizerCheck(files: readonly EmittedFile[], config: Configuration): Promise<SanitizerVerdict> {
+  const emulator = configEmulator(config);
+  const cc = config.compiler;
+  const model = configTarget(config);
+  if (!emulator) return { status: 'unchecked', detail: `no emulator for ${model.name} binaries` };
+  const ways: { flags: string[]; libs: string[]; trap: boolean }[] = [
+    { flags: ['-fsanitize=undefined', '-fno-sanitize-recover=all'], libs: [], trap: false },
+    { flags: ['-fsanitize=undefined', '-fno-sanitize-recover=all'], libs: ['-latomic'], trap: false },
+    { flags: ['-fsanitize=undefined', '-fsanitize-undefined-trap-on-error'], libs: [], trap: true },
+  ];
+  return withProgram(files, async (dir, units) => {
+    let firstError = '';
+    for (const w of ways) {
+      let comp;
+      try {
+        comp = await runProcess(cc.command, ['-O0', ...w.flags, ...units, '-o', 'prog', '-lm', ...w.libs], { cwd: dir, timeoutMs: 300_000, maxOutputBytes: 64 << 10 });
+      } catch (e) {
+        if (e instanceof SpawnError) return { status: 'unchecked', detail: `${cc.name} not found` };
+        throw e;
+      }
+      if (comp.status !== 0) {
+        firstError ||= comp.stderr.split('\n').find((l) => /error/.test(l)) ?? '';
+        continue;
+      }
+      const how = `\`${cc.name} ${w.flags.join(' ')}\`${w.trap ? ' (no UBSan runtime for this target: each check traps)' : ''}, run under ${basename(emulator[0]!)}`;
+      const run = await runProcess(emulator[0]!, [...emulator.slice(1), './prog'], { cwd: dir, timeoutMs: 300_000, maxOutputBytes: 64 << 10 });
+      if (run.status === 0 && run.stderr.trim() === '') return { status: 'clean', compiler: cc.name, how };
+      const message = run.stderr.split('\n').find((l) => l.includes('runtime error'));
+      const detail = message ? `it reports: ${message.trim()}` : w.trap && run.signal ? `a check trapped (${run.signal})` : `it exits with ${run.signal ?? `status ${run.status}`}`;
+      return { status: 'error', compiler: cc.name, how, detail };
+    }
+    return { status: 'unchecked', detail: `${cc.name} could not build it with UBSan: ${firstError.trim()}` };
+  });
+}
+
+/** Runs `f` in a temporary folder holding the program's files, with the names of its translation units. */
+async function withProgram(files: readonly EmittedFile[], f: (dir: string, units: string[]) => Promise<SanitizerVerdict>): Promise<SanitizerVerdict> {
+  const dir = mkdtempSync(join(tmpdir(), 'kiln-san-'));
+  try {
+    for (const x of files) writeFileSync(join(dir, x.name), x.content);
+    return await f(dir, files.map((x) => x.name).filter(isTranslationUnit));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

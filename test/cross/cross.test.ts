@@ -16,7 +16,7 @@ import { runArgv, testConfiguration } from '../../src/harness/execute.js';
 import { buildMatrix, configEmulator, configMissingEmulator, configTarget, DEFAULT_LIMITS } from '../../src/harness/matrix.js';
 import { reproScript } from '../../src/harness/repro.js';
 import type { FindingReduction } from '../../src/reduce/finding.js';
-import { markdownReport } from '../../src/report/bundle.js';
+import { markdownReport, targetSanitizerCheck } from '../../src/report/bundle.js';
 import { TempRoot } from '../../src/harness/tempdir.js';
 import { generateProgram } from '../../src/repair/generate.js';
 import { requireTool } from '../support/cc.js';
@@ -144,6 +144,33 @@ describe('cross targets (m68k under qemu-m68k)', () => {
     expect(host).toContain('- Target: x86-64 Linux (LP64)');
     expect(host).toMatch(/^gcc -O2 prog\.c -o prog .*&& \.\/prog$/m);
   });
+
+  it('a cross program is checked with sanitizers on its target: UBSan traps under qemu-m68k, and the report says so', async () => {
+    const c = buildMatrix([m68k], ['-O2'])[0]!;
+    const p = program(5, 'm68k');
+    const clean = await targetSanitizerCheck([{ name: 'prog.c', content: p.text }], c);
+    expect(clean).toMatchObject({ status: 'clean', compiler: CROSS });
+    // Debian has no UBSan runtime for m68k: the checks trap instead.
+    expect(clean.status === 'clean' && clean.how).toMatch(/-fsanitize=undefined -fsanitize-undefined-trap-on-error.*run under qemu-m68k/);
+    // A signed overflow that only a check catches (it prints the same either way).
+    const overflow = '#include <limits.h>\n#include <stdio.h>\nint main(int argc, char **argv) { int x = INT_MAX; x += argc; (void)argv; printf("%d\\n", x > 0); return 0; }\n';
+    const bad = await targetSanitizerCheck([{ name: 'prog.c', content: overflow }], c);
+    expect(bad).toMatchObject({ status: 'error', compiler: CROSS });
+    expect(bad.status === 'error' && bad.detail).toMatch(/a check trapped \(SIG(ILL|TRAP)\)/);
+    const r = {
+      finding: { outcome: 'wrong-code', mode: 'csmith', seed: '5' },
+      config: c,
+      files: [{ name: 'prog.c', content: p.text }],
+      source: p.text,
+      failing: { judgement: { outcome: 'wrong-code', bucket: 'b' }, output: 'checksum = 1' },
+      expected: p.expected,
+      original: { lines: 100 },
+      lines: 1,
+      complete: true,
+    } as unknown as FindingReduction;
+    expect(markdownReport(r, clean)).toMatch(/^- It also runs cleanly under `m68k-linux-gnu-gcc-12 -fsanitize=undefined -fsanitize-undefined-trap-on-error` \(no UBSan runtime for this target: each check traps\), run under qemu-m68k\.$/m);
+    expect(markdownReport(r, bad)).toMatch(/^- Warning: under `m68k-linux-gnu-gcc-12 .*, a check trapped/m);
+  }, 240_000);
 
   it('a campaign takes its target from the compilers, and refuses two targets at once', async () => {
     const s = await resolveSettings({ compilers: CROSS, opts: '-O0' });
