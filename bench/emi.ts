@@ -59,9 +59,12 @@ async function main(): Promise<void> {
   if (!compilers.length) throw new Error('bench:emi needs gcc or clang on PATH');
   const seeds = Array.from({ length: count }, (_, i) => first + i);
   const lines: Line[] = [];
+  const failed: string[] = [];
   const t0 = performance.now();
   await pool(seeds, jobs, async (s) => {
     const r = await runProcess(process.execPath, ['--import', 'tsx', join(root, 'src/cli/main.ts'), 'emi', '--seed', String(s), '--size', size, '--variants', String(variants), '-o', join(work, `s${s}`), '--json'], { cwd: root, timeoutMs: 600_000, maxOutputBytes: 1 << 24 });
+    // A seed whose `kiln emi` failed is reported, never silently left out of the figures.
+    if (r.status !== 0) failed.push(`seed ${s}: kiln emi ${r.timedOut ? 'timed out' : `exited with ${r.status ?? r.signal}`}: ${r.stderr.trim().split('\n').slice(-1)[0] ?? ''}`);
     for (const l of r.stdout.split('\n')) if (l.trim()) lines.push(JSON.parse(l) as Line);
   });
   const wall = (performance.now() - t0) / 1000;
@@ -122,6 +125,8 @@ async function main(): Promise<void> {
   const attempted = proven.length + internal.length;
   console.log(`programs ${count} (seeds ${first}-${first + count - 1}, ${size}), variants asked ${count * variants}`);
   console.log(`variants/s (kiln emi processes, ${jobs} at a time, base generation included): ${(attempted / wall).toFixed(2)} over ${wall.toFixed(1)} s`);
+  console.log(`kiln emi failures (seeds with no variants): ${failed.length}`);
+  for (const f of failed.slice(0, 20)) console.log(`  ${f}`);
   console.log(`proven: ${proven.length}/${attempted} (${((100 * proven.length) / Math.max(1, attempted)).toFixed(1)}%); internal: ${internal.length}`);
   for (const r of internal.slice(0, 5)) console.log(`  internal: seed ${r.seed} variant ${r.variant}: ${r.internal}`);
   console.log(`mutation kinds (share of proven variants carrying the kind): ${[...kinds].sort().map(([k, n]) => `${k} ${((100 * n) / Math.max(1, proven.length)).toFixed(0)}%`).join(', ')}`);
