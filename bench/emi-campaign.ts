@@ -6,11 +6,14 @@
 //     harness left out), of EMI variants against their bases: gcc -O3 -fopt-info-all and
 //     clang -O3 -Rpass=.*, over `kiln emi --seed S --variants K` for the first N seeds.
 //
+// Findings stay on disk under --out (DIR/plain and DIR/emi-K) for `kiln findings` and `kiln reduce`;
+// without --out they go to a scratch folder that is removed at the end.
+//
 //   npm run bench:emi-campaign [-- --time 10m --emi 4 --compilers gcc-11,gcc-12,clang-13,clang-16,tcc,pcc
-//                                  --jobs 2 --remark-seeds 10 --remark-variants 4]   (--smoke: 10 s each, gcc only)
+//                                  --jobs 2 --remark-seeds 10 --remark-variants 4 --out DIR]   (--smoke: 10 s each, gcc only)
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { runProcess } from '../src/harness/process.js';
 import { runCampaign, type CampaignFigures } from './lib/campaign.js';
 import { kilnEntry } from './lib/kiln.js';
@@ -26,6 +29,7 @@ const wanted = arg('compilers', smoke ? 'gcc' : 'gcc-11,gcc-12,clang-13,clang-16
 const jobs = arg('jobs', '2');
 const remarkSeeds = Number(arg('remark-seeds', smoke ? '1' : '10'));
 const remarkVariants = Number(arg('remark-variants', smoke ? '1' : '4'));
+const keep = arg('out', '');
 const LEVELS = '-O0;-O1;-O2;-Os;-O3';
 
 async function which(cc: string): Promise<boolean> {
@@ -47,7 +51,7 @@ try {
 
   const campaign = async (label: string, extra: string[]): Promise<Side> => ({
     label,
-    ...(await runCampaign(kiln, join(work, label), ['--time', time, '--compilers', compilers.join(','), '--opts', LEVELS, '-j', jobs, ...extra], 4 * 3600_000, label)),
+    ...(await runCampaign(kiln, keep ? join(resolve(keep), label) : join(work, label), ['--time', time, '--compilers', compilers.join(','), '--opts', LEVELS, '-j', jobs, ...extra], 4 * 3600_000, label)),
   });
 
   console.log(`kiln fuzz --time ${time}, compilers ${compilers.join(', ')} at ${LEVELS.replaceAll(';', ' ')}, -j ${jobs}; first without EMI, then with --emi ${k}`);
@@ -59,6 +63,7 @@ try {
     console.log(`| ${s.label} | ${s.sec.toFixed(0)} | ${s.programs} | ${s.tests} | ${Math.round((s.tests / s.sec) * 3600)} | ${s.findings} | ${s.buckets} | ${s.internal} | ${outcomes} |`);
   }
   console.log('(programs: bases and variants alike, each a program Kiln generated and compiled; wall s includes start-up and the end-of-session work)');
+  if (keep) console.log(`findings: kiln findings --out ${join(resolve(keep), '<side>')}`);
 
   // Remarks per thousand lines of test code, variants against their bases.
   const remarkCompilers = [
