@@ -1,4 +1,4 @@
-import { promote, type IntType } from '../c/types.js';
+import { isBitfieldType, promote, type IntType } from '../c/types.js';
 import { checkTarget, isExpr, type Block, type Expr, type FuncDecl, type Init, type Program, type Stmt, type VarDecl } from '../ir/nodes.js';
 import { unqualified, type RecordT } from '../ir/types.js';
 import { loopContinues, walk, walkProgram } from '../ir/visit.js';
@@ -174,7 +174,7 @@ function compactStmt(s: Stmt, n: Names, depth: number): string[] {
     case 'for':
       if (!s.form || s.form === 'for' || !s.cond || loopContinues(s.body)) {
         if (s.form === 'do' && loopContinues(s.body)) throw new Error(`do loop ${s.id} contains continue: cannot print it exactly`);
-        return compactBlock(s.body, n, depth, `for (${part(s.init)}; ${part(s.cond)}; ${part(s.step)})`);
+        return compactBlock(s.body, n, depth, `for (${s.init ? printEffect(s.init, n) : ''}; ${part(s.cond)}; ${s.step ? printEffect(s.step, n) : ''})`);
       }
       break;
     case 'switch':
@@ -334,8 +334,17 @@ export function printExpr(e: Expr, n: Names): string {
       return `${n.funcs.get(e.func) ?? `func_${e.func}`}(${e.args.map((a) => printExpr(a, n)).join(', ')})`;
     case 'assign':
       return `(${printExpr(e.target, n)} ${e.op} ${printExpr(e.value, n)})`;
-    case 'incdec':
-      return e.prefix ? `(${e.op}${printExpr(e.target, n)})` : `(${printExpr(e.target, n)}${e.op})`;
+    case 'incdec': {
+      if (e.prefix) return `(${e.op}${printExpr(e.target, n)})`;
+      const s = `(${printExpr(e.target, n)}${e.op})`;
+      // Compilers disagree on the type of `x++` and `x--` when x is an unsigned bit-field narrower
+      // than int: gcc gives it the bit-field's type, which promotes to int, as the interpreter
+      // does (src/c/types.ts, bitfieldType); clang, tcc and pcc give it unsigned int, so
+      // `(s.f0++) < -1` is 0 with gcc and 1 with them. (Prefix forms, assignments, reads, `?:`
+      // and `,` agree.) The cast to the promoted type makes every compiler read it as the
+      // interpreter does. As a statement of its own the value is unused and the cast is left out.
+      return isNarrowUnsignedBitfield(e.type) ? `((${declare(promote(e.type as IntType), '', n.prefix)})${s})` : s;
+    }
     case 'comma':
       return `(${printExpr(e.left, n)} , ${printExpr(e.right, n)})`;
     case 'safe': {
@@ -368,6 +377,17 @@ function voidNull(e: Expr): boolean {
     default:
       return false;
   }
+}
+
+/** Whether a type is an unsigned bit-field type narrower than int (see `printExpr`'s `x++`). */
+function isNarrowUnsignedBitfield(t: Expr['type']): boolean {
+  return t.kind === 'int' && !t.signed && isBitfieldType(t);
+}
+
+/** A full expression whose value is discarded (an expression statement, a for loop's init or step), without outer parentheses. */
+function printEffect(e: Expr, n: Names): string {
+  if (e.kind === 'incdec' && !e.prefix) return stripParens(`(${printExpr(e.target, n)}${e.op})`);
+  return stripParens(printExpr(e, n));
 }
 
 /** A full expression's text without the parentheses `printExpr` puts around the whole of it. */
@@ -404,20 +424,21 @@ function printStmt(s: Stmt, n: Names, depth: number): string {
     case 'block':
       return printBlock(s, n, depth);
     case 'expr':
-      return `${pad}${stripParens(printExpr(s.expr, n))};`;
+      return `${pad}${printEffect(s.expr, n)};`;
     case 'if': {
       const head = `${pad}if (${ifCondition(s, n)})\n${printBlock(s.then, n, depth)}`;
       return s.else ? `${head}\n${pad}else\n${printBlock(s.else, n, depth)}` : head;
     }
     case 'for': {
       const part = (e: Expr | undefined): string => (e ? stripParens(printExpr(e, n)) : '');
+      const effect = (e: Expr | undefined): string => (e ? printEffect(e, n) : '');
       // `continue` in a while loop would skip the step appended to the body: print it as a for loop.
       // A do loop cannot be: its first iteration skips the test (generators never put continue in one).
       if (s.form === 'do' && loopContinues(s.body)) throw new Error(`do loop ${s.id} contains continue: cannot print it exactly`);
       const form = s.form && s.cond && !loopContinues(s.body) ? s.form : 'for';
-      if (form === 'for') return `${pad}for (${part(s.init)}; ${part(s.cond)}; ${part(s.step)})\n${printBlock(s.body, n, depth)}`;
+      if (form === 'for') return `${pad}for (${effect(s.init)}; ${part(s.cond)}; ${effect(s.step)})\n${printBlock(s.body, n, depth)}`;
       const body = s.step ? { ...s.body, stmts: [...s.body.stmts, { kind: 'expr', id: -1, expr: s.step } as Stmt] } : s.body;
-      const init = s.init ? `${pad}${part(s.init)};\n` : '';
+      const init = s.init ? `${pad}${effect(s.init)};\n` : '';
       if (form === 'while') return `${init}${pad}while (${part(s.cond)})\n${printBlock(body, n, depth)}`;
       return `${init}${pad}do\n${printBlock(body, n, depth)}\n${pad}while (${part(s.cond)});`;
     }
