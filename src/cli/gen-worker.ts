@@ -1,8 +1,11 @@
 // A generation process of `kiln gen --count K -j N` (src/cli/gen-pool.ts): receives seeds, writes
 // each seed's program into the output directory, and sends back what the seed prints.
 import { KilnError } from '../diag/errors.js';
+import { tuneV8ForGeneration } from '../harness/v8-tuning.js';
 import { genSeed, type GenBatch } from './gen.js';
 import type { GenJobReply, GenJobRequest } from './gen-pool.js';
+
+tuneV8ForGeneration();
 
 let batch: GenBatch | undefined;
 

@@ -15,6 +15,7 @@ import { maxJobs } from '../harness/config.js';
 import type { InjectKind } from '../edge/inject.js';
 import { generateRelaxedOne, generateUBOne, parseUBKind, processSink, type GenSink } from './gen-ub.js';
 import { generateInProcesses } from './gen-pool.js';
+import { tuneV8ForGeneration } from '../harness/v8-tuning.js';
 import { makeDirectory } from '../store/files.js';
 import { loadPolicy, MAX_SEED, parseCount, parseSeed, reportAndExit } from './util.js';
 
@@ -118,6 +119,7 @@ async function runGen(opts: GenOptions): Promise<void> {
     if (jobs > 1 && count > 1) {
       discarded = await generateInProcesses(seed, count, jobs, batch, sink, progress);
     } else {
+      tuneV8ForGeneration();
       for (let i = 0; i < count; i++) {
         if (!genSeed(seed + BigInt(i), batch, sink)) discarded++;
         progress?.(i + 1);

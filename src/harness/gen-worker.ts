@@ -9,6 +9,9 @@ import { drawRelaxations, relaxProgram, relaxRng } from '../repair/relax.js';
 import type { GenReply, GenRequest } from './genpool.js';
 import { campaignFiles } from './program.js';
 import { EmiBases } from '../mutate/campaign.js';
+import { tuneV8ForGeneration } from './v8-tuning.js';
+
+tuneV8ForGeneration();
 
 let policy: Policy | undefined;
 let modeChoice: ModeChoice = 'csmith';

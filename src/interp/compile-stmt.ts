@@ -6,7 +6,7 @@ import { walk } from '../ir/visit.js';
 import { isRecord, namedFields, unqualified, type Type } from '../ir/types.js';
 import { compileExpr, truthy } from './compile-expr.js';
 import { conversion, withConversionAt, type CompileContext, type Ev, type VarHome } from './context.js';
-import { cellCount, fieldOffset, layoutOf, zeroFill, zeroOf, type Cell, type Layout, type MemObject } from './memory.js';
+import { cellCount, fieldOffset, layoutOf, setCells, zeroFill, zeroOf, type Cell, type Layout, type MemObject } from './memory.js';
 import { Completion, Frame, raise, type Runtime } from './runtime.js';
 
 /** A compiled statement: normal execution, and (when it contains labels) entry at a label. */
@@ -130,7 +130,7 @@ function compileInit(cx: CompileContext, d: VarDecl): CInit | undefined {
     let image: Cell[] | undefined;
     const init = (_f: Frame, o: MemObject): void => {
       if (image) {
-        o.cells = image.slice();
+        setCells(o, image);
         return;
       }
       if (needsZero) zeroFill(o, d.id);
@@ -147,7 +147,7 @@ function compileInit(cx: CompileContext, d: VarDecl): CInit | undefined {
     // difference, since none refers to the object being initialised.
     let image: Cell[] | undefined;
     const run = (f: Frame, o: MemObject): void => {
-      if (image) o.cells = image.slice();
+      if (image) setCells(o, image);
       else {
         zeroFill(o, d.id);
         for (const op of ops) if (isStatic(op)) o.cells[op.off] = op.kind === 'tag' ? op.member : (op as { value: Cell }).value;
@@ -231,12 +231,17 @@ export function compileFunction(cx: CompileContext, fn: FuncDecl, globals: reado
   const slot = cx.funcs.get(fn.id)!;
   const zeroRet = fn.ret.kind === 'int' || fn.ret.kind === 'float' || fn.ret.kind === 'ptr' ? zeroOf(fn.ret, fn.id) : undefined;
   const maxDepth = rt.limits.maxDepth;
+  // Frames of returned calls, reused by later calls: their objects get a new lifetime (uid and
+  // generation) exactly as a loop body's locals do at each entry, so a pointer kept from an
+  // earlier call is still dangling. A stack, so that even a recursive call gets a frame of its own.
+  const spare: Frame[] = [];
   slot.invoke = (args) => {
     if (++rt.depth > maxDepth) raise('step-budget-exceeded', fn.id, { message: 'call depth limit' });
-    const f = new Frame(nslots);
+    const f = spare.pop() ?? new Frame(nslots);
     for (let i = 0; i < params.length; i++) {
       const p = params[i]!;
-      const o = rt.alloc(p.layout, p.decl, p.isConst);
+      // Every cell is set below: a reused object needs no clearing.
+      const o = rt.renew(f.vars[p.slot], p.layout, p.decl, p.isConst, true);
       const a = args[i]!;
       if (p.record) {
         const cells = a as Cell[];
@@ -248,13 +253,16 @@ export function compileFunction(cx: CompileContext, fn: FuncDecl, globals: reado
     if (r === Completion.Goto) throw new Error(`goto to label ${f.gotoLabel} escaped function ${fn.name}`);
     for (const p of params) f.vars[p.slot]!.alive = false;
     rt.depth--;
+    const ret = f.ret;
+    f.ret = undefined;
+    spare.push(f);
     // Falling off the end of a function whose value the caller uses is undefined; Kiln's
     // generators always return, so treat the missing value as an uninitialised read.
     if (returnsValue && r !== Completion.Return) {
       rt.fault('uninitialised-read', fn.id, { message: `${fn.name} ended without return` });
       return zeroRet;
     }
-    return f.ret as Cell;
+    return ret as Cell;
   };
 }
 

@@ -302,16 +302,12 @@ export class Runtime {
     for (let i = ls; i < le; i++) if (flag[i]! & V) lv = true;
     for (let j = rs; j < re; j++) if (flag[j]! & V) rv = true;
     if (lv && rv) return this.fault('multiple-volatile-access', node, { operands: [left, right] });
-    const report = (i: number, j: number): void => {
-      const inCall = flag[i]! >> DEPTH_SHIFT > here || flag[j]! >> DEPTH_SHIFT > here;
-      this.fault(inCall ? 'order-dependence' : 'unsequenced-access', node, { operands: [left, right] });
-    };
     if ((le - ls) * (re - rs) <= 256) {
       for (let i = ls; i < le; i++) {
         const k = key[i];
         const fi = flag[i]!;
         for (let j = rs; j < re; j++) {
-          if (key[j] === k && ((fi | flag[j]!) & W) !== 0) return report(i, j);
+          if (key[j] === k && ((fi | flag[j]!) & W) !== 0) return this.overlap(i, j, here, node, left, right);
         }
       }
       return;
@@ -324,8 +320,15 @@ export class Runtime {
     }
     for (let j = rs; j < re; j++) {
       const i = firstLeft.get(key[j]!);
-      if (i !== undefined && ((flag[i]! | flag[j]!) & W) !== 0) return report(i, j);
+      if (i !== undefined && ((flag[i]! | flag[j]!) & W) !== 0) return this.overlap(i, j, here, node, left, right);
     }
+  }
+
+  /** Reports two unsequenced accesses to one location, one of them a write (an order dependence when either was made inside a call). */
+  private overlap(i: number, j: number, here: number, node: number, left: number, right: number): void {
+    const flag = this.logFlag;
+    const inCall = flag[i]! >> DEPTH_SHIFT > here || flag[j]! >> DEPTH_SHIFT > here;
+    this.fault(inCall ? 'order-dependence' : 'unsequenced-access', node, { operands: [left, right] });
   }
 
   /**

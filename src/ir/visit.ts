@@ -172,8 +172,29 @@ export function mapChildren<N extends Node>(n: N, f: (child: Node) => Node): N {
 
 /** Calls `f` on every node of the subtree in pre-order; return `false` from `f` to skip a node's children. */
 export function walk(n: Node, f: (node: Node, parent: Node | undefined) => boolean | void, parent?: Node): void {
-  if (f(n, parent) === false) return;
-  forEachChild(n, (c) => walk(c, f, n));
+  // An explicit stack, in the recursion's order (each node's children pushed, then reversed in
+  // place): a recursive walk made a closure per node, and walks over whole programs were a large
+  // share of generation's garbage.
+  const nodes: Node[] = [n];
+  const parents: (Node | undefined)[] = [parent];
+  let cur: Node = n;
+  const push = (c: Node): void => {
+    nodes.push(c);
+    parents.push(cur);
+  };
+  while (nodes.length) {
+    const x = nodes.pop()!;
+    const up = parents.pop();
+    if (f(x, up) === false) continue;
+    const from = nodes.length;
+    cur = x;
+    forEachChild(x, push);
+    for (let i = from, j = nodes.length - 1; i < j; i++, j--) {
+      const t = nodes[i]!;
+      nodes[i] = nodes[j]!;
+      nodes[j] = t;
+    }
+  }
 }
 
 /**
