@@ -54,6 +54,25 @@ function firstSourceLocation(text: string, sources: readonly string[]): { file: 
   return names.size === 0 ? first : undefined;
 }
 
+/**
+ * The location of the innermost stack frame in one of `sources` (`#0 0x… in func_2 /dir/prog.c:5:8`),
+ * for ASan's and MSan's reports. A frame of the program without a line (`#0 0x… in func_2
+ * /dir/prog.c`: code inlined at -O2 whose line the debug information lost) gives the file
+ * alone: the line is unknown, and the caller's line in the next frame is not the access's.
+ * Without frames, the first location anywhere (`firstSourceLocation`).
+ */
+function innermostFrame(text: string, sources: readonly string[]): { file: string; line?: number; column?: number } | undefined {
+  const names = new Set(sources.map(baseName));
+  const frame = /^\s*#\d+ 0x[0-9a-f]+ in \S+ ([^\s()]+?\.[ch])(?::(\d+)(?::(\d+))?)?\s*$/gm;
+  for (const m of text.matchAll(frame)) {
+    const file = baseName(m[1]!);
+    if (!names.has(file)) continue;
+    if (m[2] === undefined) return { file };
+    return { file, line: Number(m[2]), ...(m[3] !== undefined ? { column: Number(m[3]) } : {}) };
+  }
+  return firstSourceLocation(text, sources);
+}
+
 /** Classifies an AddressSanitizer error title (`heap-buffer-overflow`, `SEGV on unknown address 0x000…`). */
 function asanKind(title: string, body: string): UBKind {
   if (/buffer-overflow|buffer-underflow|container-overflow/.test(title)) return 'out-of-bounds';
@@ -74,7 +93,7 @@ export function parseAsan(stderr: string, sources: readonly string[]): UBReport 
   if (!m) return undefined;
   const title = m[1]!.trim();
   const body = stderr.slice(m.index);
-  return { tool: 'asan', kind: asanKind(title, body), ...firstSourceLocation(body, sources), message: `AddressSanitizer: ${title.replace(/ on (?:unknown )?address 0x[0-9a-f]+.*$/, '').replace(/ \(pc 0x.*$/, '')}` };
+  return { tool: 'asan', kind: asanKind(title, body), ...innermostFrame(body, sources), message: `AddressSanitizer: ${title.replace(/ on (?:unknown )?address 0x[0-9a-f]+.*$/, '').replace(/ \(pc 0x.*$/, '')}` };
 }
 
 /** The first MemorySanitizer report in a run's stderr. */
@@ -83,7 +102,7 @@ export function parseMsan(stderr: string, sources: readonly string[]): UBReport 
   if (!m) return undefined;
   const title = m[1]!.trim();
   const kind: UBKind = /uninitiali[sz]ed/.test(title) ? 'uninitialised-read' : 'other';
-  return { tool: 'msan', kind, ...firstSourceLocation(stderr.slice(m.index), sources), message: `MemorySanitizer: ${title}` };
+  return { tool: 'msan', kind, ...innermostFrame(stderr.slice(m.index), sources), message: `MemorySanitizer: ${title}` };
 }
 
 /** Classifies a UBSan `runtime error:` message. */

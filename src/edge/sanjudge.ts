@@ -13,9 +13,13 @@ import type { UBReport } from './reports.js';
 import { hasSanitizer, type Sanitizer, type SanitizedKind, type SanitizedRun } from './sanitize.js';
 import type { SiteLocation } from './inject.js';
 
-/** Whether a report is the injected UB: its kind, at its line. */
+/** Whether a report is the injected UB: its kind, at its line (or at a line the report does not know, in a frame of the program). */
 export function reportsSite(r: UBReport | undefined, kind: SanitizedKind, at: SiteLocation): boolean {
-  return r !== undefined && r.kind === kind && r.line === at.line;
+  if (r === undefined || r.kind !== kind) return false;
+  // A report of the kind whose innermost frame is in the program but has no line (inlined code
+  // whose line the debug information lost) may well be the site: never a miss to claim.
+  if (r.line === undefined && r.file !== undefined) return true;
+  return r.line === at.line;
 }
 
 /** A report in one line (`asan out-of-bounds at line 40: AddressSanitizer: …`), or `nothing`. */

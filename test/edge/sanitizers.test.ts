@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sanitizerMatrix, testSanitizerProgram, unclaimed } from '../../src/edge/sancampaign.js';
+import { parseAsan } from '../../src/edge/reports.js';
 import { reportsSite, survival } from '../../src/edge/sanjudge.js';
 import { SANITIZER_OF, sanitizerDraw, sanitizerFlags, sanitizerProgram, type SanitizedRun } from '../../src/edge/sanitize.js';
 import { parsePolicy } from '../../src/gen/policy.js';
@@ -41,6 +42,27 @@ describe('sanitizer programs', () => {
         expect(a.files[0]!.content.split('\n')[0]).toContain(`"${a.ub.kind}" at line ${a.ub.location.line}`);
       }
     }
+  });
+
+  it("reads the innermost frame of the program, and never counts a frame without a line (inlined code) as a miss", () => {
+    // clang -O2 inlined func_2 into func_1 and lost the access's line: the next frame's line is
+    // the call's, not the access's.
+    const inlined = [
+      '==7402==ERROR: AddressSanitizer: global-buffer-overflow on address 0x56120540bba8 at pc 0x5612053d6c5e bp 0x7fff0259f2d0 sp 0x7fff0259f2c8',
+      'READ of size 2 at 0x56120540bba8 thread T0',
+      '    #0 0x5612053d6c5d in func_2 /tmp/x/prog.c',
+      '    #1 0x5612053d5ef3 in func_1 /tmp/x/prog.c:142:13',
+      '    #2 0x5612053d5ef3 in main /tmp/x/prog.c:762:5',
+      '    #3 0x7fb503958249 in __libc_start_call_main csu/../sysdeps/nptl/libc_start_call_main.h:58:16',
+    ].join('\n');
+    const r = parseAsan(inlined, ['prog.c']);
+    expect(r).toMatchObject({ kind: 'out-of-bounds', file: 'prog.c' });
+    expect(r?.line).toBeUndefined();
+    expect(reportsSite(r, 'out-of-bounds', { line: 637, column: 22 })).toBe(true);
+    expect(reportsSite(r, 'null-dereference', { line: 637, column: 22 })).toBe(false);
+    const located = parseAsan(inlined.replace('in func_2 /tmp/x/prog.c\n', 'in func_2 /tmp/x/prog.c:637:22\n'), ['prog.c']);
+    expect(located).toMatchObject({ line: 637, column: 22 });
+    expect(reportsSite(located, 'out-of-bounds', { line: 640, column: 3 })).toBe(false);
   });
 
   it('does not count a miss whose site the reference does not report', () => {
