@@ -1,8 +1,14 @@
 // Live code and dynamic work: N programs of Kiln (csmith mode) and N of Debian's csmith, both at
 // their defaults, from the same seed range, in the same run. Each program is built with
-// `gcc -O0 --coverage`, run once with a 10 s limit, and measured with gcov:
-//   - share of executable lines that ran, and lines that ran;
-//   - line executions (the sum of gcov's per-line counts: the dynamic work);
+// `gcc -O0 --coverage`, run once with a 10 s limit, and measured with gcov (its JSON output,
+// which names the function of every line):
+//   - share of executable lines that ran, and lines that ran, in the program's .c file;
+//   - line executions (the sum of gcov's per-line counts: the dynamic work), three ways:
+//       .c file      the program's own file, as gcov reports it by default;
+//       test code    every file, without main and the checksum harness (csmith's CRC functions
+//                    and platform hooks in csmith.h and platform_generic.h; Kiln's kiln_hash),
+//                    with the safe-math functions of both (csmith's are in safe_math.h);
+//       whole program every file: csmith's CRC harness is most of its figure;
 //   - runs that did not finish within 10 s (their coverage is lost; they are left out of the figures above).
 // Beside them, each generator's rate as processes, the way a user runs it: one
 // `kiln gen --count N -o DIR` (one generation process per core, its default) against a loop of
@@ -13,6 +19,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 import { runProcess } from '../src/harness/process.js';
 
@@ -36,10 +43,32 @@ if (tools.status !== 0) throw new Error('could not install the benchmark tools (
 /** What gcov saw of one program. */
 interface Coverage {
   readonly lines: number;
+  /** Executable lines of the .c file, and those that ran. */
   readonly executable: number;
   readonly executed: number;
+  /** The same, test code only (the .c file without main and the checksum harness). */
+  readonly testExecutable: number;
+  readonly testExecuted: number;
+  /** Line executions: the .c file, test code in every file, every line of every file. */
   readonly executions: number;
+  readonly testExecutions: number;
+  readonly wholeExecutions: number;
   readonly finished: boolean;
+}
+
+/**
+ * The checksum harness: functions that hash or print the program's state, or set the platform
+ * up, rather than test a compiler. csmith's live in its headers (csmith.h: crc32_gentab,
+ * crc32_byte, crc32_8bytes, transparent_crc, transparent_crc_bytes; platform_generic.h:
+ * platform_main_begin, platform_main_end); Kiln's is kiln_hash. Both programs' main only
+ * calls the test code and hashes the globals.
+ */
+const HARNESS_FILES = /(^|\/)(csmith|platform_generic|platform_avr|platform_msp430)\.h$/;
+const HARNESS_FUNCTIONS = new Set(['main', 'kiln_hash']);
+
+/** gcov's JSON format (gcc 9 and later), the parts read here. */
+interface GcovJson {
+  readonly files: readonly { readonly file: string; readonly lines: readonly { readonly line_number: number; readonly count: number; readonly function_name?: string }[] }[];
 }
 
 /** Generates the programs of one side as processes and returns the time taken, in seconds. */
@@ -78,23 +107,30 @@ async function measure(src: string, work: string): Promise<Coverage> {
   const cc = await runProcess('gcc', ['-O0', '--coverage', '-w', '-I/usr/include/csmith', src, '-o', exe], { cwd: work, timeoutMs: 300_000 });
   if (cc.status !== 0) throw new Error(`gcc failed on ${src}: ${cc.stderr.slice(0, 500)}`);
   const run = await runProcess(exe, [], { cwd: work, timeoutMs: RUN_LIMIT_MS });
-  if (run.timedOut) return { lines, executable: 0, executed: 0, executions: 0, finished: false };
-  const gcov = await runProcess('gcov', ['-o', work, src], { cwd: work, timeoutMs: 120_000 });
+  if (run.timedOut) return { lines, executable: 0, executed: 0, testExecutable: 0, testExecuted: 0, executions: 0, testExecutions: 0, wholeExecutions: 0, finished: false };
+  const gcov = await runProcess('gcov', ['--json-format', '-o', work, src], { cwd: work, timeoutMs: 120_000 });
   if (gcov.status !== 0) throw new Error(`gcov failed on ${src}: ${gcov.stderr.slice(0, 500)}`);
-  let executable = 0;
-  let executed = 0;
-  let executions = 0;
-  for (const line of readFileSync(join(work, `${base}.c.gcov`), 'utf8').split('\n')) {
-    const count = line.slice(0, line.indexOf(':')).trim();
-    if (count === '-' || count === '') continue;
-    executable++;
-    if (count.startsWith('#') || count.startsWith('=')) continue;
-    const n = Number(count.replace('*', ''));
-    if (!Number.isFinite(n)) continue;
-    executed++;
-    executions += n;
+  const json = JSON.parse(gunzipSync(readFileSync(join(work, `${base}.gcov.json.gz`))).toString('utf8')) as GcovJson;
+  const c = { executable: 0, executed: 0, testExecutable: 0, testExecuted: 0, executions: 0, testExecutions: 0, wholeExecutions: 0 };
+  for (const file of json.files) {
+    const own = file.file === src || file.file.endsWith(`/${base}.c`) || file.file === `${base}.c`;
+    const harnessFile = HARNESS_FILES.test(file.file);
+    // gcov lists a line once per function instance; a line has one count per listing.
+    for (const line of file.lines) {
+      const test = !harnessFile && !HARNESS_FUNCTIONS.has(line.function_name ?? '');
+      c.wholeExecutions += line.count;
+      if (test) c.testExecutions += line.count;
+      if (!own) continue;
+      c.executable++;
+      c.executions += line.count;
+      if (line.count > 0) c.executed++;
+      if (test) {
+        c.testExecutable++;
+        if (line.count > 0) c.testExecuted++;
+      }
+    }
   }
-  return { lines, executable, executed, executions, finished: true };
+  return { lines, ...c, finished: true };
 }
 
 /** Runs `f` over the items, `jobs` at a time, keeping the results in order. */
@@ -144,7 +180,11 @@ try {
   console.log(row('executed lines', done(kiln).map((x) => x.executed), done(csmith).map((x) => x.executed)));
   console.log(row('share of executable lines executed', share(kiln), share(csmith), true));
   console.log(row('  the same, programs of 300+ executable lines', share(big(kiln)), share(big(csmith)), true));
-  console.log(row('line executions (sum of gcov counts)', done(kiln).map((x) => x.executions), done(csmith).map((x) => x.executions)));
+  const testShare = (xs: readonly Coverage[]): number[] => done(xs).map((x) => x.testExecuted / Math.max(1, x.testExecutable));
+  console.log(row('  the same, test code (no main, no harness)', testShare(kiln), testShare(csmith), true));
+  console.log(row('line executions, .c file', done(kiln).map((x) => x.executions), done(csmith).map((x) => x.executions)));
+  console.log(row('line executions, test code (all files)', done(kiln).map((x) => x.testExecutions), done(csmith).map((x) => x.testExecutions)));
+  console.log(row('line executions, whole program (all files)', done(kiln).map((x) => x.wholeExecutions), done(csmith).map((x) => x.wholeExecutions)));
   const late = (xs: readonly Coverage[]): number => xs.filter((x) => !x.finished).length;
   console.log(`runs not finished within ${RUN_LIMIT_MS / 1000} s: kiln ${late(kiln)} of ${kiln.length}, csmith ${late(csmith)} of ${csmith.length} (left out of the figures above)`);
   console.log(

@@ -96,7 +96,7 @@ export const Limits = z
     blockLocals: count(12, 'locals a block declares up front (0..n, uniformly); Csmith programs declare about 20 per block', 1000),
     maxLoopTrip: count(16, 'largest trip count a generated loop header aims for', 100_000),
     maxStatements: count(
-      600,
+      350,
       'statements per program; once reached, blocks get no more (Kiln: without it sizes have a long tail, up to 7x the median, where Csmith 2.3 stays within about 2.5x)',
       1_000_000,
     ),
@@ -255,7 +255,7 @@ export const LivePolicy = z
     longLoops: weight(0.35, 'chance that a loop added to code that ran draws its trip count log-uniformly from 8 to maxLongTrip (else the usual short trip)'),
     maxLongTrip: count(256, 'largest trip count of such a loop (vectorised main bodies, unrolled steady states)', 100_000),
     stepTarget: count(
-      15_000,
+      10_000,
       'interpreter steps the extensions aim for: a new loop is only as long as the steps left to this target allow, times how often its block ran',
       1e9,
     ),
@@ -289,7 +289,7 @@ export const RelaxPolicy = z
 /** Limits of the generate-execute-repair loop. */
 export const RepairLimits = z
   .object({
-    maxSteps: count(50_000, 'interpreter steps (statements + loop iterations) a generated program may take', 1e9),
+    maxSteps: count(30_000, 'interpreter steps (statements + loop iterations) a generated program may take', 1e9),
     rewritesPerSite: count(3, 'rewrites tried at one site before a stronger repair (safe-math wrapper, constant)', 100),
     maxRepairs: count(400, 'repairs per program before it is discarded', 100_000),
   })
