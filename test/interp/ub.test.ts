@@ -204,6 +204,32 @@ describe('interpreter UB detection: each kind at the right node', () => {
     expectUB(run(b2, [gp], [inner, b2.stmt(b2.bin('==', use, b2.nullptr(pointerTo(C.int32))))]), 'dangling-pointer-use', use);
   });
 
+  it("a pointer to a local of an earlier call is dangling in a later call of the same function, whose frame reuses the object", () => {
+    // f(first): { int32 l = 1; if (!first) g = *gp; gp = &l; }   main: f(1); f(0);
+    // The second call's l is the same interpreter object as the first call's (frames of returned
+    // calls are reused), alive again: only its new lifetime tells the stale pointer apart.
+    const b = new IRBuilder();
+    const gp = b.global('gp', pointerTo(C.int32), b.nullptr(pointerTo(C.int32)));
+    const g = b.global('g', C.int32, b.lit(0));
+    const first = b.param('first', C.int32);
+    const l = b.local('l', C.int32, b.lit(1));
+    const stale = b.v(gp);
+    const body = b.block(
+      [b.if(b.un('!', b.v(first)), b.block([b.stmt(b.assign(b.v(g), b.deref(stale)))])), b.stmt(b.assign(b.v(gp), b.addr(b.v(l)))), b.ret(b.lit(0))],
+      [l],
+    );
+    const f = b.func('f', C.int32, [first], body);
+    const r = run(b, [gp, g], [b.stmt(b.call(f, [b.lit(1)])), b.stmt(b.call(f, [b.lit(0)]))], [], [f]);
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(['dangling-pointer-use', 'dangling-dereference']).toContain(r.ub.kind);
+    // One call alone is clean.
+    const b1 = new IRBuilder();
+    const gp1 = b1.global('gp', pointerTo(C.int32), b1.nullptr(pointerTo(C.int32)));
+    const l1 = b1.local('l', C.int32, b1.lit(1));
+    const f1 = b1.func('f', C.int32, [], b1.block([b1.stmt(b1.assign(b1.v(gp1), b1.addr(b1.v(l1)))), b1.ret(b1.lit(0))], [l1]));
+    expect(run(b1, [gp1], [b1.stmt(b1.call(f1, [])), b1.stmt(b1.call(f1, []))], [], [f1]).ok).toBe(true);
+  });
+
   it('write to a const object through a pointer that lost its qualifier', () => {
     const b = new IRBuilder();
     const cg = b.global('cg', qualify(C.int32, { const: true }), b.lit(1));
