@@ -25,6 +25,7 @@ const FIGURES: Readonly<Record<string, readonly RegExp[]>> = {
   'bench:check': [/\| signed-overflow \| 1 \| 1 \| 1 \| 1 \| ubsan 1 \| 0 \|/, /\| out-of-bounds \| 1 \| 1 \| 1 \| 1 \| asan 1 \| 0 \|/, /UB-free Kiln programs: \d+ of 2 clean; \d+ reports/],
   'bench:cross': [/^\w+: model agrees with [\w-]+-gcc/m, /: 1 programs, 1 tests: ok 1; median compile \d+ ms, median emulated run \d+ ms; \d+ tests\/hour\/core/, /every test printed its expected output/],
   'bench:cross-campaign': [/^\| m68k \| [^|]+ \| \d+ \| \d+ \| \d+ \| \d+ \| \d+ \| \d+ \| 0 \|/m, /^\| all \| \| \d+ \| \| \d+ \| \d+ \|/m],
+  'bench:live': [/^line executions, test code \(all files\) +[\d.e+]+ \/ [\d.e+]+ \/ [\d.e+]+ +[\d.e+]+ \/ /m, /^  the same, test code \(no main, no harness\) +[\d.]+% \//m, /runs not finished within 10 s: kiln \d+ of \d+, csmith \d+ of \d+/],
   'bench:emi': [/kiln emi failures \(seeds with no variants\): 0/, /proven: \d+\/\d+ /, /disagreements with the expected line: 0/, /sanitizers .* on \d+ variants: 0 reports/],
   'bench:emi-campaign': [/^\| plain \| \d+ \| \d+ \| \d+ \| \d+ \| \d+ \| \d+ \| 0 \|/m, /^\| emi-4 \| \d+ \| \d+ \| \d+ \| \d+ \| \d+ \| \d+ \| 0 \|/m, /^\| gcc \| [\d.]+ \| [\d.]+ \| [\d.]+ \|$/m],
   'bench:scale': [/^ +1 +\d+ +[\d.]+ +[\d.]+ +[\d.]+ +[\d.]+ +\d+%$/m, /coordinator ceiling: \d+ tests from \d+ workers whose tests take no time: (?:\d+|no window for a) tests\/s steady, \d+ in session, \d+ whole process/],
