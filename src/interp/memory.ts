@@ -178,8 +178,8 @@ export class MemObject {
 }
 
 /**
- * Sets every cell of an object from an image of the same layout. The copy goes into the object's
- * own array when it has the right length (always, but for objects whose array was replaced):
+ * Sets every cell of an object from an image of its layout, copying into the object's own array
+ * (a fresh copy only if that array has another length, which a layout's objects never have):
  * block locals are re-initialised at every entry, and a fresh array each time was a fifth of
  * the interpreter's allocation.
  */
