@@ -89,10 +89,13 @@ export class GenContext {
   gotoFloor = 0;
   /**
    * While extending code that ran: how often the code being generated will run (`runs`, from the
-   * profile, times the trip counts of the loops entered since) and the steps it may add, so a
-   * loop's trip count can be drawn as long as the step budget allows (see `forLoop`).
+   * profile, times the trip counts of the loops entered since) and the steps it may still add
+   * (`steps`, less what each statement, loop iteration and call drawn so far will cost), so a
+   * loop's trip count can be drawn as long as the step budget allows (see `forLoop`). `costs`:
+   * steps per call of each function the run entered, so a call to an existing function is drawn
+   * only where its cost, times `runs`, fits the steps (see `callFunction`).
    */
-  live: { runs: number; readonly steps: number } | undefined;
+  live: { runs: number; steps: number; readonly costs?: ReadonlyMap<number, number> } | undefined;
 
   constructor(
     readonly rng: Rng,

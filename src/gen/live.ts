@@ -29,6 +29,8 @@ export interface ExtensionSite {
   readonly position: number;
   /** How often the target block ran (trip counts of new loops are sized by it). */
   readonly runs: number;
+  /** Variables the enclosing loops step (declaration ids): new code must not write them. */
+  readonly counters: readonly number[];
 }
 
 /** What an extension asks for. */
@@ -41,6 +43,8 @@ export interface ExtensionRequest {
   readonly callee?: number;
   /** Functions that can reach this one (itself included): they must not be called from here. */
   readonly barred: ReadonlySet<number>;
+  /** Steps per call of the functions the last run entered (function id → steps): calls to others are not drawn. */
+  readonly costs?: ReadonlyMap<number, number>;
 }
 
 /**
@@ -77,9 +81,13 @@ export function extendBlock(g: GenContext, site: ExtensionSite, req: ExtensionRe
     functionBody: false,
   };
   g.fnStack.push(fn);
+  // New code inside a loop that wrote the loop's counter could keep the loop going for ever: on
+  // seeds 1-40 (medium) such loops were most of the extension runs that hit the step budget.
+  const counters = site.counters.filter((id) => !g.readOnly.has(id));
+  for (const id of counters) g.readOnly.add(id);
   g.gotoFloor = blocks.length - 1;
   g.globalsFrozen = true;
-  g.live = { runs: Math.max(1, site.runs), steps: req.steps };
+  g.live = { runs: Math.max(1, site.runs), steps: req.steps, costs: req.costs };
   // The request's statements count nested ones too: blocks stop drawing at this budget.
   const budget = g.statementBudget;
   g.statementBudget = Math.min(budget, g.statements + req.statements);
@@ -97,6 +105,7 @@ export function extendBlock(g: GenContext, site: ExtensionSite, req: ExtensionRe
     placePendingLabels(g, ctx);
   } finally {
     g.statementBudget = budget;
+    for (const id of counters) g.readOnly.delete(id);
     g.fnStack.pop();
     g.gotoFloor = 0;
     g.globalsFrozen = false;

@@ -96,7 +96,7 @@ export const Limits = z
     blockLocals: count(12, 'locals a block declares up front (0..n, uniformly); Csmith programs declare about 20 per block', 1000),
     maxLoopTrip: count(16, 'largest trip count a generated loop header aims for', 100_000),
     maxStatements: count(
-      350,
+      280,
       'statements per program; once reached, blocks get no more (Kiln: without it sizes have a long tail, up to 7x the median, where Csmith 2.3 stays within about 2.5x)',
       1_000_000,
     ),
@@ -245,7 +245,11 @@ export const LivePolicy = z
       'share of the statement budget (limits.maxStatements) added after the first clean run, in rounds, to blocks that ran; ' +
         'each round is executed and repaired like any other code, and dropped if it cannot be made clean within the step budget. 0: off',
     ),
-    roundStatements: count(100, 'statements added per extension round (a round is one interpreter run, or a few with repairs)', 10_000),
+    roundStatements: count(
+      175,
+      'statements added per extension round (a round is a few interpreter runs, with its repairs; at size medium, one round adds all of `extend`)',
+      10_000,
+    ),
     calls: weight(0.6, 'chance that an extension round adds a call, from a block that ran, to a function the run never entered (and that cannot reach the caller)'),
     balanceBranches: weight(
       0.5,
@@ -290,7 +294,7 @@ export const RelaxPolicy = z
 export const RepairLimits = z
   .object({
     maxSteps: count(30_000, 'interpreter steps (statements + loop iterations) a generated program may take', 1e9),
-    rewritesPerSite: count(3, 'rewrites tried at one site before a stronger repair (safe-math wrapper, constant)', 100),
+    rewritesPerSite: count(3, 'rewrites tried at one site before a stronger repair (safe-math wrapper, constant); an arithmetic site gets at most two: the table rewrite, then the count mask for shift counts', 100),
     maxRepairs: count(400, 'repairs per program before it is discarded', 100_000),
   })
   .strict();

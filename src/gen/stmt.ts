@@ -70,7 +70,12 @@ export function genBlock(g: GenContext, opts: BlockOptions, extraLocals: readonl
 
 /** Places the forward-goto labels still pending in a block under construction. */
 export function placePendingLabels(g: GenContext, ctx: BlockCtx): void {
-  for (const { label, after } of ctx.pendingLabels) {
+  // Last statement first: a label inserted shifts only the statements after it, so the indices
+  // of the labels still to place stay true. (In first-come order a label could land just before
+  // the statement holding its goto, a backward jump where a forward one was drawn: in code added
+  // where the program runs, those loops took most of the steps of runs over the step budget.)
+  const pending = [...ctx.pendingLabels].sort((a, b) => b.after - a.after);
+  for (const { label, after } of pending) {
     const pos = g.rng.int(Math.min(after + 1, ctx.stmts.length), ctx.stmts.length);
     ctx.stmts.splice(pos, 0, label);
   }
@@ -80,6 +85,8 @@ export function placePendingLabels(g: GenContext, ctx: BlockCtx): void {
 /** One statement of Table 3.1's distribution, in the block under construction (`g.block`). */
 export function genStmt(g: GenContext, opts: BlockOptions): Stmt | undefined {
   const { rng, policy } = g;
+  // In code that runs, every statement costs a step each time its block runs.
+  if (g.live) g.live.steps -= g.live.runs;
   const w = policy.statements;
   const f = policy.features;
   const depthOk = g.fn.blocks.length < policy.limits.maxBlockDepth;
@@ -194,8 +201,8 @@ function ifElse(g: GenContext, opts: BlockOptions): Stmt {
 
 /**
  * `for (v = c0; v < c1; v += s)` with a small trip count (Csmith's header shape). The body may
- * write the induction variable, as Csmith allows; the interpreter's step budget and the repair
- * step keep such loops finite.
+ * write the induction variable, as Csmith allows (except in live-guided extension); the
+ * interpreter's step budget and the repair step keep such loops finite.
  */
 function forLoop(g: GenContext, opts: BlockOptions): Stmt {
   const { rng, b, policy } = g;
@@ -217,7 +224,10 @@ function forLoop(g: GenContext, opts: BlockOptions): Stmt {
   // Small trip counts are favoured; zero-trip loops (dead bodies) are kept rare.
   let trip = rng.chance(0.05) ? 0 : 1 + Math.floor((policy.limits.maxLoopTrip - 1) * rng.float() ** 2);
   const live = g.live;
-  if (live) trip = liveTrip(g, live, trip);
+  if (live) {
+    trip = liveTrip(g, live, trip);
+    live.steps -= live.runs * trip;
+  }
   const step = rng.chance(0.75) ? 1 : rng.int(2, 3);
   const up = rng.chance(0.7);
   const lo = intMin(t);
@@ -243,12 +253,18 @@ function forLoop(g: GenContext, opts: BlockOptions): Stmt {
     hi: Number(up ? c1 : c0),
   };
   // Invariants are drawn before the loop is entered, so array indices in them are not biased to its induction variable.
+  // In code added where the program runs, the body does not write the counter (nor does a nested
+  // loop take it as its own): such a loop can run for ever, and a run over the step budget costs
+  // three ordinary ones. Elsewhere the body may write it, as Csmith's may.
+  const counter = live && iv.kind === 'var' && !g.readOnly.has(iv.decl) ? iv.decl : undefined;
   const body = withLoopInvariants(g, decl?.id, () => {
     g.fn.loops.push(range);
+    if (counter !== undefined) g.readOnly.add(counter);
     // Code in the body runs once per iteration: nested loops get what the budget leaves them.
     if (live) live.runs *= Math.max(1, trip);
     const block = genBlock(g, { ...opts, inLoop: true, inSwitch: false, functionBody: false, noContinue: false });
     if (live) live.runs /= Math.max(1, trip);
+    if (counter !== undefined) g.readOnly.delete(counter);
     g.fn.loops.pop();
     return block;
   });
@@ -287,7 +303,10 @@ function arrayLoop(g: GenContext, opts: BlockOptions): Stmt | undefined {
     const bias = g.loopIndexBias;
     g.loopIndexBias = 0.9;
     g.fn.loops.push({ induction: b.v(i), decl: i, lo: 0, hi: n - 1 });
-    if (g.live) g.live.runs *= n;
+    if (g.live) {
+      g.live.steps -= g.live.runs * n;
+      g.live.runs *= n;
+    }
     const block = genBlock(g, { ...opts, inLoop: true, inSwitch: false, functionBody: false, noContinue: false });
     if (g.live) g.live.runs /= n;
     g.fn.loops.pop();
@@ -326,7 +345,7 @@ function gotoStmt(g: GenContext): Stmt {
 function liveTrip(g: GenContext, live: { runs: number; steps: number }, trip: number): number {
   const lp = g.policy.live;
   if (lp.maxLongTrip >= 8 && g.rng.chance(lp.longLoops)) trip = Math.round(Math.exp(Math.log(8) + g.rng.float() * (Math.log(lp.maxLongTrip) - Math.log(8))));
-  const cap = Math.floor(live.steps / (Math.max(1, live.runs) * STEPS_PER_ITERATION));
+  const cap = Math.floor(Math.max(0, live.steps) / (Math.max(1, live.runs) * STEPS_PER_ITERATION));
   return trip === 0 ? 0 : Math.max(1, Math.min(trip, cap));
 }
 

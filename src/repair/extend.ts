@@ -5,7 +5,7 @@ import type { Policy } from '../gen/policy.js';
 import type { Profile } from '../interp/interpret.js';
 import type { Block, Expr, ForStmt, FuncDecl, IfStmt, Node, Program, VarDecl } from '../ir/nodes.js';
 import { unqualified } from '../ir/types.js';
-import { walk } from '../ir/visit.js';
+import { isStmt, walk } from '../ir/visit.js';
 import { Editor } from './edit.js';
 
 /**
@@ -38,8 +38,8 @@ export function extendRound(
   g.b = ed.b;
   const lp = policy.live;
   const funcsBefore = g.funcs.length;
-  const graph = callGraph(p);
   const ran = (id: number): number => profile.stmtCounts.get(id) ?? 0;
+  const { graph, costs } = analyseCalls(p, profile);
   const sites = liveBlocks(p, ran);
   let changed = false;
   if (sites.length && kind === 'statements') {
@@ -80,15 +80,18 @@ export function extendRound(
     const fid = site.func.id;
     const barred = new Set([...graph.keys()].filter((h) => h === fid || reaches(graph, h, fid)));
     const before = g.funcs.length;
-    const block = extendBlock(g, site, { statements: n, steps, callee, barred });
+    const block = extendBlock(g, site, { statements: n, steps, callee, barred, costs });
     const target = site.chain[site.chain.length - 1]!;
     ed.replace(pick, () => block);
-    dropRegister(ed, block);
-    // New edges: the new statements' calls (the graph has the others), and those of functions created for it.
+    // Only the new statements and locals can take addresses or make calls the program did not have.
     const oldStmts = new Set<Node>(target.stmts);
     const oldLocals = new Set<Node>(target.locals);
-    for (const x of block.stmts) if (!oldStmts.has(x)) addCalls(graph, fid, x);
-    for (const x of block.locals) if (!oldLocals.has(x)) addCalls(graph, fid, x);
+    const fresh = [...block.stmts.filter((x) => !oldStmts.has(x)), ...block.locals.filter((x) => !oldLocals.has(x))];
+    for (const x of fresh) {
+      dropRegister(ed, x);
+      // New edges: the new statements' calls (the graph has the others), and those of functions created for it.
+      addCalls(graph, fid, x);
+    }
     for (const f of g.funcs.slice(before)) if (f.decl) addCalls(graph, f.sig.id, f.decl.body);
     changed = true;
   }
@@ -134,9 +137,12 @@ function siteOf(g: GenContext, ed: Editor, blockId: number, ran: (id: number) =>
   let inLoop = false;
   let inSwitch = false;
   let noContinue = false;
+  const counters: number[] = [];
   for (const n of path) {
     if (n.kind === 'block') chain.push(n);
     else if (n.kind === 'for') {
+      const stepped = n.step?.kind === 'incdec' ? n.step.target : n.step?.kind === 'assign' ? n.step.target : undefined;
+      if (stepped?.kind === 'var') counters.push(stepped.decl);
       [inLoop, inSwitch, noContinue] = [true, false, n.form === 'while' || n.form === 'do'];
       const l = loopRange(n, chain, func);
       if (l) loops.push(l);
@@ -149,7 +155,7 @@ function siteOf(g: GenContext, ed: Editor, blockId: number, ran: (id: number) =>
     if (i > 0 && ran(s.id) > 0) positions.push(i);
   });
   const position = g.rng.pick(positions);
-  return { func, chain, loops, inLoop, inSwitch, noContinue, position, runs: ran(blockId) };
+  return { func, chain, loops, inLoop, inSwitch, noContinue, position, runs: ran(blockId), counters };
 }
 
 /** The range of a loop's induction variable, for `for (v = c0; v cmp c1; …)` headers. */
@@ -236,11 +242,55 @@ function dropRegister(ed: Editor, n: Node): void {
   });
 }
 
-/** Caller → callees, over the functions of the program. */
-function callGraph(p: Program): Map<number, Set<number>> {
+/**
+ * The call graph (caller → callees) and, from the profile, the steps one call of each function
+ * the run entered costs, its callees' steps included: the function's own statement executions
+ * and loop iterations, plus each call site's executions (those of the statement holding it)
+ * times the callee's cost, over the number of times it was entered. The call graph is acyclic.
+ */
+function analyseCalls(p: Program, profile: Profile): { graph: Map<number, Set<number>>; costs: Map<number, number> } {
   const graph = new Map<number, Set<number>>();
-  for (const f of p.funcs) addCalls(graph, f.id, f.body);
-  return graph;
+  const own = new Map<number, number>();
+  const sites = new Map<number, { callee: number; runs: number }[]>();
+  const counts = profile.stmtCounts;
+  const iters = profile.loopIters;
+  for (const f of p.funcs) {
+    const callees = new Set<number>();
+    const calls: { callee: number; runs: number }[] = [];
+    let steps = 0;
+    // Pre-order: a call is reached after the statement holding it (an approximation where a
+    // statement has both expressions and nested statements: `for` headers, `if` conditions).
+    let runs = 0;
+    walk(f.body, (x) => {
+      if (x.kind === 'call') {
+        callees.add(x.func);
+        if (runs > 0) calls.push({ callee: x.func, runs });
+      } else if (isStmt(x)) {
+        runs = counts.get(x.id) ?? 0;
+        steps += runs + (x.kind === 'for' ? (iters.get(x.id) ?? 0) : 0);
+      }
+    });
+    graph.set(f.id, callees);
+    own.set(f.id, steps);
+    sites.set(f.id, calls);
+  }
+  const costs = new Map<number, number>();
+  const cost = (id: number): number => {
+    const known = costs.get(id);
+    if (known !== undefined) return known;
+    const f = p.funcs.find((x) => x.id === id);
+    const entries = f ? (counts.get(f.body.id) ?? 0) : 0;
+    if (entries === 0) return 0;
+    let total = own.get(id) ?? 0;
+    for (const c of sites.get(id) ?? []) total += c.runs * cost(c.callee);
+    const per = total / entries;
+    costs.set(id, per);
+    return per;
+  };
+  for (const f of p.funcs) cost(f.id);
+  // Functions never entered have no known cost.
+  for (const f of p.funcs) if ((counts.get(f.body.id) ?? 0) === 0) costs.delete(f.id);
+  return { graph, costs };
 }
 
 function addCalls(graph: Map<number, Set<number>>, from: number, n: Node): void {

@@ -89,16 +89,19 @@ export function repairProgram(seed: number | bigint | string, policy: Policy, ra
   let editor = first.editor;
   let rounds = 0;
   let dropped = 0;
-  for (let failed = 0, i = 0; g && g.statements < g.statementBudget && failed < MAX_DROPPED; i++) {
+  // The reveal round comes after the first statement round even when that round spent the statement budget.
+  for (let failed = 0, i = 0; g && (g.statements < g.statementBudget || i === REVEAL_ROUND) && failed < MAX_DROPPED; i++) {
     const funcs = g.funcs.length;
     const kind = i === REVEAL_ROUND ? 'reveal' : 'statements';
+    // Nodes with smaller ids are older than the round (ids only grow).
+    const floor = program.nextId;
     const extended = extendRound(g, program, outcome.profile, policy, kind, editor);
     // No block ran (nowhere to add statements), or nothing to reveal this time.
     if (!extended && kind === 'statements') break;
     if (!extended) continue;
     editor = undefined; // the round's editor now holds the round's edits
     compiled.update(extended.program);
-    const r = repairRuns(compiled, extended.program, st, policy, ROUND_RUNS, extended.editor);
+    const r = repairRuns(compiled, extended.program, st, policy, ROUND_RUNS, extended.editor, floor);
     if (r.ok) {
       ({ program, outcome, editor } = r);
       rounds++;
@@ -130,7 +133,9 @@ type CleanRun = Extract<RunOutcome, { ok: true }>;
  * Runs and repairs until a run is clean: collect mode reports every UB site a run meets, and all
  * are repaired (through one editor, updated edit by edit) before the next run; `maxRuns` bounds
  * the runs (an extension round is dropped when it is not clean within a few). `editor`, when
- * given, edits `start` (its index is up to date): it saves building one.
+ * given, edits `start` (its index is up to date): it saves building one. `floor`: in an extension
+ * round, the first id of the round's nodes; running out of steps shrinks only the round's own
+ * loops and calls, never the program's older ones (that would undo work the round adds to).
  */
 function repairRuns(
   compiled: CompiledProgram,
@@ -139,6 +144,7 @@ function repairRuns(
   policy: Policy,
   maxRuns: number,
   editor?: Editor,
+  floor = 0,
 ): { ok: true; program: Program; outcome: CleanRun; editor: Editor | undefined } | { ok: false; reason: string; lastUB: UBReport | undefined } {
   let p = start;
   let last: UBReport | undefined;
@@ -151,18 +157,16 @@ function repairRuns(
     st.stats.runs++;
     if (r.ok) return { ok: true, program: p, outcome: r, editor: ed };
     last = r.ub;
-    // Collect mode continues past UB with provisional values, which can keep a loop going: an
-    // extension round repairs the other sites first, and is dropped when the step budget is all
-    // that is left, rather than shrinking the program's loops to make room for it.
-    const overBudget = r.reports.some((u) => u.kind === 'step-budget-exceeded');
-    if (maxRuns !== Infinity && overBudget && r.reports.length === 1) return fail('over the step budget');
+    // Collect mode continues past UB with provisional values, which can keep a loop going. In an
+    // extension round, running out of steps shrinks only the round's own loops (`floor`); the
+    // round is dropped when none of them is hot, never by shrinking the program's older loops.
     ed ??= new Editor(p);
     let repaired = 0;
     for (const ub of r.reports) {
       if (st.stats.repairs >= policy.repair.maxRepairs) return fail(`more than ${policy.repair.maxRepairs} repairs`);
       // An earlier repair of this batch may have removed the node (e.g. a whole loop).
       if (ub.node >= 0 && !ed.find(ub.node)) continue;
-      if (repairOnce(ed, ub, r.profile, st)) repaired++;
+      if (repairOnce(ed, ub, r.profile, st, floor)) repaired++;
     }
     if (repaired === 0) return fail(`no repair rule for ${r.ub.kind} at node ${r.ub.node}`);
     p = ed.program;

@@ -9,9 +9,10 @@ import type { Repaired, RepairState } from './state.js';
 
 /**
  * Applies one repair for a UB report: the rule for that UB kind rewrites the one offending site
- * through the editor. Returns undefined when no rule applies or the site is gone.
+ * through the editor. Returns undefined when no rule applies or the site is gone. A run out of
+ * steps changes only loops, gotos and calls with ids from `floor` on (see repairTermination).
  */
-export function repairOnce(ed: Editor, ub: UBReport, profile: Profile, st: RepairState): Repaired | undefined {
+export function repairOnce(ed: Editor, ub: UBReport, profile: Profile, st: RepairState, floor = 0): Repaired | undefined {
   let r: Repaired | undefined;
   if (isFloatSite(ed, ub)) {
     r = repairFloat(ed, ub);
@@ -52,7 +53,7 @@ export function repairOnce(ed: Editor, ub: UBReport, profile: Profile, st: Repai
       r = repairOrder(ed, ub);
       break;
     case 'step-budget-exceeded':
-      r = repairTermination(ed, profile, st);
+      r = repairTermination(ed, profile, st, floor);
       break;
     case 'float-to-int-overflow':
     case 'float-inexact':
