@@ -4,6 +4,7 @@ import type { FuncDecl, Node, Program } from '../ir/nodes.js';
 import type { Type } from '../ir/types.js';
 import { walk } from '../ir/visit.js';
 import { compileFunction, compileGlobals, type Visible } from './compile-stmt.js';
+import { CountMap } from './counts.js';
 import { CompileContext } from './context.js';
 import { DEFAULT_LIMITS, Frame, Runtime, STOP, VARIED, type RunLimits } from './runtime.js';
 
@@ -179,16 +180,10 @@ export class CompiledProgram {
 
   private profile(): Profile {
     const rt = this.cx.rt;
-    const stmtCounts = new Map<number, number>();
-    for (const [id, i] of this.cx.stmtIndex) {
-      const c = rt.stmtCounts[i]!;
-      if (c > 0) stmtCounts.set(id, c);
-    }
-    const loopIters = new Map<number, number>();
-    for (const [id, i] of this.cx.loopIndex) {
-      const c = rt.loopIters[i]!;
-      if (c > 0) loopIters.set(id, c);
-    }
+    const cx = this.cx;
+    // Copies of this run's counters (the next run resets the runtime's), read through the index.
+    const stmtCounts = new CountMap(cx.stmtIndex, rt.stmtCounts.slice(0, cx.stmtIndex.size));
+    const loopIters = new CountMap(cx.loopIndex, rt.loopIters.slice(0, cx.loopIndex.size));
     return { steps: rt.steps, stmtCounts, loopIters, values: rt.values, nodeValues: rt.nodeValues, points: rt.points };
   }
 }

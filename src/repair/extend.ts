@@ -255,22 +255,16 @@ function analyseCalls(p: Program, profile: Profile): { graph: Map<number, Set<nu
   const counts = profile.stmtCounts;
   const iters = profile.loopIters;
   for (const f of p.funcs) {
-    const callees = new Set<number>();
-    const calls: { callee: number; runs: number }[] = [];
+    const sum = summaryOf(f);
     let steps = 0;
-    // Pre-order: a call is reached after the statement holding it (an approximation where a
-    // statement has both expressions and nested statements: `for` headers, `if` conditions).
-    let runs = 0;
-    walk(f.body, (x) => {
-      if (x.kind === 'call') {
-        callees.add(x.func);
-        if (runs > 0) calls.push({ callee: x.func, runs });
-      } else if (isStmt(x)) {
-        runs = counts.get(x.id) ?? 0;
-        steps += runs + (x.kind === 'for' ? (iters.get(x.id) ?? 0) : 0);
-      }
-    });
-    graph.set(f.id, callees);
+    for (const id of sum.stmts) steps += counts.get(id) ?? 0;
+    for (const id of sum.loops) steps += iters.get(id) ?? 0;
+    const calls: { callee: number; runs: number }[] = [];
+    for (const c of sum.calls) {
+      const runs = counts.get(c.stmt) ?? 0;
+      if (runs > 0) calls.push({ callee: c.callee, runs });
+    }
+    graph.set(f.id, new Set(sum.callees));
     own.set(f.id, steps);
     sites.set(f.id, calls);
   }
@@ -291,6 +285,41 @@ function analyseCalls(p: Program, profile: Profile): { graph: Map<number, Set<nu
   // Functions never entered have no known cost.
   for (const f of p.funcs) if ((counts.get(f.body.id) ?? 0) === 0) costs.delete(f.id);
   return { graph, costs };
+}
+
+/** What a function's code is, for {@link analyseCalls}: its statements, loops and call sites. */
+interface CallSummary {
+  readonly callees: readonly number[];
+  readonly stmts: readonly number[];
+  readonly loops: readonly number[];
+  /** Each call with the statement holding it (pre-order: the last statement reached before it; an approximation where a statement has both expressions and nested statements, such as `for` headers and `if` conditions). */
+  readonly calls: readonly { readonly callee: number; readonly stmt: number }[];
+}
+
+/** Function declarations are immutable: a function no round or repair changed keeps its summary. */
+const summaries = new WeakMap<FuncDecl, CallSummary>();
+
+function summaryOf(f: FuncDecl): CallSummary {
+  let sum = summaries.get(f);
+  if (sum) return sum;
+  const callees = new Set<number>();
+  const stmts: number[] = [];
+  const loops: number[] = [];
+  const calls: { callee: number; stmt: number }[] = [];
+  let stmt = -1;
+  walk(f.body, (x) => {
+    if (x.kind === 'call') {
+      callees.add(x.func);
+      if (stmt >= 0) calls.push({ callee: x.func, stmt });
+    } else if (isStmt(x)) {
+      stmt = x.id;
+      stmts.push(x.id);
+      if (x.kind === 'for') loops.push(x.id);
+    }
+  });
+  sum = { callees: [...callees], stmts, loops, calls };
+  summaries.set(f, sum);
+  return sum;
 }
 
 function addCalls(graph: Map<number, Set<number>>, from: number, n: Node): void {
