@@ -61,8 +61,14 @@ function generateCsmithProgram(seed: number | bigint | string, policy: Policy): 
 
 /** Repair runs one extension round may take before it is dropped. */
 const ROUND_RUNS = 6;
-/** The one round that makes existing code run (after the first statement round: runs cost steps, so rounds are few). */
-const REVEAL_ROUND = 1;
+/**
+ * The one round that makes existing code run: the first, on the raw program, whose runs are
+ * short, so the statement round that follows also adds code to the functions and branches it
+ * revealed. Measured on seeds 1-100 (medium) against revealing after the statement round: median
+ * share of statements executed 47.8% against 45.7%, final-program steps 10,800 against 9,800,
+ * 4% fewer interpreter runs.
+ */
+const REVEAL_ROUND = 0;
 /** Consecutive dropped rounds after which extension stops. */
 const MAX_DROPPED = 3;
 
@@ -89,7 +95,7 @@ export function repairProgram(seed: number | bigint | string, policy: Policy, ra
   let editor = first.editor;
   let rounds = 0;
   let dropped = 0;
-  // The reveal round comes after the first statement round even when that round spent the statement budget.
+  // The reveal round takes place even when the statement budget is spent.
   for (let failed = 0, i = 0; g && (g.statements < g.statementBudget || i === REVEAL_ROUND) && failed < MAX_DROPPED; i++) {
     const funcs = g.funcs.length;
     const kind = i === REVEAL_ROUND ? 'reveal' : 'statements';
