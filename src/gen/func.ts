@@ -50,12 +50,13 @@ export function callFunction(g: GenContext, want: Type): Expr | undefined {
 
 /**
  * Whether code being generated may call `f`. In code that ran (live-guided extension) only
- * functions whose steps per call are known from the profile qualify, and only where those steps,
- * times how often the call will run, fit the steps the extension may add: a call costs the
- * callee's whole run, which trip counts alone cannot bound. Measured on seeds 1-60 (medium):
- * without this, a sixth of the interpreter runs ended at the step budget, carrying 40% of all
- * interpreted steps. Functions created by the extension itself are sized for where they are
- * first called, and are not called again before they have run.
+ * functions whose steps per call are known qualify (measured from the profile, or estimated from
+ * the code of a function never entered), and only where those steps, times how often the call
+ * will run, fit the steps the extension may add: a call costs the callee's whole run, which trip
+ * counts alone cannot bound. Measured on seeds 1-60 (medium): without this, a sixth of the
+ * interpreter runs ended at the step budget, carrying 40% of all interpreted steps. Functions
+ * created by the extension itself are sized for where they are first called, and are not called
+ * again in the same round.
  */
 function affordable(g: GenContext, f: FuncInfo): boolean {
   const live = g.live;

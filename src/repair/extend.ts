@@ -3,9 +3,10 @@ import { extendBlock, type ExtensionSite } from '../gen/live.js';
 import { markRegisterLocals } from '../gen/program.js';
 import type { Policy } from '../gen/policy.js';
 import type { Profile } from '../interp/interpret.js';
-import type { Block, Expr, ForStmt, FuncDecl, IfStmt, Node, Program, VarDecl } from '../ir/nodes.js';
+import type { Block, Expr, ForStmt, FuncDecl, IfStmt, Node, Program, Stmt, VarDecl } from '../ir/nodes.js';
 import { unqualified } from '../ir/types.js';
-import { isStmt, walk } from '../ir/visit.js';
+import { forEachChild, isStmt, walk } from '../ir/visit.js';
+import { staticTrip } from './rules/termination.js';
 import { Editor } from './edit.js';
 
 /**
@@ -269,22 +270,65 @@ function analyseCalls(p: Program, profile: Profile): { graph: Map<number, Set<nu
     sites.set(f.id, calls);
   }
   const costs = new Map<number, number>();
+  const byId = new Map(p.funcs.map((f) => [f.id, f]));
   const cost = (id: number): number => {
     const known = costs.get(id);
     if (known !== undefined) return known;
-    const f = p.funcs.find((x) => x.id === id);
-    const entries = f ? (counts.get(f.body.id) ?? 0) : 0;
-    if (entries === 0) return 0;
-    let total = own.get(id) ?? 0;
-    for (const c of sites.get(id) ?? []) total += c.runs * cost(c.callee);
-    const per = total / entries;
+    const f = byId.get(id);
+    if (!f) return 0;
+    const entries = counts.get(f.body.id) ?? 0;
+    let per: number;
+    if (entries === 0) per = staticCost(f.body, cost);
+    else {
+      let total = own.get(id) ?? 0;
+      for (const c of sites.get(id) ?? []) total += c.runs * cost(c.callee);
+      per = total / entries;
+    }
     costs.set(id, per);
     return per;
   };
   for (const f of p.funcs) cost(f.id);
-  // Functions never entered have no known cost.
-  for (const f of p.funcs) if ((counts.get(f.body.id) ?? 0) === 0) costs.delete(f.id);
   return { graph, costs };
+}
+
+/** Iterations assumed for a loop whose header is not of the generated shape. */
+const UNKNOWN_TRIP = 16;
+
+/**
+ * Steps a call of a function never entered may cost, read from its code: each statement once,
+ * the larger side of an if, loop bodies times their header's trip count, and the callees' costs
+ * (measured, or estimated the same way). Without it, code added where the program runs could
+ * not call such functions at all, and on seeds 1-100 (medium) the median program entered 45% of
+ * its functions instead of 91%.
+ */
+function staticCost(s: Stmt, cost: (func: number) => number): number {
+  const calls = (e: Expr | undefined): number => {
+    let n = 0;
+    if (e)
+      walk(e, (x) => {
+        if (x.kind === 'call') n += cost(x.func);
+      });
+    return n;
+  };
+  switch (s.kind) {
+    case 'block':
+      return s.stmts.reduce((n: number, x: Stmt) => n + staticCost(x, cost), 1);
+    case 'if':
+      return 1 + calls(s.cond) + Math.max(staticCost(s.then, cost), s.else ? staticCost(s.else, cost) : 0);
+    case 'for': {
+      const trip = staticTrip(s) ?? UNKNOWN_TRIP;
+      return 1 + calls(s.init) + (trip + 1) * calls(s.cond) + trip * (1 + calls(s.step) + staticCost(s.body, cost));
+    }
+    case 'switch':
+      return 1 + calls(s.cond) + staticCost(s.body, cost);
+    default: {
+      let n = 1;
+      forEachChild(s, (c) => {
+        if (!isStmt(c)) n += calls(c as Expr);
+      });
+      return n;
+    }
+  }
 }
 
 /** What a function's code is, for {@link analyseCalls}: its statements, loops and call sites. */

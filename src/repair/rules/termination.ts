@@ -127,7 +127,7 @@ function header(loop: ForStmt): Header | undefined {
 }
 
 /** Iterations the header allows per entry, when it has Kiln's generated shape. */
-function staticTrip(loop: ForStmt): number | undefined {
+export function staticTrip(loop: ForStmt): number | undefined {
   const h = header(loop);
   if (!h) return undefined;
   const span = h.c1 > h.c0 ? h.c1 - h.c0 : h.c0 - h.c1;
