@@ -56,7 +56,9 @@ describe('CsmithEdge relaxations', () => {
       requireTool('tcc');
       const policy = only(r, 1);
       let seen = false;
-      for (let seed = 1n; seed <= 12n && !seen; seed++) {
+      // Small programs offer some relaxations rarely (paramAddress: 5 seeds in 1-40 at the
+      // current defaults), so the search goes on until one does.
+      for (let seed = 1n; seed <= 40n && !seen; seed++) {
         const g = generateProgram(seed, policy, 'csmith');
         if (!g.ok) continue;
         const rng = relaxRng(seed);
@@ -71,7 +73,7 @@ describe('CsmithEdge relaxations', () => {
         for (const cc of ['gcc', 'clang', 'tcc']) execFileSync(cc, ['-w', '-c', file, '-o', join(dir, 'x.o')], { stdio: 'pipe' });
         seen = true;
       }
-      expect(seen, `no seed in 1..12 gave ${r} an opportunity`).toBe(true);
+      expect(seen, `no seed in 1..40 gave ${r} an opportunity`).toBe(true);
     });
   }
 
