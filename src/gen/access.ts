@@ -19,6 +19,8 @@ interface Path {
   /** Passes through a packed struct member (taking its address would make a misaligned pointer). */
   readonly packed: boolean;
   readonly bitfield: boolean;
+  /** Passes through a union member (see `addressablePaths`). */
+  readonly inUnion: boolean;
 }
 
 /** Paths per type, one cache per deref bound (types are immutable, so paths never change). */
@@ -30,18 +32,18 @@ function pathsOf(t: Type, derefs: number): readonly Path[] {
   const cached = cache?.get(t);
   if (cached) return cached;
   const out: Path[] = [];
-  const rec = (ty: Type, steps: Step[], packed: boolean, bitfield: boolean, d: number): void => {
-    out.push({ steps, type: ty, packed, bitfield });
+  const rec = (ty: Type, steps: Step[], packed: boolean, bitfield: boolean, d: number, inUnion = false): void => {
+    out.push({ steps, type: ty, packed, bitfield, inUnion });
     if (out.length > 400) return; // very wide aggregates: enough choice already
     switch (ty.kind) {
       case 'array':
-        rec(ty.of, [...steps, { k: 'index', len: ty.length }], packed, false, d);
+        rec(ty.of, [...steps, { k: 'index', len: ty.length }], packed, false, d, inUnion);
         return;
       case 'struct':
       case 'union':
         for (const { field, index } of namedFields(ty)) {
           const isPacked = packed || (ty.kind === 'struct' && !!ty.packed);
-          rec(fieldExprType(ty, field), [...steps, { k: 'field', index, union: ty.kind === 'union' }], isPacked, field.bits !== undefined, d);
+          rec(fieldExprType(ty, field), [...steps, { k: 'field', index, union: ty.kind === 'union' }], isPacked, field.bits !== undefined, d, inUnion || ty.kind === 'union');
         }
         return;
       case 'ptr':
@@ -322,13 +324,21 @@ function pickAddressable(g: GenContext, pointee: Type, includeLocals: boolean, c
   return undefined;
 }
 
-/** Paths of an object of type `t` whose address converts to a pointer to `pointee` (memoised: initialisers of pointer arrays ask once per element). */
+/**
+ * Paths of an object of type `t` whose address converts to a pointer to `pointee` (memoised:
+ * initialisers of pointer arrays ask once per element). Never inside a union: members of one
+ * union overlap, and a store through `long long *` to one and through `uint64_t *` to another
+ * are, to gcc's and clang's type-based alias analysis, two stores that cannot alias (C allows
+ * type punning only through the union itself), so the optimiser may reorder them. The
+ * interpreter, which tracks the member last stored, found such a program clean: clang 13-16 at
+ * -O1 with ASan and UBSan then printed another checksum (LICM moved the stores).
+ */
 function addressablePaths(t: Type, derefs: number, pointee: Type): readonly Path[] {
   const cache = addressableCache[derefs]!;
   let byPointee = cache.get(t);
   if (!byPointee) cache.set(t, (byPointee = new WeakMap()));
   let paths = byPointee.get(pointee);
-  if (!paths) byPointee.set(pointee, (paths = pathsOf(t, derefs).filter((p) => p.type.kind !== 'array' && !p.packed && !p.bitfield && addressCompatible(p.type, pointee))));
+  if (!paths) byPointee.set(pointee, (paths = pathsOf(t, derefs).filter((p) => p.type.kind !== 'array' && !p.packed && !p.bitfield && !p.inUnion && addressCompatible(p.type, pointee))));
   return paths;
 }
 const addressableCache = [0, 1].map(() => new WeakMap<Type, WeakMap<Type, readonly Path[]>>());
