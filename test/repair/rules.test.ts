@@ -295,6 +295,18 @@ describe('termination rules', () => {
     expect(r.after.ok).toBe(true);
   });
 
+  it('remove-hot-goto: a goto loop whose steps are spread over many statements is removed too', () => {
+    // 40 statements per trip round the loop: the goto itself carries under 5% of the steps.
+    const b = new IRBuilder();
+    const s = b.global('s', C.int32, b.lit(0));
+    const lbl = b.label('lbl_1');
+    const body = Array.from({ length: 40 }, () => b.stmt(b.assign(b.v(s), b.lit(1), '^=')));
+    const prog = program(b, [s], [lbl, ...body, b.if(b.lit(1), b.block([b.goto(lbl)])), b.hash(b.v(s))]);
+    const r = repairFirst(prog, new RepairState('t', 3), 10_000);
+    expect(r.rule).toBe('remove-hot-goto');
+    expect(r.after.ok).toBe(true);
+  });
+
   it('replace-hot-call: exponential call fan-out without loops', () => {
     const b = new IRBuilder();
     const g = b.global('g', C.int32, b.lit(0));
