@@ -92,8 +92,9 @@ export class GenContext {
    * profile, times the trip counts of the loops entered since) and the steps it may still add
    * (`steps`, less what each statement, loop iteration and call drawn so far will cost), so a
    * loop's trip count can be drawn as long as the step budget allows (see `forLoop`). `costs`:
-   * steps per call of each function the run entered, so a call to an existing function is drawn
-   * only where its cost, times `runs`, fits the steps (see `callFunction`).
+   * steps per call of the program's functions (measured, or estimated for those never entered),
+   * so a call to an existing function is drawn only where its cost, times `runs`, fits the steps
+   * (see `callFunction`).
    */
   live: { runs: number; steps: number; readonly costs?: ReadonlyMap<number, number> } | undefined;
 

@@ -244,33 +244,22 @@ function dropRegister(ed: Editor, n: Node): void {
 }
 
 /**
- * The call graph (caller → callees) and, from the profile, the steps one call of each function
- * the run entered costs, its callees' steps included: the function's own statement executions
- * and loop iterations, plus each call site's executions (those of the statement holding it)
- * times the callee's cost, over the number of times it was entered. The call graph is acyclic.
+ * The call graph (caller → callees) and the steps one call of each function costs, its callees'
+ * included. For a function the run entered, from the profile: its own statement executions and
+ * loop iterations, plus each call site's executions (those of the statement holding it) times
+ * the callee's cost, over the number of times it was entered. For one never entered, an
+ * estimate from its code ({@link staticCost}). The call graph is acyclic.
  */
 function analyseCalls(p: Program, profile: Profile): { graph: Map<number, Set<number>>; costs: Map<number, number> } {
-  const graph = new Map<number, Set<number>>();
-  const own = new Map<number, number>();
-  const sites = new Map<number, { callee: number; runs: number }[]>();
   const counts = profile.stmtCounts;
   const iters = profile.loopIters;
+  const graph = new Map<number, Set<number>>();
+  const byId = new Map<number, FuncDecl>();
   for (const f of p.funcs) {
-    const sum = summaryOf(f);
-    let steps = 0;
-    for (const id of sum.stmts) steps += counts.get(id) ?? 0;
-    for (const id of sum.loops) steps += iters.get(id) ?? 0;
-    const calls: { callee: number; runs: number }[] = [];
-    for (const c of sum.calls) {
-      const runs = counts.get(c.stmt) ?? 0;
-      if (runs > 0) calls.push({ callee: c.callee, runs });
-    }
-    graph.set(f.id, new Set(sum.callees));
-    own.set(f.id, steps);
-    sites.set(f.id, calls);
+    graph.set(f.id, new Set(summaryOf(f).callees));
+    byId.set(f.id, f);
   }
   const costs = new Map<number, number>();
-  const byId = new Map(p.funcs.map((f) => [f.id, f]));
   const cost = (id: number): number => {
     const known = costs.get(id);
     if (known !== undefined) return known;
@@ -280,8 +269,11 @@ function analyseCalls(p: Program, profile: Profile): { graph: Map<number, Set<nu
     let per: number;
     if (entries === 0) per = staticCost(f.body, cost);
     else {
-      let total = own.get(id) ?? 0;
-      for (const c of sites.get(id) ?? []) total += c.runs * cost(c.callee);
+      const sum = summaryOf(f);
+      let total = 0;
+      for (const s of sum.stmts) total += counts.get(s) ?? 0;
+      for (const l of sum.loops) total += iters.get(l) ?? 0;
+      for (const c of sum.calls) total += (counts.get(c.stmt) ?? 0) * cost(c.callee);
       per = total / entries;
     }
     costs.set(id, per);

@@ -14,7 +14,9 @@ import { repaired, type Repaired, type RepairState } from '../state.js';
  *   it gets a fresh induction variable, so the body keeps its code but can no longer reset the
  *   count (all such loops are fixed in one go);
  * - otherwise every hot loop (at least 5% of all iterations) has its trip count shrunk to an
- *   eighth, or is removed if it was shrunk before, and every hot backward goto is removed.
+ *   eighth, or is removed if it was shrunk before, and every hot backward goto is removed;
+ * - without a hot loop or goto, calls in the most executed statements become plain values, and
+ *   failing that the most executed goto is removed.
  *
  * Live-guided extension passes the first id of the round's code as `floor`: loops, gotos and calls
  * older than the round are then left alone (new code made them hot; the round's own loops are
