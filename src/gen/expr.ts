@@ -4,7 +4,7 @@ import { pointerConvertible } from '../ir/build.js';
 import type { AssignOp, Expr } from '../ir/nodes.js';
 import { walk } from '../ir/visit.js';
 import { isRecord, sameType, unqualified, type PointerT, type Type } from '../ir/types.js';
-import { addressOf, pickLvalue } from './access.js';
+import { addressOf, pickLvalue, throughUnion } from './access.js';
 import type { GenContext, OperatorContext } from './context.js';
 import { callFunction } from './func.js';
 import type { Policy } from './policy.js';
@@ -205,6 +205,8 @@ function reuseSubexpression(g: GenContext, kind: keyof GenContext['cseBuffer']):
   let ok = true;
   walk(e, (n) => {
     if (n.kind === 'var' && !visible.has(n.decl)) ok = false;
+    // Live-guided extension reads no union member (see access.ts, unionReadOk).
+    if (g.live && n.kind === 'field' && n.base.type.kind === 'union') ok = false;
     return ok;
   });
   if (!ok) return undefined;
@@ -399,11 +401,13 @@ function embeddedAssign(g: GenContext, t: IntType): Expr | undefined {
   const lv = pickLvalue(g, { type: rng.chance(policy.choices.exactType) ? t : undefined, anyInt: true, writable: true });
   if (!lv || lv.type.kind !== 'int') return undefined;
   g.complexity--;
-  if (f.incDec && (!f.embeddedAssign || rng.chance(0.35))) {
+  // Live-guided extension stores to a union member, never reads it (see throughUnion).
+  const storeOnly = !!g.live && throughUnion(lv);
+  if (f.incDec && !storeOnly && (!f.embeddedAssign || rng.chance(0.35))) {
     return b.incdec(rng.pick(['++', '--'] as const), lv, rng.chance(0.5));
   }
   if (!f.embeddedAssign) return undefined;
-  const op: AssignOp = f.compoundAssign && rng.chance(0.3) ? rng.pick(COMPOUND_OPS) : '=';
+  const op: AssignOp = f.compoundAssign && !storeOnly && rng.chance(0.3) ? rng.pick(COMPOUND_OPS) : '=';
   return b.assign(lv, genInt(g, unqualified(lv.type) as IntType), op);
 }
 

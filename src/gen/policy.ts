@@ -96,7 +96,7 @@ export const Limits = z
     blockLocals: count(12, 'locals a block declares up front (0..n, uniformly); Csmith programs declare about 20 per block', 1000),
     maxLoopTrip: count(16, 'largest trip count a generated loop header aims for', 100_000),
     maxStatements: count(
-      280,
+      260,
       'statements per program; once reached, blocks get no more (Kiln: without it sizes have a long tail, up to 7x the median, where Csmith 2.3 stays within about 2.5x)',
       1_000_000,
     ),
@@ -246,8 +246,9 @@ export const LivePolicy = z
         'each round is executed and repaired like any other code, and dropped if it cannot be made clean within the step budget. 0: off',
     ),
     roundStatements: count(
-      175,
-      'statements added per extension round (a round is a few interpreter runs, with its repairs; at size medium, one round adds all of `extend`)',
+      300,
+      'statements added per extension round (a round is a few interpreter runs, with its repairs; at size medium, one round adds all of `extend`, ' +
+        'even to a raw program that ended after a few statements)',
       10_000,
     ),
     calls: weight(0.6, 'chance that an extension round adds a call, from a block that ran, to a function the run never entered (and that cannot reach the caller)'),

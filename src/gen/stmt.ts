@@ -2,7 +2,7 @@ import { intMax, intMin, promote, type FloatType, type IntType } from '../c/type
 import type { AssignOp, Block, Expr, LabelStmt, Stmt, VarDecl } from '../ir/nodes.js';
 import { isRecord, unqualified, type Type } from '../ir/types.js';
 import { loopContinues } from '../ir/visit.js';
-import { newLocal, pickLvalue, scopeLimitOf } from './access.js';
+import { newLocal, pickLvalue, scopeLimitOf, throughUnion } from './access.js';
 import type { BlockCtx, GenContext, LoopCtx } from './context.js';
 import { declarable, genExpr, genFloat, genInt, recordValue, withLoopInvariants } from './expr.js';
 import type { Policy } from './policy.js';
@@ -179,14 +179,15 @@ function assignment(g: GenContext): Stmt | undefined {
   } else if (f.floats && r < 0.3) {
     const lv = pickLvalue(g, { type: rng.pick([g.types.float, g.types.double]), writable: true });
     if (lv && lv.type.kind === 'float') {
-      const op = f.compoundAssign && rng.chance(0.2) ? rng.pick(['+=', '-=', '*='] as const) : '=';
+      const op = f.compoundAssign && rng.chance(0.2) && !(g.live && throughUnion(lv)) ? rng.pick(['+=', '-=', '*='] as const) : '=';
       return b.stmt(b.assign(lv, genFloat(g, unqualified(lv.type) as FloatType), op));
     }
   }
   const lv = pickLvalue(g, { anyInt: true, writable: true });
   if (!lv || lv.type.kind !== 'int') return undefined;
   const t = unqualified(lv.type) as IntType;
-  const op: AssignOp = f.compoundAssign && rng.chance(0.3) ? rng.pick(COMPOUND_OPS) : '=';
+  let op: AssignOp = f.compoundAssign && rng.chance(0.3) ? rng.pick(COMPOUND_OPS) : '=';
+  if (g.live && throughUnion(lv)) op = '=';
   return b.stmt(b.assign(lv, genInt(g, t), op));
 }
 

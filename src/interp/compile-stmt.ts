@@ -116,8 +116,22 @@ interface CInit {
   readonly fills: boolean;
 }
 
-/** Compiles a declaration's initialiser into a closure filling a fresh object. */
+/**
+ * Compiles a declaration's initialiser into a closure filling a fresh object. Cached with the
+ * compiled statements (a global's under function id -1): a declaration is immutable, so a
+ * recompiled block, or the globals after a repair elsewhere, reuse its closure instead of walking
+ * its initialiser list again. The cache is cleared with the statements' (a global changed type).
+ */
 function compileInit(cx: CompileContext, d: VarDecl): CInit | undefined {
+  const cache = cx.stmtCache(d.storage === 'global' ? -1 : (cx.currentFunc?.id ?? -1));
+  const hit = cache?.get(d) as CInit | undefined;
+  if (hit) return hit;
+  const r = compileInitUncached(cx, d);
+  if (r) cache?.set(d, r);
+  return r;
+}
+
+function compileInitUncached(cx: CompileContext, d: VarDecl): CInit | undefined {
   const needsZero = d.storage === 'global' || d.init?.kind === 'init-list';
   if (!d.init) return needsZero ? { run: (_f, o) => zeroFill(o, d.id), fills: true } : undefined;
   const known = constantInits.get(d);
@@ -191,7 +205,7 @@ function refersTo(init: Init, decl: number): boolean {
 /** Allocates and initialises the global objects; returns the closure that (re)initialises them for a run. */
 export function compileGlobals(cx: CompileContext): (f: Frame) => void {
   const rt = cx.rt;
-  const objs: { o: MemObject; init: ((f: Frame, o: MemObject) => void) | undefined }[] = [];
+  const objs: { o: MemObject; init: ((f: Frame, o: MemObject) => void) | undefined; fills: boolean }[] = [];
   for (const g of cx.program.globals) {
     // Keep the object of a global whose type is unchanged: code compiled earlier refers to it.
     const prev = cx.homes.get(g.id);
@@ -203,12 +217,14 @@ export function compileGlobals(cx: CompileContext): (f: Frame) => void {
   }
   for (const g of cx.program.globals) {
     const h = cx.homes.get(g.id) as { kind: 'global'; obj: MemObject };
-    objs.push({ o: h.obj, init: compileInit(cx, g)?.run });
+    const init = compileInit(cx, g);
+    objs.push({ o: h.obj, init: init?.run, fills: !!init?.fills });
   }
   return (f) => {
-    for (const { o } of objs) {
-      o.cells = new Array<Cell>(o.layout.size);
-      o.alive = true;
+    for (const x of objs) {
+      // An initialiser that sets every cell before evaluating anything overwrites the last run's values in place.
+      if (!x.fills || x.o.cells.length !== x.o.layout.size) x.o.cells = new Array<Cell>(x.o.layout.size);
+      x.o.alive = true;
     }
     for (const { o, init } of objs) init?.(f, o);
   };

@@ -152,6 +152,11 @@ export class CompiledProgram {
     }
   }
 
+  /** Sets the steps later runs may take (at most `limits.maxSteps`). */
+  setStepBudget(steps: number): void {
+    this.cx.rt.stepBudget = Math.min(steps, this.cx.rt.limits.maxSteps);
+  }
+
   /** Runs the program from the start. */
   run(): RunOutcome {
     const rt = this.cx.rt;

@@ -113,6 +113,8 @@ export class Runtime {
    * value, so one run finds many sites. Only a run with no report at all is trusted.
    */
   collect = false;
+  /** Steps a run may take: `limits.maxSteps`, or less for a while (see CompiledProgram.setStepBudget). */
+  stepBudget: number;
   /** UB recorded in collect mode, first occurrence per node, in execution order. */
   reports: UBSignal[] = [];
   private reportedNodes = new Set<number>();
@@ -122,6 +124,7 @@ export class Runtime {
     stmtCount: number,
     loopCount: number,
   ) {
+    this.stepBudget = limits.maxSteps;
     this.stmtCounts = new Uint32Array(stmtCount);
     this.loopIters = new Float64Array(loopCount);
   }
@@ -350,7 +353,7 @@ export class Runtime {
 
   /** Counts one step; throws when the budget is exhausted. */
   step(node: number): void {
-    if (++this.steps > this.limits.maxSteps) raise('step-budget-exceeded', node);
+    if (++this.steps > this.stepBudget) raise('step-budget-exceeded', node);
   }
 
   /** Records the value an arithmetic expression produced. */

@@ -10,6 +10,8 @@ import { liveStats, type LiveStats } from '../../src/interp/live.js';
 import { generateProgram, type Generated } from '../../src/repair/generate.js';
 import { emitC } from '../../src/emit/c.js';
 import { walk } from '../../src/ir/visit.js';
+import { generateRawContext } from '../../src/gen/program.js';
+import type { Node } from '../../src/ir/nodes.js';
 
 const SEEDS = [11, 12, 13, 14, 15, 16, 17, 18];
 
@@ -104,6 +106,37 @@ describe('live-guided generation', () => {
         });
       for (const d of register) expect(addressed.has(d)).toBe(false);
     }
+  });
+
+  it('reads no union member in code added where the program runs (the member last stored there is not known)', () => {
+    const policy = parsePolicy({});
+    let rawReads = 0;
+    let addedWrites = 0;
+    for (let seed = 1; seed <= 24; seed++) {
+      const r = generateProgram(seed, policy);
+      if (!r.ok) continue;
+      // Ids only grow: nodes from the raw program's next id on were added by repairs and extension rounds.
+      const first = generateRawContext(seed, policy).program.nextId;
+      for (const f of r.program.funcs) {
+        if (f.id === r.program.main) continue; // main's checksum statements may be switched to the active member
+        const parents = new Map<Node, Node | undefined>();
+        walk(f, (n, parent) => {
+          parents.set(n, parent);
+          if (n.kind !== 'field' || n.base.type.kind !== 'union') return;
+          // The top of the access path (`u.f0.x`, `a[i].f1`): written when it is a plain assignment's target.
+          let top: Node = n;
+          while (parents.get(top)?.kind === 'field' || parents.get(top)?.kind === 'index') top = parents.get(top)!;
+          const up = parents.get(top);
+          const written = up?.kind === 'assign' && up.op === '=' && up.target === top;
+          if (n.id < first) rawReads += written ? 0 : 1;
+          else if (written) addedWrites++;
+          else expect.fail(`seed ${seed}: added code reads union member ${n.field} (node ${n.id})`);
+        });
+      }
+    }
+    // Not vacuous: the raw programs read union members, and added code writes them.
+    expect(rawReads).toBeGreaterThan(0);
+    expect(addedWrites).toBeGreaterThan(0);
   });
 
   it('is switched off by live.extend: 0 (programs of plain generate-execute-repair)', () => {
