@@ -404,8 +404,24 @@ export function stripParens(s: string): string {
 
 export function printInit(i: Init, n: Names): string {
   if (i.kind === 'init-list') return `{${i.items.map((x) => printInit(x, n)).join(', ')}}`;
+  if (i.kind === 'const' && i.type.kind === 'int') return initConstText(i);
   return stripParens(printExpr(i, n));
 }
+
+/**
+ * The text of a constant in an initialiser list, memoised per type and value: array initialisers
+ * repeat a few values (see gen/types.ts, `initialiser`), and their constants are most of a
+ * program's nodes. Integers only: a float map key would not tell -0.0 from 0.0.
+ */
+function initConstText(e: Expr & { kind: 'const' }): string {
+  let byValue = constTexts.get(e.type);
+  if (!byValue) constTexts.set(e.type, (byValue = new Map()));
+  const v = e.value as bigint;
+  let text = byValue.get(v);
+  if (text === undefined) byValue.set(v, (text = stripParens(printConst(e))));
+  return text;
+}
+const constTexts = new WeakMap<Expr['type'], Map<bigint, string>>();
 
 /** A block in the normal layout (locals, then statements), indented `depth` levels. */
 export function printBlock(b: Block, n: Names, depth: number): string {

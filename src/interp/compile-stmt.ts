@@ -104,6 +104,43 @@ function initOps(cx: CompileContext, t: Type, init: Init, off: number, out: Init
 }
 
 /**
+ * Writes into `cells` what `initOps` would record as `fixed` and `tag` steps, in the same order;
+ * false as soon as some part is not a constant (the caller then takes the general path).
+ */
+function staticImage(t: Type, init: Init, off: number, cells: Cell[]): boolean {
+  if (init.kind === 'init-list') {
+    if (t.kind === 'array') {
+      const esz = cellCount(t.of);
+      for (let i = 0; i < init.items.length; i++) if (!staticImage(t.of, init.items[i]!, off + i * esz, cells)) return false;
+      return true;
+    }
+    if (t.kind === 'struct') {
+      const fields = namedFields(t);
+      for (let i = 0; i < init.items.length; i++) {
+        const nf = fields[i];
+        if (!nf) throw new Error(`too many initialisers for ${t.name}`);
+        if (!staticImage(fieldExprType(t, nf.field), init.items[i]!, off + fieldOffset(t, nf.index), cells)) return false;
+      }
+      return true;
+    }
+    if (t.kind === 'union') {
+      cells[off] = 0;
+      return !init.items[0] || staticImage(fieldExprType(t, t.fields[0]!), init.items[0], off + fieldOffset(t, 0), cells);
+    }
+    return !init.items[0] || staticImage(t, init.items[0], off, cells);
+  }
+  if (init.kind !== 'const' || isRecord(t)) return false;
+  const conv = conversion(init.type, t);
+  const raw: CValue = init.type.kind === 'int' ? (init.type.bits > 32 ? (init.value as bigint) : Number(init.value)) : (init.value as number);
+  try {
+    cells[off] = (conv ? conv(raw) : raw) as Cell;
+    return true;
+  } catch {
+    return false; // a conversion that is UB: reported when the program runs (see initOps)
+  }
+}
+
+/**
  * Closures of constant initialisers, by declaration. A constant initialiser depends on nothing but
  * its (immutable) declaration, so the repair loop's recompilations, and the reducer's candidates,
  * reuse it instead of walking large array initialisers again.
@@ -136,24 +173,21 @@ function compileInitUncached(cx: CompileContext, d: VarDecl): CInit | undefined 
   if (!d.init) return needsZero ? { run: (_f, o) => zeroFill(o, d.id), fills: true } : undefined;
   const known = constantInits.get(d);
   if (known) return { run: known, fills: true };
-  const ops: InitOp[] = [];
-  initOps(cx, d.type, d.init, 0, ops);
-  const isStatic = (op: InitOp): boolean => op.kind === 'fixed' || op.kind === 'tag';
-  if (ops.every(isStatic)) {
-    // Everything is known now: build the object's image once and copy it at each entry.
-    let image: Cell[] | undefined;
-    const init = (_f: Frame, o: MemObject): void => {
-      if (image) {
-        setCells(o, image);
-        return;
-      }
-      if (needsZero) zeroFill(o, d.id);
-      for (const op of ops) o.cells[op.off] = op.kind === 'tag' ? op.member : (op as { value: Cell }).value;
-      image = o.cells.slice();
-    };
+  // Most initialisers are constants throughout (array initialisers are most of a program's
+  // nodes): their image is built here directly, the cells `initOps` would set, in its order.
+  const layout = layoutOf(d.type);
+  const scratch = { layout, cells: new Array<Cell>(layout.size) } as MemObject;
+  if (needsZero) zeroFill(scratch, d.id);
+  if (staticImage(d.type, d.init, 0, scratch.cells)) {
+    const image = scratch.cells;
+    const init = (_f: Frame, o: MemObject): void => setCells(o, image);
     constantInits.set(d, init);
     return { run: init, fills: true };
   }
+  const ops: InitOp[] = [];
+  initOps(cx, d.type, d.init, 0, ops);
+  // Some part is not a constant (staticImage said so), so some step is not static.
+  const isStatic = (op: InitOp): boolean => op.kind === 'fixed' || op.kind === 'tag';
   const dynamic = ops.filter((op) => !isStatic(op));
   if (needsZero && !refersTo(d.init, d.id)) {
     // An initialiser list mixing constants and expressions: the zeroes and constants form an
