@@ -20,8 +20,7 @@ export type GenJobReply =
  * `kiln gen --count 150` on two cores (two processes), alternating runs: 5.8-6.4 s (mean 6.08,
  * 12 runs) with `--single-threaded`, 6.4-6.7 s (mean 6.58, 4 runs) without; `--single-threaded-gc`
  * alone gave 6.09. The flag changes when and where V8 works, never what the generator computes.
- * With fewer processes than
- * cores, the helpers have idle cores to run on, and are left on.
+ * With fewer processes than cores, the helpers have idle cores to run on, and are left on.
  */
 const SINGLE_THREADED = ['--single-threaded'];
 

@@ -142,7 +142,7 @@ function unionKey(v: VarDecl, steps: readonly Step[], upTo: number): string {
  * statement round's first run met was such reads; without them, 1.3% fewer runs per program.
  */
 function unionReadOk(g: GenContext, v: VarDecl, p: Path): boolean {
-  if (g.live && p.steps.some((s) => s.k === 'field' && s.union)) return false;
+  if (g.live && p.viaUnion) return false;
   for (let i = 0; i < p.steps.length; i++) {
     const s = p.steps[i]!;
     if (s.k === 'deref') return true; // through a pointer the union's state is unknown: allow
