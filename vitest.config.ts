@@ -1,3 +1,5 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -10,6 +12,10 @@ export default defineConfig({
     pool: 'forks',
     maxWorkers: 2,
     testTimeout: 120_000,
+    // The tests see only the compilers on PATH: a sid root this machine holds in its own cache
+    // (npm run setup -- --profile latest) would add a dozen compilers to every default campaign.
+    // Tests of the root compilers set KILN_CACHE_DIR themselves.
+    env: { KILN_CACHE_DIR: join(tmpdir(), 'kiln-test-cache-none') },
     hookTimeout: 120_000,
   },
 });

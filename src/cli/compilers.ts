@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { detectCompilers, missingEmulator, resolveCompilers } from '../harness/compilers.js';
+import { unusableRootCompilers } from '../harness/roots.js';
 import { reportAndExit } from './util.js';
 
 interface CompilersFlags {
@@ -10,15 +11,20 @@ interface CompilersFlags {
 export function registerCompilers(program: Command): void {
   program
     .command('compilers')
-    .description('list the C compilers on PATH (gcc, gcc-N, clang, clang-N, tcc, pcc, cc; cross <triplet>-gcc[-N] with the qemu that runs their binaries), with their versions')
+    .description(
+      'list the C compilers on PATH (gcc, gcc-N, clang, clang-N, tcc, pcc, cc; cross <triplet>-gcc[-N] with the qemu that runs their binaries) and those of the sid root that `npm run setup -- --profile latest` builds (gcc-14 … gcc-16, gcc-snapshot, clang-19 … clang-22), with their versions',
+    )
     .argument('[names...]', 'check these compiler commands or paths instead of detecting')
-    .option('--json', 'print a JSON array of {name, command, realPath, family, version, target?, emulator?}')
+    .option('--json', 'print a JSON array of {name, command, realPath, family, version, target?, emulator?, root?}')
     .action(async (names: string[], flags: CompilersFlags) => {
       try {
         const list = names.length ? await resolveCompilers(names) : await detectCompilers();
         if (flags.json) {
           process.stdout.write(JSON.stringify(list, null, 2) + '\n');
           return;
+        }
+        if (!names.length) {
+          for (const u of unusableRootCompilers()) process.stderr.write(`kiln: ${u.name} left out: error[${u.problem.code}]: ${u.problem.message} (hint: ${u.problem.hint})\n`);
         }
         if (list.length === 0) {
           process.stdout.write('no C compiler found on PATH (looked for gcc, gcc-N, clang, clang-N, tcc, pcc, cc)\n');
@@ -29,6 +35,8 @@ export function registerCompilers(program: Command): void {
         for (const c of list) {
           const where = c.command === c.realPath ? c.command : `${c.command} -> ${c.realPath}`;
           process.stdout.write(`${c.name.padEnd(width)}  ${c.version}\n${' '.repeat(width)}  ${where}\n`);
+          // Root compilers: where they really are (the command above is their launcher).
+          if (c.root) process.stdout.write(`${' '.repeat(width)}  from the ${c.root.suite} root ${c.root.path} (${c.root.command}), linked statically\n`);
           // Cross compilers: which model, and how their binaries run (kiln fuzz tests them only when named).
           if (c.target !== undefined) {
             const run = c.emulator ? `runs under ${c.emulator.join(' ')}` : `needs ${missingEmulator(c)} (not on PATH; install qemu-user)`;

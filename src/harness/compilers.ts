@@ -3,6 +3,7 @@ import { basename, delimiter, isAbsolute, join, resolve } from 'node:path';
 import { LP64, TARGETS, type TargetModel } from '../c/target.js';
 import { errUnknownCompiler } from '../diag/errors.js';
 import { runProcess, SpawnError } from './process.js';
+import { isLatestProfileName, LATEST_SETUP, launcherDir, launcherOrigin, rootProblem, type RootOrigin } from './roots.js';
 
 /** Compiler families Kiln knows how to drive (they differ in version flag and crash text only). */
 export type CompilerFamily = 'gcc' | 'clang' | 'tcc' | 'pcc' | 'cc';
@@ -26,6 +27,11 @@ export interface Compiler {
    * compiler whose emulator is not on PATH (see {@link missingEmulator}).
    */
   readonly emulator?: readonly string[];
+  /**
+   * Set for a compiler of a sid root (`npm run setup -- --profile latest`): `command` is then a
+   * launcher that runs it inside the root and links statically (src/harness/roots.ts).
+   */
+  readonly root?: RootOrigin;
 }
 
 /** The emulator a cross compiler needs but PATH lacks (`qemu-m68k`), or undefined. */
@@ -34,8 +40,11 @@ export function missingEmulator(c: Compiler): string | undefined {
   return model && model !== LP64 && !c.emulator ? model.qemu : undefined;
 }
 
-/** Command names looked for on PATH: gcc, gcc-12, clang, clang-15, tcc, pcc, cc, and cross gcc `<triplet>-gcc[-N]` of a modelled target. */
-const DETECTABLE = /^(gcc|clang|tcc|pcc|cc)(-\d+(?:\.\d+)*)?$/;
+/**
+ * Command names looked for on PATH (and among the root compilers' launchers): gcc, gcc-12, clang,
+ * clang-15, tcc, pcc, cc, gcc-snapshot (GCC trunk), and cross gcc `<triplet>-gcc[-N]` of a modelled target.
+ */
+const DETECTABLE = /^(gcc|clang|tcc|pcc|cc)(-\d+(?:\.\d+)*)?$|^gcc-snapshot$/;
 const CROSS_DETECTABLE = new RegExp(`^(?:${TARGETS.filter((t) => t !== LP64).map((t) => t.triplet.replace(/[.]/g, '\\.')).join('|')})-gcc(-\\d+(?:\\.\\d+)*)?$`);
 const FAMILY_ORDER: readonly CompilerFamily[] = ['gcc', 'clang', 'tcc', 'pcc', 'cc'];
 
@@ -48,7 +57,8 @@ export const LINK_LIBRARIES: readonly string[] = ['-lm'];
  */
 export async function detectCompilers(env: NodeJS.ProcessEnv = process.env): Promise<Compiler[]> {
   const found = new Map<string, string>(); // name → absolute command, first on PATH wins
-  for (const dir of (env.PATH ?? '').split(delimiter)) {
+  // The root compilers' launchers come after PATH: a compiler installed on the host keeps its name.
+  for (const dir of [...(env.PATH ?? '').split(delimiter), launcherDir(env)]) {
     if (!dir) continue;
     let names: string[];
     try {
@@ -76,9 +86,11 @@ export async function detectCompilers(env: NodeJS.ProcessEnv = process.env): Pro
   const probed = await Promise.all(
     [...byReal].map(async ([realPath, { name, command }]) => {
       try {
+        const root = launcherOrigin(command);
+        if (root && rootProblem(name, root)) return undefined; // `kiln compilers` says why (unusableRootCompilers)
         const version = await probeVersion(command, familyFromName(name));
         const family = familyOf(name, version);
-        return { name, command, realPath, family, version, ...(await targetOf(command, family, env)) } satisfies Compiler;
+        return { name, command, realPath, family, version, ...(await targetOf(command, family, env)), ...(root ? { root } : {}) } satisfies Compiler;
       } catch {
         return undefined; // a broken installation is not a compiler to test
       }
@@ -99,11 +111,20 @@ export async function resolveCompiler(spec: string, env: NodeJS.ProcessEnv = pro
     command = isAbsolute(trimmed) ? trimmed : resolve(cwd, trimmed);
     if (!isExecutableFile(command)) throw errUnknownCompiler(trimmed, 'no executable file at that path');
   } else {
-    const onPath = findOnPath(trimmed, env);
-    if (!onPath) throw errUnknownCompiler(trimmed, 'not found on PATH');
-    command = onPath;
+    const found = findOnPath(trimmed, env) ?? launcherIn(trimmed, env);
+    if (!found) {
+      throw isLatestProfileName(trimmed)
+        ? errUnknownCompiler(trimmed, `not found on PATH, and no sid root holds it; '${LATEST_SETUP}' installs it`)
+        : errUnknownCompiler(trimmed, 'not found on PATH');
+    }
+    command = found;
   }
   const name = basename(command);
+  const root = launcherOrigin(command);
+  if (root) {
+    const problem = rootProblem(name, root);
+    if (problem) throw problem;
+  }
   let version: string;
   try {
     version = await probeVersion(command, familyFromName(name));
@@ -111,7 +132,7 @@ export async function resolveCompiler(spec: string, env: NodeJS.ProcessEnv = pro
     throw errUnknownCompiler(trimmed, (e as Error).message);
   }
   const family = familyOf(name, version);
-  return { name, command, realPath: realpathSync(command), family, version, ...(await targetOf(command, family, env)) };
+  return { name, command, realPath: realpathSync(command), family, version, ...(await targetOf(command, family, env)), ...(root ? { root } : {}) };
 }
 
 /**
@@ -192,6 +213,12 @@ function firstLine(text: string): string | undefined {
     .find((l) => l.length > 0);
 }
 
+/** The launcher of a root compiler named `name`, if setup wrote one. */
+function launcherIn(name: string, env: NodeJS.ProcessEnv): string | undefined {
+  const p = join(launcherDir(env), name);
+  return isExecutableFile(p) && launcherOrigin(p) ? p : undefined;
+}
+
 /** The absolute path of an executable `name` on `env.PATH`, if there is one. */
 export function findOnPath(name: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
   for (const dir of (env.PATH ?? '').split(delimiter)) {
@@ -213,6 +240,7 @@ function isExecutableFile(path: string): boolean {
 }
 
 function familyFromName(name: string): CompilerFamily {
+  if (name === 'gcc-snapshot') return 'gcc';
   const m = /(gcc|clang|tcc|pcc)(?:-[\d.]+)?$/.exec(name);
   return m ? (m[1] as CompilerFamily) : 'cc';
 }
