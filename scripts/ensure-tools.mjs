@@ -41,7 +41,9 @@ const PROFILES = {
   test: TEST,
   bench: TEST,
   cross: CROSS,
-  latest: [...FUZZ, 'debootstrap', 'debian-archive-keyring'],
+  // The host's older versions complete each version line the root starts (kiln triage):
+  // GCC 11 and 12, LLVM 13 to 16, and the alpha cross gcc-12 beside the root's alpha gccs.
+  latest: [...FUZZ, 'debootstrap', 'debian-archive-keyring', 'gcc-11', 'clang-13', 'clang-15', 'clang-16', 'gcc-12-alpha-linux-gnu', 'qemu-user'],
 };
 
 function parseArgs(argv) {

@@ -4,6 +4,8 @@ import type { EmiRecipe } from '../mutate/campaign.js';
 import type { Command } from 'commander';
 import { errBadOption } from '../diag/errors.js';
 import { KilnStore, type FindingGrouping, type FindingRow } from '../store/store.js';
+import { TRIAGE_FILE } from '../triage/triage.js';
+import type { VersionLine } from '../triage/versions.js';
 import { reportAndExit } from './util.js';
 
 interface FindingsFlags {
@@ -53,6 +55,8 @@ export function registerFindings(program: Command): void {
             hangStatus: r.hangStatus,
             nondeterministic: r.nondeterministic,
             emi: emiOf(r.dir) ?? null,
+            versionLabel: versionsOf(r.dir)?.label ?? null,
+            versions: versionsOf(r.dir) ?? null,
           }));
           process.stdout.write(JSON.stringify(list, null, 2) + '\n');
           return;
@@ -94,6 +98,9 @@ export function formatFindings(rows: readonly FindingRow[], grouping: FindingGro
     const more = buckets.size === 1 ? (unstored.get([...buckets][0]!) ?? 0) : 0;
     if (more > 0) notes.push(`${more} more not stored`);
     if (grouping === 'fingerprint' && list.every((r) => r.fingerprint === null)) notes.push('not triaged');
+    // The group's place on its compiler's version line: live first, as that is what gets filed.
+    const labels = new Set(list.map((r) => versionsOf(r.dir)?.label).filter((l) => l !== undefined));
+    for (const l of ['live', 'regression', 'fixed', 'untested'] as const) if (labels.has(l)) notes.push(l);
     const reduced = list.filter((r) => r.reducedLines !== null).sort((a, b) => a.reducedLines! - b.reducedLines!)[0];
     if (reduced) notes.push(`smallest: ${reduced.reducedLines} lines${reduced.reducedFile ? ` in ${shortPath(reduced.reducedFile)}` : ''}`);
     out.push('', `${key}  (${notes.join(', ')})`);
@@ -107,6 +114,8 @@ export function formatFindings(rows: readonly FindingRow[], grouping: FindingGro
       else if (r.hangStatus === 'cleared') parts.push(r.outcome === 'compiler-hang' ? 'cleared: finished within the configured limit (a slow compile)' : 'cleared: finished within the configured limit');
       if (r.nondeterministic) parts.push('nondeterministic (every behaviour seen is in finding.json)');
       if (r.reducedLines !== null) parts.push(`reduced to ${r.reducedLines} lines`);
+      const v = versionsOf(r.dir);
+      if (v) parts.push(v.summary);
       parts.push(shortPath(r.dir));
       out.push(`  ${parts.join('  ')}`);
     }
@@ -119,6 +128,16 @@ export function formatFindings(rows: readonly FindingRow[], grouping: FindingGro
     );
   }
   return out.join('\n') + '\n';
+}
+
+/** The version line `kiln triage` wrote into a finding's triage.json, if any. */
+function versionsOf(dir: string): VersionLine | undefined {
+  try {
+    const j = JSON.parse(readFileSync(join(dir, TRIAGE_FILE), 'utf8')) as { versions?: VersionLine };
+    return j.versions && typeof j.versions.label === 'string' ? j.versions : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** A path relative to the current folder when that is shorter. */

@@ -2,6 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { errFile, isKilnError, KilnError } from '../diag/errors.js';
+import { detectCompilers } from '../harness/compilers.js';
 import { TempRoot } from '../harness/tempdir.js';
 import { DB_FILE } from '../store/db.js';
 import { FINDINGS_DIR, KilnStore } from '../store/store.js';
@@ -11,6 +12,7 @@ import { triageFinding, type TriageResult } from '../triage/triage.js';
 import { reportAndExit } from './util.js';
 
 interface TriageFlags {
+  versions?: boolean;
   all?: boolean;
   json?: boolean;
   quiet?: boolean;
@@ -22,9 +24,10 @@ export function registerTriage(program: Command): void {
     .command('triage')
     .argument('<path>', 'a finding folder (kiln-out/findings/<id>) or an output folder (kiln-out)')
     .description(
-      'fingerprint findings so that findings of one bug group together: wrong code gets the pass to blame (clang: opt-bisect; gcc: the -fno- flag or -fdisable- pass that hides it), crashes and hangs their normalised bucket. Writes triage.json into each finding folder and records the fingerprint in the store.',
+      'fingerprint findings so that findings of one bug group together: wrong code gets the pass to blame (clang: opt-bisect; gcc: the -fno- flag or -fdisable- pass that hides it), crashes and hangs their normalised bucket. Then places each finding on its version line: its program (the reduced one when there is one) on every installed version of its compiler (gcc-11 … gcc-snapshot, clang-13 … clang-22, with the sid root of `npm run setup -- --profile latest`), labelled live, regression, fixed or untested. Writes triage.json into each finding folder and records the fingerprint in the store.',
     )
     .option('--all', 'with an output folder: triage findings that already have a fingerprint too')
+    .option('--no-versions', 'skip the version line (live, regression, fixed or untested)')
     .option('--json', 'print the results as one JSON array instead of one line per finding')
     .option('-q, --quiet', 'no progress on stderr')
     .action(async (path: string, flags: TriageFlags) => {
@@ -83,6 +86,7 @@ async function runTriage(path: string, flags: TriageFlags): Promise<number> {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  const installed = flags.versions === false ? [] : await detectCompilers();
   const temp = TempRoot.create();
   const results: TriageResult[] = [];
   let failed = 0;
@@ -93,7 +97,7 @@ async function runTriage(path: string, flags: TriageFlags): Promise<number> {
       note(`${counter}${job.id}: triaging`);
       let r: TriageResult;
       try {
-        r = await triageFinding(job.dir, { temp, signal: stop.signal, onProgress: (line) => note(`${counter}${line}`) });
+        r = await triageFinding(job.dir, { temp, signal: stop.signal, versions: flags.versions !== false, installed, onProgress: (line) => note(`${counter}${line}`) });
       } catch (e) {
         if (e instanceof TriageAborted) break;
         // One unusable finding (its compiler uninstalled, its folder damaged) does not stop the others.
@@ -105,7 +109,8 @@ async function runTriage(path: string, flags: TriageFlags): Promise<number> {
       store?.setFingerprint(job.id, r.fingerprint);
       results.push(r);
       note(`${counter}${job.id}: ${r.fingerprint}  (${r.method}, ${r.steps} compile${r.steps === 1 ? '' : 's'}, ${r.seconds} s): ${r.detail}`);
-      if (!flags.json) process.stdout.write(`${r.findingId}  ${r.fingerprint}\n`);
+      if (r.versions) note(`${counter}${job.id}: ${r.versions.summary} (${r.versions.tried.map((t) => `${t.compiler} ${t.result}`).join(', ')})`);
+      if (!flags.json) process.stdout.write(`${r.findingId}  ${r.fingerprint}${r.versions ? `  ${r.versions.label}` : ''}\n`);
     }
   } finally {
     process.removeListener('SIGINT', onSignal);

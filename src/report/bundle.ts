@@ -161,6 +161,21 @@ export function markdownReport(r: FindingReduction, san: SanitizerVerdict, extra
   const emulator = configEmulator(c);
   const run = emulator ? [basename(emulator[0]!), ...emulator.slice(1), './prog'].join(' ') : './prog';
   out.push('## To reproduce', '', '```sh', `${cmd}${isRun(f.outcome) ? ` && ${run}` : ''}`, '```', '');
+  // A compiler of a sid root: the same command for a user who has it, and the chroot that Kiln ran.
+  const root = c.compiler.root;
+  if (root) {
+    const words = compileCommand(c, r.files.map((x) => x.name)).slice(1);
+    out.push(
+      `\`${c.compiler.name}\` is \`${root.command}\` of Debian ${root.suite}, which Kiln ran in a root of that suite and linked statically. With that compiler installed, the same test is:`,
+      '',
+      '```sh',
+      `${root.command} ${words.join(' ')} -static${isRun(f.outcome) ? ` && ${run}` : ''}`,
+      '```',
+      '',
+      `or, as root, in the root Kiln used (the program's folder bound into it): \`mkdir -p ${root.path}/tmp/case && mount --bind "$PWD" ${root.path}/tmp/case && chroot ${root.path} sh -c 'cd /tmp/case && ${root.command} ${words.join(' ')} -static'\``,
+      '',
+    );
+  }
   switch (f.outcome) {
     case 'wrong-code':
       out.push(`Expected output:`, '', '```', r.expected, '```', '', `Actual output with \`${c.compiler.name} ${opts}\`:`, '', '```', r.failing.output ?? '', '```', '');

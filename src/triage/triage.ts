@@ -2,15 +2,16 @@
 // together. Compiler crashes and hangs already have a normalised bucket; wrong code (and binaries
 // that crash because they were miscompiled) gets a pass search: opt-bisect for clang, disabled
 // flags and passes for gcc.
-import { rename, writeFile } from 'node:fs/promises';
+import { readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { resolveCompiler, type Compiler } from '../harness/compilers.js';
+import { detectCompilers, resolveCompiler, type Compiler } from '../harness/compilers.js';
 import { TempRoot } from '../harness/tempdir.js';
 import { clangOptBisect } from './clang.js';
 import { optimisationLevel, readFinding, type StoredFinding } from './finding.js';
 import { DEFAULT_GCC_LIMITS, gccFlagSearch, type GccSearchLimits } from './gcc.js';
 import { bugPredicate, type Probe } from './predicate.js';
 import type { SearchOutcome } from './search.js';
+import { versionLine, withVersionSection, type VersionLine } from './versions.js';
 
 /** The file triage writes into a finding folder. */
 export const TRIAGE_FILE = 'triage.json';
@@ -37,6 +38,8 @@ export interface TriageResult {
   readonly reproduced: boolean;
   /** Extra options that pin the culprit (hide the bug when changed by one step), when there is one. */
   readonly culpritOptions?: readonly string[];
+  /** The finding on every installed version of its compiler's family (src/triage/versions.ts). */
+  readonly versions?: VersionLine;
   readonly seconds: number;
 }
 
@@ -52,6 +55,10 @@ export interface TriageOptions {
   readonly gccLimits?: GccSearchLimits;
   /** Write triage.json into the finding folder (default true). */
   readonly write?: boolean;
+  /** Run the version line (default true). */
+  readonly versions?: boolean;
+  /** The compilers installed here, for the version line (detected when absent). */
+  readonly installed?: readonly Compiler[];
 }
 
 /** Outcomes a pass search can explain: the compiler produced a binary that misbehaves. */
@@ -64,9 +71,38 @@ const SEARCHED_OUTCOMES: ReadonlySet<string> = new Set(['wrong-code', 'binary-cr
 export async function triageFinding(dir: string, opts: TriageOptions = {}): Promise<TriageResult> {
   const started = Date.now();
   const f = readFinding(dir);
-  const result = await fingerprintFinding(f, opts, started);
-  if (opts.write !== false) await writeTriage(dir, result);
+  let result = await fingerprintFinding(f, opts, started);
+  if (opts.versions !== false) {
+    const own = opts.compiler ?? (await resolveCompiler(f.compilerPath));
+    const installed = opts.installed ?? (await detectCompilers());
+    const temp = opts.temp ?? TempRoot.create();
+    try {
+      const versions = await versionLine(f, own, installed, { temp, ...(opts.signal ? { signal: opts.signal } : {}), ...(opts.onProgress ? { onProgress: opts.onProgress } : {}) });
+      result = { ...result, versions, seconds: Math.round((Date.now() - started) / 100) / 10 };
+    } finally {
+      if (!opts.temp) temp.dispose();
+    }
+  }
+  if (opts.write !== false) {
+    await writeTriage(dir, result);
+    if (result.versions) await addVersionSection(dir, result.versions);
+  }
   return result;
+}
+
+/** Puts the version line into the finding's report.md files (its reduced folder's, and its own if any). */
+async function addVersionSection(dir: string, v: VersionLine): Promise<void> {
+  for (const path of [join(dir, 'reduced', 'report.md'), join(dir, 'report.md')]) {
+    let text: string;
+    try {
+      text = await readFile(path, 'utf8');
+    } catch {
+      continue;
+    }
+    const tmp = `${path}.tmp-${process.pid}`;
+    await writeFile(tmp, withVersionSection(text, v));
+    await rename(tmp, path);
+  }
 }
 
 async function fingerprintFinding(f: StoredFinding, opts: TriageOptions, started: number): Promise<TriageResult> {

@@ -1,0 +1,61 @@
+// The version line's labels and order (src/triage/versions.ts): which versions of a family are
+// tried, oldest first with GCC trunk last, and how live, regression, fixed and untested follow
+// from their results.
+import { describe, expect, it } from 'vitest';
+import type { Compiler } from '../../src/harness/compilers.js';
+import { familyLine, labelLine, versionKey, versionSection, withVersionSection, type VersionTry } from '../../src/triage/versions.js';
+
+const cc = (name: string, version: string, family: Compiler['family'] = 'gcc', target?: string): Compiler => ({ name, command: `/x/${name}`, realPath: `/x/${name}`, family, version, ...(target ? { target } : {}) });
+
+const GCC11 = cc('gcc-11', 'gcc-11 (Debian 11.3.0-12) 11.3.0');
+const GCC12 = cc('gcc', 'gcc (Debian 12.2.0-14+deb12u1) 12.2.0');
+const GCC16 = cc('gcc-16', 'gcc-16 (Debian 16.2.0-4) 16.2.0');
+const TRUNK = cc('gcc-snapshot', 'gcc (Debian 20261020-1) 17.0.0 20261020 (experimental) [master r17-4711]');
+const CLANG14 = cc('clang', 'Debian clang version 14.0.6', 'clang');
+const CLANG22 = cc('clang-22', 'Debian clang version 22.1.8 (3)', 'clang');
+const ALPHA12 = cc('alpha-linux-gnu-gcc-12', 'alpha-linux-gnu-gcc-12 (Debian 12.2.0-14) 12.2.0', 'gcc', 'alpha');
+const ALPHA15 = cc('alpha-linux-gnu-gcc-15', 'alpha-linux-gnu-gcc-15 (Debian 15.3.0-1) 15.3.0', 'gcc', 'alpha');
+
+const tries = (results: readonly (VersionTry['result'] | 'own')[]): VersionTry[] =>
+  results.map((r, i) => ({ compiler: `v${i + 1}`, version: `v${i + 1}`, result: r === 'own' ? 'fails' : r, own: r === 'own' }));
+
+describe('the version line', () => {
+  it('orders a family oldest first, GCC trunk after every release, and keeps to one target', () => {
+    expect(versionKey(TRUNK)).toEqual([17, 0, 0, 1]);
+    expect(versionKey(GCC12)).toEqual([12, 2, 0, 0]);
+    expect(versionKey(CLANG22)).toEqual([22, 1, 8, 0]);
+    const all = [TRUNK, CLANG22, GCC16, ALPHA15, GCC11, CLANG14, GCC12, ALPHA12];
+    expect(familyLine(GCC12, all).map((c) => c.name)).toEqual(['gcc-11', 'gcc', 'gcc-16', 'gcc-snapshot']);
+    expect(familyLine(CLANG22, all).map((c) => c.name)).toEqual(['clang', 'clang-22']);
+    expect(familyLine(ALPHA12, all).map((c) => c.name)).toEqual(['alpha-linux-gnu-gcc-12', 'alpha-linux-gnu-gcc-15']);
+    // Two names of one major version: the finding's own compiler stays.
+    const gcc12b = cc('gcc-12', 'gcc-12 (Debian 12.2.0-14+deb12u1) 12.2.0');
+    expect(familyLine(gcc12b, [GCC12, gcc12b, GCC16]).map((c) => c.name)).toEqual(['gcc-12', 'gcc-16']);
+  });
+
+  it('labels live, regression, fixed and untested from the results, oldest first', () => {
+    expect(labelLine(tries(['fails', 'own', 'fails'])).label).toBe('live');
+    expect(labelLine(tries(['passes', 'own', 'fails']))).toMatchObject({ label: 'regression', lastPassing: 'v1' });
+    expect(labelLine(tries(['own', 'fails', 'passes', 'passes']))).toMatchObject({ label: 'fixed', firstFixed: 'v3' });
+    expect(labelLine(tries(['passes', 'own', 'passes']))).toMatchObject({ label: 'fixed', firstFixed: 'v3', lastPassing: 'v1' });
+    // A version that fails another way (an unknown option, say) does not count either way.
+    expect(labelLine(tries(['own', 'other'])).label).toBe('untested');
+    expect(labelLine(tries(['own', 'passes', 'other']))).toMatchObject({ label: 'fixed', firstFixed: 'v2' });
+    expect(labelLine(tries(['other', 'own'])).label).toBe('live');
+    expect(labelLine(tries(['own'])).label).toBe('untested');
+    // The finding does not show on its own compiler: nothing to place.
+    expect(labelLine([{ compiler: 'gcc', version: 'gcc', result: 'passes', own: true }, { compiler: 'gcc-16', version: 'x', result: 'passes', own: false }]).label).toBe('untested');
+  });
+
+  it('writes every version tried into report.md, once, before the notes', () => {
+    const line = { ...labelLine(tries(['own', 'passes'])), tried: tries(['own', 'passes']), program: 'reduced' as const };
+    const report = '# gcc -O2: wrong code\n\n## To reproduce\n\nx\n\n## Notes\n\n- y\n';
+    const once = withVersionSection(report, line);
+    expect(once).toContain('## Versions tried');
+    expect(once.indexOf('## Versions tried')).toBeLessThan(once.indexOf('## Notes'));
+    expect(once).toContain('| v1 (found with) | `v1` | fails |');
+    expect(once).toContain('| v2 | `v2` | passes |');
+    expect(withVersionSection(once, line)).toBe(once);
+    expect(versionSection(line)).toMatch(/\*\*fixed\*\*/);
+  });
+});
