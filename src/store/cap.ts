@@ -30,8 +30,9 @@ interface BucketState {
  * Decides, in order, which of a program's findings to store: while a bucket holds fewer than
  * `maxPerBucket` findings, each is kept; after that only a program smaller than every one the
  * bucket holds is kept, replacing the previous such one, so a bucket keeps at most N + 1 folders
- * and always its smallest program. Without a cap every finding is kept. Two processes filling one
- * bucket at once may each keep one more: the cap bounds disk use, it is not an exact count.
+ * and always its smallest program. Without a cap every finding is kept. The caller runs this inside
+ * the write transaction that stores the rows, so processes sharing a bucket see each other's rows
+ * and the bound holds across them.
  */
 export function decideCap(db: Database.Database, findings: readonly { id: string; bucket: string; size: number }[], maxPerBucket: number | undefined): CapDecision[] {
   if (maxPerBucket === undefined) return findings.map((f) => ({ id: f.id, size: f.size, keep: 'first' }));

@@ -11,6 +11,14 @@ export const DB_FILE = 'kiln.db';
 /** Schema version this Kiln writes. */
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
+/**
+ * How long a write waits for another connection's write transaction. Every transaction is short
+ * (one block of seeds, one batch of programs), but SQLite's waiting is not fair: on a loaded
+ * machine with many processes sharing a database, one of them can lose the lock many times in a
+ * row, and giving up would end its campaign with an error.
+ */
+const BUSY_TIMEOUT_MS = 60_000;
+
 /** How to open a store: `write` creates the folder and database if needed; `read` needs both. */
 export type OpenMode = 'write' | 'read';
 
@@ -66,7 +74,7 @@ function openOnce(outDir: string, mode: OpenMode): Database.Database {
     if (mode === 'write') {
       // The busy timeout first: two campaigns starting at once on a new folder both switch it
       // to WAL and both try to create the schema.
-      db.pragma('busy_timeout = 5000');
+      db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = FULL');
       db.pragma('foreign_keys = ON');
@@ -90,6 +98,18 @@ function openOnce(outDir: string, mode: OpenMode): Database.Database {
   }
 }
 
+/**
+ * Runs `fn` in one transaction that takes the write lock as it begins (`BEGIN IMMEDIATE`). Every
+ * write transaction of the store goes through here. A deferred transaction would start as a read;
+ * in WAL mode, once another connection has committed, a read that must become a write fails with
+ * SQLITE_BUSY at once (its snapshot is stale, so waiting cannot help and the busy timeout is not
+ * used), whereas `BEGIN IMMEDIATE` waits for the lock under the busy timeout and then reads the
+ * latest data.
+ */
+export function writeTransaction<T>(db: Database.Database, fn: () => T): T {
+  return db.transaction(fn).immediate();
+}
+
 /** The schema version of a database: 0 for an empty file, an error for someone else's database. */
 function currentVersion(db: Database.Database, path: string): number {
   const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((t) => t.name);
@@ -108,14 +128,14 @@ function currentVersion(db: Database.Database, path: string): number {
  */
 function migrate(db: Database.Database, from: number): void {
   for (let v = from; v < MIGRATIONS.length; v++) {
-    db.transaction(() => {
+    writeTransaction(db, () => {
       const hasVersions = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'").get() !== undefined;
       const row = hasVersions ? (db.prepare('SELECT MAX(version) AS v FROM schema_version').get() as { v: number | null }) : undefined;
       if ((row?.v ?? 0) > v) return;
       db.exec(MIGRATIONS[v]!);
       db.prepare('DELETE FROM schema_version').run();
       db.prepare('INSERT INTO schema_version (version) VALUES (?)').run(v + 1);
-    }).immediate();
+    });
   }
 }
 
@@ -128,7 +148,7 @@ function migrateFile(path: string, from: number): void {
     throw errDatabase(path, `written by an older Kiln (schema ${from}) and cannot be migrated here: ${(e as Error).message}`);
   }
   try {
-    db.pragma('busy_timeout = 5000');
+    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     migrate(db, from);
   } catch (e) {
     if ((e as { code?: string }).code?.startsWith('SQLITE_')) throw errDatabase(path, `written by an older Kiln (schema ${from}) and cannot be migrated here: ${(e as Error).message}`);

@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { writeTransaction } from './db.js';
 
 /** The largest seed: seeds are SQLite INTEGERs, signed 64-bit. */
 export const MAX_SEED = (1n << 63n) - 1n;
@@ -19,7 +20,7 @@ export interface SeedBlock {
  * processes share the database. Undefined when no seed is left below {@link MAX_SEED}.
  */
 export function claimSeedBlock(db: Database.Database, campaignId: number, size: number, now: string): SeedBlock | undefined {
-  const claim = db.transaction((): SeedBlock | undefined => {
+  return writeTransaction(db, (): SeedBlock | undefined => {
     const c = db.prepare('SELECT seed_start AS s FROM campaigns WHERE id = ?').safeIntegers(true).get(campaignId) as { s: bigint } | undefined;
     if (!c) throw new Error(`claimSeedBlock: no campaign ${campaignId}`);
     const own = db.prepare('SELECT MAX(last_seed) AS l FROM seed_claims WHERE campaign_id = ?').safeIntegers(true).get(campaignId) as { l: bigint | null };
@@ -40,7 +41,6 @@ export function claimSeedBlock(db: Database.Database, campaignId: number, size: 
     db.prepare('INSERT INTO seed_claims (campaign_id, first_seed, last_seed, claimed_at) VALUES (?, ?, ?, ?)').run(campaignId, first, last, now);
     return { first, last };
   });
-  return claim.immediate();
 }
 
 /** A campaign's claimed blocks, in seed order. */

@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { writeTransaction } from './db.js';
 import { processAlive, processStart, thisHost } from './liveness.js';
 
 /** Records a session of a campaign run by process `pid` of this host, with the process's start time. */
@@ -34,11 +35,12 @@ export function endDeadSessions(db: Database.Database, now: string): number {
   // Rows from before hosts were recorded (NULL) were written on the machine that kept the database.
   const dead = open.filter((s) => (s.host === null || s.host === thisHost()) && !processAlive(s.pid, s.pid_start));
   if (dead.length === 0) return 0;
-  db.transaction(() => {
+  writeTransaction(db, () => {
     for (const s of dead) {
-      db.prepare("UPDATE sessions SET ended_at = ?, end_reason = 'killed' WHERE rowid = ?").run(now, s.r);
+      // Another process may have ended it since it was read: its own end reason stays.
+      db.prepare("UPDATE sessions SET ended_at = ?, end_reason = 'killed' WHERE rowid = ? AND ended_at IS NULL").run(now, s.r);
       db.prepare("UPDATE campaigns SET ended_at = ?, end_reason = 'killed', running_pid = NULL WHERE id = ? AND running_pid = ?").run(now, s.c, s.pid);
     }
-  })();
+  });
   return dead.length;
 }

@@ -3,7 +3,7 @@ import { isAbsolute, join, relative, resolve } from 'node:path';
 import type Database from 'better-sqlite3';
 import { errState } from '../diag/errors.js';
 import { decideCap, programSize, type CapDecision } from './cap.js';
-import { DB_FILE, openDatabase, type OpenMode } from './db.js';
+import { DB_FILE, openDatabase, writeTransaction, type OpenMode } from './db.js';
 import { replaceFileDurably, writeFolderDurably, type FileSpec } from './files.js';
 import { endDeadSessions, recordSession, runningElsewhere } from './sessions.js';
 import { campaignRow, findingRow, type RawCampaign, type RawFinding } from './rows.js';
@@ -279,10 +279,11 @@ export class KilnStore {
 
   /**
    * Marks a campaign as run by this process (a session). Refuses when another live process runs
-   * it: two processes would test the same seeds.
+   * it: two processes would test the same seeds. The transaction reads before it writes, so it
+   * takes the write lock up front (see {@link writeTransaction}).
    */
   claimCampaign(id: number, pid: number = process.pid): void {
-    this.db.transaction(() => {
+    writeTransaction(this.db, () => {
       const c = this.campaign(id);
       if (!c) throw errState(`campaign ${id} does not exist in ${this.path}`);
       if (c.runningPid !== null && c.runningPid !== pid) {
@@ -291,7 +292,7 @@ export class KilnStore {
       }
       this.db.prepare('UPDATE campaigns SET running_pid = ?, ended_at = NULL, end_reason = NULL WHERE id = ?').run(pid, id);
       recordSession(this.db, id, pid, now());
-    })();
+    });
   }
 
   /**
@@ -304,11 +305,11 @@ export class KilnStore {
 
   /** Records the end of this process's session of a campaign. */
   endCampaign(id: number, reason: string, pid: number = process.pid): void {
-    this.db.transaction(() => {
+    writeTransaction(this.db, () => {
       const t = now();
       this.db.prepare('UPDATE campaigns SET ended_at = ?, end_reason = ?, running_pid = NULL WHERE id = ?').run(t, reason, id);
       this.db.prepare('UPDATE sessions SET ended_at = ?, end_reason = ? WHERE campaign_id = ? AND pid = ? AND ended_at IS NULL').run(t, reason, id, pid);
-    })();
+    });
   }
 
   /** Whether a campaign has recorded a seed's results. */
@@ -343,7 +344,7 @@ export class KilnStore {
    * successive {@link recordProgram} calls would. Returns one result per program, in order.
    */
   recordPrograms(campaignId: number, programs: readonly ProgramRecord[], opts: RecordOptions = {}): RecordResult[] {
-    const staged = this.db.transaction(() => programs.map((p) => this.stageProgram(campaignId, p, opts)))();
+    const staged = writeTransaction(this.db, () => programs.map((p) => this.stageProgram(campaignId, p, opts)));
     // A replaced folder goes only after its row: a crash in between leaves a folder no row names.
     for (const s of staged) for (const id of s.replaced) rmSync(join(this.outDir, FINDINGS_DIR, id), { recursive: true, force: true });
     return staged.map((s) => s.result);

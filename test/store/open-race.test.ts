@@ -20,24 +20,33 @@ function storeModule(): { node: string[]; url: string } {
   return { node: args.slice(0, 2), url: pathToFileURL(fileURLToPath(new URL('../../src/store/db.ts', import.meta.url))).href };
 }
 
-/** Starts a process that waits for `at` (epoch ms), then opens `out` for writing. */
-function opener(out: string, at: number): Promise<{ code: number | null; stderr: string }> {
+/**
+ * Starts a process that loads the store, says so, and opens `out` for writing when a line arrives
+ * on its stdin: the test sends it to every process once all have loaded, however long that took.
+ */
+function opener(out: string): { ready: Promise<void>; go: () => void; done: Promise<{ code: number | null; stderr: string }> } {
   const { node, url } = storeModule();
   const script = `const { openDatabase } = await import(${JSON.stringify(url)});
-while (Date.now() < ${at}) {}
+process.stdout.write('ready\\n');
+await new Promise((r) => process.stdin.once('data', r));
 openDatabase(${JSON.stringify(out)}, 'write').close();`;
-  const child = spawn(process.execPath, [...node, '--input-type=module', '-e', script], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [...node, '--input-type=module', '-e', script], { stdio: ['pipe', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stderr })));
+  const ready = new Promise<void>((resolve) => child.stdout!.once('data', () => resolve()));
+  const done = new Promise<{ code: number | null; stderr: string }>((resolve) => child.on('close', (code) => resolve({ code, stderr })));
+  return { ready, go: () => child.stdin!.end('go\n'), done };
 }
 
 describe('opening a new database from several processes at once', () => {
   it('every process opens it and the schema is created once', async () => {
     for (let round = 0; round < 4; round++) {
       const out = join(work, `r${round}`);
-      const at = Date.now() + 1500; // after every process has loaded the module
-      const results = await Promise.all(Array.from({ length: 6 }, () => opener(out, at)));
+      const procs = Array.from({ length: 6 }, () => opener(out));
+      // A process that fails to load must not leave the others waiting for the start line.
+      await Promise.race([Promise.all(procs.map((p) => p.ready)), Promise.all(procs.map((p) => p.done))]);
+      for (const p of procs) p.go();
+      const results = await Promise.all(procs.map((p) => p.done));
       for (const r of results) expect(r.code, r.stderr).toBe(0);
       const db = new Database(join(out, 'kiln.db'), { readonly: true });
       try {
