@@ -30,7 +30,7 @@ describe('clang: opt-bisect', () => {
     const cc = writeFakeClang(join(work, 'bin'), 'clang-fake-13', 13);
     const dir = writeFinding(join(work, 'f'), { id: 'c13', compiler: 'clang-fake-13', compilerPath: cc, options: '-O2' });
     const probes: string[] = [];
-    const r = await triageFinding(dir, { temp, onProgress: (l) => probes.push(l) });
+    const r = await triageFinding(dir, { temp, versions: false, onProgress: (l) => probes.push(l) });
     expect(r.fingerprint).toBe('clang:Kiln Fault Injection');
     expect(r.method).toBe('opt-bisect');
     expect(r.reproduced).toBe(true);
@@ -49,7 +49,7 @@ describe('clang: opt-bisect', () => {
       const name = `clang-fake-${k}`;
       const cc = writeFakeClang(join(work, 'bin'), name, k);
       const dir = writeFinding(join(work, 'f'), { id: `c${k}`, compiler: name, compilerPath: cc, options: '-O3' });
-      const r = await triageFinding(dir, { temp, write: false });
+      const r = await triageFinding(dir, { temp, versions: false, write: false });
       expect(r.detail).toContain(`pass (${k}) `);
       expect(r.fingerprint).toBe('clang:Kiln Fault Injection');
       expect(existsSync(join(dir, TRIAGE_FILE))).toBe(false);
@@ -59,7 +59,7 @@ describe('clang: opt-bisect', () => {
   it('names no pass when the bug shows with every optional pass disabled', async () => {
     const cc = writeFakeClang(join(work, 'bin'), 'clang-fake-0', 0);
     const dir = writeFinding(join(work, 'f'), { id: 'c0', compiler: 'clang-fake-0', compilerPath: cc, options: '-O2' });
-    const r = await triageFinding(dir, { temp });
+    const r = await triageFinding(dir, { temp, versions: false });
     expect(r.method).toBe('none');
     expect(r.fingerprint).toBe('wrong-code:clang-fake-0:-O2');
     expect(r.detail).toMatch(/opt-bisect-limit=0/);
@@ -69,7 +69,7 @@ describe('clang: opt-bisect', () => {
   it('does not search at -O0', async () => {
     const cc = writeFakeClang(join(work, 'bin'), 'clang-fake-5', 5);
     const dir = writeFinding(join(work, 'f'), { id: 'c-O0', compiler: 'clang-fake-5', compilerPath: cc, options: '-O0' });
-    const r = await triageFinding(dir, { temp });
+    const r = await triageFinding(dir, { temp, versions: false });
     expect(r).toMatchObject({ method: 'none', steps: 0, fingerprint: 'wrong-code:clang-fake-5:-O0' });
     expect(r.detail).toMatch(/-O0/);
   });
@@ -77,7 +77,7 @@ describe('clang: opt-bisect', () => {
   it('reports a finding that does not reproduce', async () => {
     // Real clang: the program prints the expected line, so the "finding" is gone.
     const dir = writeFinding(join(work, 'f'), { id: 'c-gone', compiler: 'clang-14', compilerPath: 'clang-14', options: '-O2' });
-    const r = await triageFinding(dir, { temp });
+    const r = await triageFinding(dir, { temp, versions: false });
     expect(r).toMatchObject({ reproduced: false, method: 'none', fingerprint: 'wrong-code:clang-14:-O2', steps: 1 });
   });
 });
@@ -86,7 +86,7 @@ describe('gcc: disabling flags and passes', () => {
   it('names the flag whose -fno- form hides the bug', async () => {
     const cc = writeFakeGcc(join(work, 'bin'), 'gcc-fake-vrp', ['-fno-tree-vrp']);
     const dir = writeFinding(join(work, 'f'), { id: 'g-vrp', compiler: 'gcc-fake-vrp', compilerPath: cc, options: '-O2' });
-    const r = await triageFinding(dir, { temp });
+    const r = await triageFinding(dir, { temp, versions: false });
     expect(r.fingerprint).toBe('gcc:-ftree-vrp');
     expect(r.method).toBe('gcc-disable');
     expect(r.culpritOptions).toEqual(['-fno-tree-vrp']);
@@ -97,13 +97,13 @@ describe('gcc: disabling flags and passes', () => {
   it('names the flag at -Os too', async () => {
     const cc = writeFakeGcc(join(work, 'bin'), 'gcc-fake-ccp', ['-fno-tree-ccp']);
     const dir = writeFinding(join(work, 'f'), { id: 'g-ccp-Os', compiler: 'gcc-fake-ccp', compilerPath: cc, options: '-Os' });
-    expect((await triageFinding(dir, { temp, write: false })).fingerprint).toBe('gcc:-ftree-ccp');
+    expect((await triageFinding(dir, { temp, versions: false, write: false })).fingerprint).toBe('gcc:-ftree-ccp');
   });
 
   it('falls back to a pass when no flag controls it', async () => {
     const cc = writeFakeGcc(join(work, 'bin'), 'gcc-fake-combine', ['-fdisable-rtl-combine']);
     const dir = writeFinding(join(work, 'f'), { id: 'g-combine', compiler: 'gcc-fake-combine', compilerPath: cc, options: '-O2' });
-    const r = await triageFinding(dir, { temp });
+    const r = await triageFinding(dir, { temp, versions: false });
     expect(r.fingerprint).toBe('gcc:rtl-combine');
     expect(r.culpritOptions).toEqual(['-fdisable-rtl-combine']);
     // Flags: own, all off (the bug stays); passes: all off, then log2(~150) halving steps.
@@ -118,7 +118,7 @@ describe('gcc: disabling flags and passes', () => {
     writeFileSync(pair, `#!/bin/sh\na=; b=\nfor x; do case $x in -fno-tree-pre) a=1;; -fno-gcse) b=1;; --version|-Q) a=1; b=1;; esac; done\nif [ -n "$a" ] && [ -n "$b" ]; then exec gcc "$@"; fi\nexec gcc -DKILN_BUG "$@"\n`);
     chmodSync(pair, 0o755);
     const dir = writeFinding(join(work, 'f'), { id: 'g-pair', compiler: 'gcc-fake-pair', compilerPath: pair, options: '-O2' });
-    const r = await triageFinding(dir, { temp, gccLimits: { flagProbes: 40, passProbes: 10 } });
+    const r = await triageFinding(dir, { temp, versions: false, gccLimits: { flagProbes: 40, passProbes: 10 } });
     expect(r.fingerprint).toBe('gcc:-fgcse+-ftree-pre');
     expect(r.detail).toMatch(/no single flag or pass hides the bug; disabling these 2 flags together does/);
     expect(r.culpritOptions).toEqual(['-fno-gcse', '-fno-tree-pre']);
@@ -128,19 +128,19 @@ describe('gcc: disabling flags and passes', () => {
 describe('findings without a pass search', () => {
   it('uses the bucket of compiler crashes', async () => {
     const dir = writeFinding(join(work, 'f'), { id: 'crash', compiler: 'gcc', compilerPath: 'gcc', options: '-O2', outcome: 'compiler-crash', bucket: 'compiler-crash:gcc:internal compiler error: in foo, at bar.cc' });
-    const r = await triageFinding(dir, { temp });
+    const r = await triageFinding(dir, { temp, versions: false });
     expect(r).toMatchObject({ fingerprint: 'compiler-crash:gcc:internal compiler error: in foo, at bar.cc', method: 'bucket', steps: 0 });
   });
 
   it('uses the bucket of compilers without passes to search (tcc)', async () => {
     const dir = writeFinding(join(work, 'f'), { id: 'tcc', compiler: 'tcc', compilerPath: 'tcc', options: '-O2' });
-    const r = await triageFinding(dir, { temp });
+    const r = await triageFinding(dir, { temp, versions: false });
     expect(r).toMatchObject({ fingerprint: 'wrong-code:tcc:-O2', method: 'bucket', steps: 0 });
   });
 
   it('rejects a folder that is not a finding with a coded error', async () => {
     await expect(triageFinding(work)).rejects.toMatchObject({ code: 'KILN_NOT_A_FINDING' });
     const dir = writeFinding(join(work, 'f'), { id: 'nocc', compiler: 'nocc', compilerPath: join(work, 'no-such-cc'), options: '-O2' });
-    await expect(triageFinding(dir, { temp })).rejects.toMatchObject({ code: 'KILN_UNKNOWN_COMPILER' });
+    await expect(triageFinding(dir, { temp, versions: false })).rejects.toMatchObject({ code: 'KILN_UNKNOWN_COMPILER' });
   });
 });

@@ -1,8 +1,14 @@
 // The version line's labels and order (src/triage/versions.ts): which versions of a family are
 // tried, oldest first with GCC trunk last, and how live, regression, fixed and untested follow
 // from their results.
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Compiler } from '../../src/harness/compilers.js';
+import { resolveCompiler, type Compiler } from '../../src/harness/compilers.js';
+import { TempRoot } from '../../src/harness/tempdir.js';
+import { TRIAGE_FILE, triageFinding } from '../../src/triage/triage.js';
+import { writeFinding } from './support.js';
 import { familyLine, labelLine, versionKey, versionSection, withVersionSection, type VersionTry } from '../../src/triage/versions.js';
 
 const cc = (name: string, version: string, family: Compiler['family'] = 'gcc', target?: string): Compiler => ({ name, command: `/x/${name}`, realPath: `/x/${name}`, family, version, ...(target ? { target } : {}) });
@@ -57,5 +63,46 @@ describe('the version line', () => {
     expect(once).toContain('| v2 | `v2` | passes |');
     expect(withVersionSection(once, line)).toBe(once);
     expect(versionSection(line)).toMatch(/\*\*fixed\*\*/);
+  });
+});
+
+describe('kiln triage with three versions of one compiler', () => {
+  it('runs the finding on each, labels it fixed, names the first version that passes and says so in report.md', async () => {
+    const work = mkdtempSync(join(tmpdir(), 'kiln-versions-'));
+    const temp = TempRoot.create();
+    try {
+      const bin = join(work, 'bin');
+      mkdirSync(bin);
+      // Three "versions" of one gcc: 11 and 12 miscompile (-DKILN_BUG), 16 does not.
+      const fake = (name: string, version: string, bug: boolean): string => {
+        const p = join(bin, name);
+        writeFileSync(p, `#!/bin/sh\ncase "$1" in --version) echo "${name} (Fake ${version}) ${version}"; exit 0;; esac\nexec gcc ${bug ? '-DKILN_BUG ' : ''}"$@"\n`);
+        chmodSync(p, 0o755);
+        return p;
+      };
+      const paths = [fake('gcc-11', '11.3.0', true), fake('gcc-12', '12.2.0', true), fake('gcc-16', '16.2.0', false)];
+      const installed = await Promise.all(paths.map((p) => resolveCompiler(p)));
+      const dir = writeFinding(join(work, 'f'), { id: 'v1', compiler: 'gcc-12', compilerPath: paths[1]!, options: '-O2' });
+      writeFileSync(join(dir, 'report.md'), '# gcc-12 -O2: wrong code\n\n## Notes\n\n- n\n');
+      const lines: string[] = [];
+      const r = await triageFinding(dir, { temp, installed, onProgress: (l) => lines.push(l) });
+      expect(r.versions).toMatchObject({ label: 'fixed', firstFixed: 'gcc-16', program: 'original' });
+      expect(r.versions!.tried.map((t) => [t.compiler, t.result, t.own])).toEqual([
+        ['gcc-11', 'fails', false],
+        ['gcc-12', 'fails', true],
+        ['gcc-16', 'passes', false],
+      ]);
+      expect(lines).toContain('v1: gcc-16 → passes');
+      const written = JSON.parse(readFileSync(join(dir, TRIAGE_FILE), 'utf8')) as { versions: { label: string } };
+      expect(written.versions.label).toBe('fixed');
+      expect(readFileSync(join(dir, 'report.md'), 'utf8')).toMatch(/## Versions tried[\s\S]*\| gcc-16 \| `gcc-16 \(Fake 16.2.0\) 16.2.0` \| passes \|[\s\S]*## Notes/);
+
+      // The newest passes no more: live.
+      writeFileSync(paths[2]!, readFileSync(paths[2]!, 'utf8').replace('exec gcc ', 'exec gcc -DKILN_BUG '));
+      expect((await triageFinding(dir, { temp, installed, write: false })).versions?.label).toBe('live');
+    } finally {
+      temp.dispose();
+      rmSync(work, { recursive: true, force: true });
+    }
   });
 });
