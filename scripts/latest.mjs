@@ -22,6 +22,8 @@ export const LATEST_OPTIONAL = [
   'clang-19', 'clang-20', 'clang-21', 'clang-23',
   'libclang-rt-19-dev', 'libclang-rt-20-dev', 'libclang-rt-21-dev', 'libclang-rt-23-dev',
   'gcc-13-alpha-linux-gnu', 'gcc-14-alpha-linux-gnu', 'gcc-15-alpha-linux-gnu', 'gcc-16-alpha-linux-gnu',
+  // Only recommended by the cross gccs (and recommendations are not installed): without it they cannot link.
+  'libc6.1-dev-alpha-cross',
 ];
 
 const SUITE = 'sid';
