@@ -3,6 +3,9 @@
 //     (generation of the base included, as a user runs it);
 //   - share of variants proven by the interpreter (the rest are internal: a Kiln bug, never written);
 //   - mutation-kind shares: the share of proven variants carrying each kind at least once;
+//   - `pure`/`const` attributes: how many proven variants carry, how many drawn ones the final
+//     program no longer granted (removed, or const made pure), and the variants with an attribute
+//     its final program does not grant (`contracts.broken` of `kiln emi --json`: must be 0);
 //   - diffLines share: lines added plus removed against the base, over the variant's lines (median);
 //   - every proven variant compiled by each compiler found of gcc and clang at -O0 -O1 -O2 -Os -O3
 //     and run: variants not printing their base's expected line are listed (compiler disagreements);
@@ -40,6 +43,7 @@ interface Line {
   diffLines?: number;
   lines?: number;
   internal?: string;
+  contracts?: { pure: number; const: number; removed: number; weakened: number; broken: number };
 }
 
 async function which(cc: string): Promise<boolean> {
@@ -72,6 +76,19 @@ async function main(): Promise<void> {
   const internal = lines.filter((l) => l.internal);
   const kinds = new Map<string, number>();
   for (const l of proven) for (const [k, n] of Object.entries(l.strategies ?? {})) if (n > 0) kinds.set(k, (kinds.get(k) ?? 0) + 1);
+  const contracts = { pure: 0, const: 0, removed: 0, weakened: 0, broken: 0, unchecked: 0 };
+  for (const l of proven) {
+    const c = l.contracts;
+    if (!c) {
+      contracts.unchecked++;
+      continue;
+    }
+    contracts.pure += c.pure;
+    contracts.const += c.const;
+    contracts.removed += c.removed;
+    contracts.weakened += c.weakened;
+    if (c.broken > 0) contracts.broken++;
+  }
   const shares = proven.map((l) => (l.diffLines ?? 0) / Math.max(1, l.lines ?? 1)).sort((a, b) => a - b);
   const median = shares.length ? shares[Math.floor(shares.length / 2)]! : 0;
   const disagreements: string[] = [];
@@ -130,6 +147,10 @@ async function main(): Promise<void> {
   console.log(`proven: ${proven.length}/${attempted} (${((100 * proven.length) / Math.max(1, attempted)).toFixed(1)}%); internal: ${internal.length}`);
   for (const r of internal.slice(0, 5)) console.log(`  internal: seed ${r.seed} variant ${r.variant}: ${r.internal}`);
   console.log(`mutation kinds (share of proven variants carrying the kind): ${[...kinds].sort().map(([k, n]) => `${k} ${((100 * n) / Math.max(1, proven.length)).toFixed(0)}%`).join(', ')}`);
+  console.log(
+    `pure/const attributes on proven variants: ${contracts.pure} pure, ${contracts.const} const; drawn but not granted by the final program: ${contracts.removed} removed, ${contracts.weakened} const made pure`,
+  );
+  console.log(`variants whose attributes break their final contract: ${contracts.broken}${contracts.unchecked ? ` (${contracts.unchecked} variants without a contract audit)` : ''}`);
   console.log(`diffLines share (added+removed lines / variant lines): median ${(100 * median).toFixed(1)}%`);
   console.log(`compiled and run: ${runs} (${compilers.join(', ')} at ${levels.join(' ')}); disagreements with the expected line: ${disagreements.length}`);
   for (const d of disagreements.slice(0, 20)) console.log(`  ${d}`);

@@ -30,7 +30,9 @@ export type UBKind =
   // termination
   | 'step-budget-exceeded'
   // facts (EMI variants): __builtin_unreachable() reached, or a false __builtin_assume
-  | 'unreachable-reached';
+  | 'unreachable-reached'
+  // EMI variants: a call of a `pure` or `const` function broke the attribute's contract
+  | 'attribute-contract';
 
 /** Every UB kind, for exhaustive tests and statistics tables. */
 export const UB_KINDS: readonly UBKind[] = [
@@ -56,6 +58,7 @@ export const UB_KINDS: readonly UBKind[] = [
   'multiple-volatile-access',
   'step-budget-exceeded',
   'unreachable-reached',
+  'attribute-contract',
 ];
 
 /**

@@ -54,7 +54,7 @@ points, from the interpreter's value profile), facts (__builtin_unreachable, __b
 __builtin_expect) and function attributes. Every variant is run by the interpreter: one that
 does not print its base's output, or is undefined, is a Kiln bug: counted, never written.
 
-JSON lines: seed, variant, file, expected, strategies, diffLines, lines.
+JSON lines: seed, variant, file, expected, strategies, diffLines, lines, contracts.
 
 With FILE (a deterministic program that takes no input), Orion: FILE is built with the reference
 compiler at -O0 --coverage and run twice; gcov finds the statements that never ran, and variant I
@@ -175,7 +175,7 @@ function runEmi(opts: EmiOptions): void {
     }
     if (opts.json) {
       process.stdout.write(
-        JSON.stringify({ seed: String(seed), variant: m.variant, file: target, expected: fam.base.expected, strategies: m.strategies, diffLines: m.diffLines, lines: m.lines }) + '\n',
+        JSON.stringify({ seed: String(seed), variant: m.variant, file: target, expected: fam.base.expected, strategies: m.strategies, diffLines: m.diffLines, lines: m.lines, contracts: m.contracts }) + '\n',
       );
     }
   }

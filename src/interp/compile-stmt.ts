@@ -44,6 +44,7 @@ export function fullExpr(cx: CompileContext, e: Expr): Ev {
       }
     }
     rt.logging = true;
+    rt.watching = true;
     rt.logLen = 0;
     rt.logOverflow = false;
     rt.epoch = rt.nextUid;
@@ -51,6 +52,7 @@ export function fullExpr(cx: CompileContext, e: Expr): Ev {
       return ev(f);
     } finally {
       rt.logging = false;
+      rt.watching = rt.writeFloor !== 0;
       rt.logLen = 0;
     }
   };
@@ -314,6 +316,20 @@ export function compileFunction(cx: CompileContext, fn: FuncDecl, globals: reado
     }
     return ret as Cell;
   };
+  const contract = fn.attributes?.find((a) => a.name === 'const' || a.name === 'pure')?.name;
+  if (contract) {
+    // The attribute is a promise the compiler may act on (merge, hoist or drop calls): every
+    // executed call is held to it, so a variant whose attribute does not hold fails its proof.
+    const plain = slot.invoke;
+    const name = `${fn.name} (${contract})`;
+    const readsOwn = contract === 'const';
+    slot.invoke = (args) => {
+      const saved = rt.enterContract(name, readsOwn);
+      const r = plain(args);
+      rt.leaveContract(saved);
+      return r;
+    };
+  }
 }
 
 function compileStmt(cx: CompileContext, s: Stmt, scope: readonly Visible[]): CStmt {
@@ -426,9 +442,12 @@ function compileStmtInner(cx: CompileContext, s: Stmt, scope: readonly Visible[]
         t.kind === 'float'
           ? (v: CValue) => BigInt.asUintN(64, BigInt(Math.trunc(v as number)))
           : (v: CValue) => BigInt.asUintN(64, typeof v === 'bigint' ? v : BigInt(v));
+      const id = s.id;
       return {
         exec: (f) => {
-          rt.hash(toU64(ev(f) as CValue));
+          const v = toU64(ev(f) as CValue);
+          if (rt.writeFloor !== 0) rt.contractEffect(id, 'updates the checksum');
+          rt.hash(v);
           return Completion.Normal;
         },
         from: undefined,
@@ -444,9 +463,12 @@ function compileStmtInner(cx: CompileContext, s: Stmt, scope: readonly Visible[]
       // equals nothing, when the type cannot hold it.
       const target = checkTarget(t, s.expected);
       const want = target === undefined ? NaN : t.kind === 'float' ? (target as number) : fromBigInt(target as bigint, t);
+      const id = s.id;
       return {
         exec: (f) => {
-          rt.output.push(ev(f) === want ? '@OK@' : '@NG@');
+          const ok = ev(f) === want;
+          if (rt.writeFloor !== 0) rt.contractEffect(id, 'prints a line');
+          rt.output.push(ok ? '@OK@' : '@NG@');
           return Completion.Normal;
         },
         from: undefined,

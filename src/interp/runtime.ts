@@ -49,6 +49,14 @@ export class Frame {
   }
 }
 
+/** What entering a contract call replaced (see `Runtime.enterContract`). */
+export interface ContractState {
+  readonly writeFloor: number;
+  readonly readFloor: number;
+  readonly writeFunc: string;
+  readonly readFunc: string;
+}
+
 /** Marks an expression that took more than one value in a node profile. */
 export const VARIED = Symbol('varied');
 
@@ -83,6 +91,22 @@ export class Runtime {
   firstRunUid = 1;
   /** Whether accesses are being logged (inside a full expression that needs sequencing checks). */
   logging = false;
+  /**
+   * Whether accesses take the watched path: `logging`, or a call of a `pure` or `const` function
+   * is executing. Outside those, reads and writes test only this flag (they tested `logging` before).
+   */
+  watching = false;
+  /**
+   * Contract of the innermost executing call of a `pure` or `const` function (0: none): objects
+   * with a uid below `writeFloor` existed when that call began, so it may not write them (its
+   * own objects, and those of the frames it calls, are numbered from there on); objects below
+   * `readFloor` it may not read either (set by `const`, and kept by calls made inside one).
+   */
+  writeFloor = 0;
+  readFloor = 0;
+  /** The calls whose contracts `writeFloor` and `readFloor` enforce, for messages. */
+  writeFunc = '';
+  readFunc = '';
   logKey: number[] = [];
   logFlag: number[] = [];
   logLen = 0;
@@ -141,6 +165,11 @@ export class Runtime {
     this.depth = 0;
     this.nextUid = this.firstRunUid;
     this.logging = false;
+    this.watching = false;
+    this.writeFloor = 0;
+    this.readFloor = 0;
+    this.writeFunc = '';
+    this.readFunc = '';
     this.logLen = 0;
     this.logOverflow = false;
     this.epoch = 0;
@@ -211,7 +240,7 @@ export class Runtime {
       this.fault('uninitialised-read', node);
       return zeroOf(o.layout.cellType[c]!, node);
     }
-    if (this.logging && o.uid < this.epoch) this.log(o, c, flags);
+    if (this.watching) this.watch(o, c, node, flags);
     return v;
   }
 
@@ -219,7 +248,7 @@ export class Runtime {
   write(o: MemObject, c: number, v: Cell, node: number, flags: number): void {
     if (o.isConst) return this.fault('const-write', node);
     if (o.layout.hasUnions) this.activate(o, c);
-    if (this.logging && o.uid < this.epoch) this.log(o, c, flags | W);
+    if (this.watching) this.watch(o, c, node, flags | W);
     o.cells[c] = v;
   }
 
@@ -227,7 +256,7 @@ export class Runtime {
   readRange(o: MemObject, c: number, n: number, node: number, flags: number): Cell[] {
     if (o.layout.hasUnions && o.layout.unions[c]!.length > 0) this.checkUnionRead(o, c, node);
     // (In collect mode an inactive member is copied as it is: its cells are indeterminate.)
-    if (this.logging && o.uid < this.epoch) for (let i = 0; i < n; i++) this.log(o, c + i, flags);
+    if (this.watching) for (let i = 0; i < n; i++) this.watch(o, c + i, node, flags);
     return o.cells.slice(c, c + n);
   }
 
@@ -236,7 +265,7 @@ export class Runtime {
     if (o.isConst) return this.fault('const-write', node);
     if (o.layout.hasUnions) this.activate(o, c);
     for (let i = 0; i < values.length; i++) {
-      if (this.logging && o.uid < this.epoch) this.log(o, c + i, flags | W);
+      if (this.watching) this.watch(o, c + i, node, flags | W);
       o.cells[c + i] = values[i];
     }
   }
@@ -268,6 +297,53 @@ export class Runtime {
       const [from, to] = o.layout.unionSpan.get(tag)!;
       for (let k = from; k < to; k++) o.cells[k] = undefined;
       o.cells[tag] = m;
+    }
+  }
+
+  /** The watched path of an access: logged for the sequencing checks, checked against a running contract. */
+  private watch(o: MemObject, c: number, node: number, flags: number): void {
+    if (this.logging && o.uid < this.epoch) this.log(o, c, flags);
+    if (this.writeFloor !== 0) this.checkContract(o, node, flags);
+  }
+
+  /**
+   * Enters a call of a `pure` (`readsOwn` false) or `const` function: until `leaveContract`,
+   * that call and the calls it makes may write only objects created after this point, access
+   * no volatile object, and (for `const`, or inside one) read only objects created after it.
+   * Returns what `leaveContract` restores.
+   */
+  enterContract(name: string, readsOwn: boolean): ContractState {
+    const saved: ContractState = { writeFloor: this.writeFloor, readFloor: this.readFloor, writeFunc: this.writeFunc, readFunc: this.readFunc };
+    this.writeFloor = this.nextUid;
+    this.writeFunc = name;
+    if (readsOwn) {
+      this.readFloor = this.nextUid;
+      this.readFunc = name;
+    }
+    this.watching = true;
+    return saved;
+  }
+
+  /** Leaves a call entered with `enterContract`. */
+  leaveContract(saved: ContractState): void {
+    this.writeFloor = saved.writeFloor;
+    this.readFloor = saved.readFloor;
+    this.writeFunc = saved.writeFunc;
+    this.readFunc = saved.readFunc;
+    this.watching = this.logging || saved.writeFloor !== 0;
+  }
+
+  /** Reports an effect a running `pure` or `const` call may not have: a checksum update or a printed line. */
+  contractEffect(node: number, what: string): void {
+    this.fault('attribute-contract', node, { message: `${this.writeFunc} ${what}` });
+  }
+
+  private checkContract(o: MemObject, node: number, flags: number): void {
+    if (flags & V) this.contractEffect(node, `accesses a volatile object (declaration ${o.decl})`);
+    else if (flags & W) {
+      if (o.uid < this.writeFloor) this.contractEffect(node, `writes an object it did not create (declaration ${o.decl})`);
+    } else if (o.uid < this.readFloor) {
+      this.fault('attribute-contract', node, { message: `${this.readFunc} reads an object it did not create (declaration ${o.decl})` });
     }
   }
 

@@ -3,6 +3,7 @@ import type { Mode } from '../gen/mode.js';
 import type { Policy } from '../gen/policy.js';
 import { Rng } from '../random/rng.js';
 import { generateProgram, type Discarded, type Generated } from '../repair/generate.js';
+import { brokenContracts, contractAttr } from './attrs.js';
 import { diffLines } from './diff.js';
 import { profileBase } from './env.js';
 import { isVariant, makeVariant, MUTATION_KINDS, type Strategies } from './variant.js';
@@ -13,6 +14,7 @@ export { profileBase } from './env.js';
 export { diffLines } from './diff.js';
 export { EmiBases, emiRecipe } from './campaign.js';
 export type { EmiRecipe, EmiProgram, EmiFailure } from './campaign.js';
+export { contractsOf, brokenContracts } from './attrs.js';
 
 /** One emitted member of an EMI family: the base (variant 0) or a proven variant. */
 export interface EmiMember {
@@ -23,6 +25,20 @@ export interface EmiMember {
   readonly diffLines: number;
   /** Lines of the member's text. */
   readonly lines: number;
+  /** The member's `pure`/`const` attributes, checked on its final program. */
+  readonly contracts: ContractAudit;
+}
+
+/** The `pure` and `const` attributes of an EMI member, checked against its final program. */
+export interface ContractAudit {
+  readonly pure: number;
+  readonly const: number;
+  /** Drawn by the attributes pass, then removed because the final program breaks them. */
+  readonly removed: number;
+  /** Drawn as `const`, kept as `pure`: the final program reads memory it did not create. */
+  readonly weakened: number;
+  /** Attributes that `contractsOf` does not grant on the final program: a Kiln bug when not 0. */
+  readonly broken: number;
 }
 
 /** A base program and its variants 1…K (those whose proof failed are only counted). */
@@ -50,13 +66,23 @@ export function emiFamily(seed: string, policy: Policy, mode: Mode, indices: rea
   const baseFiles = emit(base.program, 0);
   const baseText = joined(baseFiles);
   const zero = Object.fromEntries(MUTATION_KINDS.map((k) => [k, 0])) as Strategies;
+  const audit = (p: Generated['program'], dropped?: { readonly removed: number; readonly weakened: number }): ContractAudit => {
+    const promised = p.funcs.map(contractAttr);
+    return {
+      pure: promised.filter((c) => c === 'pure').length,
+      const: promised.filter((c) => c === 'const').length,
+      removed: dropped?.removed ?? 0,
+      weakened: dropped?.weakened ?? 0,
+      broken: brokenContracts(p).length,
+    };
+  };
   const members: EmiMember[] = [];
   const rejected: { variant: number; reason: string }[] = [];
   const needProfile = indices.some((i) => i > 0);
   const profile = needProfile ? profileBase(base.program, Rng.seeded(`kiln-emi-profile:${seed}`)) : undefined;
   for (const i of indices) {
     if (i === 0) {
-      members.push({ variant: 0, files: baseFiles, strategies: zero, diffLines: 0, lines: lineCount(baseText) });
+      members.push({ variant: 0, files: baseFiles, strategies: zero, diffLines: 0, lines: lineCount(baseText), contracts: audit(base.program) });
       continue;
     }
     const v = makeVariant(profile!, base.expected + '\n', seed, i);
@@ -67,7 +93,7 @@ export function emiFamily(seed: string, policy: Policy, mode: Mode, indices: rea
     const files = emit(v.program, i);
     const text = joined(files);
     // The header line names the variant: not a difference of the program.
-    members.push({ variant: i, files, strategies: v.strategies, diffLines: Math.max(0, diffLines(baseText, text) - 2), lines: lineCount(text) });
+    members.push({ variant: i, files, strategies: v.strategies, diffLines: Math.max(0, diffLines(baseText, text) - 2), lines: lineCount(text), contracts: audit(v.program, v.contractsDropped) });
   }
   return { base, members, rejected };
 }

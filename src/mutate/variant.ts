@@ -2,7 +2,7 @@ import { IRBuilder } from '../ir/build.js';
 import type { Program } from '../ir/nodes.js';
 import { interpret } from '../interp/interpret.js';
 import { Rng } from '../random/rng.js';
-import { attributes } from './attrs.js';
+import { attributes, keepHeldContracts } from './attrs.js';
 import { athena } from './athena.js';
 import type { BaseProfile, Site } from './env.js';
 import { deadFacts, siteFacts } from './facts.js';
@@ -29,6 +29,8 @@ export interface Variant {
   readonly strategies: Strategies;
   /** Draws of this variant that failed their proof before this one (0 almost always). */
   readonly redrawn: number;
+  /** Contracts drawn that the final program does not grant: removed, or `const` weakened to `pure`. */
+  readonly contractsDropped: { readonly removed: number; readonly weakened: number };
 }
 
 /** A variant that failed its proof: a Kiln bug, counted as internal and never emitted. */
@@ -122,11 +124,17 @@ function drawVariant(base: BaseProfile, expected: string, seed: string, index: n
     p = r.program;
     strategies.facts += r.applied;
   }
+  // Contracts were drawn on the program before the insertions above, which may write or read
+  // memory inside the same functions: the final program decides which of them stay.
+  const held = keepHeldContracts(p);
+  p = held.program;
+  strategies.attributes -= held.removed;
   p = { ...p, nextId: Math.max(p.nextId, cx.b.nextId) };
+  // The run also holds every call of a `pure` or `const` function to its contract.
   const run = interpret(p);
-  if (!run.ok) return { index, reason: `undefined behaviour: ${run.ub.kind} at node ${run.ub.node}` };
+  if (!run.ok) return { index, reason: `undefined behaviour: ${run.ub.kind} at node ${run.ub.node}${run.ub.detail?.message ? ` (${run.ub.detail.message})` : ''}` };
   if (run.output !== expected) return { index, reason: `prints ${JSON.stringify(run.output.trim())}, its base ${JSON.stringify(expected.trim())}` };
-  return { index, program: p, strategies, redrawn: attempt };
+  return { index, program: p, strategies, redrawn: attempt, contractsDropped: { removed: held.removed, weakened: held.weakened } };
 }
 
 /** Whether a variant outcome is a proven variant. */
