@@ -2,7 +2,7 @@
 // (scripts/roots.mjs has the layout and the launchers). Each step runs only when needed, so a
 // second run does nothing but check; `--update` upgrades the root and keeps the versions it had.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync, copyFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cacheDir, readRootState, ROOT_STATE, rootCompilers, rootPackageVersions, writeLaunchers } from './roots.mjs';
 
@@ -163,9 +163,8 @@ export function ensureLatestRoot({ update = false } = {}) {
     if (missing.length) fail('KILN_ROOT_SETUP', `still missing in the root after the install: ${missing.join(' ')}`, `the suite may have dropped them; check 'chroot ${root} apt-cache policy ${missing[0]}'`);
   }
   const compilers = rootCompilers(root);
-  const before = existsSync(bin) ? readdirSync(bin).sort().join(' ') : '';
   const names = writeLaunchers(root, bin, compilers);
-  if (before !== [...names].sort().join(' ')) done.push(`wrote ${names.length} launchers in ${bin}`);
+  if (names.written > 0) done.push(`wrote ${names.written} launcher${names.written === 1 ? '' : 's'} in ${bin}`);
   const versionsChanged = JSON.stringify(have) !== JSON.stringify(state.packages);
   if (versionsChanged || done.length) {
     state = { ...state, updated: new Date().toISOString(), packages: have, compilers };

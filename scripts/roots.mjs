@@ -14,7 +14,9 @@
 //   - /proc is mounted, and /dev bound when the root has no device nodes of its own;
 //   - every link is static (`-static` is added unless the command only compiles, preprocesses,
 //     asks for versions or builds with a sanitizer), so the binary runs on the host exactly as a
-//     host compiler's does, with no library of the root.
+//     host compiler's does, with no library of the root. A sanitizer build cannot be static:
+//     clang links its runtimes into the binary anyway, and gcc is told to (-static-libasan,
+//     -static-libubsan), so the binary needs only the host's C library.
 // The launcher is one exec chain (unshare → sh → chroot → sh → compiler): the campaign's
 // `timeout`, memory limit and process-group kill reach the compiler itself.
 import { spawnSync } from 'node:child_process';
@@ -59,6 +61,7 @@ export function rootCompilers(root) {
 
 /** The text of one launcher: a self-contained sh script (see the top of this file). */
 export function launcherText(root, command, name) {
+  const gcc = /(^|\/|-)gcc(-[0-9]+)?$/.test(command);
   const q = (s) => `'${String(s).replace(/'/g, `'\\''`)}'`;
   return `#!/bin/sh
 ${LAUNCHER_MARK}
@@ -73,12 +76,18 @@ if [ ! -f "$root/${ROOT_STATE}" ] || [ ! -x "$root$cc" ]; then
   echo "kiln-launcher: ${name} is missing from $root (run: npm run setup -- --profile latest)" >&2
   exit 127
 fi
-static=-static
+static=-static; link=1; san=
 for a in "$@"; do
   case $a in
-    -c|-S|-E|-M|-MM|-fsyntax-only|--version|-v|-dumpmachine|-dumpversion|-dumpfullversion|-print-*|-fsanitize=*|-shared|'-###') static= ;;
-  esac
+    -c|-S|-E|-M|-MM|-fsyntax-only|--version|-v|-dumpmachine|-dumpversion|-dumpfullversion|-print-*|-shared|'-###') static=; link= ;;
+    -fsanitize=*) static= ;;
+  esac${gcc ? `
+  # gcc links its sanitizer runtimes as shared libraries, which the host has only in its own
+  # (older) versions: the root's are linked into the binary instead.
+  case $a in -fsanitize=*address*) san="$san -static-libasan" ;; esac
+  case $a in -fsanitize=*undefined*) san="$san -static-libubsan" ;; esac` : ''}
 done
+[ -n "$link" ] || san=
 if [ "$(id -u)" = 0 ]; then ns=; else ns=--map-root-user; fi
 exec unshare $ns --mount --propagation private -- /bin/sh -c '
   root=$1; cc=$2; shift 2
@@ -91,19 +100,29 @@ exec unshare $ns --mount --propagation private -- /bin/sh -c '
     *) mkdir -p "$root$here" && mount --bind "$here" "$root$here" || exit 127 ;;
   esac
   exec chroot "$root" /bin/sh -c '"'"'cd "$1" || exit 127; shift; exec "$@"'"'"' kiln-launch "$here" "$cc" "$@"
-' kiln-launch "$root" "$cc" $static "$@"
+' kiln-launch "$root" "$cc" $static $san "$@"
 `;
 }
 
-/** Writes one launcher per compiler of the root into `binDir`; returns their names. */
+/** Writes one launcher per compiler of the root into `binDir` (only those that differ); returns their names and how many were written. */
 export function writeLaunchers(root, binDir, compilers = rootCompilers(root)) {
   mkdirSync(binDir, { recursive: true });
+  let written = 0;
   for (const c of compilers) {
     const p = join(binDir, c.name);
-    writeFileSync(p, launcherText(root, c.command, c.name));
+    const text = launcherText(root, c.command, c.name);
+    let old;
+    try {
+      old = readFileSync(p, 'utf8');
+    } catch {
+      old = undefined;
+    }
+    if (old === text) continue;
+    writeFileSync(p, text);
     chmodSync(p, 0o755);
+    written++;
   }
-  return compilers.map((c) => c.name);
+  return Object.assign(compilers.map((c) => c.name), { written });
 }
 
 /** The state file of a root, or undefined when the root is missing or half-built. */

@@ -68,6 +68,12 @@ describe('compilers of a sid root, through their launchers', () => {
     // A compile-only command gets no -static (clang would warn that it is unused).
     const c = inNamespace([join(cache, 'bin', 'gcc-snapshot'), '-c', 'a.c', '-o', 'a.o', '-Wall', '-Wextra', '-Werror'], dir);
     expect(c.status).toBe(0);
+    // A sanitizer build cannot be static; gcc is told to link its runtimes into the binary.
+    writeFileSync(join(dir, 'oob.c'), 'int main(void) { int a[2] = {0}; volatile int i = 2; return a[i]; }\n');
+    const san = inNamespace([join(cache, 'bin', 'gcc-snapshot'), '-O0', '-fsanitize=address,undefined', 'oob.c', '-o', 'oob'], dir);
+    expect(san.status, san.stderr).toBe(0);
+    expect(spawnSync('readelf', ['-d', join(dir, 'oob')], { encoding: 'utf8' }).stdout).not.toMatch(/NEEDED.*lib(asan|ubsan)/);
+    expect(spawnSync(join(dir, 'oob'), { encoding: 'utf8' }).stderr).toMatch(/AddressSanitizer: stack-buffer-overflow/);
     expect(readFileSync('/proc/self/mounts', 'utf8')).not.toContain(root);
     // A folder outside /tmp is bound on the same path inside the root.
     expect(launcherText(root, '/usr/bin/gcc-12', 'gcc-snapshot')).toContain('mount --bind "$here" "$root$here"');
