@@ -127,4 +127,14 @@ describe('compilers of a sid root, through their launchers', () => {
     }
     expect(existsSync(join(root, 'usr', 'bin'))).toBe(false); // the bind of /usr never outlived a namespace
   });
+
+  it('set-up of the latest profile without root privileges says what to run, and builds nothing', () => {
+    const r = spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, join(ROOT, 'scripts', 'ensure-tools.mjs'), '--profile', 'latest'], {
+      encoding: 'utf8',
+      env: { ...process.env, KILN_CACHE_DIR: join(work, 'never') },
+    });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/^ensure-tools: error\[KILN_ROOT_PRIVILEGES\]: .*\nensure-tools: hint: run it as root: sudo npm run setup -- --profile latest\n$/);
+    expect(existsSync(join(work, 'never'))).toBe(false);
+  });
 });
