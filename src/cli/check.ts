@@ -23,9 +23,9 @@ export function registerCheck(program: Command): void {
     .command('check')
     .argument('<files...>', 'C files to check, each a program; a folder is one program of all its .c files (a split Kiln program)')
     .description(
-      'check C programs for undefined behaviour on their executed path, as CsmithEdge validates: AddressSanitizer, then MemorySanitizer, then UBSan (clang), then valgrind, then Frama-C Eva, each where installed, stopping at the first report. Prints the report (tool, kind, file:line) or "clean". Exit status: 0 all clean, 1 UB found, 2 could not check (does not compile, does not terminate, no tool).',
+      'check C programs for undefined behaviour on their executed path, as CsmithEdge validates: AddressSanitizer, then MemorySanitizer, then UBSan (clang), then valgrind, then Frama-C Eva, each where installed, stopping at the first report. Prints the report (tool, kind, file:line) or "clean". Exit status: 0 all clean (every tool that could run finished and found nothing), 1 UB found, 2 incomplete (a tool timed out, failed, or left part of the program unchecked) or could not check (does not compile, does not terminate, no tool).',
     )
-    .option('--json', 'one JSON object per program: file, verdict (clean|ub|error), report or reason, and what each tool did')
+    .option('--json', 'one JSON object per program: file, verdict (clean|ub|incomplete|error), report or reason, and what each tool did')
     .option('--tools <list>', `comma-separated tools to run, in this order (default: ${CHECK_TOOLS.join(',')})`)
     .option('--clang <cmd>', 'clang driver for the sanitizers', 'clang')
     .option('--gcc <cmd>', 'compiler of the plain build (also what valgrind runs)', 'gcc')
@@ -65,10 +65,10 @@ function programSources(arg: string): string[] {
 export function describeResult(file: string, r: CheckResult): string {
   if (r.verdict === 'clean') {
     const ran = r.runs.filter((x) => x.status === 'clean').map((x) => x.tool);
-    const timedOut = r.runs.filter((x) => x.status === 'timeout').map((x) => x.tool);
-    const partial = r.runs.filter((x) => x.status === 'clean' && x.detail !== undefined).map((x) => `; ${x.tool}: ${x.detail}`);
-    return `${file}: clean (${ran.join(', ')}${timedOut.length > 0 ? `; timed out: ${timedOut.join(', ')}` : ''}${partial.join('')})`;
+    const notes = r.runs.filter((x) => x.status === 'clean' && x.detail !== undefined).map((x) => `; ${x.tool}: ${x.detail}`);
+    return `${file}: clean (${ran.join(', ')}${notes.join('')})`;
   }
+  if (r.verdict === 'incomplete') return `${file}: incomplete: ${r.message}`;
   if (r.verdict === 'ub') {
     const u = r.report;
     const at = u.file !== undefined ? `${u.file}${u.line !== undefined ? `:${u.line}` : ''}${u.column !== undefined ? `:${u.column}` : ''}` : 'unknown location';
@@ -94,11 +94,12 @@ async function runCheck(files: string[], flags: CheckFlags): Promise<number> {
     const r = await checkProgram(p.sources, avail, opts);
     if (flags.json) {
       const base = { file: p.arg, verdict: r.verdict, tools: r.runs };
-      const body = r.verdict === 'ub' ? { ub: r.report } : r.verdict === 'error' ? { reason: r.reason, message: r.message } : {};
+      const body = r.verdict === 'ub' ? { ub: r.report } : r.verdict === 'error' ? { reason: r.reason, message: r.message } : r.verdict === 'incomplete' ? { message: r.message } : {};
       process.stdout.write(`${JSON.stringify({ ...base, ...body })}\n`);
     } else {
       process.stdout.write(`${describeResult(p.arg, r)}\n`);
     }
+    // Incomplete is not clean: callers that take exit 0 as "no UB" (a reducer's guard) must not accept it.
     const s = r.verdict === 'clean' ? 0 : r.verdict === 'ub' ? 1 : 2;
     status = Math.max(status, s);
   }

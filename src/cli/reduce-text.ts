@@ -166,6 +166,8 @@ async function reduceWith(
       note(`${res.originalBytes} → ${res.bytes} bytes, ${res.lines} lines; ${res.tests} tests${guardNote(res)}, ${(res.ms / 1000).toFixed(1)}s${res.stoppedBy === 'fixpoint' ? '' : ` (stopped: ${res.stoppedBy})`}; wrote ${r.output} (reduced as text: no report.md bundle)`);
       return;
     }
+        // Incomplete is no clean bill: Eva stopped (its limit, an alarm that ended its analysis) before the end.
+        if (eva.verdict === 'incomplete') note('Eva did not finish checking the reduced program: run kiln check on it with a longer --eva-timeout before filing it');
     const { reduction: r, bundle } = done;
     recordReduction(path, done);
     const san = bundle.sanitizers.status === 'clean' ? 'UBSan+ASan clean' : bundle.sanitizers.status === 'error' ? `SANITIZER REPORT: ${bundle.sanitizers.detail}` : `sanitizers not checked (${bundle.sanitizers.detail})`;

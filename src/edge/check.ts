@@ -7,8 +7,8 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { runProcess, SpawnError, type RunResult } from '../harness/process.js';
-import { CHECK_TOOLS, evaAlarms, type EvaCut, parseRedStatuses, parseAsan, parseMsan, parseUbsan, parseValgrind, type CheckTool, type UBKind, type UBReport } from './reports.js';
-import { assertionBase, conditionalOperandsMentioning, conditionalWriteOperands, objectsInScope, splitSequencePoints, statementExpressions, usesOf, type OperandRange } from './seqpoint.js';
+import { CHECK_TOOLS, evaAlarmKey, evaAlarmList, evaAlarms, type EvaCut, type EvaFilter, parseRedStatuses, parseValidProperties, parseAsan, parseMsan, parseUbsan, parseValgrind, type CheckTool, type UBKind, type UBReport } from './reports.js';
+import { alarmStatements, assertionBase, conditionalOperandsMentioning, conditionalWriteOperands, objectsInScope, splitSequencePoints, statementExpressions, usesOf, type OperandRange, type StatementSite } from './seqpoint.js';
 
 /** Compilers, flags and limits of a check. */
 export interface CheckOptions {
@@ -33,8 +33,12 @@ export interface CheckOptions {
 /** What one tool did on one program. */
 export interface ToolRun {
   readonly tool: CheckTool;
-  /** `unavailable`: not installed or not applicable here; `failed`: the tool could not analyse the program. */
-  readonly status: 'clean' | 'ub' | 'unavailable' | 'timeout' | 'failed';
+  /**
+   * `unavailable`: not installed or not applicable here; `failed`: the tool could not analyse the
+   * program; `partial`: it finished without a report but left part of the program unchecked (Eva
+   * past a statement where its analysis ended).
+   */
+  readonly status: 'clean' | 'ub' | 'unavailable' | 'timeout' | 'failed' | 'partial';
   readonly ms: number;
   readonly detail?: string;
 }
@@ -46,6 +50,8 @@ export type CheckErrorReason = 'does-not-compile' | 'does-not-terminate' | 'cras
 export type CheckResult =
   | { readonly verdict: 'clean'; readonly runs: readonly ToolRun[] }
   | { readonly verdict: 'ub'; readonly report: UBReport; readonly runs: readonly ToolRun[] }
+  /** No report, but a tool did not finish its check (timed out, failed, or left part unchecked): not clean. */
+  | { readonly verdict: 'incomplete'; readonly message: string; readonly runs: readonly ToolRun[] }
   | { readonly verdict: 'error'; readonly reason: CheckErrorReason; readonly message: string; readonly runs: readonly ToolRun[] };
 
 /** Which tools work on this machine, found once and shared by every program checked. */
@@ -195,7 +201,7 @@ export async function checkProgram(sources: readonly string[], avail: ToolAvaila
         const cc = avail.plainCompiler;
         const valgrindClean = runs.some((r) => r.tool === 'valgrind' && r.status === 'clean');
         const probe: OperandProbe = async (file, text, ops) => (cc === null ? undefined : probeOperands(dir, names, file, text, ops, cc, o));
-        const held: AssertionProbe = async (file, text, line, message) => (cc === null ? undefined : probeAssertion(dir, names, file, text, line, message, cc, o, valgrindClean));
+        const held: AssertionProbe = async (file, text, sites, message) => (cc === null ? undefined : probeAssertion(dir, names, file, text, sites, message, cc, o, valgrindClean));
         res = await evaRun(dir, names, o.cflags, o.evaTimeoutMs, ubsanClean ? UBSAN_EXACT : new Set(), probe, held);
       }
       runs.push({ ...res.run, ms: Date.now() - t0 });
@@ -207,6 +213,10 @@ export async function checkProgram(sources: readonly string[], avail: ToolAvaila
       const how = plain!.signal ?? `status ${plain!.status}`;
       return { verdict: 'error', reason: 'crashes-unexplained', message: `the program crashes (${how}) but no tool reports undefined behaviour`, runs };
     }
+    // Clean only when every tool that could run finished its check and found nothing: a tool
+    // that timed out or failed may have stopped before the UB (Eva at its limit reports nothing).
+    const unfinished = runs.filter((r) => r.status === 'timeout' || r.status === 'failed' || r.status === 'partial');
+    if (unfinished.length > 0) return { verdict: 'incomplete', message: unfinished.map((r) => `${r.tool} ${r.status === 'partial' ? 'partial' : r.status === 'timeout' ? 'timed out' : 'failed'}${r.detail ? `: ${r.detail}` : ''}`).join('; '), runs };
     return { verdict: 'clean', runs };
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -276,6 +286,7 @@ async function runProbe(dir: string, names: readonly string[], file: string, pro
  * about, or undefined when no probe can tell. Eva's red status means the assertion fails in some
  * state of its over-approximation; on a program with one path, a probe of the real state settles
  * it (measured: 2 of 200 UB-free Kiln programs had such an alarm on a path the run never takes):
+ * Every statement of the line the alarm can be about (`sites`) is probed, each against its own scope.
  * - `\valid_read(p)` or `\valid(p)` for a pointer variable `p`: each `*p` of the statement is
  *   built to check, just before the access, that `p` points with `sizeof *p` bytes inside one
  *   object in scope there (a file-scope variable, a parameter, a local of an enclosing block
@@ -286,37 +297,46 @@ async function runProbe(dir: string, names: readonly string[], file: string, pro
  *   branch on its value and run under valgrind, which reports a branch on an uninitialised value
  *   (the program itself ran clean under valgrind before Eva, so any report is the probe's).
  */
-type AssertionProbe = (file: string, text: string, line: number, message: string) => Promise<string | undefined>;
+type AssertionProbe = (file: string, text: string, sites: readonly StatementSite[], message: string) => Promise<string | undefined>;
 
-async function probeAssertion(dir: string, names: readonly string[], file: string, text: string, line: number, message: string, cc: string, o: Required<Pick<CheckOptions, 'cflags' | 'compileTimeoutMs' | 'runTimeoutMs'>>, valgrindClean: boolean): Promise<string | undefined> {
+async function probeAssertion(dir: string, names: readonly string[], file: string, text: string, sites: readonly StatementSite[], message: string, cc: string, o: Required<Pick<CheckOptions, 'cflags' | 'compileTimeoutMs' | 'runTimeoutMs'>>, valgrindClean: boolean): Promise<string | undefined> {
   const a = /assert \\(valid_read|valid|initialized)\((&?)([A-Za-z_]\w*)\);/.exec(message);
-  if (!a) return undefined;
+  if (!a || sites.length === 0) return undefined;
   const [, pred, amp, name] = a as unknown as [string, string, string, string];
-  const wrap = (ranges: readonly OperandRange[], before: (r: OperandRange) => string): string | undefined => {
+  /** `text` with each range wrapped in a call made just before it is evaluated. */
+  const wrap = (ranges: readonly { range: OperandRange; before: string }[]): string | undefined => {
     let out = text;
-    for (const r of [...ranges].sort((x, y) => y.start - x.start)) {
+    for (const { range: r, before } of [...ranges].sort((x, y) => y.range.start - x.range.start)) {
       if (text.slice(r.start, r.end) !== r.text) return undefined;
-      out = `${out.slice(0, r.start)}(${before(r)}, (${r.text}))${out.slice(r.end)}`;
+      out = `${out.slice(0, r.start)}(${before}, (${r.text}))${out.slice(r.end)}`;
     }
     return out;
   };
+  // Every statement the alarm can be about must show it: a use that cannot be probed leaves it standing.
+  const wraps: { range: OperandRange; before: string }[] = [];
   if (pred === 'initialized') {
     if (amp !== '&' || !valgrindClean) return undefined;
-    const uses = usesOf(text, line, name, 'read');
-    if (!uses) return undefined;
-    const probed = wrap(uses, () => `kiln_probe_use(!!(${name}))`);
+    for (const site of sites) {
+      const uses = usesOf(text, site, name, 'read');
+      if (!uses) return undefined;
+      for (const range of uses) wraps.push({ range, before: `kiln_probe_use(!!(${name}))` });
+    }
+    const probed = wrap(wraps);
     if (probed === undefined) return undefined;
     const prelude = 'static volatile int kiln_probe_sink;\nstatic void kiln_probe_use(int v) { if (v) kiln_probe_sink++; }\n';
     const r = await runProbe(dir, names, file, probed, prelude, cc, o, true);
     return r === undefined || r.valgrindError ? undefined : `valgrind shows \`${name}\` initialised at each read there`;
   }
   if (amp === '&') return undefined;
-  const uses = usesOf(text, line, name, 'deref');
-  const objects = objectsInScope(text, line).filter((x) => pred === 'valid_read' || !x.isConst);
-  if (!uses || objects.length === 0) return undefined;
-  const addrs = objects.map((x) => `(uintptr_t)&${x.name}`).join(', ');
-  const sizes = objects.map((x) => `sizeof ${x.name}`).join(', ');
-  const probed = wrap(uses, () => `kiln_probe_within(0, (uintptr_t)(${name}), sizeof *(${name}), ${objects.length}, (const uintptr_t[]){${addrs}}, (const size_t[]){${sizes}})`);
+  for (const site of sites) {
+    const uses = usesOf(text, site, name, 'deref');
+    const objects = objectsInScope(text, site).filter((x) => pred === 'valid_read' || !x.isConst);
+    if (!uses || objects.length === 0) return undefined;
+    const addrs = objects.map((x) => `(uintptr_t)&${x.name}`).join(', ');
+    const sizes = objects.map((x) => `sizeof ${x.name}`).join(', ');
+    for (const range of uses) wraps.push({ range, before: `kiln_probe_within(0, (uintptr_t)(${name}), sizeof *(${name}), ${objects.length}, (const uintptr_t[]){${addrs}}, (const size_t[]){${sizes}})` });
+  }
+  const probed = wrap(wraps);
   if (probed === undefined) return undefined;
   const prelude = 'static void kiln_probe_within(int k, uintptr_t p, size_t n, int count, const uintptr_t *at, const size_t *size) {\n  for (int i = 0; i < count; i++) if (p >= at[i] && p + n <= at[i] + size[i]) return;\n  kiln_probe_hit(k);\n}\n';
   const r = await runProbe(dir, names, file, probed, prelude, cc, o, false);
@@ -366,7 +386,7 @@ async function evaRun(dir: string, names: readonly string[], cflags: readonly st
     const second = await evaOnce(dir, base, names, sources, left(), ruledOut, probe, held);
     if (second.report || (second.run.status !== 'clean' && second.run.status !== 'timeout')) return second;
     if (second.run.status === 'timeout') return partial!;
-    return { run: { tool: 'eva', status: 'clean', detail: `unsequenced accesses not checked after line ${cutLine} (an unsequenced alarm Kiln does not count, on a sub-array, a write a sequence point orders or one in an operand the run never evaluated, ended Eva's path there)` } };
+    return { run: { tool: 'eva', status: 'partial', detail: `unsequenced accesses not checked after line ${cutLine} (an unsequenced alarm Kiln does not count, on a sub-array, a write a sequence point orders or one in an operand the run never evaluated, ended Eva's path there)` } };
   };
   for (let round = 0; ; round++) {
     if (round > 0 && left() < 1000) return partial!;
@@ -393,15 +413,22 @@ async function evaRun(dir: string, names: readonly string[], cflags: readonly st
     const targets = [...first.cutAt, ...(first.mainEnded ? [] : first.sequencedAt)].filter((c) => !split.has(`${c.file}:${c.line}`));
     if (targets.length === 0 && first.cutAt.length === 0) return done();
     cutLine = Math.min(...(first.cutAt.length > 0 ? first.cutAt : targets).map((c) => c.line));
-    partial = { run: { tool: 'eva', status: 'clean', detail: `Eva's analysis ended at line ${cutLine} (at an unsequenced alarm Kiln does not count, on a sub-array, a write a sequence point orders or one in an operand the run never evaluated); what follows it was not checked by Eva` } };
+    partial = { run: { tool: 'eva', status: 'partial', detail: `Eva's analysis ended at line ${cutLine} (at an unsequenced alarm Kiln does not count, on a sub-array, a write a sequence point orders or one in an operand the run never evaluated); what follows it was not checked by Eva` } };
     const next = [...texts];
     let changed = false;
     if (round < 6) {
-      for (const c of targets) {
-        const key = `${c.file}:${c.line}`;
-        const i = names.findIndex((n) => basename(n) === c.file);
+      // Once per line, the statements its alarms are about; only when each alarm names one
+      // statement: splitting another statement of the line could take a real unsequenced pair
+      // out of Eva's sight.
+      const byLine = new Map<string, EvaCut[]>();
+      for (const c of targets) byLine.set(`${c.file}:${c.line}`, [...(byLine.get(`${c.file}:${c.line}`) ?? []), c]);
+      for (const [key, cuts] of byLine) {
+        const i = names.findIndex((n) => basename(n) === cuts[0]!.file);
         if (i < 0 || split.has(key)) continue;
-        const out = splitSequencePoints(next[i]!, c.line, split.size);
+        const sites = cuts.map((c) => alarmStatements(next[i]!, c.line, c.alarm));
+        if (sites.some((x) => x.length !== 1)) continue;
+        const unique = [...new Map(sites.map((x) => [x[0]!.start, x[0]!] as const)).values()];
+        const out = splitSequencePoints(next[i]!, unique, split.size);
         if (out === undefined) continue;
         next[i] = out;
         split.add(key);
@@ -435,14 +462,16 @@ async function evaOnce(dir: string, args: readonly string[], names: readonly str
   const r = await tryRun('frama-c', [...args, '-eva-report-red-statuses', redFile], dir, timeoutMs);
   if (r === null) return { run: { tool: 'eva', status: 'failed', detail: 'frama-c cannot be run' }, cutAt: [], sequencedAt: [], mainEnded: true };
   const out = r.stdout + r.stderr;
-  const sequencedAt = [...out.matchAll(/\[eva:alarm\] ([^:\n]+):(\d+): Warning:[ \t]*(?:\n[ \t]*)?undefined multiple accesses/g)].map((m) => ({ file: basename(m[1]!), line: Number(m[2]) }));
+  const sequencedAt = evaAlarmList(out).filter((a) => /^undefined multiple accesses/.test(a.text)).map((a) => ({ file: a.file, line: a.line, alarm: a.text }));
   const mainEnded = !/Values at end of function main:\s*\n\s*NON TERMINATING FUNCTION/.test(out);
   // An unfinished analysis has given its alarms no status: none is evidence (only red ones
   // count), so a timeout is no verdict. Measured: a UB-free Kiln program whose Eva run timed out
   // under load had an alarm on a pointer Eva had not yet narrowed down.
   if (r.timedOut) return { run: { tool: 'eva', status: 'timeout', detail: `no verdict within ${timeoutMs / 1000} s` }, cutAt: [], sequencedAt: [], mainEnded: true };
   // Written when the analysis completes; without it, every alarm seen counts.
-  const red = await readFile(join(dir, redFile), 'utf8').then(parseRedStatuses, () => undefined);
+  const csv = await readFile(join(dir, redFile), 'utf8').catch(() => undefined);
+  const red = csv === undefined ? undefined : parseRedStatuses(csv);
+  const valid = csv === undefined ? undefined : parseValidProperties(csv);
   const files = new Map(names.map((n, i) => [basename(n), sources[i] ?? ''] as const));
   // The program has one path: an alarm on a statement its run never reaches is a state of Eva's
   // over-approximation (measured: a red out-of-bounds and a red unsequenced alarm on statements
@@ -453,26 +482,32 @@ async function evaOnce(dir: string, args: readonly string[], names: readonly str
   const notRun = new Set<string>();
   const holds = new Map<string, string>();
   const probed = new Set<string>();
-  let alarms = evaAlarms(out, sources, { ...(red ? { red } : {}), files, ruledOut, notRun, holds });
+  const filter = (): EvaFilter => ({ ...(red ? { red } : {}), ...(valid ? { valid } : {}), files, ruledOut, notRun, holds });
+  let alarms = evaAlarms(out, sources, filter());
   for (let u = alarms.report; u !== undefined && u.file !== undefined && u.line !== undefined; u = alarms.report) {
-    const key = `${u.file}:${u.line}`;
+    // One alarm at a time: a line may hold several statements, and the alarm is dismissed only
+    // when the reason holds at each statement of the line it can be about.
+    const key = evaAlarmKey(u);
     const text = files.get(u.file);
     if (probed.has(key) || text === undefined || probed.size >= 20) break;
     probed.add(key);
-    // Is the statement reached at all, and are its conditionally evaluated writes?
-    const full = statementExpressions(text, u.line);
-    // …and for another alarm, the conditional operands that hold every access it is about.
-    const ops = u.kind === 'unsequenced' ? conditionalWriteOperands(text, u.line) : conditionalOperandsMentioning(text, u.line, [assertionBase(u.message)].filter((v): v is string => v !== undefined));
-    const ran = full.length > 0 || ops ? await probe(u.file, text, [full, ops ?? []]) : undefined;
-    if (ran !== undefined && full.length > 0 && !ran[0]) notRun.add(key);
-    else if (ran !== undefined && ops && !ran[1]) notRun.add(key);
+    const sites = alarmStatements(text, u.line, u.message);
+    if (sites.length === 0) break;
+    // Is each statement reached at all, and are its conditionally evaluated writes (an
+    // unsequenced alarm) or the conditional operands holding every access the alarm is about?
+    const variables = [assertionBase(u.message)].filter((v): v is string => v !== undefined);
+    const checks = sites.map((site) => ({ full: statementExpressions(text, site), ops: u.kind === 'unsequenced' ? conditionalWriteOperands(text, site) : conditionalOperandsMentioning(text, site, variables) }));
+    const groups = checks.flatMap((c) => [c.full, c.ops ?? []]);
+    const ran = groups.some((g) => g.length > 0) ? await probe(u.file, text, groups) : undefined;
+    const live = ran === undefined ? sites : sites.filter((_, k) => !((checks[k]!.full.length > 0 && !ran[2 * k]) || (checks[k]!.ops !== undefined && !ran[2 * k + 1])));
+    if (live.length === 0) notRun.add(key);
     else {
       // Reached, and the access made: does the real state there meet the assertion?
-      const why = await held(u.file, text, u.line, u.message);
+      const why = await held(u.file, text, live, u.message);
       if (why === undefined) break;
       holds.set(key, why);
     }
-    alarms = evaAlarms(out, sources, { ...(red ? { red } : {}), files, ruledOut, notRun, holds });
+    alarms = evaAlarms(out, sources, filter());
   }
   const { report, cutAt, dismissed } = alarms;
   if (!report && dismissed.length > 0 && r.status === 0 && !r.timedOut) {

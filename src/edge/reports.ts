@@ -2,7 +2,7 @@
 // it into one shape: the tool, a UB kind from Kiln's vocabulary (the kinds `kiln gen --ub` will
 // inject), and the source location the tool names. Only the first report counts, as in
 // CsmithEdge's validation (§1.5): a program with one UB is already rejected.
-import { innerSequencePoint } from './seqpoint.js';
+import { alarmStatements, innerSequencePoint } from './seqpoint.js';
 
 /** The UB detectors `kiln check` runs, in CsmithEdge's order (cheapest and most precise first). */
 export type CheckTool = 'asan' | 'msan' | 'ubsan' | 'valgrind' | 'eva';
@@ -148,8 +148,14 @@ export function parseValgrind(stderr: string, sources: readonly string[]): UBRep
   return { tool: 'valgrind', kind: valgrindKind(heading, body), ...firstSourceLocation(body, sources), message: `valgrind: ${heading}` };
 }
 
-/** Classifies a Frama-C Eva alarm (`signed overflow. assert …`). */
+/** Classifies a Frama-C Eva alarm (`signed overflow. assert …`) by its heading, else by its assertion. */
 export function evaKind(message: string): UBKind {
+  const head = message.split(/\bassert\b/)[0]!;
+  const byHead = head !== message ? evaKindOf(head) : 'other';
+  return byHead !== 'other' ? byHead : evaKindOf(message);
+}
+
+function evaKindOf(message: string): UBKind {
   if (/signed overflow/.test(message)) return 'signed-overflow';
   if (/shift/.test(message)) return 'shift';
   if (/division by zero/.test(message)) return 'division-by-zero';
@@ -174,55 +180,100 @@ export function parseEva(output: string, sources: readonly string[] = [], opts: 
   return evaAlarms(output, sources, opts).report;
 }
 
+/** One `[eva:alarm]` of an Eva run's output: where, and its text on one line (`… assert …;`). */
+export interface EvaAlarm {
+  readonly file: string;
+  readonly line: number;
+  readonly text: string;
+}
+
+/** Every `[eva:alarm]` in an Eva run's output, in order. */
+export function evaAlarmList(output: string): EvaAlarm[] {
+  return [...output.matchAll(/\[eva:alarm\] ([^:\n]+):(\d+): Warning:[ \t]*([^\n]*)((?:\n[ \t]+[^\n]*)*)/g)].map((m) => ({
+    file: baseName(m[1]!),
+    line: Number(m[2]),
+    text: `${m[3]!} ${m[4]!}`.trim().replace(/\s+/g, ' ') || 'alarm',
+  }));
+}
+
+/** The key of one alarm in `EvaFilter.notRun` and `EvaFilter.holds`: its place and its words. */
+export function evaAlarmKey(a: { readonly file?: string; readonly line?: number; readonly message: string }): string {
+  return `${a.file ?? ''}:${a.line ?? 0}:${a.message}`;
+}
+
+/** An alarm's assertion as the red-status CSV prints it, without spaces: `\separated(&g,&g)`. */
+function assertionOf(text: string): string | undefined {
+  const m = /\bassert (.*?);?\s*$/.exec(text);
+  return m ? m[1]!.replace(/\s+/g, '') : undefined;
+}
+
 /**
  * parseEva's reading, plus the lines where a dropped sub-array separation alarm got Eva's final
  * status `invalid`: Eva then believes every state there is undefined and analyses nothing after it
  * on that path, so a clean verdict is only partial (a known Frama-C false alarm on arrays of
- * arrays).
+ * arrays). Every filter judges one alarm, never its whole line: a line may hold several
+ * statements, and several alarms.
  */
 export function evaAlarms(output: string, sources: readonly string[] = [], opts: EvaFilter = {}): { report?: UBReport; cutAt: EvaCut[]; dismissed: string[] } {
   const dismissed: string[] = [];
-  const proven = new Set<string>();
+  const validAt = new Map<string, number>();
   const invalid = new Set<string>();
-  for (const m of output.matchAll(/\[eva\] ([^:\n]+):(\d+): assertion '[^']*' got final status (valid|invalid)/g)) (m[3] === 'valid' ? proven : invalid).add(`${baseName(m[1]!)}:${m[2]}`);
+  for (const m of output.matchAll(/\[eva\] ([^:\n]+):(\d+): assertion 'Eva,[^']*' got final status (valid|invalid)/g)) {
+    const key = `${baseName(m[1]!)}:${m[2]}`;
+    if (m[3] === 'valid') validAt.set(key, (validAt.get(key) ?? 0) + 1);
+    else invalid.add(key);
+  }
+  const alarms = evaAlarmList(output);
+  const alarmsAt = new Map<string, number>();
+  for (const a of alarms) alarmsAt.set(`${a.file}:${a.line}`, (alarmsAt.get(`${a.file}:${a.line}`) ?? 0) + 1);
+  // Proven later: the red-status list names the property; without it, only when every alarm of
+  // the line got the final status valid (the message does not say which one did).
+  const proven = (a: EvaAlarm): boolean => {
+    const at = `${a.file}:${a.line}`;
+    if (opts.valid) return opts.valid.has(`${at}:${assertionOf(a.text) ?? ''}`);
+    return (validAt.get(at) ?? 0) >= (alarmsAt.get(at) ?? 0);
+  };
   const cutAt: EvaCut[] = [];
-  for (const m of output.matchAll(/\[eva:alarm\] ([^:\n]+):(\d+): Warning:[ \t]*([^\n]*)((?:\n[ \t]+[^\n]*)*)/g)) {
-    const file = baseName(m[1]!);
-    if (proven.has(`${file}:${m[2]}`)) continue;
-    const more = m[4]!.split('\n').map((l) => l.trim()).filter((l) => l !== '');
-    const message = (m[3]!.trim() || more[0] || 'alarm').replace(/\s+/g, ' ');
-    if (evaKind(message) === 'unsequenced' && subarraySeparation([m[3]!, ...more].join(' '), sources)) {
-      if (invalid.has(`${file}:${m[2]}`)) cutAt.push({ file, line: Number(m[2]) });
+  for (const a of alarms) {
+    const { file, line, text: message } = a;
+    const at = `${file}:${line}`;
+    if (proven(a)) continue;
+    const kind = evaKind(message);
+    const cut = { file, line, alarm: message };
+    if (kind === 'unsequenced' && subarraySeparation(message, sources)) {
+      if (invalid.has(at)) cutAt.push(cut);
       continue;
     }
     // Not invalid in any state Eva computed: its abstraction could not prove the property (an
     // `unknown` status), which on these programs is imprecision, not evidence.
-    if (opts.red && !opts.red.has(`${file}:${m[2]}`)) {
-      dismissed.push(`${file}:${m[2]} (${evaKind(message)}, unknown status)`);
+    if (opts.red && !opts.red.has(at)) {
+      dismissed.push(`${at} (${kind}, unknown status)`);
       continue;
     }
     const text = opts.files?.get(file);
-    if (evaKind(message) === 'unsequenced' && text !== undefined && innerSequencePoint(text, Number(m[2]))) {
-      dismissed.push(`${file}:${m[2]} (unsequenced, across a sequence point)`);
+    const sites = text !== undefined ? alarmStatements(text, line, message) : [];
+    if (kind === 'unsequenced' && text !== undefined && sites.length > 0 && sites.every((s) => innerSequencePoint(text, s))) {
+      dismissed.push(`${at} (unsequenced, across a sequence point)`);
       // Red with status invalid, it ended Eva's path there: what follows went unchecked.
-      if (invalid.has(`${file}:${m[2]}`)) cutAt.push({ file, line: Number(m[2]) });
+      if (invalid.has(at)) cutAt.push(cut);
       continue;
     }
-    if (opts.notRun?.has(`${file}:${m[2]}`)) {
-      dismissed.push(`${file}:${m[2]} (${evaKind(message)}, on a statement or operand the run never evaluated)`);
-      if (evaKind(message) === 'unsequenced' && invalid.has(`${file}:${m[2]}`)) cutAt.push({ file, line: Number(m[2]) });
+    const report: UBReport = { tool: 'eva', kind, file, line, message: `Frama-C Eva: ${message}` };
+    if (opts.notRun?.has(evaAlarmKey(report))) {
+      dismissed.push(`${at} (${kind}, on a statement or operand the run never evaluated)`);
+      if (kind === 'unsequenced' && invalid.has(at)) cutAt.push(cut);
       continue;
     }
-    const holds = opts.holds?.get(`${file}:${m[2]}`);
+    const holds = opts.holds?.get(evaAlarmKey(report));
     if (holds !== undefined) {
-      dismissed.push(`${file}:${m[2]} (${evaKind(message)}, ${holds})`);
+      dismissed.push(`${at} (${kind}, ${holds})`);
       continue;
     }
-    if (opts.ruledOut?.has(evaKind(message))) {
-      dismissed.push(`${file}:${m[2]} (${evaKind(message)}, ruled out by a clean run that checks it)`);
+    if (opts.ruledOut?.has(kind)) {
+      dismissed.push(`${at} (${kind}, ruled out by a clean run that checks it)`);
       continue;
     }
-    return { report: { tool: 'eva', kind: evaKind(message), file, line: Number(m[2]), message: `Frama-C Eva: ${message}` }, cutAt, dismissed };
+    return { report, cutAt, dismissed };
   }
   return { cutAt, dismissed };
 }
@@ -231,6 +282,8 @@ export function evaAlarms(output: string, sources: readonly string[] = [], opts:
 export interface EvaCut {
   readonly file: string;
   readonly line: number;
+  /** The alarm's text, which tells the statements of the line it can be about (`alarmStatements`). */
+  readonly alarm: string;
 }
 
 /** What `evaAlarms` can check an alarm against. */
@@ -251,14 +304,21 @@ export interface EvaFilter {
    */
   readonly ruledOut?: ReadonlySet<UBKind>;
   /**
-   * `file:line` of statements whose only inner writes are in conditionally evaluated operands
-   * (see `conditionalWriteOperands`) that a probe build showed the run never evaluates: Eva's
-   * unsequenced alarm there ignores the short-circuit.
+   * `file:line:property` (the property without spaces) of the red list's properties whose final
+   * status is valid: Eva proved them after raising the alarm. Without it, an alarm counts as
+   * proven only when every alarm of its line got the final status valid.
+   */
+  readonly valid?: ReadonlySet<string>;
+  /**
+   * Alarms (`evaAlarmKey`) that a probe build showed the run never evaluates at any statement of
+   * their line they can be about (see `alarmStatements`): the statement never ran, or its writes
+   * (an unsequenced alarm) or its accesses (another alarm) sit in conditionally evaluated operands
+   * that never ran. Eva's checks ignore short-circuits and paths the run never takes.
    */
   readonly notRun?: ReadonlySet<string>;
   /**
-   * `file:line` of alarms whose assertion a probe build showed holding in the real state at every
-   * access the statement makes (see check.ts, `probeAssertion`), with what it showed.
+   * Alarms (`evaAlarmKey`) whose assertion a probe build showed holding in the real state at every
+   * access of every statement they can be about (see check.ts, `probeAssertion`), with what it showed.
    */
   readonly holds?: ReadonlyMap<string, string>;
 }
@@ -269,6 +329,20 @@ export function parseRedStatuses(csv: string): Set<string> {
   for (const line of csv.split('\n').slice(1)) {
     const cols = line.split('\t');
     if (cols.length >= 3 && /^\d+$/.test(cols[2]!)) out.add(`${baseName(cols[1]!)}:${cols[2]}`);
+  }
+  return out;
+}
+
+/** The `file:line:property` keys of the red list's properties whose final status is valid (`EvaFilter.valid`). */
+export function parseValidProperties(csv: string): Set<string> {
+  const out = new Set<string>();
+  const head = csv.split('\n')[0]?.split('\t') ?? [];
+  const status = head.indexOf('status');
+  const property = head.indexOf('property');
+  if (status < 0 || property < 0) return out;
+  for (const line of csv.split('\n').slice(1)) {
+    const cols = line.split('\t');
+    if (cols.length > Math.max(status, property) && /^\d+$/.test(cols[2]!) && /^valid$/i.test(cols[status]!.trim())) out.add(`${baseName(cols[1]!)}:${cols[2]}:${cols[property]!.replace(/\s+/g, '')}`);
   }
   return out;
 }

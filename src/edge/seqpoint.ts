@@ -32,26 +32,87 @@ function parse(text: string): Parser.Tree {
 
 const STATEMENTS = new Set(['expression_statement', 'if_statement', 'while_statement', 'do_statement', 'for_statement', 'return_statement', 'switch_statement', 'declaration']);
 
+/** A statement, by its place in the text (tree-sitter's indices). */
+export interface StatementSite {
+  readonly start: number;
+  readonly end: number;
+}
+
 /**
- * The statement Eva means by `row` (0-based): the first statement that starts on that row (Eva
- * names a statement by its first line), else the innermost one that covers it.
+ * The statements Eva may mean by `row` (0-based), in text order: every statement that starts on
+ * that row (Eva names a statement by its first line, and a line may hold several: `x = 1; } else
+ * { i = i++ + 1; }`), else the innermost one that covers it.
  */
-function statementAt(root: SyntaxNode, row: number): SyntaxNode | undefined {
+function statementsAt(root: SyntaxNode, row: number): SyntaxNode[] {
+  const starting: SyntaxNode[] = [];
   let innermost: SyntaxNode | undefined;
-  const visit = (n: SyntaxNode): SyntaxNode | undefined => {
+  const visit = (n: SyntaxNode): void => {
     if (STATEMENTS.has(n.type)) {
-      if (n.startPosition.row === row) return n;
-      innermost = n;
+      if (n.startPosition.row === row) starting.push(n);
+      else if (starting.length === 0) innermost = n;
     }
     for (const c of n.namedChildren) {
       if (c.startPosition.row > row) break;
       if (c.endPosition.row < row) continue;
-      const r = visit(c);
-      if (r) return r;
+      visit(c);
     }
+  };
+  visit(root);
+  return starting.length > 0 ? starting : innermost ? [innermost] : [];
+}
+
+/** The statement at `site`; undefined when the text holds none there. */
+function statementOf(text: string, site: StatementSite): SyntaxNode | undefined {
+  const find = (n: SyntaxNode): SyntaxNode | undefined => {
+    if (n.startIndex === site.start && n.endIndex === site.end && STATEMENTS.has(n.type)) return n;
+    for (const c of n.namedChildren) if (c.startIndex <= site.start && c.endIndex >= site.end) return find(c);
     return undefined;
   };
-  return visit(root) ?? innermost;
+  return find(parse(text).rootNode);
+}
+
+function siteOf(n: SyntaxNode): StatementSite {
+  return { start: n.startIndex, end: n.endIndex };
+}
+
+/** Every statement on `line` (1-based) as Eva names statements (see `statementsAt`). */
+export function statementsOnLine(text: string, line: number): StatementSite[] {
+  return statementsAt(parse(text).rootNode, line - 1).map(siteOf);
+}
+
+/**
+ * The statements on `line` (1-based) that an Eva alarm there can be about, given its text (`…
+ * assert \separated(&i, &i);`): for an unsequenced-access alarm, those with a write inside a full
+ * expression (a lone store or `x++` has one access); then those that mention a variable of the
+ * assertion. A filter that would leave nothing is skipped, so a statement the alarm may be about
+ * is never left out. An alarm is dismissed only when the reason holds for each of them.
+ */
+export function alarmStatements(text: string, line: number, alarm: string): StatementSite[] {
+  const all = statementsAt(parse(text).rootNode, line - 1);
+  let picked = all;
+  if (/multiple accesses|\\separated\(/.test(alarm)) {
+    const writing = picked.filter((s) => ownExpressions(s).some(innerWrite));
+    if (writing.length > 0) picked = writing;
+  }
+  const names = new Set(assertionNames(alarm));
+  const mentioning = picked.filter((s) => ownExpressions(s).some((e) => mentions(e, names)));
+  if (mentioning.length > 0) picked = mentioning;
+  return picked.map(siteOf);
+}
+
+/** Whether a full expression writes anywhere but in its own top-level store (`x = 1`, `x++`). */
+function innerWrite(e: SyntaxNode): boolean {
+  let n = e;
+  if (n.type === 'expression_statement' || n.type === 'return_statement') return n.namedChildren.some(innerWrite);
+  while (n.type === 'parenthesized_expression' && n.namedChildren.length === 1) n = n.namedChildren[0]!;
+  if (n.type === 'assignment_expression' || n.type === 'update_expression') return n.namedChildren.some(hasWrite);
+  return hasWrite(n);
+}
+
+/** Whether `n` names one of `names` (not counting nested statements). */
+function mentions(n: SyntaxNode, names: ReadonlySet<string>): boolean {
+  if (n.type === 'identifier') return names.has(n.text);
+  return n.namedChildren.some((c) => c.type !== 'compound_statement' && mentions(c, names));
 }
 
 /** The parts of a statement that are its own full expressions (not the bodies of compound statements). */
@@ -106,13 +167,12 @@ function hasSequencedWrite(n: SyntaxNode): boolean {
 }
 
 /**
- * True when the statement at `line` (1-based) of `text` has a write that a sequence point inside
- * one of its full expressions orders (see `hasSequencedWrite`): Frama-C's unsequenced check
- * cannot tell it from an unsequenced one. False when there is none, or no statement is found at
- * that line.
+ * True when the statement at `at` has a write that a sequence point inside one of its full
+ * expressions orders (see `hasSequencedWrite`): Frama-C's unsequenced check cannot tell it from
+ * an unsequenced one. False when there is none, or no statement is found there.
  */
-export function innerSequencePoint(text: string, line: number): boolean {
-  const s = statementAt(parse(text).rootNode, line - 1);
+export function innerSequencePoint(text: string, at: StatementSite): boolean {
+  const s = statementOf(text, at);
   if (!s) return false;
   return ownExpressions(s).some(hasSequencedWrite);
 }
@@ -126,15 +186,15 @@ export interface OperandRange {
 
 /**
  * The operands that are evaluated only conditionally (the right operand of `&&` or `||`, a branch
- * of `?:`) and hold a write, in the statement at `line` (1-based) — when every write of the
+ * of `?:`) and hold a write, in the statement at `at` — when every write of the
  * statement's full expressions but a top-level assignment's own store is inside one of them; else
  * undefined. Frama-C's unsequenced check ignores short-circuits too: `l = (c && (l = 1))` gets a red
  * alarm even when `c` is 0 on every run and the inner store never happens (measured: 1 of 61
  * UB-free Kiln programs). Whether such an operand ran is a question for the program's run (see
  * check.ts: a probe build counts the evaluations).
  */
-export function conditionalWriteOperands(text: string, line: number): OperandRange[] | undefined {
-  const s = statementAt(parse(text).rootNode, line - 1);
+export function conditionalWriteOperands(text: string, at: StatementSite): OperandRange[] | undefined {
+  const s = statementOf(text, at);
   if (!s) return undefined;
   const ops: OperandRange[] = [];
   let unconditional = false;
@@ -174,14 +234,14 @@ export function conditionalWriteOperands(text: string, line: number): OperandRan
 }
 
 /**
- * The full expressions of the statement at `line` (1-based) that can be wrapped in a probe: an
+ * The full expressions of the statement at `at` that can be wrapped in a probe: an
  * expression statement's expression, a returned value, a condition, a for clause, a declarator's
  * initialiser. A red unsequenced alarm says nothing of whether the statement runs: its assertion
  * (`\separated(&l, &l)` for `l = (--l)`) is false in every state, so Eva's over-approximation of
  * the reachable code is enough (measured: such an alarm on a statement the run never reached).
  */
-export function statementExpressions(text: string, line: number): OperandRange[] {
-  const s = statementAt(parse(text).rootNode, line - 1);
+export function statementExpressions(text: string, at: StatementSite): OperandRange[] {
+  const s = statementOf(text, at);
   if (!s) return [];
   const out: OperandRange[] = [];
   const add = (n: SyntaxNode | null | undefined): void => {
@@ -217,26 +277,31 @@ export function statementExpressions(text: string, line: number): OperandRange[]
  * `t_222`), not field names and not ACSL's own words (`\valid_read`, `\initialized`).
  */
 export function assertionBase(message: string): string | undefined {
+  return assertionNames(message)[0];
+}
+
+/** Every variable an Eva assertion names, in order (see `assertionBase`). */
+export function assertionNames(message: string): string[] {
   const at = message.indexOf('assert ');
-  const body = (at >= 0 ? message.slice(at + 7) : message).replace(/\\\w+/g, ' ');
+  if (at < 0) return [];
+  const body = message.slice(at + 7).replace(/\\\w+/g, ' ');
   // Type names in casts are skipped: C's keywords and the fixed-width typedefs.
-  for (const m of body.matchAll(/(?<![.\w]|->)[A-Za-z_]\w*/g)) if (!C_WORDS.has(m[0]) && !/^u?int(?:_least|_fast)?\d+_t$/.test(m[0])) return m[0];
-  return undefined;
+  return [...body.matchAll(/(?<![.\w]|->)[A-Za-z_]\w*/g)].map((m) => m[0]).filter((w) => !C_WORDS.has(w) && !/^u?int(?:_least|_fast)?\d+_t$/.test(w));
 }
 
 const C_WORDS = new Set(['int', 'char', 'short', 'long', 'unsigned', 'signed', 'struct', 'union', 'sizeof', 'void', 'const', 'volatile']);
 
 /**
- * For an alarm about `variables` at `line`: the conditionally evaluated operands (right of `&&`
- * or `||`, a branch of `?:`) holding every mention of them in the statement's own expressions,
+ * For an alarm about `variables` at the statement `at`: the conditionally evaluated operands
+ * (right of `&&` or `||`, a branch of `?:`) holding every mention of them in the statement's own expressions,
  * innermost first. Undefined when a mention is evaluated unconditionally, or there is none: then
  * only the statement being unreached could dismiss the alarm. When none of these operands runs,
  * the access the alarm is about is never made (measured: Eva flags `*p` in `(g >= 6) || (*p)`
  * on a run where `g >= 6` always holds).
  */
-export function conditionalOperandsMentioning(text: string, line: number, variables: readonly string[]): OperandRange[] | undefined {
+export function conditionalOperandsMentioning(text: string, at: StatementSite, variables: readonly string[]): OperandRange[] | undefined {
   if (variables.length === 0) return undefined;
-  const s = statementAt(parse(text).rootNode, line - 1);
+  const s = statementOf(text, at);
   if (!s) return undefined;
   const names = new Set(variables);
   const ops = new Map<number, OperandRange>();
@@ -272,14 +337,14 @@ export function conditionalOperandsMentioning(text: string, line: number, variab
 }
 
 /**
- * The places in the statement at `line` (1-based) where the run uses `name` as an alarm about it
+ * The places in the statement at `at` where the run uses `name` as an alarm about it
  * means: for `deref`, the operand `p` of each `*p` (the access `\valid_read(p)` is about); for
  * `read`, each plain read of the variable `name` (not a store's target, not an operand of `&`,
  * `++`, `--`, not a member's base). Undefined when there is none, or when `name` is also read by a
  * compound assignment or `++`/`--` there (an lvalue that cannot be wrapped in a probe).
  */
-export function usesOf(text: string, line: number, name: string, how: 'deref' | 'read'): OperandRange[] | undefined {
-  const s = statementAt(parse(text).rootNode, line - 1);
+export function usesOf(text: string, at: StatementSite, name: string, how: 'deref' | 'read'): OperandRange[] | undefined {
+  const s = statementOf(text, at);
   if (!s) return undefined;
   const out: OperandRange[] = [];
   let blocked = false;
@@ -322,14 +387,13 @@ export interface ScopeObject {
 }
 
 /**
- * The objects in scope at the statement at `line` (1-based): file-scope variables, the enclosing
+ * The objects in scope at the statement `at`: file-scope variables, the enclosing
  * function's parameters, and the declarations of every enclosing block that come before the
  * statement; the innermost of two with one name. Functions, typedefs, `extern` declarations and
  * incomplete arrays are left out (`&x` and `sizeof x` must both work on each).
  */
-export function objectsInScope(text: string, line: number): ScopeObject[] {
-  const root = parse(text).rootNode;
-  const s = statementAt(root, line - 1);
+export function objectsInScope(text: string, at: StatementSite): ScopeObject[] {
+  const s = statementOf(text, at);
   if (!s) return [];
   const byName = new Map<string, ScopeObject>();
   const declare = (decl: SyntaxNode): void => {
@@ -369,7 +433,7 @@ export function objectsInScope(text: string, line: number): ScopeObject[] {
 
 /**
  * `text` with every comma, `&&`, `||` and `?:` that holds a write, in the full expressions of the
- * statement at `line` (1-based), turned into a GNU statement expression that evaluates the same
+ * statements at `sites` (none inside another's own expressions), turned into a GNU statement expression that evaluates the same
  * operands in the same order: `(A, B)` → `({ (void)(A); B; })`, `A && B` →
  * `({ int k = 0; if (A) k = !!(B); k; })` (`||` alike), `A ? B : C` →
  * `({ __typeof__(A ? B : C) k; if (A) k = B; else k = C; k; })`; and an assignment whose right
@@ -380,9 +444,9 @@ export function objectsInScope(text: string, line: number): ScopeObject[] {
  * in one expression. Lines are kept (copies inside `__typeof__` lose their line breaks).
  * Undefined when nothing changes.
  */
-export function splitSequencePoints(text: string, line: number, n: number): string | undefined {
-  const s = statementAt(parse(text).rootNode, line - 1);
-  if (!s) return undefined;
+export function splitSequencePoints(text: string, sites: readonly StatementSite[], n: number): string | undefined {
+  const statements = sites.map((site) => statementOf(text, site));
+  if (statements.length === 0 || statements.some((s) => s === undefined)) return undefined;
   let k = 0;
   const flat = (x: string): string => x.replace(/\n/g, ' ');
   const render = (node: SyntaxNode): string => {
@@ -436,7 +500,7 @@ export function splitSequencePoints(text: string, line: number, n: number): stri
     }
     return undefined;
   };
-  const exprs = ownExpressions(s).filter((e) => e.type !== 'compound_statement');
+  const exprs = statements.flatMap((s) => ownExpressions(s!)).filter((e) => e.type !== 'compound_statement');
   // Each full expression, rendered; applied from the end so earlier offsets hold.
   let out = text;
   for (const e of [...exprs].sort((a, b) => b.startIndex - a.startIndex)) {

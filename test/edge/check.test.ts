@@ -11,7 +11,9 @@ import { emitC } from '../../src/emit/c.js';
 import { parsePolicy } from '../../src/gen/policy.js';
 import { generateUBProgram } from '../../src/edge/inject.js';
 import { generateProgram } from '../../src/repair/generate.js';
-import { runKiln } from '../harness/support/cli.js';
+import { runProcess } from '../../src/harness/process.js';
+import { shq, wrongCodeScript } from '../../src/reduce/text/scripts.js';
+import { kilnArgs, runKiln } from '../harness/support/cli.js';
 
 let dir: string;
 let avail: ToolAvailability;
@@ -139,7 +141,7 @@ describe('kiln check', () => {
     if (unset.verdict === 'ub') expect(unset.report).toMatchObject({ tool: 'eva', kind: 'uninitialised-read', line: 6 });
   });
 
-  it('says clean on UB-free Kiln programs where Eva raised a red alarm on a path the run never takes', async () => {
+  it('says clean on UB-free Kiln programs where Eva raised a red alarm on a path the run never takes', { timeout: 300_000 }, async () => {
     // Size small, bench:check's UB-free set as measured (before the safe-math mix, which moves
     // lines): a null g_8 (seed 100160), an uninitialised t_222 (100199), a member array f4 whose
     // name another struct gives a scalar (100164: the sub-array separation alarm), and an alarm
@@ -192,11 +194,53 @@ describe('kiln check', () => {
     process.env.PATH = `${bin}:${path}`;
     try {
       const r = await checkProgram([write('slow-eva.c', text)], avail, { tools: ['eva'], evaTimeoutMs: 3000 });
-      expect(r.verdict, JSON.stringify(r)).not.toBe('ub');
+      // No report, and no clean verdict either: the analysis may have stopped before the UB.
+      expect(r.verdict, JSON.stringify(r)).toBe('incomplete');
       expect(r.runs[0]).toMatchObject({ tool: 'eva', status: 'timeout' });
     } finally {
       process.env.PATH = path;
     }
+  });
+
+  it('says incomplete, exit 2, when Eva runs out of time, however clean the other tools are', async () => {
+    const file = write('eva-limit.c', '#include <stdio.h>\nint x;\nint main(void) {\n  x = (x = 1) + x;\n  printf("%d\\n", x);\n  return 0;\n}\n');
+    const r = await runKiln(['check', file, '--eva-timeout', '300ms']);
+    expect(r.status, r.stdout).toBe(2);
+    expect(r.stdout).toMatch(/eva-limit\.c: incomplete: eva timed out/);
+    const json = await runKiln(['check', file, '--tools', 'eva', '--eva-timeout', '300ms', '--json']);
+    expect(json.status).toBe(2);
+    expect(JSON.parse(json.stdout)).toMatchObject({ verdict: 'incomplete', message: expect.stringContaining('eva timed out') });
+  });
+
+  it("says incomplete when Eva's analysis ended at an alarm Kiln does not count and the rest went unchecked", async () => {
+    // Two sub-array alarms on line 4 name two statements: neither is split (a split could hide a
+    // real pair), so unsequenced accesses past line 4 (the UB of line 5) are not checked.
+    const text = 'int a[2][3];\nint x;\nint main(void) {\n  a[1][2] = (a[1][0] = 5); a[0][1] = (a[0][0] = 2);\n  x = (x = 1) + x;\n  return a[1][2] - 5;\n}\n';
+    const r = await checkProgram([write('cut-unsplit.c', text)], avail, { tools: ['eva'] });
+    expect(r.verdict, JSON.stringify(r)).toBe('incomplete');
+    if (r.verdict === 'incomplete') expect(r.message).toMatch(/not checked after line 4/);
+  });
+
+  it("makes kiln reduce --wrong-code's guard reject a candidate whose check is incomplete", async () => {
+    // The wrong-code script's last guard is kiln check: exit 2 (incomplete) must fail it like UB.
+    const src = '#include <stdio.h>\nint x;\nint main(void) {\n  x = (x = 1) + x;\n#ifdef FAIL\n  puts("bad");\n#else\n  puts("ok");\n#endif\n  return 0;\n}\n';
+    const check = [process.execPath, ...kilnArgs(), 'check'].map(shq).join(' ');
+    const script = (limit: string): string =>
+      wrongCodeScript({ fileName: 'w.c', failing: 'gcc -O0 -w -DFAIL', reference: 'gcc -O0 -w', cflags: [], gccErrors: [], clangErrors: [], msan: false, check: `${check} --eva-timeout ${limit}`, checkTools: ['eva'], runTimeoutS: 5 });
+    const run = async (test: string, text: string): Promise<number | null> => {
+      const at = mkdtempSync(join(dir, 'guard-'));
+      writeFileSync(join(at, 'w.c'), text);
+      writeFileSync(join(at, 'test.sh'), test);
+      chmodSync(join(at, 'test.sh'), 0o755);
+      return (await runProcess(join(at, 'test.sh'), [], { cwd: at, timeoutMs: 120_000 })).status;
+    };
+    const defined = src.replace('x = (x = 1) + x;', 'x = 1 + x;');
+    // With time enough: the defined program is interesting, the one with UB is not.
+    expect(await run(script('60s'), defined)).toBe(0);
+    expect(await run(script('60s'), src)).toBe(1);
+    // Out of time, neither is: an unfinished check vouches for nothing.
+    expect(await run(script('300ms'), src)).toBe(1);
+    expect(await run(script('300ms'), defined)).toBe(1);
   });
 
   it("does not count an Eva alarm whose assertion Eva proves later (two fields of one struct, unsequenced)", async () => {

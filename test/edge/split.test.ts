@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { objectsInScope, splitSequencePoints, usesOf } from '../../src/edge/seqpoint.js';
+import { objectsInScope, splitSequencePoints, statementsOnLine, usesOf } from '../../src/edge/seqpoint.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'kiln-split-test-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -37,7 +37,7 @@ describe('splitSequencePoints', () => {
   for (const stmt of cases) {
     it(`keeps what \`${stmt}\` does, on its line`, () => {
       const text = PROGRAM(stmt);
-      const split = splitSequencePoints(text, 6, 0);
+      const split = splitSequencePoints(text, statementsOnLine(text, 6), 0);
       expect(split).toBeDefined();
       expect(split!.split('\n')).toHaveLength(text.split('\n').length);
       expect(split!.split('\n')[5]).toContain('({');
@@ -46,12 +46,13 @@ describe('splitSequencePoints', () => {
   }
 
   it('leaves a statement without an inner write alone', () => {
-    expect(splitSequencePoints(PROGRAM('x = (g, h) + (g && h);'), 6, 0)).toBeUndefined();
+    const text = PROGRAM('x = (g, h) + (g && h);');
+    expect(splitSequencePoints(text, statementsOnLine(text, 6), 0)).toBeUndefined();
   });
 
   it('keeps the lines of a statement that spans several', () => {
     const text = PROGRAM('x = (g = 1,\n    g + (h ? 2 : (h = 3)));');
-    const split = splitSequencePoints(text, 6, 0)!;
+    const split = splitSequencePoints(text, statementsOnLine(text, 6), 0)!;
     expect(split.split('\n')).toHaveLength(text.split('\n').length);
     expect(output('multi-split', split)).toBe(output('multi-orig', text));
   });
@@ -60,14 +61,14 @@ describe('splitSequencePoints', () => {
 describe('what a probe build can name at a statement', () => {
   const text = 'int g = 1;\nconst int k = 2;\nint *p = &g;\nint f(int q, int *r) {\n  int l = 3;\n  {\n    int m = *r;\n    l += *p + m;\n  }\n  int later = 0;\n  return l + later;\n}\n';
   it('lists the objects in scope before the statement, innermost last, not later ones', () => {
-    expect(objectsInScope(text, 8).map((o) => `${o.name}${o.isConst ? '(const)' : ''}`)).toEqual(['g', 'k(const)', 'p', 'q', 'r', 'l', 'm']);
+    expect(objectsInScope(text, statementsOnLine(text, 8)[0]!).map((o) => `${o.name}${o.isConst ? '(const)' : ''}`)).toEqual(['g', 'k(const)', 'p', 'q', 'r', 'l', 'm']);
   });
 
   it("finds a statement's dereferences of a pointer and its plain reads of a variable", () => {
-    expect(usesOf(text, 8, 'p', 'deref')?.map((u) => u.text)).toEqual(['p']);
-    expect(usesOf(text, 8, 'm', 'read')?.map((u) => u.text)).toEqual(['m']);
+    expect(usesOf(text, statementsOnLine(text, 8)[0]!, 'p', 'deref')?.map((u) => u.text)).toEqual(['p']);
+    expect(usesOf(text, statementsOnLine(text, 8)[0]!, 'm', 'read')?.map((u) => u.text)).toEqual(['m']);
     // `l += …` reads l as an lvalue that cannot be wrapped.
-    expect(usesOf(text, 8, 'l', 'read')).toBeUndefined();
-    expect(usesOf(text, 8, 'g', 'read')).toBeUndefined();
+    expect(usesOf(text, statementsOnLine(text, 8)[0]!, 'l', 'read')).toBeUndefined();
+    expect(usesOf(text, statementsOnLine(text, 8)[0]!, 'g', 'read')).toBeUndefined();
   });
 });

@@ -290,7 +290,7 @@ export function wrongCodeScript(o: WrongCodeScriptOptions): string {
   if (o.check !== undefined) {
     lines.push(
       '',
-      `# 4. 'kiln check' with detectors step 3 did not run: ${(o.checkTools ?? ['msan', 'valgrind', 'eva']).map((t) => CHECK_TOOL_NAMES[t]).join(', ')} (exit 0: clean).`,
+      `# 4. 'kiln check' with detectors step 3 did not run: ${(o.checkTools ?? ['msan', 'valgrind', 'eva']).map((t) => CHECK_TOOL_NAMES[t]).join(', ')} (exit 0: clean; 1 UB and 2, incomplete or unchecked, are not interesting).`,
       `${o.check} --tools ${(o.checkTools ?? ['msan', 'valgrind', 'eva']).join(',')} --run-timeout "$t"s --cflags "$cflags" "$f" >/dev/null 2>&1 || exit 1`,
     );
   } else if (o.msan) {
