@@ -73,7 +73,9 @@ export const LP64: TargetModel = linux({ name: 'x86_64', triplet: 'x86_64-linux-
 /**
  * Every target model, by name. Sizes, alignments and char signedness follow each psABI as GCC 12
  * implements it on Debian (checked by printing `sizeof`, `_Alignof` and `CHAR_MIN` with the cross
- * compiler under qemu; `test/cross/models.test.ts` repeats the check where the tools are installed).
+ * compiler under qemu, and `_Generic` for the type `int64_t` names). `test/cross/models.test.ts`
+ * repeats that check on every test run for x86-64, m68k, powerpc and s390x, whose compilers the
+ * test profile installs.
  */
 export const TARGETS: readonly TargetModel[] = Object.freeze([
   LP64,
