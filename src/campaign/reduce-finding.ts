@@ -38,7 +38,7 @@ export async function reduceAndBundle(dir: string, opts: ReduceAndBundleOptions)
       opts.onProgress?.(`triage of the reduced program failed: ${(e as Error).message}`);
     }
   }
-  const bundle = await writeBundle(reduction, triage ? { fingerprint: triage.fingerprint, fingerprintDetail: triage.detail } : {});
+  const bundle = await writeBundle(reduction, triage ? { fingerprint: triage.fingerprint, fingerprintDetail: triage.detail, ...(triage.versions ? { versions: triage.versions } : {}) } : {});
   if (opts.output !== undefined) {
     try {
       copyFileSync(bundle.reducedFile, opts.output);

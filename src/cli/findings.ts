@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import { errBadOption } from '../diag/errors.js';
 import { KilnStore, type FindingGrouping, type FindingRow } from '../store/store.js';
 import { TRIAGE_FILE } from '../triage/triage.js';
-import type { VersionLine } from '../triage/versions.js';
+import { VERSIONS_FILE, type VersionLine } from '../triage/versions.js';
 import { reportAndExit } from './util.js';
 
 interface FindingsFlags {
@@ -130,14 +130,23 @@ export function formatFindings(rows: readonly FindingRow[], grouping: FindingGro
   return out.join('\n') + '\n';
 }
 
-/** The version line `kiln triage` wrote into a finding's triage.json, if any. */
+/**
+ * A finding's version line: the one `kiln triage` wrote into its triage.json, else the one
+ * `kiln fuzz --reduce` wrote into versions.json before reducing it.
+ */
 function versionsOf(dir: string): VersionLine | undefined {
-  try {
-    const j = JSON.parse(readFileSync(join(dir, TRIAGE_FILE), 'utf8')) as { versions?: VersionLine };
-    return j.versions && typeof j.versions.label === 'string' ? j.versions : undefined;
-  } catch {
-    return undefined;
+  for (const [file, pick] of [
+    [TRIAGE_FILE, (j: { versions?: VersionLine }) => j.versions],
+    [VERSIONS_FILE, (j: VersionLine) => j],
+  ] as const) {
+    try {
+      const v = (pick as (j: unknown) => VersionLine | undefined)(JSON.parse(readFileSync(join(dir, file), 'utf8')));
+      if (v && typeof v.label === 'string') return v;
+    } catch {
+      // no such file: the next one
+    }
   }
+  return undefined;
 }
 
 /** A path relative to the current folder when that is shorter. */

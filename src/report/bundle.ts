@@ -1,4 +1,5 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { withVersionSection, type VersionLine } from '../triage/versions.js';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { LP64, type TargetModel } from '../c/target.js';
@@ -35,6 +36,8 @@ export interface BundleExtras {
   /** Wrong-code or crash fingerprint, e.g. `clang:InstCombinePass` or `gcc:-ftree-vrp`. */
   readonly fingerprint?: string;
   readonly fingerprintDetail?: string;
+  /** The reduced program's version line (src/triage/versions.ts), shown as a table of every version tried. */
+  readonly versions?: VersionLine;
 }
 
 /**
@@ -207,7 +210,7 @@ export function markdownReport(r: FindingReduction, san: SanitizerVerdict, extra
   }
   out.push(`- Found by Kiln (generation mode ${f.mode}, seed ${f.seed}) and reduced from ${r.original.lines} to ${r.lines} lines with Kiln's IR reducer${r.complete ? '' : ' (stopped early: `kiln reduce` on the finding folder reduces further)'}.`);
   out.push('');
-  return out.join('\n');
+  return extras.versions ? withVersionSection(out.join('\n'), extras.versions) : out.join('\n');
 }
 
 function isRun(outcome: string): boolean {

@@ -16,6 +16,9 @@ import type { TempRoot } from '../harness/tempdir.js';
 import { isFindingDir, readFinding, type StoredFinding } from './finding.js';
 import { findingConfiguration, judgeProbe, TriageAborted, type Verdict } from './predicate.js';
 
+/** The file `kiln fuzz --reduce` writes a finding's version line into before reducing it (triage writes it into triage.json). */
+export const VERSIONS_FILE = 'versions.json';
+
 /** Labels of a version line (see the top of this file). */
 export const VERSION_LABELS = ['live', 'regression', 'fixed', 'untested'] as const;
 export type VersionLabel = (typeof VERSION_LABELS)[number];

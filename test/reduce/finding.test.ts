@@ -143,5 +143,10 @@ describe('kiln reduce FINDING_DIR', () => {
     const json = JSON.parse(readFileSync(join(out, 'findings', reducedDirs[0]!, 'reduced', 'reduced.json'), 'utf8')) as { complete: boolean; lines: number };
     expect(json.complete).toBe(true);
     expect(json.lines).toBeLessThanOrEqual(15);
+    // Before it was reduced, the finding was placed on its version line (which versions are
+    // installed differs between machines; its own compiler is always tried, and fails).
+    const versions = JSON.parse(readFileSync(join(out, 'findings', reducedDirs[0]!, 'versions.json'), 'utf8')) as { label: string; tried: { compiler: string; result: string; own: boolean }[] };
+    expect(['live', 'regression', 'fixed', 'untested']).toContain(versions.label);
+    expect(versions.tried.find((t) => t.own)).toMatchObject({ compiler: 'fake-ice2', result: 'fails' });
   }, 300_000);
 });

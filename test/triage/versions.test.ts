@@ -9,7 +9,8 @@ import { resolveCompiler, type Compiler } from '../../src/harness/compilers.js';
 import { TempRoot } from '../../src/harness/tempdir.js';
 import { TRIAGE_FILE, triageFinding } from '../../src/triage/triage.js';
 import { writeFinding } from './support.js';
-import { familyLine, labelLine, versionKey, versionSection, withVersionSection, type VersionTry } from '../../src/triage/versions.js';
+import { nextToReduce } from '../../src/campaign/background-reduce.js';
+import { familyLine, labelLine, versionKey, versionSection, withVersionSection, type VersionLabel, type VersionTry } from '../../src/triage/versions.js';
 
 const cc = (name: string, version: string, family: Compiler['family'] = 'gcc', target?: string): Compiler => ({ name, command: `/x/${name}`, realPath: `/x/${name}`, family, version, ...(target ? { target } : {}) });
 
@@ -104,5 +105,21 @@ describe('kiln triage with three versions of one compiler', () => {
       temp.dispose();
       rmSync(work, { recursive: true, force: true });
     }
+  });
+});
+
+describe('kiln fuzz --reduce, with findings waiting', () => {
+  it('reduces the live ones first, then those it cannot place, the fixed ones last, each in arrival order', () => {
+    const labels = new Map<string, VersionLabel>([
+      ['a', 'fixed'],
+      ['b', 'untested'],
+      ['c', 'live'],
+      ['d', 'regression'],
+    ]);
+    const order: string[] = [];
+    const queue = ['a', 'b', 'c', 'd', 'e'];
+    while (queue.length) order.push(queue.splice(nextToReduce(queue, labels), 1)[0]!);
+    expect(order).toEqual(['c', 'd', 'b', 'e', 'a']);
+    expect(nextToReduce([], labels)).toBe(-1);
   });
 });
