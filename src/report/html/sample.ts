@@ -6,9 +6,8 @@ import { createHash } from 'node:crypto';
 import { modeFor, type Mode, type ModeChoice } from '../../gen/mode.js';
 import type { Policy } from '../../gen/policy.js';
 import { campaignFiles } from '../../harness/program.js';
+import { liveStats } from '../../interp/live.js';
 import { censusOf, FEATURES, type Feature } from '../../ir/census.js';
-import type { Program } from '../../ir/nodes.js';
-import { walk } from '../../ir/visit.js';
 import { generateProgram } from '../../repair/generate.js';
 
 /** What one regenerated program measured. */
@@ -17,7 +16,7 @@ export interface SampledProgram {
   readonly mode: Mode;
   /** Lines of C the campaign compiled (all translation units). */
   readonly lines: number;
-  /** Statements of the program's own functions (main's checksum code left out). */
+  /** Statements of the program's own functions (main's checksum code left out), counted as `liveStats` counts them. */
   readonly statements: number;
   /** Those the reference interpreter executed at least once. */
   readonly liveStatements: number;
@@ -26,9 +25,6 @@ export interface SampledProgram {
 
 /** Regenerated programs, by seed, kept between refreshes of a running campaign's report. */
 export type SampleCache = Map<string, SampledProgram | null>;
-
-/** Statement kinds counted for live code (blocks are containers, not statements of their own). */
-const STATEMENT_KINDS: ReadonlySet<string> = new Set(['expr', 'if', 'for', 'switch', 'case', 'return', 'break', 'continue', 'goto', 'label', 'hash', 'check', 'unreachable', 'assume']);
 
 /** Programs per mode among the seeds (exact: the mode is drawn from the seed's hash). */
 export function modeMix(seeds: Iterable<bigint>, choice: ModeChoice, findingsBySeed: ReadonlyMap<bigint, number>): Record<Mode, { programs: number; findings: number }> {
@@ -83,22 +79,9 @@ function measureOne(seed: bigint, policy: Policy, mode: Mode): SampledProgram | 
   const g = generateProgram(seed, policy, mode);
   if (!g.ok) return null;
   const lines = campaignFiles(g, policy).reduce((n, f) => n + lineCount(f.content), 0);
-  const { statements, live } = liveCode(g.program, g.profile.stmtCounts);
-  return { seed: String(seed), mode, lines, statements, liveStatements: live, features: [...censusOf(g.program).features] };
-}
-
-function liveCode(p: Program, executed: ReadonlyMap<number, number>): { statements: number; live: number } {
-  let statements = 0;
-  let live = 0;
-  for (const f of p.funcs) {
-    if (f.id === p.main) continue;
-    walk(f, (n) => {
-      if (!STATEMENT_KINDS.has(n.kind)) return;
-      statements++;
-      if (executed.has(n.id)) live++;
-    });
-  }
-  return { statements, live };
+  // One definition of live code for the report, `kiln gen --json` and `kiln stats`.
+  const { statements, liveStatements } = liveStats(g.program, g.profile);
+  return { seed: String(seed), mode, lines, statements, liveStatements, features: [...censusOf(g.program).features] };
 }
 
 function lineCount(text: string): number {
