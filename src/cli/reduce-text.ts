@@ -134,7 +134,7 @@ async function reduceWith(
         note('reducing the stored prog.c as text instead, with the finding\'s repro.sh as the test');
         const test = layoutTest(path, f.outcome);
         note(`test: ${test}`);
-        r = await reduceFile({ input, output, test, jobs, timeoutMs, maxTimeMs, onEvent: progress, onNote: note, signal });
+        r = await reduceFile({ input, output, test, jobs, timeoutMs, maxTimeMs, onEvent: progress, onNote: note, signal, validity: true });
       } else {
         note("reducing the stored prog.c as text instead: the finding's repro.sh against gcc -O0's output, guarded against undefined behaviour (warnings as errors, ASan+UBSan, kiln check with MSan and valgrind; Eva once on the result)");
         r = await reduceFile({

@@ -9,7 +9,7 @@ import { isModeChoice, type Mode } from '../gen/mode.js';
 import { parsePolicy, PolicyError } from '../gen/policy.js';
 import { EmiBases, type EmiRecipe } from '../mutate/campaign.js';
 import type { Program } from '../ir/nodes.js';
-import { resolveCompiler, type Compiler } from '../harness/compilers.js';
+import { detectCompilers, resolveCompiler, type Compiler } from '../harness/compilers.js';
 import { testConfiguration, type ConfigResult } from '../harness/execute.js';
 import { DEFAULT_HANG_FLOOR } from '../harness/campaign.js';
 import { buildMatrix, configTarget, type Configuration, type Limits } from '../harness/matrix.js';
@@ -19,10 +19,11 @@ import { campaignFiles } from '../harness/program.js';
 import { TempRoot } from '../harness/tempdir.js';
 import { generateProgram } from '../repair/generate.js';
 import { FINDING_MANIFEST, readFinding, type StoredFinding } from '../triage/finding.js';
-import { NotInterestingError, reduceIR, type IRReduceStats } from './ir/engine.js';
+import { InvalidOriginalError, NotInterestingError, reduceIR, type IRReduceStats } from './ir/engine.js';
 import type { Candidate } from './ir/candidate.js';
 import { irPasses } from './ir/passes.js';
 import { reduceSanitizerFinding } from './sanitizer.js';
+import { ValidityChecker, validityCompilers, validitySummary } from './validity.js';
 
 /** Options of `kiln reduce FINDING_DIR`, shared with the text reducer's command-line options. */
 export interface FindingReduceOptions {
@@ -32,10 +33,17 @@ export interface FindingReduceOptions {
   readonly timeoutMs?: number;
   /** Stop after this long (ms), keeping the best result so far. */
   readonly maxTimeMs?: number;
+  /** Stop after testing this many candidates, keeping the best result so far (a bound by work, not time). */
+  readonly maxCandidates?: number;
   /** Progress lines (the CLI passes a writer to stderr). */
   readonly onProgress?: (line: string) => void;
   /** Aborts the reduction (the best result so far is kept). */
   readonly signal?: AbortSignal;
+  /**
+   * The validity check of the reduced program (default: the newest gcc and clang detected on
+   * PATH, see src/reduce/validity.ts). Every program the reduction keeps passes it.
+   */
+  readonly validity?: ValidityChecker;
 }
 
 /** What reduction needs from `finding.json`: triage's view of a finding, and how to regenerate it. */
@@ -84,6 +92,8 @@ export interface FindingReduction {
   readonly hangCheck?: { readonly verdict: 'confirmed' | 'cleared'; readonly limitMs: number; readonly durationMs?: number };
   /** The reduced program's repro.sh, when the default one (compile, run, compare) does not check this outcome. */
   readonly repro?: string;
+  /** The compilers of the validity check the reduced program passed (`gcc 12.2.0, clang-15 15.0.6`). */
+  readonly validatedWith?: string;
 }
 
 /** A compile-time hog: how long the original took, against the same compiler at -O0. */
@@ -245,17 +255,31 @@ export async function reduceFinding(dir: string, opts: FindingReduceOptions = {}
     const maxTimeMs = opts.maxTimeMs ?? (slowCompile ? SLOW_COMPILE_BUDGET_MS : undefined);
     if (slowCompile && opts.maxTimeMs === undefined) opts.onProgress?.(`a slow compile's reduction stops after ${SLOW_COMPILE_BUDGET_MS / 60_000} min with the best program so far (--max-time to change)`);
     opts.onProgress?.(`reducing ${f.id} (${f.outcome}, ${f.bucket}) with ${config.compiler.name} ${config.optionsText}${reference ? `; reference ${reference.compiler.name} ${reference.optionsText}` : ''}`);
+    // The reduced program must compile cleanly on current compilers, not only on the one that
+    // failed: checked on the programs the reduction keeps (see reduceIR's verify).
+    const validity = opts.validity ?? new ValidityChecker(validityCompilers(await detectCompilers()));
+    if (validity.compilers.length === 0) opts.onProgress?.('no gcc or clang on PATH: the reduced program is not checked for validity');
+    const valid = async (src: readonly EmittedFile[]): Promise<boolean> => {
+      const v = await validity.check(src);
+      if (!v.ok) opts.onProgress?.(`validity check (${validity.describe()}) failed: ${validitySummary(v, 1)}`);
+      return v.ok;
+    };
     let r;
     try {
       r = await reduceIR(g.program, test, {
+        verify: (c) => valid(text(c)),
         jobs: Math.max(1, opts.jobs ?? cpus().length),
         // A slow compile's test costs seconds, and most of the limit when it succeeds.
         ...(slowCompile ? { passes: irPasses({ fine: false }) } : {}),
         ...(maxTimeMs !== undefined ? { maxTimeMs } : {}),
+        ...(opts.maxCandidates !== undefined ? { maxCandidates: opts.maxCandidates } : {}),
         ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
         ...(opts.signal ? { signal: opts.signal } : {}),
       });
     } catch (e) {
+      if (e instanceof InvalidOriginalError) {
+        throw errState(`${dir}: the program does not pass the validity check (${validity.describe()}: -std=gnu11 -Wall -Wextra, no errors, none of the diagnostics GCC 14 makes errors), so no reduction of it can`, fallback);
+      }
       if (e instanceof NotInterestingError) {
         // The reducer prints programs compactly; the campaign's layout (comments, line breaks)
         // is the stored file. A failure only that layout shows (pcc's preprocessor rejects the
@@ -269,7 +293,7 @@ export async function reduceFinding(dir: string, opts: FindingReduceOptions = {}
     }
     let reduced = text(r.best);
     // A reduced split program is easier to report as one file; keep the split only if the bug needs it.
-    if (reduced.length > 1 && !opts.signal?.aborted && (await test(r.best, new AbortController().signal, oneFile(r.best)))) reduced = oneFile(r.best);
+    if (reduced.length > 1 && !opts.signal?.aborted && (await test(r.best, new AbortController().signal, oneFile(r.best))) && (await valid(oneFile(r.best)))) reduced = oneFile(r.best);
     const source = reduced.length === 1 ? reduced[0]!.content : reduced.map((x) => `// ==> ${x.name} <==\n${x.content}`).join('');
     let failing = await testConfiguration(reduced, r.best.expected, config, limits, temp);
     // A slow compile near its limit can come in just under it on this last run (timing noise): the
@@ -289,9 +313,10 @@ export async function reduceFinding(dir: string, opts: FindingReduceOptions = {}
       lines: reduced.reduce((n, x) => n + countLines(x.content), 0),
       failing,
       stats: r.stats,
+      ...(validity.compilers.length > 0 ? { validatedWith: validity.describe() } : {}),
       ...(hangCheck ? { hangCheck } : {}),
       ...(slowCompile ? { slowCompile: { ...slowCompile, limitMs: limits.compile.timeoutMs, ...(lastBaselineMs !== undefined ? { reducedBaselineMs: lastBaselineMs } : {}) } } : {}),
-      complete: !opts.signal?.aborted && !(maxTimeMs !== undefined && r.stats.ms >= maxTimeMs),
+      complete: !opts.signal?.aborted && !(maxTimeMs !== undefined && r.stats.ms >= maxTimeMs) && !(opts.maxCandidates !== undefined && r.stats.tested + r.stats.cached >= opts.maxCandidates),
     };
   } finally {
     temp.dispose();

@@ -1,6 +1,7 @@
 import { emitC } from '../../emit/c.js';
 import { CompiledProgram, type Profile } from '../../interp/interpret.js';
 import type { Program } from '../../ir/nodes.js';
+import { retypeProgram, typeError } from '../../ir/retype.js';
 import { structuralError } from '../../ir/validate.js';
 
 /** A reduction candidate that the reference interpreter ran cleanly: UB-free, with its exact output. */
@@ -23,9 +24,21 @@ export interface CheckLimits {
  * Runs a candidate program in the reference interpreter: undefined when it hits UB, does not
  * terminate within the budget, or is not a well-formed program (a rewrite broke it); else the
  * candidate with its expected output. This is what keeps a reduction from drifting into UB.
+ *
+ * It also keeps the program well typed. Expression types are recomputed from the declarations
+ * first (an edit that put an `int8_t` operand where an `int` expression was, or changed a
+ * variable's type, leaves its parents' types stale), so the interpreter computes what a C
+ * compiler would; then every context those types flow into is checked (`typeError`): a candidate
+ * that stores `&g` (now an `int *`) in a `uint64_t *` field is refused, not printed.
  */
 export function checkCandidate(program: Program, limits: CheckLimits): Candidate | undefined {
   if (structuralError(program)) return undefined;
+  try {
+    program = retypeProgram(program);
+  } catch {
+    return undefined; // an operand of the wrong kind (IRTypeError)
+  }
+  if (typeError(program)) return undefined;
   let run;
   try {
     run = CompiledProgram.compile(program, { limits: { maxSteps: limits.maxSteps }, profileNodes: true }).run();

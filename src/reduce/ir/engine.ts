@@ -13,6 +13,8 @@ export interface IRReduceOptions {
   readonly jobs?: number;
   /** Stop after this long (ms) and keep the best result so far. */
   readonly maxTimeMs?: number;
+  /** Stop after testing this many candidates (cached verdicts included) and keep the best result so far: a bound by work, not time. */
+  readonly maxCandidates?: number;
   /** Interpreter budget for each candidate. */
   readonly limits?: CheckLimits;
   /** Progress lines. */
@@ -21,6 +23,18 @@ export interface IRReduceOptions {
   readonly signal?: AbortSignal;
   /** The passes, in order (default: all of {@link irPasses}). */
   readonly passes?: readonly IRPass[];
+  /**
+   * A check of the kept program that costs too much for every candidate (the validity check of a
+   * reduced test case: it compiles on the newest gcc and clang). It judges the program at
+   * checkpoints: the original, after each pass that committed, and the result. When it rejects,
+   * the reduction goes back to the latest commit since the last checkpoint that it accepts (by
+   * bisection), the rejected programs are never accepted again, and after
+   * {@link IRReduceOptions.strictAfter} such rejections it judges every candidate the test accepts.
+   * The result always passes it.
+   */
+  readonly verify?: (c: Candidate) => Promise<boolean>;
+  /** Rejections by `verify` after which it judges every candidate (default 3). */
+  readonly strictAfter?: number;
 }
 
 /** Counters of one reduction. */
@@ -34,6 +48,9 @@ export interface IRReduceStats {
   /** Tests answered from the cache (the same C text seen before). */
   cached: number;
   readonly byPass: Record<string, number>;
+  /** Runs of `verify`, and how often it sent the reduction back. */
+  verifications: number;
+  reverts: number;
   ms: number;
 }
 
@@ -55,14 +72,29 @@ export async function reduceIR(program: Program, test: IRTest, opts: IRReduceOpt
   const limits = opts.limits ?? { maxSteps: 2_000_000 };
   const jobs = Math.max(1, opts.jobs ?? cpus().length);
   const passes = opts.passes ?? irPasses();
-  const stats: IRReduceStats = { invalid: 0, tested: 0, committed: 0, cached: 0, byPass: {}, ms: 0 };
+  const stats: IRReduceStats = { invalid: 0, tested: 0, committed: 0, cached: 0, byPass: {}, verifications: 0, reverts: 0, ms: 0 };
   const cache = new Map<string, boolean>();
   const first = checkCandidate(program, limits);
   if (!first) throw new Error('the program to reduce is not UB-free in the reference interpreter');
   const original = new AbortController();
   if (!(await test(first, original.signal))) throw new NotInterestingError();
+  const verify = opts.verify;
+  const verified = async (c: Candidate): Promise<boolean> => {
+    stats.verifications++;
+    try {
+      return await verify!(c);
+    } catch {
+      return false;
+    }
+  };
+  if (verify && !(await verified(first))) throw new InvalidOriginalError();
   let best = first;
-  const timeUp = (): boolean => opts.signal?.aborted === true || (opts.maxTimeMs !== undefined && Date.now() - t0 > opts.maxTimeMs);
+  // Deferred verification: the last program `verify` accepted, and the commits made since.
+  let checkpoint = first;
+  let sinceCheckpoint: Candidate[] = [];
+  let strict = false;
+  const timeUp = (): boolean =>
+    opts.signal?.aborted === true || (opts.maxTimeMs !== undefined && Date.now() - t0 > opts.maxTimeMs) || (opts.maxCandidates !== undefined && stats.tested + stats.cached >= opts.maxCandidates);
 
   /** Tests one candidate thunk: undefined when invalid or not interesting. */
   const evaluate = async (make: () => Program | undefined, signal: AbortSignal): Promise<Candidate | undefined> => {
@@ -79,6 +111,8 @@ export async function reduceIR(program: Program, test: IRTest, opts: IRReduceOpt
       return undefined;
     }
     if (c.source.length >= best.source.length) return undefined; // never larger than what we have
+    // The candidate budget is spent: candidates still proposed by this pass are not tested.
+    if (opts.maxCandidates !== undefined && stats.tested + stats.cached >= opts.maxCandidates) return undefined;
     const key = createHash('sha1').update(c.source).digest('hex');
     const known = cache.get(key);
     if (known !== undefined) {
@@ -92,14 +126,44 @@ export async function reduceIR(program: Program, test: IRTest, opts: IRReduceOpt
     } catch {
       ok = false; // a test that fails to run says "not interesting"
     }
+    if (ok && strict && !signal.aborted) ok = await verified(c);
     if (!signal.aborted) cache.set(key, ok);
     return ok ? c : undefined;
+  };
+
+  /**
+   * Judges the kept program with `verify` when it has not been; on rejection, goes back to the
+   * latest commit since the last checkpoint that it accepts (the commits form a chain, each made
+   * from the one before, so a bisection finds it) and marks the rejected programs as failures.
+   */
+  const reachCheckpoint = async (): Promise<void> => {
+    if (!verify || sinceCheckpoint.length === 0) return;
+    const chain = sinceCheckpoint;
+    sinceCheckpoint = [];
+    if (await verified(chain[chain.length - 1]!)) {
+      checkpoint = best;
+      return;
+    }
+    let good = -1; // index of the latest commit known to pass (-1: the checkpoint)
+    let bad = chain.length - 1;
+    while (bad - good > 1) {
+      const mid = (good + bad) >> 1;
+      if (await verified(chain[mid]!)) good = mid;
+      else bad = mid;
+    }
+    for (const c of [chain[bad]!, chain[chain.length - 1]!]) cache.set(createHash('sha1').update(c.source).digest('hex'), false);
+    best = good >= 0 ? chain[good]! : checkpoint;
+    checkpoint = best;
+    stats.reverts++;
+    if (stats.reverts >= (opts.strictAfter ?? 3)) strict = true;
+    opts.onProgress?.(`the check of kept programs rejected a commit: back to ${lines(best.source)} lines${strict ? '; every candidate is checked from now on' : ''}`);
   };
 
   for (let round = 1; !timeUp(); round++) {
     let progress = false;
     for (const pass of passes) {
       let start = 0;
+      const before = stats.committed;
       for (;;) {
         if (timeUp()) break;
         const cands = pass.candidates(best);
@@ -107,17 +171,28 @@ export async function reduceIR(program: Program, test: IRTest, opts: IRReduceOpt
         const won = await firstInOrder(cands, start, jobs, evaluate);
         if (!won) break;
         best = won.candidate;
+        if (verify && !strict) sinceCheckpoint.push(best);
         stats.committed++;
         stats.byPass[pass.name] = (stats.byPass[pass.name] ?? 0) + 1;
         progress = true;
         opts.onProgress?.(`round ${round} ${pass.name}: ${lines(best.source)} lines, ${best.source.length} bytes`);
         start = pass.restart ? 0 : won.index;
       }
+      if (stats.committed > before) await reachCheckpoint();
     }
     if (!progress) break;
   }
+  await reachCheckpoint();
   stats.ms = Date.now() - t0;
   return { best, stats };
+}
+
+/** Thrown when the reduction's `verify` rejects the original program: no result could pass it. */
+export class InvalidOriginalError extends Error {
+  constructor() {
+    super('the check of kept programs (verify) rejects the original program');
+    this.name = 'InvalidOriginalError';
+  }
 }
 
 /** Thrown when the test rejects the original program. */

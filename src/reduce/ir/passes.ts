@@ -3,7 +3,7 @@ import { IRBuilder } from '../../ir/build.js';
 import type { Block, Expr, FuncDecl, Node, Program, Stmt, VarDecl } from '../../ir/nodes.js';
 import { isExpr } from '../../ir/nodes.js';
 import { retypeProgram } from '../../ir/retype.js';
-import { arrayOf, isArith, sameType, unqualified, type Type } from '../../ir/types.js';
+import { arrayOf, isArith, pointerTo, qualify, sameType, unqualified, type Type } from '../../ir/types.js';
 import { mapChildren, replaceNode, replaceNodes, transformProgram, walk, walkProgram } from '../../ir/visit.js';
 import { VARIED } from '../../interp/runtime.js';
 import type { Candidate } from './candidate.js';
@@ -426,21 +426,85 @@ const shrinkConstants: IRPass = {
   },
 };
 
-/** Integer variables become `int` (types in the rest of the program follow). */
+/**
+ * Integer variables become `int`, keeping their qualifiers (types in the rest of the program
+ * follow). A variable whose address is stored in a pointer of its old type cannot change alone:
+ * the candidate checker refuses the program (`&g` would be an `int *` in a `uint64_t *`), so such
+ * a variable changes together with the pointer objects it flows into, when all of them are
+ * variables of that pointer type (`uint64_t *p = &g` → `int *p = &g`).
+ */
 const simplifyTypes: IRPass = {
   name: 'simplify-types',
   candidates({ program }) {
     const out: (() => Program | undefined)[] = [];
+    const addressed = addressFlows(program);
     walkProgram(program, (n) => {
       if (n.kind !== 'var-decl' || n.type.kind !== 'int' || n.type.name === 'int') return;
+      const retype = new Map<number, Type>([[n.id, qualify(C.int, { const: !!n.type.const, volatile: !!n.type.volatile })]]);
+      const flows = addressed.get(n.id);
+      if (flows === 'blocked') return; // its address goes where no variable's type can follow
+      if (flows) for (const [id, t] of flows) retype.set(id, t);
       out.push(() => {
-        const p = replaceNode(program, n.id, (old) => ({ ...(old as VarDecl), type: C.int }));
+        const p = transformProgram(program, (m) => (m.kind === 'var-decl' && retype.has(m.id) ? { ...m, type: retype.get(m.id)! } : m));
         return retypeProgram(p);
       });
     });
     return out;
   },
 };
+
+/**
+ * For each integer variable whose address is taken (`&g`, not of a field or element), the pointer
+ * variables it is stored in (initialised, assigned, passed as an argument) with their types
+ * rewritten for an `int` pointee; 'blocked' when the address also goes anywhere else (a field,
+ * an element, a return value, a comparison), where a variable's type change cannot follow.
+ */
+function addressFlows(program: Program): Map<number, Map<number, Type> | 'blocked'> {
+  const out = new Map<number, Map<number, Type> | 'blocked'>();
+  const decls = new Map<number, VarDecl>();
+  walkProgram(program, (n) => {
+    if (n.kind === 'var-decl') decls.set(n.id, n);
+  });
+  const paramsOf = new Map<number, readonly VarDecl[]>(program.funcs.map((f) => [f.id, f.params]));
+  /** The variable `&v` points to, when the expression is exactly that. */
+  const target = (e: Expr | undefined): number | undefined => (e?.kind === 'addr' && e.target.kind === 'var' ? e.target.decl : undefined);
+  const into = (v: number, holder: VarDecl | undefined): void => {
+    if (out.get(v) === 'blocked') return;
+    const t = holder?.type;
+    if (!holder || t?.kind !== 'ptr' || t.to.kind !== 'int') {
+      out.set(v, 'blocked');
+      return;
+    }
+    const m = (out.get(v) as Map<number, Type> | undefined) ?? new Map<number, Type>();
+    m.set(holder.id, qualify(pointerTo(qualify(C.int, { const: !!t.to.const, volatile: !!t.to.volatile })), { const: !!t.const, volatile: !!t.volatile }));
+    out.set(v, m);
+  };
+  const handled = new Set<number>();
+  walkProgram(program, (n) => {
+    let v: number | undefined;
+    if (n.kind === 'var-decl' && (v = target(n.init as Expr | undefined)) !== undefined) {
+      handled.add((n.init as Expr).id);
+      into(v, n);
+    } else if (n.kind === 'assign' && n.op === '=' && (v = target(n.value)) !== undefined) {
+      handled.add(n.value.id);
+      into(v, n.target.kind === 'var' ? decls.get(n.target.decl) : undefined);
+    } else if (n.kind === 'call') {
+      n.args.forEach((a, i) => {
+        const w = target(a);
+        if (w === undefined) return;
+        handled.add(a.id);
+        into(w, paramsOf.get(n.func)?.[i]);
+      });
+    }
+  });
+  walkProgram(program, (n) => {
+    const v = target(n as Expr);
+    if (v !== undefined && !handled.has(n.id)) out.set(v, 'blocked');
+  });
+  // A pointer variable that also holds other addresses, or is itself read into another pointer,
+  // would need its own flows followed: the checker refuses what this leaves inconsistent.
+  return out;
+}
 
 /** Arrays halve their length (initialiser lists are cut to match; out-of-range indices make a candidate invalid). */
 const shrinkArrays: IRPass = {

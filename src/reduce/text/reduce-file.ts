@@ -1,7 +1,9 @@
 import { chmodSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { basename, extname, resolve } from 'node:path';
 import { errBadOption, errFile, errMissingTool, errNotInteresting } from '../../diag/errors.js';
-import { InterestingnessTest } from './interesting.js';
+import { detectCompilers } from '../../harness/compilers.js';
+import { ValidityChecker, validityCompilers, validitySummary } from '../validity.js';
+import { InterestingnessTest, type Verdict } from './interesting.js';
 import { reduceText, type ReduceEvent, type TextReduceResult } from './manager.js';
 import { CParser } from './parser.js';
 import { crashScript, DEFER_GUARDS_VAR, hasClang, hasDeferredGuards, probeCrash, probeWrongCodeGuards, semanticFlags, wrongCodeScript } from './scripts.js';
@@ -42,6 +44,14 @@ export interface ReduceFileOptions {
   readonly link?: readonly string[];
   /** Stops the reduction (Ctrl-C); the output then holds the best text the whole test accepted. */
   readonly signal?: AbortSignal;
+  /**
+   * The validity check of the texts the reduction keeps (see src/reduce/validity.ts): `true` for
+   * the newest gcc and clang on PATH, or a checker of one's own. Default: on for `wrongCode` (the
+   * program is run, so it must be valid C), off for `test` and `crash`, whose cases may be invalid
+   * C on purpose (a crash on invalid code); `kiln reduce` turns it on for a finding's stored file.
+   * Applied only when the input itself passes it.
+   */
+  readonly validity?: ValidityChecker | boolean;
 }
 
 /** The outcome of `reduceFile`. */
@@ -135,6 +145,52 @@ async function writeGeneratedScript(o: ReduceFileOptions, text: string, output: 
   return { path, deferrable };
 }
 
+type RunTest = Pick<InterestingnessTest, 'run'>;
+
+/**
+ * The validity check as the manager's `verify` (run at checkpoints, on the texts it keeps): the
+ * text compiles cleanly on the newest gcc and clang, and passes the whole test. Undefined when
+ * there is no check, or the input does not pass it (then it is noted and not applied). Without
+ * deferred guards the test has already judged every text a checkpoint sees, so `whole` only
+ * repeats it for texts it has not seen (the original).
+ */
+async function validityVerify(o: ReduceFileOptions, text: string, candidateTest: RunTest, test: RunTest): Promise<{ candidates: RunTest; whole: RunTest } | undefined> {
+  const deferred = candidateTest !== test;
+  const wanted = o.validity ?? o.wrongCode !== undefined;
+  if (wanted === false) return undefined;
+  const checker = wanted === true ? new ValidityChecker(validityCompilers(await detectCompilers())) : wanted;
+  if (checker.compilers.length === 0) {
+    o.onNote?.('no gcc or clang on PATH: the reduced text is not checked for validity');
+    return undefined;
+  }
+  const first = await checker.check([{ name: basename(o.input), content: text }], o.signal);
+  if (!first.ok) {
+    o.onNote?.(`the input does not pass the validity check (${checker.describe()}: ${validitySummary(first, 1)}), so the reduced text is not held to it`);
+    return undefined;
+  }
+  o.onNote?.(`the texts the reduction keeps must compile cleanly on ${checker.describe()} (-std=gnu11 -Wall -Wextra, none of the diagnostics GCC 14 makes errors)`);
+  const accepted = new Set<string>();
+  const candidates: RunTest = deferred
+    ? candidateTest
+    : {
+        run: async (t: string, signal?: AbortSignal): Promise<Verdict> => {
+          const v = await test.run(t, signal);
+          if (v === 'interesting') accepted.add(t);
+          return v;
+        },
+      };
+  const whole: RunTest = {
+    run: async (t: string, signal?: AbortSignal): Promise<Verdict> => {
+      const v = await checker.check([{ name: basename(o.input), content: t }], signal);
+      if (signal?.aborted) return 'cancelled';
+      if (!v.ok) return 'boring';
+      if (!deferred && accepted.has(t)) return 'interesting';
+      return test.run(t, signal);
+    },
+  };
+  return { candidates, whole };
+}
+
 /**
  * Reduces a C file with the text reducer: validates the options, writes a generated test when
  * asked (`--crash`, `--wrong-code`), checks that the test accepts the original, reduces, and keeps
@@ -159,10 +215,11 @@ export async function reduceFile(o: ReduceFileOptions): Promise<ReduceFileResult
   // Deferred guards: candidates run the script's cheap steps, checkpoints the whole script.
   const cheap = generated?.deferrable ? new InterestingnessTest(script, basename(o.input), timeoutMs, { [DEFER_GUARDS_VAR]: '1' }) : undefined;
   try {
+    const verify = await validityVerify(o, text, cheap ?? test, test);
     const result = await reduceText({
       text,
-      test: cheap ?? test,
-      ...(cheap ? { verify: test } : {}),
+      test: verify?.candidates ?? cheap ?? test,
+      ...(verify ? { verify: verify.whole } : cheap ? { verify: test } : {}),
       // A wrong-code test builds and runs the program: a candidate that does not parse cannot pass.
       strictSyntax: o.wrongCode !== undefined,
       label: o.input,

@@ -118,6 +118,10 @@ export const GCC_UB_WARNINGS = [
   'implicit-int',
   'int-conversion',
   'incompatible-pointer-types',
+  // Errors by default since GCC 14 (older gcc does not know the options and the probe drops
+  // them; it reports the first under -Wreturn-type, above).
+  'return-mismatch',
+  'declaration-missing-parameter-type',
   'div-by-zero',
   'array-bounds',
   'aggressive-loop-optimizations',
@@ -145,6 +149,7 @@ export const CLANG_UB_WARNINGS = [
   'implicit-int',
   'int-conversion',
   'incompatible-pointer-types',
+  'incompatible-function-pointer-types',
   'division-by-zero',
   'array-bounds',
   'unsequenced',
