@@ -1,9 +1,13 @@
 // kiln check against Kiln's own UB-on-purpose programs: for each UB kind, N programs from
 // `kiln gen --ub KIND` are checked (ASan → MSan → UBSan → valgrind → Frama-C Eva, first report
-// wins), and M UB-free programs must be clean. Prints which tool caught which kind, how often the
-// reported kind and line match the injected site, and the false alarms on UB-free programs.
+// wins), and M UB-free programs must be clean. Then the hand-written programs whose UB only Eva
+// finds, on a line shared with another statement (test/edge/support/eva-only.ts), and (not with
+// --smoke) their UB-free twins. Prints which tool caught which kind, how often the reported kind
+// and line match the injected site, and the verdicts counted apart: UB, clean (on a UB program,
+// a miss), incomplete (a tool did not finish its check), could not check.
 //
-//   npm run bench:check [-- --per-kind 50 --clean 200 --size small --jobs 2]   (--smoke: 1 and 2)
+//   npm run bench:check [-- --per-kind 50 --clean 200 --size small --jobs 2]
+//   (--smoke: 1 per kind and 2 UB-free, and three of the Eva-only programs)
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +17,7 @@ import { CHECK_TOOLS } from '../src/edge/reports.js';
 import { emitC } from '../src/emit/c.js';
 import { parsePolicy, type SizePreset } from '../src/gen/policy.js';
 import { generateProgram } from '../src/repair/generate.js';
+import { EVA_ONLY_CASES } from '../test/edge/support/eva-only.js';
 
 function arg(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
@@ -42,7 +47,7 @@ try {
   const t0 = performance.now();
 
   // Programs first (generation is CPU-bound JavaScript), then the checks in parallel.
-  const jobsList: { kind: InjectKind | 'clean'; file: string; line?: number }[] = [];
+  const jobsList: { kind: InjectKind | 'clean' | 'eva-only' | 'eva-only-twin'; file: string; line?: number }[] = [];
   for (const kind of kinds) {
     let got = 0;
     for (let seed = 1n; got < perKind && seed < BigInt(perKind * 20 + 20); seed++) {
@@ -63,46 +68,68 @@ try {
     jobsList.push({ kind: 'clean', file });
     got++;
   }
+  // A smoke run takes three of them (one each of: never run, probed pointer, sub-array), not the twins.
+  for (const c of smoke ? EVA_ONLY_CASES.filter((x) => ['never-run', 'pointer', 'sub-array'].includes(x.name)) : EVA_ONLY_CASES) {
+    const file = join(dir, `eva-only-${c.name}.c`);
+    writeFileSync(file, c.text);
+    jobsList.push({ kind: 'eva-only', file, line: c.line });
+    if (smoke) continue;
+    const twin = join(dir, `eva-only-${c.name}-twin.c`);
+    writeFileSync(twin, c.twin);
+    jobsList.push({ kind: 'eva-only-twin', file: twin });
+  }
   const genSec = (performance.now() - t0) / 1000;
 
-  const byKind = new Map<string, { n: number; found: number; sameKind: number; sameLine: number; tools: Map<string, number>; errors: number }>();
-  const alarms: string[] = [];
-  let cleanOk = 0;
+  /** Verdicts of one set of programs, counted apart. */
+  interface Row { n: number; found: number; sameKind: number; sameLine: number; tools: Map<string, number>; clean: number; incomplete: number; errors: number; notes: string[] }
+  const rows = new Map<string, Row>();
   const t1 = performance.now();
   let done = 0;
   await pool(jobsList, jobs, async (j) => {
     const r: CheckResult = await checkProgram([j.file], avail);
     // Progress on stderr (the tables go to stdout at the end): a long run can be followed, and
     // its running counts kept if it is stopped.
-    process.stderr.write(`[${++done}/${jobsList.length} ${((performance.now() - t1) / 1000).toFixed(0)} s] ${j.kind} ${j.file.replace(/.*\//, '')}: ${r.verdict === 'ub' ? `ub ${r.report.tool} ${r.report.kind} line ${r.report.line}${j.line !== undefined ? ` (injected line ${j.line})` : ''}` : r.verdict === 'error' ? `could not check: ${r.message}` : 'clean'}\n`);
-    if (j.kind === 'clean') {
-      if (r.verdict === 'clean') cleanOk++;
-      else alarms.push(`${j.file}: ${r.verdict === 'ub' ? `${r.report.tool} ${r.report.kind} line ${r.report.line}: ${r.report.message}` : r.message}`);
-      return;
-    }
-    const row = byKind.get(j.kind) ?? { n: 0, found: 0, sameKind: 0, sameLine: 0, tools: new Map(), errors: 0 };
-    byKind.set(j.kind, row);
+    const what = r.verdict === 'ub' ? `ub ${r.report.tool} ${r.report.kind} line ${r.report.line}${j.line !== undefined ? ` (UB at line ${j.line})` : ''}` : r.verdict === 'clean' ? 'clean' : `${r.verdict === 'incomplete' ? 'incomplete' : 'could not check'}: ${r.message}`;
+    process.stderr.write(`[${++done}/${jobsList.length} ${((performance.now() - t1) / 1000).toFixed(0)} s] ${j.kind} ${j.file.replace(/.*\//, '')}: ${what}\n`);
+    const row: Row = rows.get(j.kind) ?? { n: 0, found: 0, sameKind: 0, sameLine: 0, tools: new Map(), clean: 0, incomplete: 0, errors: 0, notes: [] };
+    rows.set(j.kind, row);
     row.n++;
-    if (r.verdict === 'error') row.errors++;
+    if (r.verdict === 'clean') row.clean++;
+    else if (r.verdict === 'incomplete') row.incomplete++;
+    else if (r.verdict === 'error') row.errors++;
+    const free = j.kind === 'clean' || j.kind === 'eva-only-twin';
+    // What to list under the counts: every verdict but clean on a UB-free program, every verdict but UB on a UB program.
+    if (free ? r.verdict !== 'clean' : r.verdict !== 'ub') row.notes.push(`${j.file.replace(/.*\//, '')}: ${what}`);
     if (r.verdict !== 'ub') return;
     row.found++;
-    if (r.report.kind === j.kind) row.sameKind++;
+    if (r.report.kind === j.kind || (j.kind === 'eva-only' && r.report.kind === 'unsequenced')) row.sameKind++;
     if (r.report.line === j.line) row.sameLine++;
     row.tools.set(r.report.tool, (row.tools.get(r.report.tool) ?? 0) + 1);
   });
   const checkSec = (performance.now() - t1) / 1000;
 
+  const empty: Row = { n: 0, found: 0, sameKind: 0, sameLine: 0, tools: new Map(), clean: 0, incomplete: 0, errors: 0, notes: [] };
   console.log(`\nkiln check on UB-on-purpose programs (${size}, ${perKind} per kind), first report wins; tools run ${CHECK_TOOLS.join(' → ')}`);
-  console.log(`| kind | programs | found | same kind | same line | caught by | could not check |`);
-  console.log(`|---|---|---|---|---|---|---|`);
-  for (const kind of kinds) {
-    const r = byKind.get(kind);
+  console.log(`| kind | programs | found | same kind | same line | caught by | clean | incomplete | could not check |`);
+  console.log(`|---|---|---|---|---|---|---|---|---|`);
+  for (const kind of [...kinds, 'eva-only']) {
+    const r = rows.get(kind);
     if (!r) continue;
     const tools = [...r.tools].map(([t, n]) => `${t} ${n}`).join(', ');
-    console.log(`| ${kind} | ${r.n} | ${r.found} | ${r.sameKind} | ${r.sameLine} | ${tools || '-'} | ${r.errors} |`);
+    console.log(`| ${kind} | ${r.n} | ${r.found} | ${r.sameKind} | ${r.sameLine} | ${tools || '-'} | ${r.clean} | ${r.incomplete} | ${r.errors} |`);
   }
-  console.log(`\nUB-free Kiln programs: ${cleanOk} of ${cleanCount} clean; ${alarms.length} reports`);
-  for (const a of alarms.slice(0, 10)) console.log(`  ${a}`);
+  const free = (r: Row): string => `${r.clean} of ${r.n} clean; ${r.found} reports; ${r.incomplete} incomplete; ${r.errors} could not check`;
+  const clean = rows.get('clean') ?? empty;
+  console.log(`\nUB-free Kiln programs: ${free(clean)}`);
+  for (const a of clean.notes.slice(0, 10)) console.log(`  ${a}`);
+  const evaOnly = rows.get('eva-only') ?? empty;
+  console.log(`\nEva-only UB on a shared line (hand-written, eva-only above): ${evaOnly.n} programs: ${evaOnly.found} UB, ${evaOnly.clean} clean (false), ${evaOnly.incomplete} incomplete, ${evaOnly.errors} could not check`);
+  for (const a of evaOnly.notes) console.log(`  ${a}`);
+  const twins = rows.get('eva-only-twin');
+  if (twins) {
+    console.log(`their UB-free twins: ${free(twins)}`);
+    for (const a of twins.notes) console.log(`  ${a}`);
+  }
   console.log(`\ntime: generation ${genSec.toFixed(1)} s; checks ${checkSec.toFixed(1)} s for ${jobsList.length} programs with ${jobs} jobs (${((checkSec * jobs) / jobsList.length).toFixed(2)} s per program per job)`);
 } finally {
   rmSync(dir, { recursive: true, force: true });

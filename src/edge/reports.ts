@@ -226,12 +226,11 @@ export function evaAlarms(output: string, sources: readonly string[] = [], opts:
   const alarms = evaAlarmList(output);
   const alarmsAt = new Map<string, number>();
   for (const a of alarms) alarmsAt.set(`${a.file}:${a.line}`, (alarmsAt.get(`${a.file}:${a.line}`) ?? 0) + 1);
-  // Proven later: the red-status list names the property; without it, only when every alarm of
-  // the line got the final status valid (the message does not say which one did).
+  // Proven later: the red-status list names the property; else only when every alarm of the line
+  // got the final status valid (the message does not say which one did).
   const proven = (a: EvaAlarm): boolean => {
     const at = `${a.file}:${a.line}`;
-    if (opts.valid) return opts.valid.has(`${at}:${assertionOf(a.text) ?? ''}`);
-    return (validAt.get(at) ?? 0) >= (alarmsAt.get(at) ?? 0);
+    return opts.valid?.has(`${at}:${assertionOf(a.text) ?? ''}`) === true || (validAt.get(at) ?? 0) >= (alarmsAt.get(at) ?? 0);
   };
   const cutAt: EvaCut[] = [];
   for (const a of alarms) {
@@ -305,8 +304,8 @@ export interface EvaFilter {
   readonly ruledOut?: ReadonlySet<UBKind>;
   /**
    * `file:line:property` (the property without spaces) of the red list's properties whose final
-   * status is valid: Eva proved them after raising the alarm. Without it, an alarm counts as
-   * proven only when every alarm of its line got the final status valid.
+   * status is valid: Eva proved them after raising the alarm. Else an alarm counts as proven only
+   * when every alarm of its line got the final status valid.
    */
   readonly valid?: ReadonlySet<string>;
   /**
