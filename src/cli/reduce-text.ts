@@ -19,6 +19,7 @@ interface ReduceCliOptions {
   jobs?: string;
   timeout?: string;
   maxTime?: string;
+  maxCandidates?: string;
   crash?: string;
   match?: string;
   wrongCode?: string;
@@ -38,6 +39,7 @@ export function registerReduce(program: Command): void {
     .option('-j, --jobs <n>', 'candidates tested in parallel (default: number of cores)')
     .option('--timeout <seconds>', 'limit of one test run (default 60s); a run that exceeds it is not interesting')
     .option('--max-time <duration>', 'stop after this long (e.g. 10m) and keep the best result so far')
+    .option('--max-candidates <n>', 'stop after testing this many candidates and keep the best result so far (a bound by work, not time)')
     .option('--crash <cc>', 'write the test: interesting iff this compiler command (e.g. "gcc -O2") crashes')
     .option('--match <regex>', 'with --crash: the crash output must match this ERE (default: the original crash signature)')
     .option('--wrong-code <cc>', 'write a UB-guarded test: interesting iff this compiler command miscompiles')
@@ -73,6 +75,7 @@ async function runReduce(path: string, opts: ReduceCliOptions): Promise<void> {
   const timeoutMs = parseDuration('--timeout', opts.timeout) ?? 60_000;
   if (timeoutMs <= 0) throw errBadOption('--timeout', opts.timeout!, 'a positive duration');
   const maxTimeMs = parseDuration('--max-time', opts.maxTime);
+  const maxCandidates = opts.maxCandidates === undefined ? undefined : parseCount('--max-candidates', opts.maxCandidates, 0, 1);
   const note = (line: string): void => {
     if (!opts.quiet) process.stderr.write(`kiln reduce: ${line}\n`);
   };
@@ -88,7 +91,7 @@ async function runReduce(path: string, opts: ReduceCliOptions): Promise<void> {
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   try {
-    await reduceWith(path, isDir, opts, { jobs, timeoutMs, maxTimeMs, note, signal: stop.signal });
+    await reduceWith(path, isDir, opts, { jobs, timeoutMs, maxTimeMs, maxCandidates, note, signal: stop.signal });
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
@@ -100,7 +103,7 @@ async function reduceWith(
   path: string,
   isDir: boolean,
   opts: ReduceCliOptions,
-  { jobs, timeoutMs, maxTimeMs, note, signal }: { jobs: number; timeoutMs: number; maxTimeMs: number | undefined; note: (line: string) => void; signal: AbortSignal },
+  { jobs, timeoutMs, maxTimeMs, maxCandidates, note, signal }: { jobs: number; timeoutMs: number; maxTimeMs: number | undefined; maxCandidates: number | undefined; note: (line: string) => void; signal: AbortSignal },
 ): Promise<void> {
   if (isDir) {
     for (const o of ['test', 'crash', 'wrongCode', 'match', 'reference', 'expected'] as const) {
@@ -113,6 +116,7 @@ async function reduceWith(
         jobs,
         ...(opts.timeout !== undefined ? { timeoutMs } : {}),
         ...(maxTimeMs !== undefined ? { maxTimeMs } : {}),
+        ...(maxCandidates !== undefined ? { maxCandidates } : {}),
         onProgress: note,
         signal,
       });
@@ -134,7 +138,7 @@ async function reduceWith(
         note('reducing the stored prog.c as text instead, with the finding\'s repro.sh as the test');
         const test = layoutTest(path, f.outcome);
         note(`test: ${test}`);
-        r = await reduceFile({ input, output, test, jobs, timeoutMs, maxTimeMs, onEvent: progress, onNote: note, signal, validity: true });
+        r = await reduceFile({ input, output, test, jobs, timeoutMs, maxTimeMs, maxCandidates, onEvent: progress, onNote: note, signal, validity: true });
       } else {
         note("reducing the stored prog.c as text instead: the finding's repro.sh against gcc -O0's output, guarded against undefined behaviour (warnings as errors, ASan+UBSan, kiln check with MSan and valgrind; Eva once on the result)");
         r = await reduceFile({
@@ -150,6 +154,7 @@ async function reduceWith(
           jobs,
           timeoutMs,
           maxTimeMs,
+          maxCandidates,
           onEvent: progress,
           onNote: note,
           signal,
@@ -161,13 +166,13 @@ async function reduceWith(
         const eva = await checkProgram([r.output], await probeTools({ tools: ['eva'] }), { tools: ['eva'] });
         note(`Frama-C Eva on the result: ${describeResult(r.output, eva)}`);
         if (eva.verdict === 'ub') note('the reduced program may have undefined behaviour the per-candidate guards missed: check that report before filing it');
+        // Incomplete is no clean bill: Eva stopped (its limit, an alarm that ended its analysis) before the end.
+        if (eva.verdict === 'incomplete') note('Eva did not finish checking the reduced program: run kiln check on it with a longer --eva-timeout before filing it');
       }
       recordReduction(path, { lines: res.lines, file: r.output });
       note(`${res.originalBytes} → ${res.bytes} bytes, ${res.lines} lines; ${res.tests} tests${guardNote(res)}, ${(res.ms / 1000).toFixed(1)}s${res.stoppedBy === 'fixpoint' ? '' : ` (stopped: ${res.stoppedBy})`}; wrote ${r.output} (reduced as text: no report.md bundle)`);
       return;
     }
-        // Incomplete is no clean bill: Eva stopped (its limit, an alarm that ended its analysis) before the end.
-        if (eva.verdict === 'incomplete') note('Eva did not finish checking the reduced program: run kiln check on it with a longer --eva-timeout before filing it');
     const { reduction: r, bundle } = done;
     recordReduction(path, done);
     const san = bundle.sanitizers.status === 'clean' ? 'UBSan+ASan clean' : bundle.sanitizers.status === 'error' ? `SANITIZER REPORT: ${bundle.sanitizers.detail}` : `sanitizers not checked (${bundle.sanitizers.detail})`;
@@ -193,6 +198,7 @@ async function reduceWith(
     jobs,
     timeoutMs,
     maxTimeMs,
+    maxCandidates,
     onEvent: progress,
     onNote: note,
     checkCommand: kilnCheckCommand(),

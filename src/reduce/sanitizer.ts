@@ -107,6 +107,7 @@ export async function reduceSanitizerFinding(dir: string, f: FindingManifest, po
       r = await reduceIR(program, test, {
         jobs: Math.max(1, opts.jobs ?? cpus().length),
         ...(opts.maxTimeMs !== undefined ? { maxTimeMs: opts.maxTimeMs } : {}),
+        ...(opts.maxCandidates !== undefined ? { maxCandidates: opts.maxCandidates } : {}),
         ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
         ...(opts.signal ? { signal: opts.signal } : {}),
       });
@@ -133,7 +134,7 @@ export async function reduceSanitizerFinding(dir: string, f: FindingManifest, po
       failing: asConfigResult(failingRun, judgement),
       repro: sanitizerRepro(best.files, config, judgement, limits, what),
       stats: r.stats,
-      complete: !opts.signal?.aborted && !(opts.maxTimeMs !== undefined && r.stats.ms >= opts.maxTimeMs),
+      complete: !opts.signal?.aborted && !(opts.maxTimeMs !== undefined && r.stats.ms >= opts.maxTimeMs) && !(opts.maxCandidates !== undefined && r.stats.tested + r.stats.cached >= opts.maxCandidates),
     };
   } finally {
     temp.dispose();

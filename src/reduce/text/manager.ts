@@ -55,6 +55,15 @@ export interface TextReduceOptions {
   readonly jobs?: number;
   /** Stop after this long (ms), keeping the best text so far (default: no limit). */
   readonly maxTimeMs?: number;
+  /**
+   * Stop after judging this many candidates, keeping the best text so far (default: no limit). A
+   * bound by work, not time: candidates are counted in each pass's own order as their verdicts
+   * settle it (cached verdicts included, candidates cancelled by an earlier success not), and the
+   * ones in flight when the count is reached are still decided, so with a deterministic test the
+   * result depends neither on the machine's speed nor on `jobs` (except through the checkpoints
+   * that a pass longer than `checkpointMs` makes on the way).
+   */
+  readonly maxCandidates?: number;
   /** Which passes run when (default: `DEFAULT_PASS_GROUPS`). */
   readonly groups?: PassGroups;
   /** Explicit pass instances instead of `groups` (tests use this to drive custom passes). */
@@ -89,7 +98,7 @@ export interface TextReduceResult {
   readonly tests: number;
   readonly cacheHits: number;
   readonly rounds: number;
-  readonly stoppedBy: 'fixpoint' | 'time-limit' | 'round-limit' | 'interrupted';
+  readonly stoppedBy: 'fixpoint' | 'time-limit' | 'candidate-limit' | 'round-limit' | 'interrupted';
   readonly passes: Readonly<Record<string, PassStats>>;
   readonly ms: number;
   /** With `verify`: its runs (checkpoints, and candidates once strict), and how often it sent the reduction back. */
@@ -143,6 +152,10 @@ export async function reduceText(opts: TextReduceOptions): Promise<TextReduceRes
   let currentErrors = ctx.parser.errorCount(current);
   let currentBytes = Buffer.byteLength(current);
   let timedOut = false;
+  /** Candidates judged in pass order (see `maxCandidates`), and whether that budget stopped the reduction. */
+  let judged = 0;
+  let outOfCandidates = false;
+  const maxCandidates = opts.maxCandidates ?? Infinity;
   let fatal: { error: unknown } | undefined;
   const emit = (e: ReduceEvent): void => opts.onEvent?.(e);
   const interrupted = (): boolean => opts.signal?.aborted === true;
@@ -217,8 +230,18 @@ export async function reduceText(opts: TextReduceOptions): Promise<TextReduceRes
           timedOut = true;
           return progressed;
         }
-        // Fill: propose candidates until `jobs` are running (cached verdicts cost nothing).
-        while (!exhausted && window.filter((c) => c.verdict === undefined).length < jobs && !window.some((c) => c.verdict === 'interesting')) {
+        if (judged >= maxCandidates && window.length === 0) {
+          timedOut = outOfCandidates = true;
+          return progressed;
+        }
+        // Fill: propose candidates until `jobs` are running (cached verdicts cost nothing), never
+        // more than the candidate budget has left.
+        while (
+          !exhausted &&
+          judged + window.length < maxCandidates &&
+          window.filter((c) => c.verdict === undefined).length < jobs &&
+          !window.some((c) => c.verdict === 'interesting')
+        ) {
           const state = next;
           const r = pass.transform(current, state, ctx);
           if (r.kind === 'stop') {
@@ -239,6 +262,7 @@ export async function reduceText(opts: TextReduceOptions): Promise<TextReduceRes
         let committed = false;
         while (window.length > 0 && window[0]!.verdict !== undefined) {
           const head = window.shift()!;
+          judged++;
           if (head.verdict !== 'interesting') continue;
           for (const c of window) c.controller.abort();
           window = [];
@@ -363,7 +387,7 @@ export async function reduceText(opts: TextReduceOptions): Promise<TextReduceRes
   } else {
     // The result passes the whole test, even when the time limit cut a pass short.
     await checkpoint();
-    if (timedOut) stoppedBy = 'time-limit';
+    if (timedOut) stoppedBy = outOfCandidates ? 'candidate-limit' : 'time-limit';
   }
   return {
     text: current,

@@ -31,6 +31,8 @@ export interface ReduceFileOptions {
   readonly timeoutMs?: number;
   /** Overall limit (default none). */
   readonly maxTimeMs?: number;
+  /** Candidates judged before stopping (default none): a bound by work, not time (see `reduceText`). */
+  readonly maxCandidates?: number;
   readonly onEvent?: (e: ReduceEvent) => void;
   /** One-line notes for the user (script written, guards dropped, …). */
   readonly onNote?: (line: string) => void;
@@ -225,6 +227,7 @@ export async function reduceFile(o: ReduceFileOptions): Promise<ReduceFileResult
       label: o.input,
       jobs: o.jobs,
       maxTimeMs: o.maxTimeMs,
+      ...(o.maxCandidates !== undefined ? { maxCandidates: o.maxCandidates } : {}),
       ...(o.signal ? { signal: o.signal } : {}),
       onEvent: (e) => {
         // The output file only ever holds a text the whole test accepts.
