@@ -1,8 +1,8 @@
 // Scaling of distributed campaigns (kiln fuzz --queue + kiln worker), simulated on one machine.
 //
 //   npm run bench:scale -- [--workers 1,2,4,8,16,32] [--sleep 100] [--seconds 30] [--opts '-O0;-O1;-O2;-Os;-O3']
-//                          [--ceiling-workers 4] [--ceiling-programs 1500] [--real 30]
-//   npm run bench:scale -- --smoke     (1 worker sleeping 10 ms per test for 3 s, a 40-test ceiling run, no real worker)
+//                          [--ceiling-workers 4] [--ceiling-programs 1500] [--real 60] [--repeat 3]
+//   npm run bench:scale -- --smoke     (1 worker sleeping 10 ms per test for 3 s, an 8-program ceiling run, no real worker, once)
 //
 // What is measured:
 // - Throughput with N worker processes: each worker takes batches from a private Redis like
@@ -19,14 +19,22 @@
 //     session    the coordinator's own figure (its session's elapsed time, which includes the wait
 //                for the first results and the batches abandoned in flight at the --time stop);
 //     process    spawn to exit of the coordinator (tsx start-up and the end-of-session report too).
-//   The ideal is N × 1000 / sleep; efficiency is steady / ideal.
+//   The ideal is N × 1000 / sleep; efficiency is steady / ideal. The simulated results are the size
+//   of real ones (the sandbox's argv of each compile and run, the checksum line), so the
+//   coordinator decodes and stores as much per test as in a real campaign.
+// - Every measurement is repeated (--repeat, default 3): the tables show the median and the range.
 // - The coordinator's ceiling: workers whose tests take no time at all (sleep 0), so results
 //   arrive as fast as workers and Redis can hand them over, for --ceiling-programs programs; the
 //   coordinator records every program in its SQLite store as in a real campaign (steady and session
 //   rates as above). On a small shared machine the workers compete with the coordinator for the
 //   CPU, so this is a lower bound.
-// - One real worker's rate, for comparison (unless --real 0): a local `kiln fuzz -j 1` with gcc at
-//   the default option sets and program size, for --real seconds, timed the same way.
+// - A point near the ceiling: as many workers as the ceiling run, each test sleeping so that the
+//   ideal is 80% of the measured ceiling. Where the coordinator falls behind or loses results, it
+//   shows here first: the efficiency, and a check that every program of the run was recorded once.
+// - One real worker's rate, for comparison (unless --real 0): a real `kiln worker -j 1` (gcc at the
+//   same option sets, default program size) under the same coordinator, for --real seconds, its
+//   steady rate measured from the store exactly as the ceiling's: the ceiling divided by it says how
+//   many such workers one coordinator keeps up with.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -52,7 +60,8 @@ const ceilingWorkers = Number(arg('ceiling-workers', smoke ? '1' : '4'));
 const ceilingPrograms = Number(arg('ceiling-programs', smoke ? '8' : '1500'));
 const opts = arg('opts', '-O0;-O1;-O2;-Os;-O3');
 const configsPerProgram = opts.split(';').length;
-const realSeconds = Number(arg('real', smoke ? '0' : '30'));
+const realSeconds = Number(arg('real', smoke ? '0' : '60'));
+const repeat = Number(arg('repeat', smoke ? '1' : '3'));
 
 const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 const work = mkdtempSync(join(tmpdir(), 'kiln-bench-scale-'));
@@ -117,6 +126,7 @@ async function stopAll(children: ChildProcess[]): Promise<void> {
 /** Rates of one coordinator run, in tests per second. */
 interface Rates {
   tests: number;
+  programs: number;
   steady: number;
   session: number;
   process: number;
@@ -148,7 +158,42 @@ async function coordinate(url: string, limit: readonly string[], out: string, wo
   const m = /this session (\d+) programs, (\d+) tests in ([\d.]+) s/.exec(r.stdout);
   if (!m) throw new Error(`unexpected coordinator summary: ${r.stdout}`);
   const tests = Number(m[2]);
-  return { tests, steady: steadyRate(out, workerCount * DEFAULT_BATCH), session: tests / Number(m[3]), process: tests / (r.wallMs / 1000) };
+  return { tests, programs: Number(m[1]), steady: steadyRate(out, workerCount * DEFAULT_BATCH), session: tests / Number(m[3]), process: tests / (r.wallMs / 1000) };
+}
+
+/** Runs `measure` `repeat` times (each on a fresh output folder and an emptied queue). */
+async function repeated(client: Redis, name: string, measure: (out: string) => Promise<Rates>): Promise<Rates[]> {
+  const runs: Rates[] = [];
+  for (let k = 0; k < repeat; k++) {
+    runs.push(await measure(join(work, `out-${name}-${k}`)));
+    await drain(client);
+  }
+  return runs;
+}
+
+/** The median of some figures (NaN, a run with no window, sorts last). */
+function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => (Number.isNaN(a) ? 1 : Number.isNaN(b) ? -1 : a - b));
+  return s[(s.length - 1) >> 1]!;
+}
+
+/** ` (min–max)` of the steady rates when measured more than once. */
+function range(runs: readonly Rates[]): string {
+  if (runs.length < 2) return '';
+  const xs = runs.map((r) => r.steady).filter((x) => !Number.isNaN(x));
+  return xs.length ? ` (${Math.min(...xs).toFixed(0)}–${Math.max(...xs).toFixed(0)})` : '';
+}
+
+/** A problem with what a run recorded: seeds missing or recorded twice, among those it reported. */
+function recordedOnce(out: string, programs: number): string | undefined {
+  const db = new Database(join(out, 'kiln.db'), { readonly: true });
+  try {
+    const r = db.prepare('SELECT COUNT(*) AS n, COUNT(DISTINCT seed) AS d FROM seeds').get() as { n: number; d: number };
+    if (r.n !== programs || r.d !== programs) return `the store holds ${r.n} programs (${r.d} distinct seeds), the coordinator reported ${programs}`;
+    return undefined;
+  } finally {
+    db.close();
+  }
 }
 
 /** Waits until no worker holds a batch, then empties the database: the next point starts on a free queue. */
@@ -181,32 +226,60 @@ try {
     `bench:scale: simulated tests sleep ${sleepMs} ms; ${configsPerProgram} configurations (gcc ${opts}) per program; batches of ${DEFAULT_BATCH} seeds; ` +
       `${seconds} s per point; rates in tests recorded per second (steady: after every worker's first batch, to the last result; session: the coordinator's own elapsed time; process: coordinator spawn to exit)`,
   );
-  console.log('workers  tests  ideal/s  steady/s  session/s  process/s  efficiency(steady/ideal)');
+  console.log(`workers  tests  ideal/s  steady/s  session/s  process/s  efficiency(steady/ideal)${repeat > 1 ? `   medians of ${repeat} runs; steady range` : ''}`);
+  const row = (n: number, ideal: number, runs: readonly Rates[]): string => {
+    const med = (f: (r: Rates) => number): number => median(runs.map(f));
+    const steady = med((r) => r.steady);
+    return `${String(n).padStart(7)}  ${String(med((r) => r.tests)).padStart(5)}  ${ideal.toFixed(1).padStart(7)}  ${steady.toFixed(1).padStart(8)}  ${med((r) => r.session).toFixed(1).padStart(9)}  ${med((r) => r.process).toFixed(1).padStart(9)}  ${((100 * steady) / ideal).toFixed(0).padStart(5)}%${range(runs)}`;
+  };
   for (const [i, n] of counts.entries()) {
     while (workers.length < n) workers.push(await startWorker(url, sleepMs));
-    const ideal = (n * 1000) / sleepMs;
-    const r = await coordinate(url, ['--time', `${seconds}s`], join(work, `out-${i}-${n}`), n);
-    console.log(
-      `${String(n).padStart(7)}  ${String(r.tests).padStart(5)}  ${ideal.toFixed(1).padStart(7)}  ${r.steady.toFixed(1).padStart(8)}  ${r.session.toFixed(1).padStart(9)}  ${r.process.toFixed(1).padStart(9)}  ${((100 * r.steady) / ideal).toFixed(0).padStart(5)}%`,
-    );
-    await drain(client);
+    const runs = await repeated(client, `${i}-${n}`, (out) => coordinate(url, ['--time', `${seconds}s`], out, n));
+    console.log(row(n, (n * 1000) / sleepMs, runs));
   }
   await stopAll(workers);
 
   for (let i = 0; i < ceilingWorkers; i++) workers.push(await startWorker(url, 0));
-  const c = await coordinate(url, ['--tests', String(ceilingPrograms)], join(work, 'out-ceiling'), ceilingWorkers);
+  const ceiling = await repeated(client, 'ceiling', (out) => coordinate(url, ['--tests', String(ceilingPrograms)], out, ceilingWorkers));
+  const c = { tests: median(ceiling.map((r) => r.tests)), steady: median(ceiling.map((r) => r.steady)), session: median(ceiling.map((r) => r.session)), process: median(ceiling.map((r) => r.process)) };
   console.log(
-    `coordinator ceiling: ${c.tests} tests from ${ceilingWorkers} workers whose tests take no time: ${Number.isNaN(c.steady) ? 'no window for a' : c.steady.toFixed(0)} tests/s steady, ${c.session.toFixed(0)} in session, ${c.process.toFixed(0)} whole process (each program recorded in the store)`,
+    `coordinator ceiling: ${c.tests} tests from ${ceilingWorkers} workers whose tests take no time: ${Number.isNaN(c.steady) ? 'no window for a' : c.steady.toFixed(0)} tests/s steady, ${c.session.toFixed(0)} in session, ${c.process.toFixed(0)} whole process (each program recorded in the store)${repeat > 1 ? `; medians of ${repeat} runs, steady${range(ceiling)}` : ''}`,
   );
   await stopAll(workers);
 
+  // Near the ceiling: the same workers, each test sleeping so that the ideal is 80% of it (of the
+  // session rate when a run too small for a steady window, a smoke run, has none).
+  const ceilingRate = Number.isNaN(c.steady) ? c.session : c.steady;
+  if (ceilingRate > 0) {
+    const nearSleep = Math.max(1, Math.round((ceilingWorkers * 1000) / (0.8 * ceilingRate)));
+    for (let i = 0; i < ceilingWorkers; i++) workers.push(await startWorker(url, nearSleep));
+    const problems: string[] = [];
+    const near = await repeated(client, 'near', async (out) => {
+      const r = await coordinate(url, ['--time', `${seconds}s`], out, ceilingWorkers);
+      const p = recordedOnce(out, r.programs);
+      if (p) problems.push(p);
+      return r;
+    });
+    console.log(`near the ceiling: ${ceilingWorkers} workers, tests sleeping ${nearSleep} ms (ideal ${((ceilingWorkers * 1000) / nearSleep).toFixed(0)} tests/s, about 80% of the ceiling):`);
+    console.log(row(ceilingWorkers, (ceilingWorkers * 1000) / nearSleep, near));
+    console.log(problems.length ? `near the ceiling, results lost or doubled: ${problems.join('; ')}` : 'near the ceiling: every program reported was recorded once');
+    await stopAll(workers);
+  }
+
   if (realSeconds > 0) {
-    const r = await run([...kiln, 'fuzz', '-j', '1', '--compilers', 'gcc', '--time', `${realSeconds}s`, '--out', join(work, 'out-real')]);
-    const m = /this session (\d+) programs, (\d+) tests in ([\d.]+) s/.exec(r.stdout);
-    if (r.status !== 0 || !m) throw new Error(`the real campaign failed (${r.status}): ${r.stderr}`);
-    const rate = Number(m[2]) / Number(m[3]);
-    console.log(`one real worker (kiln fuzz -j 1, gcc × 5 option sets, medium programs, ${realSeconds} s): ${m[1]} programs, ${m[2]} tests, ${rate.toFixed(2)} tests/s in session`);
-    console.log(`coordinator ceiling / one real worker: ${(c.steady / rate).toFixed(0)}× (steady), ${(c.session / rate).toFixed(0)}× (session)`);
+    // One real `kiln worker -j 1`, measured like the ceiling: the coordinator's store, from its first batch to its last result.
+    const real = await repeated(client, 'real', async (out) => {
+      const w = spawn(process.execPath, [...kiln, 'worker', '--queue', url, '-j', '1', '--quiet'], { cwd: ROOT, stdio: 'ignore' });
+      workers.push(w);
+      try {
+        return await coordinate(url, ['--time', `${realSeconds}s`], out, 1);
+      } finally {
+        await stopAll(workers);
+      }
+    });
+    const rate = median(real.map((r) => r.steady));
+    console.log(`one real worker (kiln worker -j 1, gcc × ${configsPerProgram} option sets, default programs, ${realSeconds} s per run): ${rate.toFixed(2)} tests/s steady${repeat > 1 ? ` (median of ${repeat}; ${Math.min(...real.map((r) => r.steady)).toFixed(2)}–${Math.max(...real.map((r) => r.steady)).toFixed(2)})` : ''}`);
+    console.log(`coordinator ceiling / one real worker, both steady rates from the store: ${(c.steady / rate).toFixed(0)}×`);
   }
 } finally {
   client?.disconnect();

@@ -28,8 +28,9 @@ const FIGURES: Readonly<Record<string, readonly RegExp[]>> = {
   'bench:live': [/^line executions, test code \(all files\) +[\d.e+]+ \/ [\d.e+]+ \/ [\d.e+]+ +[\d.e+]+ \/ /m, /^  the same, test code \(no main, no harness\) +[\d.]+% \//m, /runs not finished within 10 s: kiln \d+ of \d+, csmith \d+ of \d+/],
   'bench:emi': [/kiln emi failures \(seeds with no variants\): 0/, /proven: \d+\/\d+ /, /disagreements with the expected line: 0/, /sanitizers .* on \d+ variants: 0 reports/],
   'bench:emi-campaign': [/^\| plain \| \d+ \| \d+ \| \d+ \| \d+ \| \d+ \| \d+ \| 0 \|/m, /^\| emi-4 \| \d+ \| \d+ \| \d+ \| \d+ \| \d+ \| \d+ \| 0 \|/m, /^\| gcc \| [\d.]+ \| [\d.]+ \| [\d.]+ \|$/m],
-  'bench:scale': [/^ +1 +\d+ +[\d.]+ +[\d.]+ +[\d.]+ +[\d.]+ +\d+%$/m, /coordinator ceiling: \d+ tests from \d+ workers whose tests take no time: (?:\d+|no window for a) tests\/s steady, \d+ in session, \d+ whole process/],
+  'bench:scale': [/^ +1 +\d+ +[\d.]+ +[\d.]+ +[\d.]+ +[\d.]+ +\d+%$/m, /coordinator ceiling: \d+ tests from \d+ workers whose tests take no time: (?:\d+|no window for a) tests\/s steady, \d+ in session, \d+ whole process/, /near the ceiling: every program reported was recorded once/],
   'bench:sanitizers': [/\| signed-overflow \| ubsan \| gcc \| 1\/1 \(100%\) \|/, /\| out-of-bounds \| asan \| clang \| 1\/1 \(100%\) \|/, /UB-free programs: 1 programs, 3 sanitized runs, 0 false alarms/],
+  'bench:latest': [/launcher overhead \(gcc-12 on the host against the same gcc-12 through a launcher, static links, 4 compiles each\): direct [\d.]+ ms, launcher [\d.]+ ms per compile/],
   'bench:reduce': [/wrong-code-ring +kiln-text +script +[\d.]+ +\d+ +\d+ +\d+ +interesting/, /wrong-code-ring +cvise +script +[\d.]+ +\d+ +\d+ +- +interesting/, /wrong-code-ring +creduce +script/],
 };
 
