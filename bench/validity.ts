@@ -48,6 +48,9 @@ const flush = (cases: CorpusCase[]): void => {
     const t = performance.now();
     const results: ValidityResult[] = await checker.checkMany(cases.map((c) => c.files));
     checkMs += performance.now() - t;
+    const last = cases[cases.length - 1]!;
+    const bad = results.filter((r) => !r.ok).length;
+    console.log(`  ${last.mode} up to seed ${last.seed}: ${cases.length} programs checked, ${bad} invalid (${((performance.now() - t0) / 1000).toFixed(0)} s)`);
     results.forEach((r, i) => {
       const c = cases[i]!;
       const k = count(`${c.mode} ${c.kind}`);

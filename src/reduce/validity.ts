@@ -206,7 +206,9 @@ export class ValidityChecker {
           const flags = (await this.werrors(c)).map((w) => `-Werror=${w}`);
           const r = await runProcess(c.command, [...VALIDITY_FLAGS, ...flags, ...units], { cwd: dir, timeoutMs: this.timeoutMs, env: { LC_ALL: 'C' }, ...(signal ? { signal } : {}) });
           const output = `${r.stdout}\n${r.stderr}`;
-          if (r.aborted || r.timedOut || r.signal !== null || /internal compiler error|PLEASE submit a bug report|Stack dump:/.test(output)) {
+          // A crash, a timeout, or a compiler that could not be started (a root compiler's
+          // launcher without its root: status 126 or 127) says nothing about the case.
+          if (r.aborted || r.timedOut || r.signal !== null || r.status === 126 || r.status === 127 || /internal compiler error|PLEASE submit a bug report|Stack dump:/.test(output)) {
             for (const x of results) x.inconclusive.push(c.name);
             return;
           }

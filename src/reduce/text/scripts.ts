@@ -350,11 +350,20 @@ export async function probeWrongCodeGuards(fileName: string, text: string, cflag
   const dropped: string[] = [];
   try {
     const adapt = async (cc: string, warnings: readonly string[]): Promise<string[]> => {
-      // Keep only warnings the compiler knows (an unknown -Werror=X is itself an error).
-      const all = await compileProbe(dir, cc, ['-c', '-o', 'probe.o', ...warnings.map((w) => `-Werror=${w}`)], 'probe.c', 'int main(void) { return 0; }\n');
+      // Keep only warnings the compiler knows (an unknown -Werror=X is itself an error). The
+      // compilers name the options they do not know, so a second probe without them usually
+      // settles it (older compilers lack the newest options: gcc 12 has no -Wreturn-mismatch).
+      let candidates = [...warnings];
+      let all = await compileProbe(dir, cc, ['-c', '-o', 'probe.o', ...candidates.map((w) => `-Werror=${w}`)], 'probe.c', 'int main(void) { return 0; }\n');
+      const unknown = new Set([...all.output.matchAll(/-Werror=([\w-]+)['’]?: no option|unknown warning option '-Werror=([\w-]+)'/g)].map((m) => m[1] ?? m[2]!));
+      if (unknown.size > 0) {
+        for (const w of unknown) dropped.push(`${cc}:${w} (unknown)`);
+        candidates = candidates.filter((w) => !unknown.has(w));
+        all = await compileProbe(dir, cc, ['-c', '-o', 'probe.o', ...candidates.map((w) => `-Werror=${w}`)], 'probe.c', 'int main(void) { return 0; }\n');
+      }
       const known: string[] = [];
-      if (all.ok && !/unknown warning|no option -W/.test(all.output)) known.push(...warnings);
-      else for (const w of warnings) {
+      if (all.ok && !/unknown warning|no option -W/.test(all.output)) known.push(...candidates);
+      else for (const w of candidates) {
         const r = await compileProbe(dir, cc, ['-c', '-o', 'probe.o', `-Werror=${w}`], 'probe.c', 'int main(void) { return 0; }\n');
         if (r.ok && !/unknown warning|no option -W/.test(r.output)) known.push(w);
         else dropped.push(`${cc}:${w} (unknown)`);
