@@ -435,7 +435,13 @@ async function evaRun(dir: string, names: readonly string[], cflags: readonly st
         changed = true;
       }
     }
-    if (!changed) return first.cutAt.length === 0 ? done() : withoutSequencing();
+    if (!changed) {
+      if (first.cutAt.length > 0) return withoutSequencing();
+      // Main never returned in Eva's analysis and an unsequenced alarm's statement was left as it
+      // is (it can be about two statements of its line, or the rounds ran out): what follows it
+      // on that path went unchecked.
+      return targets.length > 0 ? partial! : done();
+    }
     // In place: the folder is checkProgram's own copy and Eva is the last tool (a probe build
     // writes the probed file as given, beside the others as they are).
     for (const [i, n] of names.entries()) if (next[i] !== texts[i]) await writeFile(join(dir, n), next[i]!);

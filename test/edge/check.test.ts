@@ -221,6 +221,15 @@ describe('kiln check', () => {
     if (r.verdict === 'incomplete') expect(r.message).toMatch(/not checked after line 4/);
   });
 
+  it("says incomplete when Eva's main never returns past alarms on a line of two statements it cannot split", async () => {
+    // Frama-C ends its path at each member-array alarm of line 5 and calls it valid; each alarm
+    // can be about either statement, so neither is split, and the UB of line 6 goes unseen.
+    const text = 'struct S { volatile short f0; long f1[5]; };\nstruct S g = {1, {1, 2, 3, 4, 5}};\nint x, y, i = 1;\nint main(void) {\n  x = (int)(g.f1[3] & (++g.f0)); y = (int)(g.f1[2] & (++g.f0));\n  i = i++ + 1;\n  return 0;\n}\n';
+    const r = await checkProgram([write('main-ends-early.c', text)], avail, { tools: ['valgrind', 'eva'] });
+    expect(r.verdict, JSON.stringify(r)).toBe('incomplete');
+    if (r.verdict === 'incomplete') expect(r.message).toMatch(/ended at line 5/);
+  });
+
   it("makes kiln reduce --wrong-code's guard reject a candidate whose check is incomplete", async () => {
     // The wrong-code script's last guard is kiln check: exit 2 (incomplete) must fail it like UB.
     const src = '#include <stdio.h>\nint x;\nint main(void) {\n  x = (x = 1) + x;\n#ifdef FAIL\n  puts("bad");\n#else\n  puts("ok");\n#endif\n  return 0;\n}\n';
