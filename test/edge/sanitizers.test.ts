@@ -181,7 +181,7 @@ describe('kiln fuzz --sanitizers', () => {
     // kiln reduce keeps the miss and the injected UB: the reduced program is smaller, its repro.sh
     // reproduces the miss, and clang's sanitizer still reports the UB in it.
     const f = findings.find((x) => x.bucket.includes(':-O2'))!;
-    const red = await runKiln(['reduce', f.dir, '-j', '2', '--max-time', '10s']);
+    const red = await runKiln(['reduce', f.dir, '-j', '2', '--max-candidates', '100']);
     expect(red.status, red.stderr).toBe(0);
     const reduced = readFileSync(join(f.dir, 'reduced.c'), 'utf8');
     expect(reduced.length).toBeLessThan(readFileSync(join(f.dir, 'prog.c'), 'utf8').length);
@@ -218,7 +218,7 @@ describe('kiln fuzz --sanitizers', () => {
       expect(sanitizerDraw(BigInt(j.seed))).toBeUndefined();
       expect(j.bucket).toMatch(/^sanitizer-false-alarm:gcc-noisy:asan\+ubsan:out-of-bounds:-O0$/);
     }
-    const red = await runKiln(['reduce', alarms[0]!.dir, '-j', '2', '--max-time', '30s']);
+    const red = await runKiln(['reduce', alarms[0]!.dir, '-j', '2', '--max-candidates', '100']);
     expect(red.status, red.stderr).toBe(0);
     const again = await runProcess('sh', [join(alarms[0]!.dir, 'reduced', 'repro.sh')], { cwd: join(alarms[0]!.dir, 'reduced'), timeoutMs: 60_000 });
     expect(again.status, again.stderr).toBe(0);
