@@ -1,7 +1,7 @@
 // Scaling of distributed campaigns (kiln fuzz --queue + kiln worker), simulated on one machine.
 //
 //   npm run bench:scale -- [--workers 1,2,4,8,16,32] [--sleep 100] [--seconds 30] [--opts '-O0;-O1;-O2;-Os;-O3']
-//                          [--ceiling-workers 4] [--ceiling-programs 1500] [--real 60] [--repeat 3]
+//                          [--ceiling-workers 4] [--ceiling-programs 1500] [--real-programs 12] [--repeat 3]
 //   npm run bench:scale -- --smoke     (1 worker sleeping 10 ms per test for 3 s, an 8-program ceiling run, no real worker, once)
 //
 // What is measured:
@@ -31,8 +31,9 @@
 // - A point near the ceiling: as many workers as the ceiling run, each test sleeping so that the
 //   ideal is 80% of the measured ceiling. Where the coordinator falls behind or loses results, it
 //   shows here first: the efficiency, and a check that every program of the run was recorded once.
-// - One real worker's rate, for comparison (unless --real 0): a real `kiln worker -j 1` (gcc at the
-//   same option sets, default program size) under the same coordinator, for --real seconds, its
+// - One real worker's rate, for comparison (unless --real-programs 0): a real `kiln worker -j 1` (gcc
+//   at the same option sets, default program size) under the same coordinator, for --real-programs
+//   programs (a count, not a time: a batch of real programs can take a minute on a loaded machine), its
 //   steady rate measured from the store exactly as the ceiling's: the ceiling divided by it says how
 //   many such workers one coordinator keeps up with.
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -60,7 +61,7 @@ const ceilingWorkers = Number(arg('ceiling-workers', smoke ? '1' : '4'));
 const ceilingPrograms = Number(arg('ceiling-programs', smoke ? '8' : '1500'));
 const opts = arg('opts', '-O0;-O1;-O2;-Os;-O3');
 const configsPerProgram = opts.split(';').length;
-const realSeconds = Number(arg('real', smoke ? '0' : '60'));
+const realPrograms = Number(arg('real-programs', smoke ? '0' : '12'));
 const repeat = Number(arg('repeat', smoke ? '1' : '3'));
 
 const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
@@ -266,19 +267,19 @@ try {
     await stopAll(workers);
   }
 
-  if (realSeconds > 0) {
+  if (realPrograms > 0) {
     // One real `kiln worker -j 1`, measured like the ceiling: the coordinator's store, from its first batch to its last result.
     const real = await repeated(client, 'real', async (out) => {
       const w = spawn(process.execPath, [...kiln, 'worker', '--queue', url, '-j', '1', '--quiet'], { cwd: ROOT, stdio: 'ignore' });
       workers.push(w);
       try {
-        return await coordinate(url, ['--time', `${realSeconds}s`], out, 1);
+        return await coordinate(url, ['--tests', String(realPrograms)], out, 1);
       } finally {
         await stopAll(workers);
       }
     });
     const rate = median(real.map((r) => r.steady));
-    console.log(`one real worker (kiln worker -j 1, gcc × ${configsPerProgram} option sets, default programs, ${realSeconds} s per run): ${rate.toFixed(2)} tests/s steady${repeat > 1 ? ` (median of ${repeat}; ${Math.min(...real.map((r) => r.steady)).toFixed(2)}–${Math.max(...real.map((r) => r.steady)).toFixed(2)})` : ''}`);
+    console.log(`one real worker (kiln worker -j 1, gcc × ${configsPerProgram} option sets, default programs, ${realPrograms} programs per run): ${rate.toFixed(2)} tests/s steady${repeat > 1 ? ` (median of ${repeat}; ${Math.min(...real.map((r) => r.steady)).toFixed(2)}–${Math.max(...real.map((r) => r.steady)).toFixed(2)})` : ''}`);
     console.log(`coordinator ceiling / one real worker, both steady rates from the store: ${(c.steady / rate).toFixed(0)}×`);
   }
 } finally {
