@@ -38,6 +38,7 @@ const count = (key: string) => {
 };
 const failures: string[] = [];
 let inconclusive = 0;
+const inconclusiveBy = new Map<string, number>();
 
 /** Checks a batch while the next one is generated. */
 let pending: Promise<void> = Promise.resolve();
@@ -55,7 +56,10 @@ const flush = (cases: CorpusCase[]): void => {
       const c = cases[i]!;
       const k = count(`${c.mode} ${c.kind}`);
       k.cases++;
-      if (r.inconclusive.length > 0) inconclusive++;
+      if (r.inconclusive.length > 0) {
+        inconclusive++;
+        for (const n of r.inconclusive) inconclusiveBy.set(n, (inconclusiveBy.get(n) ?? 0) + 1);
+      }
       if (!r.ok) {
         k.invalid++;
         failures.push(`${c.mode} seed ${c.seed} (${c.kind}): ${validitySummary(r)}`);
@@ -88,7 +92,7 @@ for (const [key, c] of [...counts].sort()) {
 }
 const total = [...counts.values()].reduce((n, c) => n + c.cases, 0);
 const invalid = failures.length;
-console.log(`\n${total} programs checked, ${invalid} invalid, ${inconclusive} with a compiler crash or timeout`);
+console.log(`\n${total} programs checked, ${invalid} invalid, ${inconclusive} with a compiler crash or timeout${inconclusive ? ` (${[...inconclusiveBy].map(([n, k]) => `${n}: ${k}`).join(', ')}; those were checked by the other compiler only)` : ''}`);
 console.log(`generation ${(genMs / 1000).toFixed(1)} s, checks ${(checkMs / 1000).toFixed(1)} s, wall ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 for (const f of failures.slice(0, 40)) console.log(`  ${f}`);
 process.exitCode = invalid > 0 ? 1 : 0;

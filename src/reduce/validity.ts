@@ -204,7 +204,8 @@ export class ValidityChecker {
       await Promise.all(
         this.compilers.map(async (c) => {
           const flags = (await this.werrors(c)).map((w) => `-Werror=${w}`);
-          const r = await runProcess(c.command, [...VALIDITY_FLAGS, ...flags, ...units], { cwd: dir, timeoutMs: this.timeoutMs, env: { LC_ALL: 'C' }, ...(signal ? { signal } : {}) });
+          // The limit is per case: a batch of 25 large programs on a loaded machine needs minutes.
+          const r = await runProcess(c.command, [...VALIDITY_FLAGS, ...flags, ...units], { cwd: dir, timeoutMs: this.timeoutMs * cases.length, env: { LC_ALL: 'C' }, ...(signal ? { signal } : {}) });
           const output = `${r.stdout}\n${r.stderr}`;
           // A crash, a timeout, or a compiler that could not be started (a root compiler's
           // launcher without its root: status 126 or 127) says nothing about the case.
