@@ -2,6 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runProcess, SpawnError } from '../../harness/process.js';
+import { GCC14_ERRORS } from '../validity.js';
 
 // Interestingness scripts for users who have a crash or a wrong-code case but no test yet. They
 // follow the C-Reduce/C-Vise convention (run in a directory holding the file, exit 0 means
@@ -114,14 +115,10 @@ export const GCC_UB_WARNINGS = [
   'uninitialized',
   'maybe-uninitialized',
   'return-type',
-  'implicit-function-declaration',
-  'implicit-int',
-  'int-conversion',
-  'incompatible-pointer-types',
-  // Errors by default since GCC 14 (older gcc does not know the options and the probe drops
-  // them; it reports the first under -Wreturn-type, above).
-  'return-mismatch',
-  'declaration-missing-parameter-type',
+  // Errors by default since GCC 14, as the validity check of every reduced case has them (older
+  // gcc does not know the last two options and the probe drops them; it reports return-mismatch
+  // under -Wreturn-type, above).
+  ...GCC14_ERRORS,
   'div-by-zero',
   'array-bounds',
   'aggressive-loop-optimizations',
