@@ -50,7 +50,7 @@ export function registerFuzz(program: Command): void {
     .command('fuzz')
     .description('run a campaign: generate programs, compile and run them with every compiler and option set, keep every failure')
     .option('--config <file>', 'campaign configuration (YAML or JSON; see docs/config.md)')
-    .option('--compilers <list>', 'comma-separated compiler commands or paths (default: every gcc, clang, tcc, pcc, cc on PATH)')
+    .option('--compilers <list>', 'comma-separated compiler commands or paths (default: every gcc, clang, tcc, pcc, cc on PATH, and the compilers of the sid root that `npm run setup -- --profile latest` builds, e.g. gcc-snapshot, gcc-16, clang-22)')
     .option('--opts <sets>', "option sets separated by ';' or ',' (default '-O0;-O1;-O2;-Os;-O3')")
     .option('-j, --jobs <n>', 'concurrent jobs (default: one per core)')
     .option('--time <duration>', 'stop after this wall time, e.g. 90s, 10m, 2h')
