@@ -58,7 +58,7 @@ export const LINK_LIBRARIES: readonly string[] = ['-lm'];
 export async function detectCompilers(env: NodeJS.ProcessEnv = process.env): Promise<Compiler[]> {
   const found = new Map<string, string>(); // name → absolute command, first on PATH wins
   // The root compilers' launchers come after PATH: a compiler installed on the host keeps its name.
-  for (const dir of [...(env.PATH ?? '').split(delimiter), launcherDir(env)]) {
+  for (const dir of [...(env.PATH ?? '').split(delimiter), launcherDir({ ...process.env, ...env })]) {
     if (!dir) continue;
     let names: string[];
     try {
@@ -215,7 +215,8 @@ function firstLine(text: string): string | undefined {
 
 /** The launcher of a root compiler named `name`, if setup wrote one. */
 function launcherIn(name: string, env: NodeJS.ProcessEnv): string | undefined {
-  const p = join(launcherDir(env), name);
+  // A caller's env that only sets PATH still finds the process's cache folder.
+  const p = join(launcherDir({ ...process.env, ...env }), name);
   return isExecutableFile(p) && launcherOrigin(p) ? p : undefined;
 }
 
