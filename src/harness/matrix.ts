@@ -1,7 +1,7 @@
 import { LP64, targetByName, type TargetModel } from '../c/target.js';
 import { emulatorFor, modelOfMachine, type Compiler } from './compilers.js';
 
-/** The option sets of a default campaign (DESIGN.md, "Defaults a user expects"). */
+/** The option sets of a default campaign (ARCHITECTURE.md, "Campaigns"). */
 export const DEFAULT_OPTION_SETS: readonly string[] = ['-O0', '-O1', '-O2', '-Os', '-O3'];
 
 /** Time and memory limits of one kind of step (a compile or a binary run). */

@@ -6,7 +6,7 @@ import type { RunResult } from './process.js';
 /** Every verdict a (program, configuration) pair can get. The strings are stable: they are stored. */
 export const OUTCOMES = ['ok', 'wrong-code', 'compiler-crash', 'compiler-hang', 'rejected-valid', 'binary-crash', 'binary-hang', 'sanitizer-miss', 'sanitizer-false-alarm', 'internal'] as const;
 
-/** A stored outcome (see DESIGN.md, "Oracle and outcomes"). */
+/** A stored outcome (see ARCHITECTURE.md, "Campaigns"). */
 export type Outcome = (typeof OUTCOMES)[number];
 
 /** Outcomes that blame the compiler and make a finding. */

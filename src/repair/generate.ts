@@ -39,7 +39,7 @@ export interface Discarded {
 /**
  * Generate, execute, repair: draws a program for `seed` in the given mode, runs it with the
  * reference interpreter, and rewrites each site that would hit UB until a run is clean
- * (DESIGN.md, "the central idea"). The same seed, policy and mode give the same program.
+ * (ARCHITECTURE.md, "Generate, execute, repair"). The same seed, policy and mode give the same program.
  */
 export function generateProgram(seed: number | bigint | string, policy: Policy, mode: Mode = 'csmith'): Generated | Discarded {
   switch (mode) {

@@ -1,5 +1,5 @@
 // The text reducer: tree-sitter-based passes over any C file, driven by a C-Reduce-compatible
-// interestingness test. See docs/reduce-architecture.md.
+// interestingness test. See ARCHITECTURE.md, "Reduction".
 export { applyEdits, type Edit, type Range } from './edits.js';
 export { InterestingnessTest, type Verdict } from './interesting.js';
 export { reduceText, textSize, type PassStats, type ReduceEvent, type TextReduceOptions, type TextReduceResult } from './manager.js';
