@@ -2,9 +2,9 @@ import type { Expr } from '../ir/nodes.js';
 
 /**
  * Static facts that decide where the interpreter must record accesses for the sequencing checks
- * (see `notes/sequencing.md`). Checking costs time, so only operator nodes whose operands could
- * conflict are checked: one operand has a side effect (assignment, ++/--, a call, or a volatile
- * access) and the other touches memory at all.
+ * (ARCHITECTURE.md, "The interpreter", Sequencing). Checking costs time, so only operator nodes
+ * whose operands could conflict are checked: one operand has a side effect (assignment, ++/--, a
+ * call, or a volatile access) and the other touches memory at all.
  */
 export class EffectAnalysis {
   private readonly effect = new WeakMap<Expr, boolean>();

@@ -15,7 +15,7 @@ const FIRST = Number(process.env.KILN_TEST_SEED ?? 1);
 const COUNT = 60;
 const BATCH = 10;
 // Smaller than the defaults (maxOps 1000, maxExprs 40) to keep compile time modest here; the
-// acceptance run in bench/verify uses the defaults.
+// acceptance run, bench/verify.ts (npm run bench:verify), uses the defaults.
 const POLICY = parsePolicy({ arith: { maxOps: 300, maxExprs: 25 } });
 
 interface Case {

@@ -3,7 +3,7 @@
 // namespace of the test's own, stands in for the 5 GB root debootstrap builds. Its launcher is
 // the one setup writes (scripts/roots.mjs), so what is tested is the real launcher: the compile
 // runs inside the root on the campaign's folder, links statically, leaves no mount behind, and
-// `kiln compilers`, `kiln fuzz` and the errors for a broken root behave as the README says.
+// `kiln compilers`, `kiln fuzz` and the errors for a broken root behave as docs/latest.md says.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -7,8 +7,9 @@ import { repaired, type Repaired } from '../state.js';
 import { globalOfType } from './memory.js';
 
 /**
- * Evaluation-order UB and unspecified order (see notes/sequencing.md): two unsequenced operands
- * conflict, or a call's effects make the result depend on the order the compiler picks.
+ * Evaluation-order UB and unspecified order (ARCHITECTURE.md, "The interpreter", Sequencing): two
+ * unsequenced operands conflict, or a call's effects make the result depend on the order the
+ * compiler picks.
  *
  * First choice: hoist a call out of the conflicting operand into a temporary assigned just
  * before the statement (`t = g(); x = t + h();`). Otherwise the operand with the side effect is
