@@ -5,7 +5,7 @@ import { reportAndExit, usageError } from './util.js';
 
 /**
  * Kiln's commands in help order, each loaded only when wanted: a command's module pulls in its
- * part of Kiln (the store, the queue's Redis client, the report's browser driver), and loading
+ * part of Kiln (the store, the queue's Redis client, the text reducer's C parser), and loading
  * them all cost `kiln gen` about 0.4 s of start-up per process.
  */
 const COMMANDS: Readonly<Record<string, () => Promise<(program: Command) => void>>> = {

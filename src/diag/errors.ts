@@ -100,11 +100,6 @@ export function errNotAFinding(dir: string): KilnError {
   return new KilnError('KILN_NOT_A_FINDING', `${dir}: not a Kiln finding (no finding.json)`, 'give a finding directory written by kiln fuzz, or a .c file with --test SCRIPT');
 }
 
-/** A feature that exists in the interface but is not available yet. */
-export function errUnsupported(what: string, hint?: string): KilnError {
-  return new KilnError('KILN_UNSUPPORTED', what, hint);
-}
-
 /** A Kiln database that cannot be opened, is not a Kiln database, or comes from a newer Kiln. */
 export function errDatabase(path: string, detail: string): KilnError {
   return new KilnError('KILN_DATABASE', `${path}: ${detail}`, 'point --out at the folder of a Kiln campaign, or at a new folder');

@@ -7,7 +7,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { runProcess, SpawnError, type RunResult } from '../harness/process.js';
-import { CHECK_TOOLS, evaAlarmKey, evaAlarmList, evaAlarms, type EvaCut, type EvaFilter, parseRedStatuses, parseValidProperties, parseAsan, parseMsan, parseUbsan, parseValgrind, type CheckTool, type UBKind, type UBReport } from './reports.js';
+import { CHECK_TOOLS, evaAlarmKey, evaAlarmList, evaAlarms, type EvaCut, type EvaFilter, parseRedStatuses, parseValidProperties, parseAsan, parseMsan, parseUbsan, parseValgrind, type CheckTool, type UBKind, type ToolReport } from './reports.js';
 import { alarmStatements, assertionBase, conditionalOperandsMentioning, conditionalWriteOperands, objectsInScope, splitSequencePoints, statementExpressions, usesOf, type OperandRange, type StatementSite } from './seqpoint.js';
 
 /** Compilers, flags and limits of a check. */
@@ -49,7 +49,7 @@ export type CheckErrorReason = 'does-not-compile' | 'does-not-terminate' | 'cras
 /** The verdict on one program. */
 export type CheckResult =
   | { readonly verdict: 'clean'; readonly runs: readonly ToolRun[] }
-  | { readonly verdict: 'ub'; readonly report: UBReport; readonly runs: readonly ToolRun[] }
+  | { readonly verdict: 'ub'; readonly report: ToolReport; readonly runs: readonly ToolRun[] }
   /** No report, but a tool did not finish its check (timed out, failed, or left part unchecked): not clean. */
   | { readonly verdict: 'incomplete'; readonly message: string; readonly runs: readonly ToolRun[] }
   | { readonly verdict: 'error'; readonly reason: CheckErrorReason; readonly message: string; readonly runs: readonly ToolRun[] };
@@ -136,7 +136,7 @@ function firstError(stderr: string): string {
 }
 
 /** One sanitizer build and run: its report, or a non-UB status. */
-async function sanitizerRun(tool: 'asan' | 'msan' | 'ubsan', dir: string, names: readonly string[], clang: string, o: Required<Pick<CheckOptions, 'cflags' | 'toolTimeoutMs' | 'compileTimeoutMs'>>): Promise<{ run: Omit<ToolRun, 'ms'>; report?: UBReport }> {
+async function sanitizerRun(tool: 'asan' | 'msan' | 'ubsan', dir: string, names: readonly string[], clang: string, o: Required<Pick<CheckOptions, 'cflags' | 'toolTimeoutMs' | 'compileTimeoutMs'>>): Promise<{ run: Omit<ToolRun, 'ms'>; report?: ToolReport }> {
   const exe = `kiln-${tool}`;
   const c = await tryRun(clang, ['-O0', '-g', '-w', ...o.cflags, ...SANITIZER_FLAGS[tool], ...names, '-o', exe], dir, o.compileTimeoutMs);
   if (c === null || c.status !== 0) return { run: { tool, status: 'failed', detail: c === null ? `${clang} is not installed` : `build failed: ${firstError(c.stderr)}` } };
@@ -192,7 +192,7 @@ export async function checkProgram(sources: readonly string[], avail: ToolAvaila
         continue;
       }
       const t0 = Date.now();
-      let res: { run: Omit<ToolRun, 'ms'>; report?: UBReport };
+      let res: { run: Omit<ToolRun, 'ms'>; report?: ToolReport };
       if (tool === 'asan' || tool === 'msan' || tool === 'ubsan') res = await sanitizerRun(tool, dir, names, clang, o);
       else if (tool === 'valgrind') res = await valgrindRun(dir, names, o.toolTimeoutMs);
       else {
@@ -347,7 +347,7 @@ async function probeAssertion(dir: string, names: readonly string[], file: strin
 const UBSAN_EXACT: ReadonlySet<UBKind> = new Set<UBKind>(['signed-overflow', 'shift', 'division-by-zero']);
 
 /** valgrind's memcheck on the plain `-O0 -g` build, stopping at its first error. */
-async function valgrindRun(dir: string, names: readonly string[], timeoutMs: number): Promise<{ run: Omit<ToolRun, 'ms'>; report?: UBReport }> {
+async function valgrindRun(dir: string, names: readonly string[], timeoutMs: number): Promise<{ run: Omit<ToolRun, 'ms'>; report?: ToolReport }> {
   const r = await tryRun('valgrind', ['-q', '--error-exitcode=99', '--exit-on-first-error=yes', '--track-origins=no', './kiln-plain'], dir, timeoutMs);
   if (r === null) return { run: { tool: 'valgrind', status: 'failed', detail: 'valgrind cannot be run' } };
   const report = parseValgrind(r.stderr, names);
@@ -360,7 +360,7 @@ async function valgrindRun(dir: string, names: readonly string[], timeoutMs: num
  * Frama-C's Eva at full precision on x86-64, with unsequenced-access checks on. Kernel warnings
  * (syntactic notes) are not alarms; a program Frama-C cannot parse is `failed`, not UB.
  */
-async function evaRun(dir: string, names: readonly string[], cflags: readonly string[], timeoutMs: number, ruledOut: ReadonlySet<UBKind>, probe: OperandProbe, held: AssertionProbe): Promise<{ run: Omit<ToolRun, 'ms'>; report?: UBReport }> {
+async function evaRun(dir: string, names: readonly string[], cflags: readonly string[], timeoutMs: number, ruledOut: ReadonlySet<UBKind>, probe: OperandProbe, held: AssertionProbe): Promise<{ run: Omit<ToolRun, 'ms'>; report?: ToolReport }> {
   const cpp = cflags.filter((f) => /^-(?:I|D|U)/.test(f));
   const base = ['-eva', '-eva-no-show-progress', '-eva-precision', '11', '-machdep', 'x86_64', ...(cpp.length > 0 ? ['-cpp-extra-args', cpp.join(' ')] : []), ...names];
   const sources = await Promise.all(names.map((n) => readFile(join(dir, n), 'utf8').catch(() => '')));
@@ -381,7 +381,7 @@ async function evaRun(dir: string, names: readonly string[], cflags: readonly st
   const left = (): number => (deadline === Infinity ? timeoutMs : deadline - Date.now());
   // No way past the cut: analyse again without the unsequenced-access check, so the other kinds
   // are checked past that point; the verdict says what stays unchecked.
-  const withoutSequencing = async (): Promise<{ run: Omit<ToolRun, 'ms'>; report?: UBReport }> => {
+  const withoutSequencing = async (): Promise<{ run: Omit<ToolRun, 'ms'>; report?: ToolReport }> => {
     if (left() < 1000) return partial!;
     const second = await evaOnce(dir, base, names, sources, left(), ruledOut, probe, held);
     if (second.report || (second.run.status !== 'clean' && second.run.status !== 'timeout')) return second;
@@ -401,7 +401,7 @@ async function evaRun(dir: string, names: readonly string[], cflags: readonly st
       for (const [i, n] of names.entries()) await writeFile(join(dir, n), sources[i]!);
       return first.run.status === 'failed' ? withoutSequencing() : partial!;
     }
-    const done = (): { run: Omit<ToolRun, 'ms'>; report?: UBReport } => {
+    const done = (): { run: Omit<ToolRun, 'ms'>; report?: ToolReport } => {
       if (split.size === 0 || first.report || first.run.status !== 'clean') return first;
       const note = `${split.size} statement${split.size === 1 ? '' : 's'} split at the sequence points of an unsequenced alarm Kiln does not count`;
       return { run: { ...first.run, detail: first.run.detail ? `${first.run.detail}; ${note}` : note } };
@@ -452,7 +452,7 @@ async function evaRun(dir: string, names: readonly string[], cflags: readonly st
 /** One Eva analysis: its verdict, and where unsequenced alarms Kiln did not count may have ended its paths. */
 interface EvaPass {
   run: Omit<ToolRun, 'ms'>;
-  report?: UBReport;
+  report?: ToolReport;
   /** Dismissed unsequenced alarms with the final status invalid. */
   cutAt: EvaCut[];
   /** Every unsequenced alarm, whatever its status. */

@@ -24,7 +24,7 @@ export type UBKind =
   | 'other';
 
 /** One tool's first report. */
-export interface UBReport {
+export interface ToolReport {
   readonly tool: CheckTool;
   readonly kind: UBKind;
   /** Source file as the tool printed it (basename when the tool printed a path), if any. */
@@ -88,7 +88,7 @@ function asanKind(title: string, body: string): UBKind {
 }
 
 /** The first AddressSanitizer report in a run's stderr. */
-export function parseAsan(stderr: string, sources: readonly string[]): UBReport | undefined {
+export function parseAsan(stderr: string, sources: readonly string[]): ToolReport | undefined {
   const m = /ERROR: AddressSanitizer: ([^\n]*)/.exec(stderr);
   if (!m) return undefined;
   const title = m[1]!.trim();
@@ -97,7 +97,7 @@ export function parseAsan(stderr: string, sources: readonly string[]): UBReport 
 }
 
 /** The first MemorySanitizer report in a run's stderr. */
-export function parseMsan(stderr: string, sources: readonly string[]): UBReport | undefined {
+export function parseMsan(stderr: string, sources: readonly string[]): ToolReport | undefined {
   const m = /WARNING: MemorySanitizer: ([^\n]*)/.exec(stderr);
   if (!m) return undefined;
   const title = m[1]!.trim();
@@ -117,7 +117,7 @@ export function ubsanKind(message: string): UBKind {
 }
 
 /** The first UndefinedBehaviorSanitizer report (`prog.c:12:5: runtime error: …`). */
-export function parseUbsan(stderr: string, sources: readonly string[]): UBReport | undefined {
+export function parseUbsan(stderr: string, sources: readonly string[]): ToolReport | undefined {
   const m = /^(?:(\S+?):(\d+):(\d+): )?runtime error: ([^\n]*)/m.exec(stderr);
   if (!m) return undefined;
   const message = m[4]!.trim();
@@ -138,7 +138,7 @@ function valgrindKind(heading: string, body: string): UBKind {
 }
 
 /** The first memcheck error in valgrind's output (`==PID== Invalid read of size 4` and its `at …(prog.c:5)` frames). */
-export function parseValgrind(stderr: string, sources: readonly string[]): UBReport | undefined {
+export function parseValgrind(stderr: string, sources: readonly string[]): ToolReport | undefined {
   const lines = stderr.split('\n').map((l) => l.replace(/^==\d+==\s?/, ''));
   const i = lines.findIndex((l) => /^(?:Invalid (?:read|write|free)|Conditional jump or move depends on uninitialised|Use of uninitialised value|Syscall param .* uninitialised|Process terminating with default action)/.test(l));
   if (i < 0) return undefined;
@@ -176,7 +176,7 @@ function evaKindOf(message: string): UBKind {
  * separation alarm between an array element and a sub-array holding it (see
  * `subarraySeparation`), given the checked files' text in `sources`.
  */
-export function parseEva(output: string, sources: readonly string[] = [], opts: EvaFilter = {}): UBReport | undefined {
+export function parseEva(output: string, sources: readonly string[] = [], opts: EvaFilter = {}): ToolReport | undefined {
   return evaAlarms(output, sources, opts).report;
 }
 
@@ -214,7 +214,7 @@ function assertionOf(text: string): string | undefined {
  * arrays). Every filter judges one alarm, never its whole line: a line may hold several
  * statements, and several alarms.
  */
-export function evaAlarms(output: string, sources: readonly string[] = [], opts: EvaFilter = {}): { report?: UBReport; cutAt: EvaCut[]; dismissed: string[] } {
+export function evaAlarms(output: string, sources: readonly string[] = [], opts: EvaFilter = {}): { report?: ToolReport; cutAt: EvaCut[]; dismissed: string[] } {
   const dismissed: string[] = [];
   const validAt = new Map<string, number>();
   const invalid = new Set<string>();
@@ -257,7 +257,7 @@ export function evaAlarms(output: string, sources: readonly string[] = [], opts:
       if (invalid.has(at)) cutAt.push(cut);
       continue;
     }
-    const report: UBReport = { tool: 'eva', kind, file, line, message: `Frama-C Eva: ${message}` };
+    const report: ToolReport = { tool: 'eva', kind, file, line, message: `Frama-C Eva: ${message}` };
     if (opts.notRun?.has(evaAlarmKey(report))) {
       dismissed.push(`${at} (${kind}, on a statement or operand the run never evaluated)`);
       if (kind === 'unsequenced' && invalid.has(at)) cutAt.push(cut);

@@ -8,9 +8,10 @@ import type { EmittedFile } from '../emit/files.js';
 import type { CampaignHooks, CampaignRunner, CampaignSummary, FinalResult, ProgramReport, RunnerInput, RunnerSettings, StopReason } from '../harness/campaign.js';
 import type { Compiler } from '../harness/compilers.js';
 import type { Configuration, Limits } from '../harness/matrix.js';
-import { sandboxShell, sq, tagShell, noRandomizeShell, runDirShell } from '../harness/sandbox.js';
+import { sandboxShell, runDirShell } from '../harness/sandbox.js';
+import { compileCommand, EXE_FILE } from '../harness/execute.js';
+import { reproPrelude } from '../harness/repro.js';
 import { limitsFor } from '../harness/matrix.js';
-import { LINK_LIBRARIES } from '../harness/compilers.js';
 import { TempRoot } from '../harness/tempdir.js';
 import { setLongTimeout } from '../harness/process.js';
 import type { Judgement } from '../harness/oracle.js';
@@ -211,23 +212,17 @@ export function sanitizerRepro(files: readonly EmittedFile[], c: Configuration, 
     'miss' in what
       ? [`# A miss: the run must not report the UB at ${names[0]}:${what.miss.line}.`, `if grep -Eq '(Sanitizer|runtime error)' run.err && grep -q ':${what.miss.line}:' run.err; then exit 1; fi`, 'exit 0']
       : ['# A false alarm: any sanitizer report.', "grep -Eq '(ERROR: AddressSanitizer|WARNING: MemorySanitizer|runtime error:)' run.err && exit 0", 'exit 1'];
-  return [
-    '#!/bin/sh',
+  const header = [
     `# Kiln finding: ${j.outcome} with ${c.compiler.name} ${c.optionsText}`.replace(/[\x00-\x1f]/g, ' '),
     ...(j.detail ? [`# observed: ${j.detail.replace(/[\x00-\x1f]/g, ' ')}`] : []),
     '# Exits 0 when the finding reproduces, 1 when it does not (C-Reduce/C-Vise interestingness test).',
-    'set -u',
-    tagShell(),
-    noRandomizeShell(),
-    'HERE=$(cd "$(dirname "$0")" && pwd)',
-    'WORK=$(mktemp -d "${TMPDIR:-/tmp}/kiln-repro.XXXXXX") || exit 2',
-    `trap 'rm -rf "$WORK"' EXIT`,
-    ...names.map((n) => `if [ -f ${sq(n)} ]; then cp ${sq(n)} "$WORK/"; else cp "$HERE/${n}" "$WORK/"; fi || exit 2`),
-    'cd "$WORK" || exit 2',
-    `${sandboxShell({ kind: 'compile', timeoutMs: cl.timeoutMs, memoryMb: cl.memoryMb, tag: '', tmpdir: '' }, [c.compiler.command, ...c.options, ...names, '-o', 'prog', ...LINK_LIBRARIES])} >compile.log 2>&1 || exit 1`,
+  ];
+  return [
+    ...reproPrelude(header, names),
+    `${sandboxShell({ kind: 'compile', timeoutMs: cl.timeoutMs, memoryMb: cl.memoryMb, tag: '', tmpdir: '' }, compileCommand(c, names))} >compile.log 2>&1 || exit 1`,
     ...runDirShell(),
-    'mkdir "$RUN" && mv prog "$RUN/prog" && cd "$RUN" || exit 2',
-    `${sandboxShell({ kind: 'run', timeoutMs: rl.timeoutMs, memoryMb: rl.memoryMb, tag: '' }, ['env', ...SANITIZER_ENV, './prog'])} >run.out 2>run.err`,
+    `mkdir "$RUN" && mv ${EXE_FILE} "$RUN/${EXE_FILE}" && cd "$RUN" || exit 2`,
+    `${sandboxShell({ kind: 'run', timeoutMs: rl.timeoutMs, memoryMb: rl.memoryMb, tag: '' }, ['env', ...SANITIZER_ENV, `./${EXE_FILE}`])} >run.out 2>run.err`,
     ...check,
   ].join('\n') + '\n';
 }

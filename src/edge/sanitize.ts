@@ -1,5 +1,5 @@
 // Sanitizer testing (`kiln fuzz --sanitizers`): the programs, the sanitizer that covers each UB
-// kind, and one sanitized build and run of a program, read into a UBReport. The campaign around it
+// kind, and one sanitized build and run of a program, read into a ToolReport. The campaign around it
 // is src/edge/sancampaign.ts; the verdicts (detected, miss, false alarm) are src/edge/sanjudge.ts.
 import { existsSync } from 'node:fs';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
@@ -17,7 +17,7 @@ import type { TempRoot } from '../harness/tempdir.js';
 import { Rng } from '../random/rng.js';
 import { generateProgram } from '../repair/generate.js';
 import { generateUBProgram, type InjectKind, type Injection, type SiteLocation } from './inject.js';
-import { parseAsan, parseMsan, parseUbsan, parseValgrind, type UBReport } from './reports.js';
+import { parseAsan, parseMsan, parseUbsan, parseValgrind, type ToolReport } from './reports.js';
 
 /** A sanitizer build: one sanitizer for a UB program, ASan and UBSan together for a UB-free one. */
 export type Sanitizer = 'asan' | 'ubsan' | 'msan' | 'asan+ubsan';
@@ -147,15 +147,15 @@ export interface SanitizedRun {
   /** Absent when the compile failed. */
   readonly run?: StepRecord;
   /** The first sanitizer report of the run's stderr. */
-  readonly report?: UBReport;
+  readonly report?: ToolReport;
   readonly durationMs: number;
   readonly aborted: boolean;
 }
 
 /** The first sanitizer report in a run's stderr, whichever sanitizer printed it. */
-export function firstSanitizerReport(stderr: string, sources: readonly string[]): UBReport | undefined {
-  const found = [parseAsan(stderr, sources), parseMsan(stderr, sources), parseUbsan(stderr, sources)].filter((r): r is UBReport => r !== undefined);
-  const at = (r: UBReport): number => stderr.indexOf(r.tool === 'asan' ? 'AddressSanitizer' : r.tool === 'msan' ? 'MemorySanitizer' : 'runtime error:');
+export function firstSanitizerReport(stderr: string, sources: readonly string[]): ToolReport | undefined {
+  const found = [parseAsan(stderr, sources), parseMsan(stderr, sources), parseUbsan(stderr, sources)].filter((r): r is ToolReport => r !== undefined);
+  const at = (r: ToolReport): number => stderr.indexOf(r.tool === 'asan' ? 'AddressSanitizer' : r.tool === 'msan' ? 'MemorySanitizer' : 'runtime error:');
   return found.sort((a, b) => at(a) - at(b))[0];
 }
 

@@ -9,12 +9,12 @@ import type { ConfigResult } from '../harness/execute.js';
 import type { Configuration } from '../harness/matrix.js';
 import { judgeCompile, judgeRun, outputLine, type Judgement } from '../harness/oracle.js';
 import type { RunResult } from '../harness/process.js';
-import type { UBReport } from './reports.js';
+import type { ToolReport } from './reports.js';
 import { hasSanitizer, type Sanitizer, type SanitizedKind, type SanitizedRun } from './sanitize.js';
 import type { SiteLocation } from './inject.js';
 
 /** Whether a report is the injected UB: its kind, at its line (or at a line the report does not know, in a frame of the program). */
-export function reportsSite(r: UBReport | undefined, kind: SanitizedKind, at: SiteLocation): boolean {
+export function reportsSite(r: ToolReport | undefined, kind: SanitizedKind, at: SiteLocation): boolean {
   if (r === undefined || r.kind !== kind) return false;
   // A report of the kind whose innermost frame is in the program but has no line (inlined code
   // whose line the debug information lost) may well be the site: never a miss to claim.
@@ -23,7 +23,7 @@ export function reportsSite(r: UBReport | undefined, kind: SanitizedKind, at: Si
 }
 
 /** A report in one line (`asan out-of-bounds at line 40: AddressSanitizer: …`), or `nothing`. */
-export function describeReport(r: UBReport | undefined): string {
+export function describeReport(r: ToolReport | undefined): string {
   return r ? `${r.tool} ${r.kind} at line ${r.line ?? '?'}: ${r.message}` : 'nothing';
 }
 
@@ -50,7 +50,7 @@ export function missBucket(base: Configuration, s: Sanitizer, kind: SanitizedKin
 }
 
 /** The bucket of a false alarm: `sanitizer-false-alarm:<compiler>:<sanitizer>:<reported kind>:<options>`. */
-export function falseAlarmBucket(base: Configuration, s: Sanitizer, r: UBReport): string {
+export function falseAlarmBucket(base: Configuration, s: Sanitizer, r: ToolReport): string {
   return `sanitizer-false-alarm:${base.compiler.name}:${s}:${r.kind}:${base.optionsText}`;
 }
 

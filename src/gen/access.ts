@@ -1,7 +1,7 @@
 import { isBitfieldType } from '../c/types.js';
 import { fieldExprType, isBitfieldAccess } from '../ir/build.js';
 import type { Expr, VarDecl } from '../ir/nodes.js';
-import { isRecord, namedFields, pointerTo, sameType, unqualified, type Type } from '../ir/types.js';
+import { isRecord, namedFields, sameType, unqualified, type Type } from '../ir/types.js';
 import type { GenContext } from './context.js';
 import { constant, initialiser, newVarType, pointerType } from './types.js';
 
@@ -400,9 +400,4 @@ const addressableCache = [0, 1].map(() => new WeakMap<Type, WeakMap<Type, readon
 function addressCompatible(objType: Type, pointee: Type): boolean {
   if ((objType.const && !pointee.const) || (objType.volatile && !pointee.volatile)) return false;
   return sameType(unqualified(objType), unqualified(pointee));
-}
-
-/** The pointer type of `&x` converted to a pointer to `pointee`. */
-export function pointerToPointee(pointee: Type): Type {
-  return pointerTo(pointee);
 }

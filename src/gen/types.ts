@@ -1,6 +1,6 @@
 import { intMax, intMin, type IntType } from '../c/types.js';
 import type { Expr, Init } from '../ir/nodes.js';
-import { arrayOf, isRecord, namedFields, pointerDepth, pointerTo, qualify, unqualified, type Field, type RecordT, type Type } from '../ir/types.js';
+import { arrayOf, namedFields, pointerDepth, pointerTo, qualify, unqualified, type Field, type RecordT, type Type } from '../ir/types.js';
 import type { GenContext } from './context.js';
 
 /**
@@ -214,11 +214,6 @@ function bitfieldInitType(g: GenContext, f: Field): IntType {
   if (w <= 7) return base.signed ? g.types.int8 : g.types.uint8;
   if (w <= 15) return base.signed ? g.types.int8 : g.types.uint8;
   return base.signed ? g.types.int16 : g.types.uint16;
-}
-
-/** Whether a variable of this type can be given a constant initialiser the checksum will cover. */
-export function isAggregate(t: Type): boolean {
-  return t.kind === 'array' || isRecord(t);
 }
 
 /** Pointer depth of a type (re-exported for generators). */

@@ -550,12 +550,3 @@ function median(xs: readonly number[]): number {
   const m = s.length >> 1;
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 }
-
-/**
- * Seeds in campaign order: first the gaps left below the highest finished seed (programs that were
- * in flight when a run was killed), then every seed after it.
- */
-export function* seedSequence(gaps: readonly bigint[], next: bigint): Generator<bigint> {
-  yield* gaps;
-  for (let s = next; ; s++) yield s;
-}

@@ -12,6 +12,9 @@ export type Outcome = (typeof OUTCOMES)[number];
 /** Outcomes that blame the compiler and make a finding. */
 export const FINDING_OUTCOMES: ReadonlySet<Outcome> = new Set(['wrong-code', 'compiler-crash', 'compiler-hang', 'rejected-valid', 'binary-crash', 'binary-hang', 'sanitizer-miss', 'sanitizer-false-alarm']);
 
+/** Finding outcomes of the binary's run (the others are the compiler's): repro.sh runs the binary only for these. */
+export const RUN_SIDE_OUTCOMES: ReadonlySet<string> = new Set(['wrong-code', 'binary-crash', 'binary-hang']);
+
 /** What the oracle concluded about one configuration, with what a repro script needs to check it. */
 export interface Judgement {
   readonly outcome: Outcome;

@@ -2,7 +2,7 @@ import { constants } from 'node:os';
 import { compileCommand, EXE_FILE, runArgv, SOURCE_FILE } from './execute.js';
 import { configEmulator, configTarget, limitsFor, type Configuration, type Limits } from './matrix.js';
 import { noRandomizeShell, runDirShell, sandboxShell, sq, tagShell } from './sandbox.js';
-import type { Judgement } from './oracle.js';
+import { RUN_SIDE_OUTCOMES, type Judgement } from './oracle.js';
 
 /** What a repro script needs to know about a finding. */
 export interface ReproInput {
@@ -33,13 +33,11 @@ export interface ReproInput {
 export function reproScript(f: ReproInput): string {
   const { config: c, judgement: j } = f;
   const files = f.files ?? [SOURCE_FILE];
-  const single = files.length === 1 && files[0] === SOURCE_FILE;
   const compile = limitsFor(f.limits.compile, c);
   const run = limitsFor(f.limits.run, c, 'run');
   const accepted = [j, ...(f.alternatives ?? [])];
   const nondeterministic = accepted.length > 1;
-  const lines = [
-    '#!/bin/sh',
+  const header = [
     `# Kiln finding ${comment(f.id)}: ${j.outcome} with ${comment(c.compiler.name)}${c.optionsText ? ' ' + comment(c.optionsText) : ''}`,
     `# compiler: ${comment(c.compiler.version)}`,
     ...(configEmulator(c) ? [`# target: ${comment(configTarget(c).name)}; the binary runs under ${comment(configEmulator(c)!.join(' '))}`] : []),
@@ -47,10 +45,9 @@ export function reproScript(f: ReproInput): string {
     ...(nondeterministic ? [`# nondeterministic: it showed ${accepted.map((x) => comment(x.detail ?? x.outcome)).join(' | ')}; any of them counts`] : []),
     '# Exits 0 when the failure reproduces, 1 when it does not (C-Reduce/C-Vise interestingness test).',
     '# Compiler and binary run as in the campaign: under timeout, setarch -R, prlimit and env -i.',
-    'set -u',
-    tagShell(),
-    noRandomizeShell(),
-    ...(single ? copyOne() : copyEach(files)),
+  ];
+  const lines = [
+    ...reproPrelude(header, files),
     `EXPECTED=${sq(f.expected)}`,
     '# KILN_EXPECTED, when set, replaces it (a text reduction sets it to a reference build\'s output).',
     'if [ -n "${KILN_EXPECTED+set}" ]; then EXPECTED=$KILN_EXPECTED; fi',
@@ -59,7 +56,7 @@ export function reproScript(f: ReproInput): string {
   ];
   const hung = (v: string): string => `{ [ "${v}" -eq 124 ] || [ "${v}" -eq 137 ]; }`;
   for (const a of accepted) lines.push(...compileCheck(a, hung));
-  if (accepted.some((a) => RUN_OUTCOMES.has(a.outcome))) {
+  if (accepted.some((a) => RUN_SIDE_OUTCOMES.has(a.outcome))) {
     lines.push(
       '[ "$cstatus" -eq 0 ] || exit 1',
       ...runDirShell(),
@@ -77,7 +74,15 @@ export function reproScript(f: ReproInput): string {
   return lines.join('\n') + '\n';
 }
 
-const RUN_OUTCOMES: ReadonlySet<string> = new Set(['wrong-code', 'binary-crash', 'binary-hang']);
+/**
+ * The start of every `repro.sh`: the comment header, `set -u`, the sandbox's tag and address
+ * randomisation, and the program's files copied into a fresh work folder, which an EXIT trap
+ * removes (an INT or TERM exits 2 through it, so an interrupted reduction leaves nothing behind).
+ */
+export function reproPrelude(header: readonly string[], files: readonly string[] = [SOURCE_FILE]): string[] {
+  const single = files.length === 1 && files[0] === SOURCE_FILE;
+  return ['#!/bin/sh', ...header, 'set -u', tagShell(), noRandomizeShell(), ...(single ? copyOne() : copyEach(files))];
+}
 
 /** A user-controlled string made safe for a `#` comment line: control characters escaped. */
 function comment(s: string): string {

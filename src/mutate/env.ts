@@ -1,6 +1,6 @@
 import { intMax, intMin, promote, type CValue } from '../c/types.js';
 import { fieldExprType, type IRBuilder } from '../ir/build.js';
-import type { Block, Expr, FuncDecl, Program, Stmt, VarDecl } from '../ir/nodes.js';
+import type { Expr, FuncDecl, Program, Stmt, VarDecl } from '../ir/nodes.js';
 import type { IntT, Type } from '../ir/types.js';
 import { walk } from '../ir/visit.js';
 import { CompiledProgram, type Profile } from '../interp/interpret.js';
@@ -187,17 +187,4 @@ export function access(b: IRBuilder, o: Observable): Expr {
 export function promotedRange(o: Observable): { min: bigint; max: bigint; type: IntT } {
   const pt = promote(o.type) as IntT;
   return { min: intMin(pt), max: intMax(pt), type: pt };
-}
-
-/** Ids of the blocks of a program that never ran in the base (blocks new in a variant are not dead: unknown). */
-export function deadBlocks(base: BaseProfile, p: Program): Block[] {
-  const out: Block[] = [];
-  for (const f of p.funcs) {
-    if (f.id === p.main) continue;
-    walk(f.body, (n) => {
-      if (n.kind === 'block' && n.id < base.baseNextId && !base.profile.stmtCounts.has(n.id)) out.push(n);
-      return !isExprLike(n.kind) && n.kind !== 'expr';
-    });
-  }
-  return out;
 }

@@ -329,13 +329,6 @@ export const SLOW_COMPILE_BUDGET_MS = 10 * 60_000;
 /** Outcomes a text reduction with the finding's own repro.sh keeps valid: nothing the program's run does (undefined behaviour included) can fake them. */
 export const COMPILE_SIDE_OUTCOMES: ReadonlySet<string> = new Set(['compiler-crash', 'rejected-valid']);
 
-/**
- * Outcomes of the binary's run. A text reduction keeps them valid only with guards against
- * undefined behaviour (an edit that reads an uninitialised variable can fake a wrong result or a
- * crash): a reference build's output to judge against, warnings as errors, sanitizers, kiln check.
- */
-export const RUN_SIDE_OUTCOMES: ReadonlySet<string> = new Set(['wrong-code', 'binary-crash', 'binary-hang']);
-
 /** A finding that fails as stored but not as the IR reducer prints the same program. */
 function errLayoutDependent(dir: string, f: FindingManifest): KilnError {
   const file = join(dir, 'prog.c');

@@ -51,24 +51,6 @@ export const EXPRESSION_TYPES: ReadonlySet<string> = new Set([
   'null',
 ]);
 
-/** Statement node types that can stand alone inside a block. */
-export const STATEMENT_TYPES: ReadonlySet<string> = new Set([
-  'expression_statement',
-  'compound_statement',
-  'if_statement',
-  'while_statement',
-  'do_statement',
-  'for_statement',
-  'switch_statement',
-  'return_statement',
-  'break_statement',
-  'continue_statement',
-  'goto_statement',
-  'labeled_statement',
-  'declaration',
-  'type_definition',
-]);
-
 /** The name a function definition or declaration declares, if its declarator is a plain function declarator. */
 export function functionDeclarator(decl: SyntaxNode): SyntaxNode | null {
   let d = decl.childForFieldName('declarator');
