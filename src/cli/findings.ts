@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import type { EmiRecipe } from '../mutate/campaign.js';
+import type { EmiRecipe } from '../mutate/recipes.js';
 import type { Command } from 'commander';
 import { errBadOption } from '../diag/errors.js';
 import { KilnStore, type FindingGrouping, type FindingRow } from '../store/store.js';

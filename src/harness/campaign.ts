@@ -34,7 +34,7 @@ export interface CampaignOptions {
   readonly mode?: ModeChoice;
   /** `--ub-share F`: the share of csmith-mode programs relaxed as CsmithEdge does (0 or absent: none). */
   readonly ubShare?: number;
-  /** `--emi K`: each seed is an EMI variant (src/mutate/campaign.ts); 0 or absent: off. */
+  /** `--emi K`: each seed is an EMI variant (src/mutate/recipes.ts); 0 or absent: off. */
   readonly emi?: number;
   /** Concurrent jobs (generations and compile+run tests together); one per core by default. */
   readonly jobs: number;

@@ -1,7 +1,7 @@
 import type { FinalResult, HangConfirmation, ProgramReport } from './campaign.js';
 import { compileCommand, type ConfigResult } from './execute.js';
 import type { Policy } from '../gen/policy.js';
-import { emiRecipe } from '../mutate/campaign.js';
+import { emiRecipe } from '../mutate/recipes.js';
 import type { Limits } from './matrix.js';
 import { FINDING_OUTCOMES, type Behaviour } from './oracle.js';
 import { reproScript } from './repro.js';

@@ -8,7 +8,7 @@ import { generateProgram, type Generated } from '../repair/generate.js';
 import { drawRelaxations, relaxProgram, relaxRng } from '../repair/relax.js';
 import type { GenReply, GenRequest } from './genpool.js';
 import { campaignFiles } from './program.js';
-import { EmiBases } from '../mutate/campaign.js';
+import { EmiBases } from '../mutate/recipes.js';
 import { tuneV8ForGeneration } from './v8-tuning.js';
 
 tuneV8ForGeneration();

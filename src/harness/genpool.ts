@@ -47,7 +47,7 @@ export class GeneratorPool {
     readonly size: number,
     private readonly policy: Policy,
     private readonly mode: ModeChoice = 'csmith',
-    /** `--ub-share` and `--emi K` (src/mutate/campaign.ts): how each seed's program is varied; 0: off. */
+    /** `--ub-share` and `--emi K` (src/mutate/recipes.ts): how each seed's program is varied; 0: off. */
     private readonly variation: { readonly ubShare?: number; readonly emi?: number } = {},
   ) {
     for (let i = 0; i < size; i++) this.slots.push(this.spawn());

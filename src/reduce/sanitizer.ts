@@ -26,7 +26,7 @@ import { sanitizerRepro } from '../edge/sancampaign.js';
 import { keepsLine, runSanitized, sanitizedConfiguration, sanitizerProgram, valgrindConfiguration, type Sanitizer, type SanitizedKind, type SanitizedRun } from '../edge/sanitize.js';
 import type { Candidate } from './ir/candidate.js';
 import { NotInterestingError, reduceIR } from './ir/engine.js';
-import type { FindingManifest, FindingReduceOptions, FindingReduction } from './finding.js';
+import type { FindingManifest, FindingReduceOptions, FindingReduction } from './finding-types.js';
 
 /** What `finding.json` records about a sanitizer finding (src/edge/sancampaign.ts). */
 interface SanitizerFacts {

@@ -2,7 +2,7 @@ import { emitFiles, type EmittedFile } from '../emit/files.js';
 import type { Mode } from '../gen/mode.js';
 import type { Policy } from '../gen/policy.js';
 import { campaignFiles } from '../harness/program.js';
-import { EmiBases } from '../mutate/campaign.js';
+import { EmiBases } from '../mutate/recipes.js';
 import { generateProgram } from '../repair/generate.js';
 import { drawRelaxations, relaxProgram, relaxRng } from '../repair/relax.js';
 

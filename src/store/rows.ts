@@ -1,7 +1,56 @@
 import { isAbsolute, join } from 'node:path';
-import type { CampaignRow, FindingRow } from './store.js';
 
-// Typed forms of the store's raw rows.
+// Typed forms of the store's raw rows, and the rows the store hands out.
+
+/** A campaign as stored. */
+export interface CampaignRow {
+  readonly id: number;
+  readonly startedAt: string;
+  readonly endedAt: string | null;
+  readonly endReason: string | null;
+  /** Parsed JSON of the campaign's settings. */
+  readonly config: unknown;
+  /** Parsed JSON of the compilers with their versions. */
+  readonly compilers: unknown;
+  readonly seedStart: bigint;
+  readonly maxTests: number | null;
+  readonly programs: number;
+  readonly discarded: number;
+  readonly tests: number;
+  readonly findings: number;
+  readonly internal: number;
+  readonly counters: Record<string, number>;
+  readonly runningPid: number | null;
+}
+
+/** A stored finding, as listed by `kiln findings`. */
+export interface FindingRow {
+  readonly id: string;
+  readonly campaignId: number;
+  readonly seed: string;
+  readonly outcome: string;
+  readonly bucket: string;
+  readonly compiler: string;
+  readonly compilerVersion: string;
+  readonly options: string;
+  readonly expected: string;
+  readonly actual: string;
+  /** Folder of the finding (output folder joined with the stored relative path). */
+  readonly dir: string;
+  readonly createdAt: string;
+  /** Triage's fingerprint (`clang:InstCombinePass`, `gcc:-ftree-vrp`, a bucket); null until triaged. */
+  readonly fingerprint: string | null;
+  /** What findings are grouped by: the fingerprint, else the bucket. */
+  readonly group: string;
+  /** Lines of the reduced program, once reduced. */
+  readonly reducedLines: number | null;
+  /** The reduced program (absolute when stored inside the output folder). */
+  readonly reducedFile: string | null;
+  /** `suspected`, `confirmed` or `cleared` for hangs checked in the background; null otherwise. */
+  readonly hangStatus: string | null;
+  /** True when the failure behaved differently between runs (every behaviour is in finding.json). */
+  readonly nondeterministic: boolean;
+}
 
 /** A campaigns row as SQLite returns it (integers as bigints). */
 export interface RawCampaign {

@@ -5,8 +5,7 @@ import type { Program } from '../ir/nodes.js';
 import { Rng } from '../random/rng.js';
 import { generateProgram, type Generated } from '../repair/generate.js';
 import { profileBase, type BaseProfile } from './env.js';
-import { emiHeader } from './index.js';
-import { isVariant, makeVariant, type Strategies } from './variant.js';
+import { emiHeader, isVariant, makeVariant, type Strategies } from './variant.js';
 
 /**
  * EMI in campaigns (`kiln fuzz --emi K`): campaign seed S stands for variant S mod (K+1) of the
