@@ -4,7 +4,9 @@
 //   npm run bench:latest [-- --programs 40 --compilers gcc-snapshot,gcc-16,clang-22 --seed 1]
 //   npm run bench:latest -- --smoke     (2 programs at -O0 -O2; the launcher figure on a small root)
 //   --overhead-programs N: how many of the programs part 1 compiles (default: up to 20; the
-//   launcher's cost per compile does not depend on the program, and part 2 is the long one).
+//   launcher's cost per compile does not depend on the program, and part 2 is the long one;
+//   0 skips part 1). SIGINT or SIGTERM during part 2 stops after the program being tested and
+//   prints the figures of the programs tested so far (the output says how many).
 //
 // 1. The launcher's own cost, like with like: the same compiler (the host's gcc-12) compiles the
 //    same programs at the same options, once as itself and once through a launcher into a root
@@ -60,6 +62,7 @@ for (let s = seed0; sources.length < programs; s++) {
 console.log(`bench:latest: ${sources.length} csmith-mode programs from seed ${seed0}, options ${optionSets.join(' ')}`);
 
 // 1. The launcher's cost: gcc-12 as itself and through a launcher, on the same files.
+if (overheadPrograms > 0) {
 const work = mkdtempSync(join(tmpdir(), 'kiln-bench-latest-'));
 try {
   const root = join(work, 'root');
@@ -100,6 +103,7 @@ try {
 } finally {
   rmSync(work, { recursive: true, force: true });
 }
+}
 
 // 2. The real root's compilers against gcc-12, test by test.
 const installed = await detectCompilers();
@@ -113,8 +117,12 @@ const compilers = [...roots, gcc12];
 const temp = TempRoot.create();
 const stats = new Map<string, { tests: number; ms: number; bad: string[] }>();
 const started = performance.now();
+let stopRequested = false;
+for (const sig of ['SIGINT', 'SIGTERM'] as const) process.on(sig, () => { stopRequested = true; });
+let tested = 0;
 try {
   for (const [i, p] of sources.entries()) {
+    if (stopRequested) break;
     if (i > 0 && i % 10 === 0) {
       const bad = [...stats.values()].reduce((a, s) => a + s.bad.length, 0);
       console.error(`bench:latest: ${i}/${sources.length} programs tested, ${bad} not as expected, ${Math.round((performance.now() - started) / 1000)} s`);
@@ -128,11 +136,13 @@ try {
       if (res.judgement.outcome !== 'ok') s.bad.push(`seed ${p.seed} ${c.optionsText}: ${res.judgement.outcome}`);
       stats.set(c.compiler.name, s);
     }
+    tested = i + 1;
   }
 } finally {
   temp.dispose();
 }
 const base = stats.get(gcc12.name)!;
+console.log(`\n${tested} of ${sources.length} programs tested${tested < sources.length ? ' (stopped early)' : ''}; each test is one compile and one run of the binary, timed together`);
 console.log('\n| compiler | version | tests | not as expected | mean test (compile + run) | tests/hour/core | time against gcc-12 |');
 console.log('|---|---|---|---|---|---|---|');
 for (const c of compilers) {
