@@ -1,7 +1,6 @@
 import { basename, join } from 'node:path';
 import { errFile } from '../diag/errors.js';
-import { sanitizerRunner } from '../edge/sancampaign.js';
-import { localRunner, type CampaignRunner, type CampaignSummary, type ProgramReport } from '../harness/campaign.js';
+import type { CampaignRunner, CampaignSummary, ProgramReport } from '../harness/runner.js';
 import { draftProgram, hangCheckUpdate } from '../harness/findings.js';
 import { sweepStaleTempRoots } from '../harness/tempdir.js';
 import { FINDINGS_DIR, KilnStore, type RecordResult } from '../store/store.js';
@@ -10,13 +9,8 @@ import { checkCompilers } from './compiler-check.js';
 import { recordReduction } from './reduce-finding.js';
 import { Progress } from './progress.js';
 import { ReportRefresher } from './report-refresher.js';
+import { localRunnerFor } from './runners.js';
 import type { FuzzSettings, StoredSettings } from './settings.js';
-
-/** The runner of a campaign on this machine's cores, from its settings. */
-export function localRunnerFor(s: FuzzSettings): CampaignRunner {
-  if (s.sanitizers) return sanitizerRunner({ configurations: s.configurations, limits: s.limits, policy: s.policy, jobs: s.jobs });
-  return localRunner({ configurations: s.configurations, limits: s.limits, policy: s.policy, mode: s.mode, jobs: s.jobs, rerunFailures: s.rerun, ...(s.ubShare ? { ubShare: s.ubShare } : {}), ...(s.emi ? { emi: s.emi } : {}) });
-}
 
 /**
  * Runs one session of a campaign with resolved settings — on this machine's cores unless another

@@ -13,7 +13,7 @@ import { missingSurvivalTools, sanitizerMatrix } from '../edge/sancampaign.js';
 import { buildMatrix, commonTarget, configTarget, DEFAULT_LIMITS, DEFAULT_OPTION_SETS, splitOptionSets, type Limits } from '../harness/matrix.js';
 import { DEFAULT_MAX_PER_BUCKET } from '../store/cap.js';
 import { KilnStore, type CampaignRow } from '../store/store.js';
-import { queueRunnerFor } from './worker.js';
+import { queueRunnerFor } from '../campaign/runners.js';
 import { loadPolicy, parseCount, parseDuration, parseSeed, parseSize, readConfigFile, reportAndExit } from './util.js';
 
 /** Flags of `kiln fuzz`, as Commander hands them over. */

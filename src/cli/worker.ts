@@ -1,37 +1,8 @@
-import { hostname } from 'node:os';
-import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import type { FuzzSettings } from '../campaign/settings.js';
 import { errBadOption } from '../diag/errors.js';
-import type { CampaignRunner } from '../harness/campaign.js';
 import { maxJobs } from '../harness/config.js';
 import { DEFAULT_LOCK_MS } from '../queue/protocol.js';
 import { parseCount, parseDuration, reportAndExit } from './util.js';
-
-/**
- * The runner of `kiln fuzz --queue URL`: checks the queue is reachable and free for this campaign
- * before the session writes anything.
- */
-export async function queueRunnerFor(s: FuzzSettings, url: string): Promise<CampaignRunner> {
-  // BullMQ and ioredis load on demand: they are most of the start-up of every other command.
-  const [{ checkQueueFree, queueRunner }, { parseQueueUrl }] = await Promise.all([import('../queue/coordinator.js'), import('../queue/redis.js')]);
-  const address = parseQueueUrl(url);
-  const owner = (id: number): string => `campaign ${id} of ${hostname()}:${resolve(s.out)}`;
-  await checkQueueFree(address, s.resume ? owner(s.resume.id) : undefined);
-  return queueRunner({
-    address,
-    configurations: s.configurations,
-    owner,
-    settings: {
-      compilers: s.compilers.map((c) => ({ name: c.name, command: c.command, version: c.version })),
-      optionSets: s.optionSets,
-      limits: s.limits,
-      policy: s.policy,
-      mode: s.mode,
-      rerun: s.rerun,
-    },
-  });
-}
 
 /** Registers `kiln worker`. */
 export function registerWorker(program: Command): void {

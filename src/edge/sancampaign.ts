@@ -1,11 +1,11 @@
-// `kiln fuzz --sanitizers`: a campaign runner that tests the sanitizers of every gcc and clang
-// configuration. Each seed's program is UB on purpose or UB-free (src/edge/sanitize.ts); each
+// `kiln fuzz --sanitizers`: testing the sanitizers of every gcc and clang configuration on one
+// program (the runner around it is src/campaign/sanitizer-runner.ts). Each seed's program is UB on purpose or UB-free (src/edge/sanitize.ts); each
 // configuration builds it with the sanitizer that covers its UB kind (or ASan+UBSan and MSan for a
 // UB-free program); src/edge/sanjudge.ts turns the runs into outcomes. Sanitized runs are
 // deterministic (the sandbox fixes address randomisation and the environment), so failures are
 // not run a second time.
 import type { EmittedFile } from '../emit/files.js';
-import type { CampaignHooks, CampaignRunner, CampaignSummary, FinalResult, ProgramReport, RunnerInput, RunnerSettings, StopReason } from '../harness/campaign.js';
+import type { FinalResult } from '../harness/runner.js';
 import type { Compiler } from '../harness/compilers.js';
 import type { Configuration, Limits } from '../harness/matrix.js';
 import { sandboxShell, runDirShell } from '../harness/sandbox.js';
@@ -13,10 +13,9 @@ import { compileCommand, EXE_FILE } from '../harness/execute.js';
 import { reproPrelude } from '../harness/repro.js';
 import { limitsFor } from '../harness/matrix.js';
 import { TempRoot } from '../harness/tempdir.js';
-import { setLongTimeout } from '../harness/process.js';
 import type { Judgement } from '../harness/oracle.js';
 import { asConfigResult, compileFailure, describeReport, judgeUBFree, missBucket, referenceCompiler, reportsSite, survival, type SurvivalEvidence } from './sanjudge.js';
-import { hasSanitizer, runSanitized, sanitizedConfiguration, sanitizerProgram, SANITIZER_ENV, SANITIZER_OF, sanitizingFamily, valgrindConfiguration, keepsLine, type Sanitizer, type SanitizedRun, type SanitizerProgram } from './sanitize.js';
+import { hasSanitizer, runSanitized, sanitizedConfiguration, SANITIZER_ENV, SANITIZER_OF, sanitizingFamily, valgrindConfiguration, keepsLine, type Sanitizer, type SanitizedRun, type SanitizerProgram } from './sanitize.js';
 
 /** The configurations a sanitizer campaign tests (gcc and clang drivers) and those it skips. */
 export function sanitizerMatrix(configs: readonly Configuration[]): { tested: Configuration[]; skipped: Configuration[] } {
@@ -225,79 +224,4 @@ export function sanitizerRepro(files: readonly EmittedFile[], c: Configuration, 
     `${sandboxShell({ kind: 'run', timeoutMs: rl.timeoutMs, memoryMb: rl.memoryMb, tag: '' }, ['env', ...SANITIZER_ENV, `./${EXE_FILE}`])} >run.out 2>run.err`,
     ...check,
   ].join('\n') + '\n';
-}
-
-/** The runner of `kiln fuzz --sanitizers` on this machine (jobs: concurrent sanitized builds). */
-export function sanitizerRunner(s: RunnerSettings): CampaignRunner {
-  const { tested } = sanitizerMatrix(s.configurations);
-  return {
-    description: `${s.jobs} jobs, sanitizer testing (${tested.length} gcc/clang configurations)`,
-    checksCompilersHere: true,
-    run: (input, hooks) => runSanitizerCampaign(s, tested, input, hooks),
-  };
-}
-
-async function runSanitizerCampaign(s: RunnerSettings, configs: readonly Configuration[], input: RunnerInput, hooks: CampaignHooks): Promise<CampaignSummary> {
-  if (configs.length === 0) throw new Error('sanitizer campaign: no gcc or clang configuration');
-  const started = Date.now();
-  const temp = TempRoot.create();
-  const slots = new Slots(s.jobs);
-  const kill = new AbortController();
-  const onAbort = (): void => kill.abort();
-  input.signal?.addEventListener('abort', onAbort, { once: true });
-  const timer = input.timeMs !== undefined ? setLongTimeout(() => kill.abort(), input.timeMs) : undefined;
-  let programs = 0;
-  let tests = 0;
-  let startedPrograms = 0;
-  let stoppedBy: StopReason | undefined;
-  const inFlight = new Set<Promise<void>>();
-  try {
-    // Programs are generated here, one at a time, while earlier ones are being built: generation
-    // of small programs takes well under the builds' time.
-    while (!kill.signal.aborted) {
-      if (input.maxPrograms !== undefined && startedPrograms >= input.maxPrograms) {
-        stoppedBy = 'tests';
-        break;
-      }
-      const next = input.seeds.next();
-      if (next.done) {
-        stoppedBy = 'seeds';
-        break;
-      }
-      const seed = next.value;
-      startedPrograms++;
-      let p: SanitizerProgram;
-      try {
-        p = sanitizerProgram(seed, s.policy);
-      } catch (e) {
-        await hooks.onProgram({ seed, status: 'error', genMs: 0, reason: e instanceof Error ? (e.stack ?? e.message) : String(e), results: [] });
-        programs++;
-        continue;
-      }
-      if (!p.ok) {
-        await hooks.onProgram({ seed, status: 'discarded', genMs: p.genMs, reason: p.reason, results: [] });
-        programs++;
-        continue;
-      }
-      const prog = p;
-      const task = testSanitizerProgram(prog, { configurations: configs, limits: s.limits, temp, signal: kill.signal, slots, onRun: (r) => hooks.onTest?.(asConfigResult(r, { outcome: 'ok' })) }).then(async ({ results }) => {
-        if (kill.signal.aborted) return;
-        tests += results.length;
-        const report: ProgramReport = { seed, status: 'tested', genMs: prog.genMs, mode: 'csmith', files: prog.files, expected: prog.expected, results };
-        await hooks.onProgram(report);
-        programs++;
-      });
-      const t: Promise<void> = task.finally(() => inFlight.delete(t));
-      inFlight.add(t);
-      // Enough programs in flight to keep every slot busy (a program has several builds).
-      while (inFlight.size > s.jobs && !kill.signal.aborted) await Promise.race(inFlight);
-    }
-    await Promise.all(inFlight);
-  } finally {
-    timer?.cancel();
-    input.signal?.removeEventListener('abort', onAbort);
-    temp.dispose();
-  }
-  if (kill.signal.aborted) stoppedBy = input.signal?.aborted ? 'interrupted' : 'time';
-  return { stoppedBy: stoppedBy ?? 'seeds', programs, tests, reruns: 0, confirmations: 0, unconfirmed: 0, elapsedMs: Date.now() - started };
 }

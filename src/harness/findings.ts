@@ -1,4 +1,4 @@
-import type { FinalResult, HangConfirmation, ProgramReport } from './campaign.js';
+import type { FinalResult, HangConfirmation, ProgramReport } from './runner.js';
 import { compileCommand, type ConfigResult } from './execute.js';
 import type { Policy } from '../gen/policy.js';
 import { emiRecipe } from '../mutate/recipes.js';

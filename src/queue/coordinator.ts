@@ -4,9 +4,8 @@
 import { Queue, type Job, type JobsOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { errQueueBusy } from '../diag/errors.js';
-import type { CampaignHooks, CampaignRunner, CampaignSummary, ProgramReport, RunnerInput, StopReason } from '../harness/campaign.js';
+import { RunState, type CampaignHooks, type CampaignRunner, type CampaignSummary, type ProgramReport, type RunnerInput } from '../harness/runner.js';
 import type { Configuration } from '../harness/matrix.js';
-import { setLongTimeout, type LongTimer } from '../harness/process.js';
 import { campaignConfirmation, campaignReport, kilnVersion, META_KEY, QUEUE_NAME, settingsDigest, type BatchData, type BatchResult, type CampaignMeta, type WireConfirmation, type WireSettings } from './protocol.js';
 import { connectionOptions, openRedis, type QueueAddress } from './redis.js';
 
@@ -83,7 +82,6 @@ export function queueRunner(q: QueueRunnerSettings): CampaignRunner {
 
 async function coordinate(q: QueueRunnerSettings, batchSize: number, input: RunnerInput, hooks: CampaignHooks): Promise<CampaignSummary> {
   if (input.campaignId === undefined) throw new Error('queueRunner: the session must name its campaign');
-  const started = Date.now();
   const kiln = kilnVersion();
   const digest = settingsDigest(q.settings, kiln);
   const owner = q.owner(input.campaignId);
@@ -95,17 +93,8 @@ async function coordinate(q: QueueRunnerSettings, batchSize: number, input: Runn
   const say = input.say ?? (() => undefined);
   const ahead = q.ahead ?? DEFAULT_AHEAD * batchSize;
   const rates = new Map<string, WorkerRate>();
-  let timer: LongTimer | undefined;
-  let stopReason: StopReason | undefined;
-  let programs = 0;
-  let tests = 0;
-  let reruns = 0;
-  let confirmations = 0;
-  const stopNow = (why: StopReason): void => {
-    stopReason ??= why;
-  };
-  const onAbort = (): void => stopNow('interrupted');
-  input.signal?.addEventListener('abort', onAbort, { once: true });
+  // Ctrl-C and the time limit end the loop below at its next turn.
+  const state = new RunState(input);
   try {
     // Claim the queue (atomically: two coordinators cannot both take an empty one).
     const set = await redis.set(META_KEY, JSON.stringify(meta), 'NX');
@@ -125,10 +114,8 @@ async function coordinate(q: QueueRunnerSettings, batchSize: number, input: Runn
     }
     const inQueue = outstanding.size;
     if (inQueue > 0) say(`kiln fuzz: ${inQueue} seeds of this campaign are already in the queue; their results are collected first`);
-    let startedPrograms = outstanding.size;
+    state.startedPrograms = outstanding.size;
     let seedsLeft = true;
-    if (input.timeMs !== undefined) timer = setLongTimeout(() => stopNow('time'), input.timeMs);
-    const limitReached = (): boolean => input.maxPrograms !== undefined && startedPrograms >= input.maxPrograms;
     let lastRates = Date.now();
 
     const batchOptions = (seeds: readonly string[]): JobsOptions => ({ jobId: `${digest}-${seeds[0]}-${seeds.length}`, attempts: ATTEMPTS, backoff: { type: 'fixed', delay: 1_000 }, removeOnFail: false, removeOnComplete: false });
@@ -164,9 +151,9 @@ async function coordinate(q: QueueRunnerSettings, batchSize: number, input: Runn
     const enqueue = async (): Promise<void> => {
       const batches: string[][] = [];
       const target = depth();
-      while (!stopReason && seedsLeft && !limitReached() && outstanding.size < target) {
+      while (!state.stoppedBy && seedsLeft && !state.limitReached() && outstanding.size < target) {
         const seeds: string[] = [];
-        while (seeds.length < batchSize && !limitReached()) {
+        while (seeds.length < batchSize && !state.limitReached()) {
           const n = input.seeds.next();
           if (n.done) {
             seedsLeft = false;
@@ -177,7 +164,7 @@ async function coordinate(q: QueueRunnerSettings, batchSize: number, input: Runn
           if (outstanding.has(s)) continue;
           seeds.push(s);
           outstanding.add(s);
-          startedPrograms++;
+          state.startedPrograms++;
         }
         if (seeds.length === 0) break;
         batches.push(seeds);
@@ -223,12 +210,12 @@ async function coordinate(q: QueueRunnerSettings, batchSize: number, input: Runn
         for (const report of reports) await hooks.onProgram(report);
       }
       for (const report of reports) {
-        programs++;
-        tests += report.results.length;
-        reruns += report.results.filter((x) => x.rerun).length;
+        state.programs++;
+        state.tests += report.results.length;
+        state.reruns += report.results.filter((x) => x.rerun).length;
       }
       for (const c of confirms) {
-        confirmations++;
+        state.confirmations++;
         await hooks.onConfirm?.(campaignConfirmation(c, bySlug));
       }
       // Any seed of a batch the worker did not return (it stopped mid-batch) stays a gap for --resume.
@@ -239,7 +226,7 @@ async function coordinate(q: QueueRunnerSettings, batchSize: number, input: Runn
     for (;;) {
       await enqueue();
       let worked = false;
-      if (!stopReason) {
+      if (!state.stoppedBy) {
         // Oldest first, so seeds are recorded roughly in the order they were handed out.
         const done = (await queue.getJobs(['completed'], 0, READ_PAGE - 1, true)).filter((j): j is Job<BatchData, BatchResult> => Boolean(j));
         if (done.length > 0) {
@@ -251,7 +238,7 @@ async function coordinate(q: QueueRunnerSettings, batchSize: number, input: Runn
           say(`kiln fuzz: batch of seeds ${job.data.seeds.join(', ')} failed ${job.attemptsMade} times (last: ${(job.failedReason ?? '').split('\n')[0]}); its seeds run again on --resume`);
           for (const s of job.data.seeds) {
             outstanding.delete(s);
-            startedPrograms--;
+            state.startedPrograms--;
           }
           await job.remove();
           worked = true;
@@ -261,9 +248,9 @@ async function coordinate(q: QueueRunnerSettings, batchSize: number, input: Runn
         lastRates = Date.now();
         say(describeRates(rates));
       }
-      if (stopReason) break;
-      if (outstanding.size === 0 && (!seedsLeft || limitReached())) {
-        stopReason = seedsLeft ? 'tests' : 'seeds';
+      if (state.stoppedBy) break;
+      if (outstanding.size === 0 && (!seedsLeft || state.limitReached())) {
+        state.end(seedsLeft ? 'tests' : 'seeds');
         break;
       }
       if (worked) lastResult = Date.now();
@@ -274,7 +261,7 @@ async function coordinate(q: QueueRunnerSettings, batchSize: number, input: Runn
       if (!worked) await new Promise((r) => setTimeout(r, POLL_MS));
     }
     if (rates.size > 0) say(describeRates(rates));
-    if (stopReason === 'tests' || stopReason === 'seeds') {
+    if (state.stoppedBy === 'tests' || state.stoppedBy === 'seeds') {
       // The campaign ran its course: the queue is free for the next one.
       await queue.obliterate({ force: true });
       await redis.del(META_KEY);
@@ -282,10 +269,9 @@ async function coordinate(q: QueueRunnerSettings, batchSize: number, input: Runn
       // Stopped early: workers finish the batches they hold, and the rest waits for --resume.
       await queue.pause();
     }
-    return { stoppedBy: stopReason, programs, tests, reruns, confirmations, unconfirmed: 0, elapsedMs: Date.now() - started };
+    return state.summary();
   } finally {
-    timer?.cancel();
-    input.signal?.removeEventListener('abort', onAbort);
+    state.dispose();
     await queue.close().catch(() => undefined);
     redis.disconnect();
   }

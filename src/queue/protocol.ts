@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import type { ModeChoice } from '../gen/mode.js';
 import { modeFor } from '../gen/mode.js';
 import type { Policy } from '../gen/policy.js';
-import type { FinalResult, HangConfirmation, ProgramReport } from '../harness/campaign.js';
+import type { FinalResult, HangConfirmation, ProgramReport } from '../harness/runner.js';
 import type { ConfigResult, StepRecord } from '../harness/execute.js';
 import type { Configuration, Limits } from '../harness/matrix.js';
 import { FINDING_OUTCOMES } from '../harness/oracle.js';

@@ -11,7 +11,7 @@ import { EmiBases, type EmiRecipe } from '../mutate/recipes.js';
 import type { Program } from '../ir/nodes.js';
 import { detectCompilers, resolveCompiler, type Compiler } from '../harness/compilers.js';
 import { testConfiguration, type ConfigResult } from '../harness/execute.js';
-import { DEFAULT_HANG_FLOOR } from '../harness/campaign.js';
+import { DEFAULT_HANG_FLOOR } from '../harness/scheduler.js';
 import { buildMatrix, configTarget, type Configuration, type Limits } from '../harness/matrix.js';
 import { LP64 } from '../c/target.js';
 import { showsBehaviour, type Judgement } from '../harness/oracle.js';

@@ -4,7 +4,7 @@
 // cluster larger than the configured depth is not starved.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CSMITH_POLICY } from '../../src/gen/policy.js';
-import type { ProgramReport } from '../../src/harness/campaign.js';
+import type { ProgramReport } from '../../src/harness/runner.js';
 import type { Compiler } from '../../src/harness/compilers.js';
 import { buildMatrix, DEFAULT_LIMITS } from '../../src/harness/matrix.js';
 import { queueRunner } from '../../src/queue/coordinator.js';

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KilnError } from '../../src/diag/errors.js';
 import { parsePolicy } from '../../src/gen/policy.js';
-import { DEFAULT_HANG_FLOOR } from '../../src/harness/campaign.js';
+import { DEFAULT_HANG_FLOOR } from '../../src/harness/scheduler.js';
 import { resolveCompiler } from '../../src/harness/compilers.js';
 import { buildMatrix, DEFAULT_LIMITS } from '../../src/harness/matrix.js';
 import { campaignFiles } from '../../src/harness/program.js';

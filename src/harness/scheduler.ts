@@ -4,8 +4,8 @@ import type { Policy } from '../gen/policy.js';
 import { testConfiguration, type ConfigResult } from './execute.js';
 import { GeneratorPool } from './genpool.js';
 import type { Configuration, Limits, StepLimits } from './matrix.js';
-import { FINDING_OUTCOMES, internalDisagreement, sameBehaviour, type Behaviour, type Outcome } from './oracle.js';
-import { setLongTimeout, type LongTimer } from './process.js';
+import { FINDING_OUTCOMES, internalDisagreement, sameBehaviour, type Behaviour } from './oracle.js';
+import { RunState, type CampaignHooks, type CampaignSummary, type FinalResult, type ProgramReport } from './runner.js';
 import { TempRoot } from './tempdir.js';
 
 /**
@@ -25,7 +25,7 @@ const DURATION_WINDOW = 101;
 /** Suspected hangs waiting for confirmation at most (more stay suspected: memory stays bounded). */
 const MAX_CONFIRM_QUEUE = 16;
 
-/** Everything a campaign needs; the CLI builds it from flags and the config file. */
+/** Everything a campaign on this machine needs; the session builds it from its settings. */
 export interface CampaignOptions {
   readonly configurations: readonly Configuration[];
   readonly limits: Limits;
@@ -54,148 +54,6 @@ export interface CampaignOptions {
   readonly hangFloor?: { readonly compileMs: number; readonly runMs: number };
   /** Generation processes to use (kept open afterwards); default: a pool of `jobs` made and closed by the campaign. */
   readonly pool?: GeneratorPool;
-}
-
-/** The final verdict of one configuration on one program. */
-export interface FinalResult {
-  readonly config: Configuration;
-  /** `internal` when this configuration agreed with all others against the interpreter. */
-  readonly outcome: Outcome;
-  /** The first test of this configuration. */
-  readonly result: ConfigResult;
-  /** The second test, for failures. */
-  readonly rerun?: ConfigResult;
-  /** True when a failure did not reproduce: it is dropped (outcome `ok`) and counted as noise. */
-  readonly flaky: boolean;
-  /**
-   * True when both tests failed, but differently (another output, a hang against a wrong
-   * checksum): the finding is kept with every behaviour it showed.
-   */
-  readonly nondeterministic?: boolean;
-  /** The distinct failing behaviours seen (first test first); set for failures. */
-  readonly behaviours?: readonly Behaviour[];
-  /** `suspected` when a hang was seen only under the short limit (confirmation follows in the background). */
-  readonly hang?: 'suspected';
-  /** Facts a finding folder records besides the run (`kiln fuzz --sanitizers`: the UB, the sanitizer, why a miss is believed). */
-  readonly facts?: Readonly<Record<string, unknown>>;
-  /** The finding's repro.sh, when the default one (compile, run, compare) does not check this outcome. */
-  readonly repro?: string;
-}
-
-/** A program done with every configuration (or discarded by the generator). */
-export interface ProgramReport {
-  readonly seed: bigint;
-  /** `tested`, or `discarded` (no repair within budget), or `error` (the generator threw: a Kiln bug). */
-  readonly status: 'tested' | 'discarded' | 'error';
-  readonly genMs: number;
-  /** The program's generation mode (set for generated programs). */
-  readonly mode?: Mode;
-  /** The program's C files (one `prog.c`, or the translation units of a split program). */
-  readonly files?: readonly EmittedFile[];
-  readonly expected?: string;
-  /** Why the seed was discarded, or the generator's error. */
-  readonly reason?: string;
-  readonly results: readonly FinalResult[];
-  /** Set when every configuration that ran printed this same line and the interpreter another. */
-  readonly internal?: { readonly agreed: string };
-  /** `--ub-share`: the program was relaxed; `ub` names the undefined behaviour its run met, if any. */
-  readonly relaxed?: { readonly rates: Readonly<Record<string, number>>; readonly ub?: string };
-}
-
-/** The background check of a suspected hang, with the configured (long) limits. */
-export interface HangConfirmation {
-  readonly seed: bigint;
-  readonly config: Configuration;
-  /** `confirmed`: it hung again under the long limit; `cleared`: it finished within it. */
-  readonly verdict: 'confirmed' | 'cleared';
-  readonly result: ConfigResult;
-}
-
-/** Callbacks of a campaign. `onProgram` must persist the report before its promise settles. */
-export interface CampaignHooks {
-  onProgram(report: ProgramReport): void | Promise<void>;
-  /**
-   * Several finished programs at once, persisted together (all or none) before the promise
-   * settles: runners that receive results in batches (the queue) call it instead of `onProgram`,
-   * so a batch costs one store commit. Without it they call `onProgram` per program.
-   */
-  onPrograms?(reports: readonly ProgramReport[]): void | Promise<void>;
-  /** A suspected hang of a reported program was checked (called after its program's onProgram settled). */
-  onConfirm?(c: HangConfirmation): void | Promise<void>;
-  /** Each finished first test of a (program, configuration) pair (for live progress). */
-  onTest?(result: ConfigResult): void;
-}
-
-/** Why a campaign stopped. */
-export type StopReason = 'interrupted' | 'time' | 'tests' | 'seeds';
-
-/** How a campaign session ended. */
-export interface CampaignSummary {
-  readonly stoppedBy: StopReason;
-  readonly programs: number;
-  /** (program, configuration) tests, not counting re-runs of failures. */
-  readonly tests: number;
-  /** Second tests of failures. */
-  readonly reruns: number;
-  /** Suspected hangs checked with the long limit, and those left suspected when the campaign ended. */
-  readonly confirmations: number;
-  readonly unconfirmed: number;
-  readonly elapsedMs: number;
-}
-
-/** What a runner needs besides the campaign's settings: where seeds come from and when to stop. */
-export interface RunnerInput {
-  /** Seeds in the order they are to be tested (claimed from the store as they are taken). */
-  readonly seeds: Iterator<bigint>;
-  readonly maxPrograms?: number;
-  readonly timeMs?: number;
-  readonly signal?: AbortSignal;
-  /** One-off status lines (worker rates, queue events) for the session's progress display. */
-  readonly say?: (line: string) => void;
-  /** The store's id of the campaign (a queue is owned by one campaign). */
-  readonly campaignId?: number;
-  /** Whether a seed's results are already recorded (a result delivered twice is recorded once). */
-  readonly recorded?: (seed: bigint) => boolean;
-}
-
-/**
- * One way of running a campaign session: on this machine's cores ({@link localRunner}) or through a
- * queue of workers on other machines. The session (store, progress, finding folders) is the same
- * for every runner: it hands over the seeds and records what `hooks` receive.
- */
-export interface CampaignRunner {
-  /** How the session's first line names the runner (`4 jobs`, `queue redis://host:6379`). */
-  readonly description: string;
-  /** Whether the compilers must pass the check program here first (false: workers check their own). */
-  readonly checksCompilersHere: boolean;
-  /**
-   * Seeds the session claims from the store at a time (default: the store's small block). A runner
-   * that keeps hundreds of seeds in flight anyway claims larger blocks: each claim is a commit.
-   */
-  readonly seedBlock?: number;
-  run(input: RunnerInput, hooks: CampaignHooks): Promise<CampaignSummary>;
-}
-
-/** The settings every runner of a campaign shares (the CampaignOptions a session fixes). */
-export type RunnerSettings = Pick<CampaignOptions, 'configurations' | 'limits' | 'policy' | 'mode' | 'jobs' | 'rerunFailures' | 'ubShare' | 'emi'>;
-
-/** The runner of a campaign on this machine: {@link runCampaign} with `jobs` slots. */
-export function localRunner(s: RunnerSettings): CampaignRunner {
-  return {
-    description: `${s.jobs} jobs`,
-    checksCompilersHere: true,
-    run: (input, hooks) =>
-      runCampaign(
-        {
-          ...s,
-          seeds: input.seeds,
-          ...(input.maxPrograms !== undefined ? { maxPrograms: input.maxPrograms } : {}),
-          ...(input.timeMs !== undefined ? { timeMs: input.timeMs } : {}),
-          ...(input.signal ? { signal: input.signal } : {}),
-        },
-        hooks,
-      ),
-  };
 }
 
 /** Recent compile and run durations of one configuration. */
@@ -240,7 +98,6 @@ interface OpenProgram {
 export async function runCampaign(opts: CampaignOptions, hooks: CampaignHooks): Promise<CampaignSummary> {
   if (opts.configurations.length === 0) throw new Error('runCampaign: no configurations');
   if (!(opts.jobs >= 1)) throw new Error('runCampaign: jobs must be ≥ 1');
-  const started = Date.now();
   const temp = opts.tempRoot ?? TempRoot.create();
   const ownsTemp = opts.tempRoot === undefined;
   // A caller's pool (a queue worker's, kept across batches) is left open; only its requests stop.
@@ -265,60 +122,47 @@ export async function runCampaign(opts: CampaignOptions, hooks: CampaignHooks): 
   let gensInFlight = 0;
   let testsInFlight = 0;
   let reporting = 0;
-  let startedPrograms = 0;
-  let programs = 0;
-  let tests = 0;
-  let reruns = 0;
   let seedsLeft = true;
-  let stopReason: StopReason | undefined;
   let failure: unknown;
-  let timer: LongTimer | undefined;
   const floor = opts.hangFloor ?? DEFAULT_HANG_FLOOR;
   const durations = new Map<Configuration, Durations>();
   const confirmQueue: PendingConfirmation[] = [];
   let confirming = 0;
-  let confirmations = 0;
-  let unconfirmed = 0;
 
   return new Promise<CampaignSummary>((resolve, reject) => {
-    const stop = (why: StopReason): void => {
-      if (stopReason) return;
-      stopReason = why;
+    // Ctrl-C, the time limit and a failure abandon every program in flight.
+    const state = new RunState(opts, () => {
       kill.abort();
       closePool();
       open.length = 0;
       maybeFinish();
-    };
-    const onAbort = (): void => stop('interrupted');
-    opts.signal?.addEventListener('abort', onAbort, { once: true });
-    if (opts.timeMs !== undefined) timer = setLongTimeout(() => stop('time'), opts.timeMs);
+    });
+    const stop = (why: 'interrupted'): void => void state.stop(why);
 
     const maybeFinish = (): void => {
       const idle = gensInFlight === 0 && testsInFlight === 0 && reporting === 0;
       if (!idle) return;
-      if (!stopReason) {
-        if (open.length > 0 || (seedsLeft && !limitReached())) return;
-        stopReason = seedsLeft ? 'tests' : 'seeds';
+      if (!state.stoppedBy) {
+        if (open.length > 0 || (seedsLeft && !state.limitReached())) return;
+        state.end(seedsLeft ? 'tests' : 'seeds');
         // The campaign's own work is done: a hang still being confirmed stays suspected.
         kill.abort();
       }
       if (confirming > 0) return;
-      unconfirmed += confirmQueue.length;
+      state.unconfirmed += confirmQueue.length;
       confirmQueue.length = 0;
-      timer?.cancel();
-      opts.signal?.removeEventListener('abort', onAbort);
+      state.dispose();
       process.removeListener('exit', onExit);
       closePool();
       if (ownsTemp) temp.dispose();
       if (failure !== undefined) reject(failure);
-      else resolve({ stoppedBy: stopReason, programs, tests, reruns, confirmations, unconfirmed, elapsedMs: Date.now() - started });
+      else resolve(state.summary());
     };
-    const limitReached = (): boolean => opts.maxPrograms !== undefined && startedPrograms >= opts.maxPrograms;
 
     const pump = (): void => {
-      while (!stopReason && tokens > 0) {
+      while (!state.stoppedBy && tokens > 0) {
         const pendingTasks = open.reduce((n, p) => n + p.pending.length, 0);
-        const canGenerate = seedsLeft && !limitReached() && open.length + gensInFlight < maxOpen;
+        const canGenerate = seedsLeft && !state.limitReached() && open.length + gensInFlight < maxOpen;
         // Keep enough programs generated ahead that compile slots never wait for the generator.
         if (canGenerate && pendingTasks + gensInFlight * configs.length < opts.jobs * 2) {
           if (startGeneration()) continue;
@@ -340,13 +184,13 @@ export async function runCampaign(opts: CampaignOptions, hooks: CampaignHooks): 
         return false;
       }
       const seed = next.value;
-      startedPrograms++;
+      state.startedPrograms++;
       tokens--;
       gensInFlight++;
       void pool.generate(seed).then((reply) => {
         tokens++;
         gensInFlight--;
-        if (stopReason) return maybeFinish();
+        if (state.stoppedBy) return maybeFinish();
         if (reply.ok) {
           open.push({ seed, mode: reply.mode, files: reply.files, expected: reply.expected, genMs: reply.genMs, phase: 'first', pending: [...configs], running: 0, first: new Map(), second: new Map(), limits: new Map(), agreed: undefined, ...(reply.relaxed ? { relaxed: reply.relaxed } : {}) });
         } else if (reply.reason === 'pool closed') {
@@ -380,10 +224,10 @@ export async function runCampaign(opts: CampaignOptions, hooks: CampaignHooks): 
           tokens++;
           testsInFlight--;
           p.running--;
-          if (stopReason || res.aborted) return maybeFinish();
+          if (state.stoppedBy || res.aborted) return maybeFinish();
           recordDurations(config, res);
-          if (p.phase === 'first') tests++;
-          else reruns++;
+          if (p.phase === 'first') state.tests++;
+          else state.reruns++;
           (p.phase === 'first' ? p.first : p.second).set(config, res);
           if (p.phase === 'first') hooks.onTest?.(res);
           if (p.pending.length === 0 && p.running === 0) advance(p);
@@ -425,11 +269,11 @@ export async function runCampaign(opts: CampaignOptions, hooks: CampaignHooks): 
         .then(
           () => {
             reporting--;
-            programs++;
+            state.programs++;
             // Only a stored finding can be confirmed: its checks are queued once it is on disk.
             for (const f of r.results) {
               if (f.hang !== 'suspected') continue;
-              if (confirmQueue.length >= MAX_CONFIRM_QUEUE) unconfirmed++;
+              if (confirmQueue.length >= MAX_CONFIRM_QUEUE) state.unconfirmed++;
               else confirmQueue.push({ seed: r.seed, files: r.files!, expected: r.expected!, config: f.config, kind: f.outcome as PendingConfirmation['kind'] });
             }
             startConfirmation();
@@ -448,17 +292,17 @@ export async function runCampaign(opts: CampaignOptions, hooks: CampaignHooks): 
      * hang mostly sleeps or spins in one process): the campaign carries on meanwhile.
      */
     const startConfirmation = (): void => {
-      if (stopReason || confirming > 0 || confirmQueue.length === 0) return;
+      if (state.stoppedBy || confirming > 0 || confirmQueue.length === 0) return;
       const c = confirmQueue.shift()!;
       confirming++;
       testConfiguration(c.files, c.expected, c.config, opts.limits, temp, kill.signal).then(
         (res) => {
-          if (res.aborted || stopReason) {
+          if (res.aborted || state.stoppedBy) {
             confirming--;
-            unconfirmed++;
+            state.unconfirmed++;
             return maybeFinish();
           }
-          confirmations++;
+          state.confirmations++;
           const verdict = res.judgement.outcome === c.kind ? 'confirmed' : 'cleared';
           Promise.resolve()
             .then(() => hooks.onConfirm?.({ seed: c.seed, config: c.config, verdict, result: res }))
