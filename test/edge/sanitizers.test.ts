@@ -9,7 +9,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sanitizerMatrix, testSanitizerProgram, unclaimed } from '../../src/edge/sancampaign.js';
 import { parseAsan } from '../../src/edge/reports.js';
 import { reportsSite, survival } from '../../src/edge/sanjudge.js';
-import { SANITIZER_OF, sanitizerDraw, sanitizerFlags, sanitizerProgram, type SanitizedRun } from '../../src/edge/sanitize.js';
+import {
+  SANITIZER_OF,
+  sanitizerDraw,
+  sanitizerFlags,
+  sanitizerProgram,
+  type SanitizedRun,
+} from '../../src/edge/sanitize.js';
 import { parsePolicy } from '../../src/gen/policy.js';
 import { interpret } from '../../src/interp/interpret.js';
 import { resolveCompilers } from '../../src/harness/compilers.js';
@@ -44,7 +50,7 @@ describe('sanitizer programs', () => {
     }
   });
 
-  it("reads the innermost frame of the program, and never counts a frame without a line (inlined code) as a miss", () => {
+  it('reads the innermost frame of the program, and never counts a frame without a line (inlined code) as a miss', () => {
     // clang -O2 inlined func_2 into func_1 and lost the access's line: the next frame's line is
     // the call's, not the access's.
     const inlined = [
@@ -60,7 +66,9 @@ describe('sanitizer programs', () => {
     expect(r?.line).toBeUndefined();
     expect(reportsSite(r, 'out-of-bounds', { line: 637, column: 22 })).toBe(true);
     expect(reportsSite(r, 'null-dereference', { line: 637, column: 22 })).toBe(false);
-    const located = parseAsan(inlined.replace('in func_2 /tmp/x/prog.c\n', 'in func_2 /tmp/x/prog.c:637:22\n'), ['prog.c']);
+    const located = parseAsan(inlined.replace('in func_2 /tmp/x/prog.c\n', 'in func_2 /tmp/x/prog.c:637:22\n'), [
+      'prog.c',
+    ]);
     expect(located).toMatchObject({ line: 637, column: 22 });
     expect(reportsSite(located, 'out-of-bounds', { line: 640, column: 3 })).toBe(false);
   });
@@ -68,12 +76,20 @@ describe('sanitizer programs', () => {
   it('does not count a miss whose site the reference does not report', () => {
     const at = { line: 10, column: 3 };
     const run = (line?: number): SanitizedRun =>
-      ({ report: line === undefined ? undefined : { tool: 'ubsan', kind: 'shift', line, message: 'UBSan: shift' } }) as unknown as SanitizedRun;
+      ({
+        report: line === undefined ? undefined : { tool: 'ubsan', kind: 'shift', line, message: 'UBSan: shift' },
+      }) as unknown as SanitizedRun;
     expect(reportsSite(run(10).report, 'shift', at)).toBe(true);
     expect(reportsSite(run(11).report, 'shift', at)).toBe(false);
-    expect(survival('shift', at, true, { by: 'ref -O0', run: run(10) }, { by: 'ref -O2', run: run(10) }).survives).toBe(true);
-    expect(survival('shift', at, false, { by: 'ref -O0', run: run(10) }, { by: 'ref -O2', run: run(10) }).survives).toBe(false);
-    expect(survival('shift', at, true, { by: 'ref -O0', run: run(10) }, { by: 'ref -O2', run: run() }).survives).toBe(false);
+    expect(survival('shift', at, true, { by: 'ref -O0', run: run(10) }, { by: 'ref -O2', run: run(10) }).survives).toBe(
+      true,
+    );
+    expect(
+      survival('shift', at, false, { by: 'ref -O0', run: run(10) }, { by: 'ref -O2', run: run(10) }).survives,
+    ).toBe(false);
+    expect(survival('shift', at, true, { by: 'ref -O0', run: run(10) }, { by: 'ref -O2', run: run() }).survives).toBe(
+      false,
+    );
     expect(survival('shift', at, true, { by: 'ref -O0', run: run() }, undefined).survives).toBe(false);
   });
 });
@@ -87,7 +103,9 @@ describe('real gcc and clang sanitizers', () => {
   });
   afterAll(() => temp.dispose());
 
-  it('report every injected UB at -O0 and -O2 or have the miss checked, and raise no false alarm on UB-free programs', { timeout: 600_000 }, async () => {
+  it('report every injected UB at -O0 and -O2 or have the miss checked, and raise no false alarm on UB-free programs', {
+    timeout: 600_000,
+  }, async () => {
     const configs = buildMatrix(await resolveCompilers(['gcc', 'clang']), ['-O0', '-O2']);
     let ubFree = 0;
     let ubPrograms = 0;
@@ -100,13 +118,21 @@ describe('real gcc and clang sanitizers', () => {
       for (const f of r.results) {
         // Real compilers: no false alarm, no miss the survival check believes, nothing else either.
         expect(f.outcome, `seed ${seed} ${f.config.slug}: ${f.result.judgement.detail ?? ''}`).toBe('ok');
-        if (p.ub && f.config.optionsText.startsWith('-O0')) expect(f.result.judgement.detail, `seed ${seed} ${f.config.slug}`).toBeUndefined();
+        if (p.ub && f.config.optionsText.startsWith('-O0'))
+          expect(f.result.judgement.detail, `seed ${seed} ${f.config.slug}`).toBeUndefined();
       }
       if (p.ub) ubPrograms++;
       else {
         ubFree++;
         // ASan+UBSan on both compilers and MSan on clang, at each level.
-        expect(r.results.map((f) => f.config.slug).sort()).toEqual(['clang-O0-asan-ubsan', 'clang-O0-msan', 'clang-O2-asan-ubsan', 'clang-O2-msan', 'gcc-O0-asan-ubsan', 'gcc-O2-asan-ubsan']);
+        expect(r.results.map((f) => f.config.slug).sort()).toEqual([
+          'clang-O0-asan-ubsan',
+          'clang-O0-msan',
+          'clang-O2-asan-ubsan',
+          'clang-O2-msan',
+          'gcc-O0-asan-ubsan',
+          'gcc-O2-asan-ubsan',
+        ]);
       }
     }
     expect(ubFree).toBeGreaterThanOrEqual(3);
@@ -139,13 +165,35 @@ describe('kiln fuzz --sanitizers', () => {
     mkdirSync(bin, { recursive: true });
     nosan = join(bin, 'gcc-nosan');
     // Fault injection: a gcc that silently drops every -fsanitize=… argument.
-    writeFileSync(nosan, '#!/bin/sh\nfor a; do shift; case $a in -fsanitize=*) ;; *) set -- "$@" "$a";; esac; done\nexec gcc "$@"\n');
+    writeFileSync(
+      nosan,
+      '#!/bin/sh\nfor a; do shift; case $a in -fsanitize=*) ;; *) set -- "$@" "$a";; esac; done\nexec gcc "$@"\n',
+    );
     chmodSync(nosan, 0o755);
   });
 
-  it('turns a compiler that drops -fsanitize into sanitizer-miss findings, and UB-free programs into none', { timeout: 600_000 }, async () => {
+  it('turns a compiler that drops -fsanitize into sanitizer-miss findings, and UB-free programs into none', {
+    timeout: 600_000,
+  }, async () => {
     const out = join(work, 'fault');
-    const r = await runKiln(['fuzz', '--sanitizers', '--compilers', `${nosan},clang`, '--opts', '-O2', '--size', 'small', '--tests', '6', '--seed-start', '1', '-j', '2', '--out', out]);
+    const r = await runKiln([
+      'fuzz',
+      '--sanitizers',
+      '--compilers',
+      `${nosan},clang`,
+      '--opts',
+      '-O2',
+      '--size',
+      'small',
+      '--tests',
+      '6',
+      '--seed-start',
+      '1',
+      '-j',
+      '2',
+      '--out',
+      out,
+    ]);
     expect(r.status, r.stderr).toBe(0);
     const listed = await runKiln(['findings', '--out', out, '--json']);
     expect(listed.status, listed.stderr).toBe(0);
@@ -163,7 +211,15 @@ describe('kiln fuzz --sanitizers', () => {
     for (const f of findings) {
       expect(f.outcome).toBe('sanitizer-miss');
       expect(f.compiler).toBe('gcc-nosan');
-      const j = JSON.parse(readFileSync(join(f.dir, 'finding.json'), 'utf8')) as { seed: string; bucket: string; sanitizer: { name: string; ub: { kind: string; line: number }; survival: { survives: boolean; reachedBy: string } } };
+      const j = JSON.parse(readFileSync(join(f.dir, 'finding.json'), 'utf8')) as {
+        seed: string;
+        bucket: string;
+        sanitizer: {
+          name: string;
+          ub: { kind: string; line: number };
+          survival: { survives: boolean; reachedBy: string };
+        };
+      };
       const seed = BigInt(j.seed);
       // Never a UB-free program.
       expect(sanitizerDraw(seed)).toBe(j.sanitizer.ub.kind);
@@ -181,30 +237,61 @@ describe('kiln fuzz --sanitizers', () => {
     // kiln reduce keeps the miss and the injected UB: the reduced program is smaller, its repro.sh
     // reproduces the miss, and clang's sanitizer still reports the UB in it.
     const f = findings.find((x) => x.bucket.includes(':-O2'))!;
-    const red = await runKiln(['reduce', f.dir, '-j', '2', '--max-candidates', '100']);
+    const red = await runKiln(['reduce', f.dir, '-j', '2', '--max-candidates', '40']);
     expect(red.status, red.stderr).toBe(0);
     const reduced = readFileSync(join(f.dir, 'reduced.c'), 'utf8');
     expect(reduced.length).toBeLessThan(readFileSync(join(f.dir, 'prog.c'), 'utf8').length);
-    const again = await runProcess('sh', [join(f.dir, 'reduced', 'repro.sh')], { cwd: join(f.dir, 'reduced'), timeoutMs: 60_000 });
+    const again = await runProcess('sh', [join(f.dir, 'reduced', 'repro.sh')], {
+      cwd: join(f.dir, 'reduced'),
+      timeoutMs: 60_000,
+    });
     expect(again.status, again.stderr).toBe(0);
-    const j = JSON.parse(readFileSync(join(f.dir, 'finding.json'), 'utf8')) as { sanitizer: { name: 'asan' | 'ubsan' } };
+    const j = JSON.parse(readFileSync(join(f.dir, 'finding.json'), 'utf8')) as {
+      sanitizer: { name: 'asan' | 'ubsan' };
+    };
     const exe = join(work, 'reduced-check');
-    const cc = await runProcess('clang', ['-O0', '-g', '-w', ...sanitizerFlags(j.sanitizer.name), join(f.dir, 'reduced.c'), '-o', exe], { cwd: work, timeoutMs: 120_000 });
+    const cc = await runProcess(
+      'clang',
+      ['-O0', '-g', '-w', ...sanitizerFlags(j.sanitizer.name), join(f.dir, 'reduced.c'), '-o', exe],
+      { cwd: work, timeoutMs: 120_000 },
+    );
     expect(cc.status, cc.stderr).toBe(0);
     const ran = await runProcess(exe, [], { cwd: work, timeoutMs: 60_000 });
     expect(ran.stderr).toMatch(/ERROR: AddressSanitizer|runtime error:/);
   });
 
-  it('turns a compiler whose sanitized binaries always report into sanitizer-false-alarm findings on UB-free programs, and reduces one', { timeout: 600_000 }, async () => {
+  it('turns a compiler whose sanitized binaries always report into sanitizer-false-alarm findings on UB-free programs, and reduces one', {
+    timeout: 600_000,
+  }, async () => {
     // Fault injection: a gcc that links a constructor with an out-of-bounds store into sanitized builds.
     const noisy = join(work, 'bin', 'gcc-noisy');
     const extra = join(work, 'bin', 'noise.c');
-    writeFileSync(extra, 'static void __attribute__((constructor)) kiln_noise(void) { volatile int a[2]; volatile int i = 2; a[i] = 1; }\n');
+    writeFileSync(
+      extra,
+      'static void __attribute__((constructor)) kiln_noise(void) { volatile int a[2]; volatile int i = 2; a[i] = 1; }\n',
+    );
     writeFileSync(noisy, `#!/bin/sh\ncase "$*" in *-fsanitize=*) exec gcc "$@" ${extra};; esac\nexec gcc "$@"\n`);
     chmodSync(noisy, 0o755);
     const out = join(work, 'noisy');
     // Seeds 6, 7 and 10 draw UB-free programs, 8 and 9 UB ones.
-    const r = await runKiln(['fuzz', '--sanitizers', '--compilers', `${noisy},clang`, '--opts', '-O0', '--size', 'small', '--tests', '5', '--seed-start', '6', '-j', '2', '--out', out]);
+    const r = await runKiln([
+      'fuzz',
+      '--sanitizers',
+      '--compilers',
+      `${noisy},clang`,
+      '--opts',
+      '-O0',
+      '--size',
+      'small',
+      '--tests',
+      '5',
+      '--seed-start',
+      '6',
+      '-j',
+      '2',
+      '--out',
+      out,
+    ]);
     expect(r.status, r.stderr).toBe(0);
     const listed = await runKiln(['findings', '--out', out, '--json']);
     const findings = JSON.parse(listed.stdout) as Listed[];
@@ -218,18 +305,41 @@ describe('kiln fuzz --sanitizers', () => {
       expect(sanitizerDraw(BigInt(j.seed))).toBeUndefined();
       expect(j.bucket).toMatch(/^sanitizer-false-alarm:gcc-noisy:asan\+ubsan:out-of-bounds:-O0$/);
     }
-    const red = await runKiln(['reduce', alarms[0]!.dir, '-j', '2', '--max-candidates', '100']);
+    const red = await runKiln(['reduce', alarms[0]!.dir, '-j', '2', '--max-candidates', '40']);
     expect(red.status, red.stderr).toBe(0);
-    const again = await runProcess('sh', [join(alarms[0]!.dir, 'reduced', 'repro.sh')], { cwd: join(alarms[0]!.dir, 'reduced'), timeoutMs: 60_000 });
+    const again = await runProcess('sh', [join(alarms[0]!.dir, 'reduced', 'repro.sh')], {
+      cwd: join(alarms[0]!.dir, 'reduced'),
+      timeoutMs: 60_000,
+    });
     expect(again.status, again.stderr).toBe(0);
   });
 
   it('refuses --sanitizers with --ub-share, and a matrix without gcc or clang', async () => {
-    const a = await runKiln(['fuzz', '--sanitizers', '--ub-share', '0.5', '--compilers', 'gcc', '--tests', '1', '--out', join(work, 'bad1')]);
+    const a = await runKiln([
+      'fuzz',
+      '--sanitizers',
+      '--ub-share',
+      '0.5',
+      '--compilers',
+      'gcc',
+      '--tests',
+      '1',
+      '--out',
+      join(work, 'bad1'),
+    ]);
     expect(a.status).toBe(2);
     expect(a.stderr).toMatch(/^kiln: error\[KILN_BAD_OPTION\]: .*--ub-share/);
     requireTool('tcc');
-    const b = await runKiln(['fuzz', '--sanitizers', '--compilers', 'tcc', '--tests', '1', '--out', join(work, 'bad2')]);
+    const b = await runKiln([
+      'fuzz',
+      '--sanitizers',
+      '--compilers',
+      'tcc',
+      '--tests',
+      '1',
+      '--out',
+      join(work, 'bad2'),
+    ]);
     expect(b.status).toBe(2);
     expect(b.stderr).toMatch(/^kiln: error\[KILN_BAD_OPTION\]: .*gcc or clang/);
   });
