@@ -136,6 +136,7 @@ async function check(cases: Case[], configs: Config[]): Promise<{ checked: numbe
 
 const levels = arg('levels', smoke ? '-O0,-O2' : acceptance ? '-O0,-O2,-O3' : '-O0,-O1,-O2,-Os,-O3').split(',');
 const compilerConfigs: Config[] = ['gcc', 'clang'].flatMap((cc) => levels.map((o) => ({ name: `${cc} ${o}`, cc, flags: [o] })));
+// biome-ignore format: data table
 const sanitizerConfigs: Config[] = [
   { name: 'clang ASan+UBSan', cc: 'clang', flags: ['-O1', '-fsanitize=undefined,address', '-fno-sanitize-recover=all'], env: { ASAN_OPTIONS: 'detect_leaks=0' } },
   { name: 'clang MSan', cc: 'clang', flags: ['-O1', '-fsanitize=memory', '-fno-sanitize-recover=all'] },

@@ -17,6 +17,7 @@ export const LATEST_PACKAGES = ['gcc-16', 'gcc-snapshot', 'clang-22', 'libclang-
  * and adds versions as they age: in late 2026 it had clang-19, 21, 22 and 23 but no clang-20),
  * and every alpha cross gcc, for the version line of alpha findings.
  */
+// biome-ignore format: data table
 export const LATEST_OPTIONAL = [
   'gcc-13', 'gcc-14', 'gcc-15',
   'clang-19', 'clang-20', 'clang-21', 'clang-23',

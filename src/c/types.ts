@@ -112,12 +112,15 @@ export function makeCTypes(model: TargetModel): CTypes {
     it('int64_t', 64, true, rankOfStd(64)),
     it('uint64_t', 64, false, rankOfStd(64)),
   ];
+  // biome-ignore format: data table
   const [char, schar, uchar, short, ushort, int, uint, long, ulong, llong, ullong] = classic as [
     IntType, IntType, IntType, IntType, IntType, IntType, IntType, IntType, IntType, IntType, IntType,
   ];
+  // biome-ignore format: data table
   const [int8, uint8, int16, uint16, int32, uint32, int64, uint64] = exact as [
     IntType, IntType, IntType, IntType, IntType, IntType, IntType, IntType,
   ];
+  // biome-ignore format: data table
   return Object.freeze({
     model,
     char, schar, uchar, short, ushort, int, uint, long, ulong, llong, ullong,

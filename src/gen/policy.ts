@@ -225,6 +225,7 @@ export const ArithPolicy = z
     volatile: weight(0.1, 'chance that an input variable is volatile (an expression reads at most one volatile input)'),
     boundary: weight(0.2, 'chance that an input starts at a boundary value (0, ±1, MIN, MAX, …) rather than a random one'),
     flipping: bool(true, 'remove UB by flipping operators where a flip works, inserting operations only otherwise (Nagai et al. Table 6); false: insertion only'),
+    // biome-ignore format: data table
     operators: OperatorWeights.prefault({
       '+': 1, '-': 1, '*': 1, '/': 1, '%': 1, '<<': 1, '>>': 1, '&': 1, '|': 1, '^': 0.5,
       '<': 1, '>': 1, '<=': 1, '>=': 1, '==': 1, '!=': 1, '&&': 1, '||': 1,

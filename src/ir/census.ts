@@ -45,6 +45,7 @@ export function wrappedShare(p: Program): WrappedShare {
  * C99's 47 operators, by meaning (C11 6.5): the unit of Csmith's "41 of 47 operators" count.
  * Unary and binary uses of `& * + -` count separately, as do prefix and postfix `++ --`.
  */
+// biome-ignore format: data table
 export const C99_OPERATORS = [
   '[]', '()', '.', '->', 'x++', 'x--', '++x', '--x',
   'unary &', 'unary *', 'unary +', 'unary -', '~', '!', 'sizeof', 'cast',
@@ -53,6 +54,7 @@ export const C99_OPERATORS = [
 ] as const;
 
 /** C99's keywords (C11 6.4.1 without the C11 additions). */
+// biome-ignore format: data table
 export const C99_KEYWORDS = [
   'auto', 'break', 'case', 'char', 'const', 'continue', 'default', 'do', 'double', 'else', 'enum', 'extern', 'float',
   'for', 'goto', 'if', 'inline', 'int', 'long', 'register', 'restrict', 'return', 'short', 'signed', 'sizeof',

@@ -58,6 +58,7 @@ export function parseDumpPasses(stderr: string): GccPass[] {
  * allocation, final output, bookkeeping): disabling them makes the compiler crash or emit nothing,
  * which tells nothing about the bug. Names without the instance number.
  */
+// biome-ignore format: data table
 const MANDATORY_PASSES = new Set([
   'tree-omplower', 'tree-lower', 'tree-eh', 'tree-cfg', 'tree-ompexp', 'tree-fixup_cfg', 'tree-ssa', 'tree-walloca',
   'tree-waccess', 'tree-nothrow', 'tree-local-fnsummary', 'tree-release_ssa', 'tree-ompexpssa', 'tree-ompdevlow',

@@ -93,6 +93,7 @@ describe('generated programs on real compilers', () => {
     requireTool('clang');
     requireTool('valgrind');
     const cases = generate(FIRST + 5000, SANITIZER_COUNT);
+    // biome-ignore format: data table
     const failures = await check(cases, [
       { cc: 'clang', flags: ['-O1', '-fsanitize=undefined,address', '-fno-sanitize-recover=all'], env: { ASAN_OPTIONS: 'detect_leaks=0' } },
       { cc: 'clang', flags: ['-O1', '-fsanitize=memory', '-fno-sanitize-recover=all'] },
@@ -121,6 +122,7 @@ describe('csmith mode with floating point (features.floats)', () => {
     const cases = generate(FIRST, 8, FLOATS);
     // Most programs really compute with floats (the switch is not a no-op).
     expect(cases.filter((c) => floatOps(c.program) > 0).length).toBeGreaterThan(cases.length / 2);
+    // biome-ignore format: data table
     const failures = await check(cases, [
       { cc: 'gcc', flags: ['-O0'] },
       { cc: 'gcc', flags: ['-O3'] },

@@ -39,6 +39,7 @@ describe('validity check', () => {
   });
 
   it('reads the GCC 14 errors from any version of gcc and clang, under their own names or none', () => {
+    // biome-ignore format: data table
     const lines: [string, string | undefined][] = [
       ["prog.c:3:21: warning: 'return' with a value, in function returning void [-Wreturn-type]", 'return-mismatch'],
       ["prog.c:3:21: error: 'return' with a value, in function returning void [-Wreturn-mismatch]", 'return-mismatch'],

@@ -68,6 +68,7 @@ describe('KilnStore.recordPrograms', () => {
   // replaced across batches, several findings in one program.
   const A = 'wrong-code:gcc:-O2';
   const B = 'wrong-code:gcc:-O3';
+  // biome-ignore format: data table
   const batches: ProgramRecord[][] = [
     [program(1, [{ bucket: A, size: 500 }]), program(2, [{ bucket: A, size: 400 }, { bucket: B, size: 90 }]), program(3, [{ bucket: A, size: 600 }]), program(4)],
     [program(5, [{ bucket: A, size: 300 }]), program(6, [{ bucket: A, size: 200 }]), program(7, [{ bucket: B, size: 80 }, { bucket: B, size: 70 }])],
