@@ -5,7 +5,7 @@ import { detectCompilers, resolveCompiler, type Compiler } from '../harness/comp
 import { TempRoot } from '../harness/tempdir.js';
 import { readFinding } from '../triage/finding.js';
 import { VERSIONS_FILE, versionLine, type VersionLabel } from '../triage/versions.js';
-import { reduceAndBundle, type ReducedFinding } from './reduce-finding.js';
+import { reduceFindingFolder, type FolderReduction, type ReduceFolderOptions } from './reduce-folder.js';
 
 /** Which findings are reduced first: a bug trunk still has is the one worth filing. */
 const PRIORITY: Readonly<Record<VersionLabel, number>> = { live: 0, regression: 0, untested: 1, fixed: 2 };
@@ -36,10 +36,12 @@ export class BackgroundReducer {
   failed = 0;
 
   constructor(
-    private readonly onReduced: (dir: string, r: ReducedFinding) => void,
+    private readonly onReduced: (dir: string, r: FolderReduction) => void,
     private readonly onFailed: (dir: string, message: string) => void,
     /** Aborting it (Ctrl-C) cuts the running reduction short, as `close(true)` does. */
     interrupt?: AbortSignal,
+    /** Bounds of each reduction (default none: each runs to its fixpoint). */
+    private readonly bounds: Pick<ReduceFolderOptions, 'maxTimeMs' | 'maxCandidates'> = {},
   ) {
     interrupt?.addEventListener('abort', () => this.stop.abort(), { once: true });
   }
@@ -91,7 +93,10 @@ export class BackgroundReducer {
     try {
       const f = readFinding(dir);
       this.installed ??= detectCompilers();
-      const line = await versionLine(f, await resolveCompiler(f.compilerPath), await this.installed, { temp, signal: this.stop.signal });
+      const line = await versionLine(f, await resolveCompiler(f.compilerPath), await this.installed, {
+        temp,
+        signal: this.stop.signal,
+      });
       const path = join(dir, VERSIONS_FILE);
       await writeFile(`${path}.tmp`, JSON.stringify(line, null, 2) + '\n');
       await rename(`${path}.tmp`, path);
@@ -106,12 +111,16 @@ export class BackgroundReducer {
   private async drain(): Promise<void> {
     for (let dir = await this.next(); dir !== undefined && !this.stop.signal.aborted; dir = await this.next()) {
       try {
-        const r = await reduceAndBundle(dir, { jobs: 1, signal: this.stop.signal });
+        // The same reduction, fallbacks included, as `kiln reduce FINDING_DIR`.
+        const r = await reduceFindingFolder(dir, { ...this.bounds, jobs: 1, signal: this.stop.signal });
         this.done++;
         this.onReduced(dir, r);
       } catch (e) {
         this.failed++;
-        this.onFailed(dir, e instanceof KilnError ? `${e.code}: ${e.message}` : e instanceof Error ? e.message : String(e));
+        this.onFailed(
+          dir,
+          e instanceof KilnError ? `${e.code}: ${e.message}` : e instanceof Error ? e.message : String(e),
+        );
       }
     }
     this.running = undefined;

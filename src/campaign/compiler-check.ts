@@ -16,7 +16,8 @@ export async function checkCompilers(s: FuzzSettings): Promise<number> {
   const started = Date.now();
   // On a terminal the user is waiting; in a log the line after the check says it all, and an
   // error stays the first line of stderr.
-  if (process.stderr.isTTY) process.stderr.write(`kiln fuzz: checking ${s.configurations.length} configurations on a small program first\n`);
+  if (process.stderr.isTTY)
+    process.stderr.write(`kiln fuzz: checking ${s.configurations.length} configurations on a small program first\n`);
   try {
     broken = await checkConfigurations(s.configurations, s.limits, s.jobs, stop.signal);
   } finally {
@@ -30,11 +31,12 @@ export async function checkCompilers(s: FuzzSettings): Promise<number> {
   const mem = s.limits.compile.memoryMb ?? s.limits.run.memoryMb;
   throw errBrokenConfiguration(
     name,
-    first!.memoryLimited ? `${first!.reason} under the memory limit of ${mem} MiB, and works without it` : first!.reason,
+    first!.memoryLimited
+      ? `${first!.reason} under the memory limit of ${mem} MiB, and works without it`
+      : first!.reason,
     broken.length - 1,
     first!.memoryLimited
       ? 'raise --memory (limits.compile.memory / limits.run.memory in the configuration file), or give none'
       : `try '${[first!.config.compiler.command, ...first!.config.options].join(' ')} prog.c && ./a.out' by hand, or leave the configuration out`,
   );
 }
-

@@ -22,7 +22,16 @@ export interface ProgressCounts {
  * line is rewritten in place (every 0.5 s); otherwise a plain line is printed every 10 s.
  */
 export class Progress {
-  readonly counts: ProgressCounts = { programs: 0, discarded: 0, tests: 0, findings: 0, newBuckets: 0, internal: 0, flaky: 0, outcomes: new Map() };
+  readonly counts: ProgressCounts = {
+    programs: 0,
+    discarded: 0,
+    tests: 0,
+    findings: 0,
+    newBuckets: 0,
+    internal: 0,
+    flaky: 0,
+    outcomes: new Map(),
+  };
   private readonly started = Date.now();
   private timer: NodeJS.Timeout | undefined;
   private lineShown = false;

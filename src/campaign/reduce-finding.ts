@@ -33,12 +33,24 @@ export async function reduceAndBundle(dir: string, opts: ReduceAndBundleOptions)
   if (opts.triage !== false && !opts.signal?.aborted) {
     const folder = writeReducedFinding(reduction);
     try {
-      triage = await triageFinding(folder, { ...(opts.signal ? { signal: opts.signal } : {}), ...(opts.onProgress ? { onProgress: opts.onProgress } : {}) });
+      triage = await triageFinding(folder, {
+        ...(opts.signal ? { signal: opts.signal } : {}),
+        ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
+      });
     } catch (e) {
       opts.onProgress?.(`triage of the reduced program failed: ${(e as Error).message}`);
     }
   }
-  const bundle = await writeBundle(reduction, triage ? { fingerprint: triage.fingerprint, fingerprintDetail: triage.detail, ...(triage.versions ? { versions: triage.versions } : {}) } : {});
+  const bundle = await writeBundle(
+    reduction,
+    triage
+      ? {
+          fingerprint: triage.fingerprint,
+          fingerprintDetail: triage.detail,
+          ...(triage.versions ? { versions: triage.versions } : {}),
+        }
+      : {},
+  );
   if (opts.output !== undefined) {
     try {
       copyFileSync(bundle.reducedFile, opts.output);
@@ -53,7 +65,11 @@ export async function reduceAndBundle(dir: string, opts: ReduceAndBundleOptions)
  * Records a reduction (and its fingerprint) in the store of the output folder holding the finding,
  * when it is in one. Best effort: the bundle on disk is the result; the store's copy is an index.
  */
-export function recordReduction(dir: string, r: ReducedFinding | { readonly lines: number; readonly file: string }, store?: KilnStore): void {
+export function recordReduction(
+  dir: string,
+  r: ReducedFinding | { readonly lines: number; readonly file: string },
+  store?: KilnStore,
+): void {
   const id = basename(resolve(dir));
   const record = (s: KilnStore): void => {
     if ('reduction' in r) {
@@ -67,7 +83,10 @@ export function recordReduction(dir: string, r: ReducedFinding | { readonly line
             verdict: check.verdict,
             limitMs: check.limitMs,
             ...(check.durationMs !== undefined ? { durationMs: check.durationMs } : {}),
-            note: check.verdict === 'confirmed' ? `kiln reduce: it hung again under the configured limit of ${check.limitMs / 1000} s` : `kiln reduce: it finished within the configured limit of ${check.limitMs / 1000} s: slow, not a hang`,
+            note:
+              check.verdict === 'confirmed'
+                ? `kiln reduce: it hung again under the configured limit of ${check.limitMs / 1000} s`
+                : `kiln reduce: it finished within the configured limit of ${check.limitMs / 1000} s: slow, not a hang`,
           },
         });
       }

@@ -41,9 +41,17 @@ export class ReportRefresher {
 
   private write(maxNewSamples: number): string | undefined {
     try {
-      return writeReport(this.out, { campaignId: this.campaignId, sample: DEFAULT_SAMPLE, cache: this.cache, maxNewSamples }).file;
+      return writeReport(this.out, {
+        campaignId: this.campaignId,
+        sample: DEFAULT_SAMPLE,
+        cache: this.cache,
+        maxNewSamples,
+      }).file;
     } catch (e) {
-      if (!this.warned) this.warn(`kiln fuzz: warning: cannot write the report in ${this.out}: ${(e as Error).message.split('\n')[0]} (the campaign goes on; 'kiln report' writes it later)`);
+      if (!this.warned)
+        this.warn(
+          `kiln fuzz: warning: cannot write the report in ${this.out}: ${(e as Error).message.split('\n')[0]} (the campaign goes on; 'kiln report' writes it later)`,
+        );
       this.warned = true;
       return undefined;
     }

@@ -29,8 +29,18 @@ export function localRunner(s: RunnerSettings): CampaignRunner {
 
 /** The runner of a campaign on this machine's cores, from its settings. */
 export function localRunnerFor(s: FuzzSettings): CampaignRunner {
-  if (s.sanitizers) return sanitizerRunner({ configurations: s.configurations, limits: s.limits, policy: s.policy, jobs: s.jobs });
-  return localRunner({ configurations: s.configurations, limits: s.limits, policy: s.policy, mode: s.mode, jobs: s.jobs, rerunFailures: s.rerun, ...(s.ubShare ? { ubShare: s.ubShare } : {}), ...(s.emi ? { emi: s.emi } : {}) });
+  if (s.sanitizers)
+    return sanitizerRunner({ configurations: s.configurations, limits: s.limits, policy: s.policy, jobs: s.jobs });
+  return localRunner({
+    configurations: s.configurations,
+    limits: s.limits,
+    policy: s.policy,
+    mode: s.mode,
+    jobs: s.jobs,
+    rerunFailures: s.rerun,
+    ...(s.ubShare ? { ubShare: s.ubShare } : {}),
+    ...(s.emi ? { emi: s.emi } : {}),
+  });
 }
 
 /**
@@ -39,7 +49,10 @@ export function localRunnerFor(s: FuzzSettings): CampaignRunner {
  */
 export async function queueRunnerFor(s: FuzzSettings, url: string): Promise<CampaignRunner> {
   // BullMQ and ioredis load on demand: they are most of the start-up of every other command.
-  const [{ checkQueueFree, queueRunner }, { parseQueueUrl }] = await Promise.all([import('../queue/coordinator.js'), import('../queue/redis.js')]);
+  const [{ checkQueueFree, queueRunner }, { parseQueueUrl }] = await Promise.all([
+    import('../queue/coordinator.js'),
+    import('../queue/redis.js'),
+  ]);
   const address = parseQueueUrl(url);
   const owner = (id: number): string => `campaign ${id} of ${hostname()}:${resolve(s.out)}`;
   await checkQueueFree(address, s.resume ? owner(s.resume.id) : undefined);

@@ -5,7 +5,15 @@ import { sanitizerMatrix, Slots, testSanitizerProgram } from '../edge/sancampaig
 import { sanitizerProgram, type SanitizerProgram } from '../edge/sanitize.js';
 import { asConfigResult } from '../edge/sanjudge.js';
 import type { Configuration } from '../harness/matrix.js';
-import { RunState, type CampaignHooks, type CampaignRunner, type CampaignSummary, type ProgramReport, type RunnerInput, type RunnerSettings } from '../harness/runner.js';
+import {
+  RunState,
+  type CampaignHooks,
+  type CampaignRunner,
+  type CampaignSummary,
+  type ProgramReport,
+  type RunnerInput,
+  type RunnerSettings,
+} from '../harness/runner.js';
 import { TempRoot } from '../harness/tempdir.js';
 
 /** The runner of `kiln fuzz --sanitizers` on this machine (jobs: concurrent sanitized builds). */
@@ -18,7 +26,12 @@ export function sanitizerRunner(s: RunnerSettings): CampaignRunner {
   };
 }
 
-async function runSanitizerCampaign(s: RunnerSettings, configs: readonly Configuration[], input: RunnerInput, hooks: CampaignHooks): Promise<CampaignSummary> {
+async function runSanitizerCampaign(
+  s: RunnerSettings,
+  configs: readonly Configuration[],
+  input: RunnerInput,
+  hooks: CampaignHooks,
+): Promise<CampaignSummary> {
   if (configs.length === 0) throw new Error('sanitizer campaign: no gcc or clang configuration');
   const temp = TempRoot.create();
   const slots = new Slots(s.jobs);
@@ -47,7 +60,13 @@ async function runSanitizerCampaign(s: RunnerSettings, configs: readonly Configu
       try {
         p = sanitizerProgram(seed, s.policy);
       } catch (e) {
-        await hooks.onProgram({ seed, status: 'error', genMs: 0, reason: e instanceof Error ? (e.stack ?? e.message) : String(e), results: [] });
+        await hooks.onProgram({
+          seed,
+          status: 'error',
+          genMs: 0,
+          reason: e instanceof Error ? (e.stack ?? e.message) : String(e),
+          results: [],
+        });
         state.programs++;
         continue;
       }
@@ -57,10 +76,25 @@ async function runSanitizerCampaign(s: RunnerSettings, configs: readonly Configu
         continue;
       }
       const prog = p;
-      const task = testSanitizerProgram(prog, { configurations: configs, limits: s.limits, temp, signal: kill.signal, slots, onRun: (r) => hooks.onTest?.(asConfigResult(r, { outcome: 'ok' })) }).then(async ({ results }) => {
+      const task = testSanitizerProgram(prog, {
+        configurations: configs,
+        limits: s.limits,
+        temp,
+        signal: kill.signal,
+        slots,
+        onRun: (r) => hooks.onTest?.(asConfigResult(r, { outcome: 'ok' })),
+      }).then(async ({ results }) => {
         if (kill.signal.aborted) return;
         state.tests += results.length;
-        const report: ProgramReport = { seed, status: 'tested', genMs: prog.genMs, mode: 'csmith', files: prog.files, expected: prog.expected, results };
+        const report: ProgramReport = {
+          seed,
+          status: 'tested',
+          genMs: prog.genMs,
+          mode: 'csmith',
+          files: prog.files,
+          expected: prog.expected,
+          results,
+        };
         await hooks.onProgram(report);
         state.programs++;
       });

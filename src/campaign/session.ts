@@ -10,7 +10,7 @@ import { recordReduction } from './reduce-finding.js';
 import { Progress } from './progress.js';
 import { ReportRefresher } from './report-refresher.js';
 import { localRunnerFor } from './runners.js';
-import type { FuzzSettings, StoredSettings } from './settings.js';
+import { settingsToStore, type FuzzSettings } from './settings.js';
 
 /**
  * Runs one session of a campaign with resolved settings — on this machine's cores unless another
@@ -22,19 +22,7 @@ export async function fuzz(s: FuzzSettings, runner: CampaignRunner = localRunner
   const campaignId = s.resume
     ? s.resume.id
     : store.createCampaign({
-        config: {
-          optionSets: s.optionSets,
-          limits: s.limits,
-          policy: s.policy,
-          mode: s.mode,
-          rerun: s.rerun,
-          jobs: s.jobs,
-          timeMs: s.timeMs ?? null,
-          maxPerBucket: s.maxPerBucket ?? null,
-          ...(s.ubShare ? { ubShare: s.ubShare } : {}),
-          ...(s.emi ? { emi: s.emi } : {}),
-          ...(s.sanitizers ? { sanitizers: true } : {}),
-        } satisfies Omit<StoredSettings, 'maxPerBucket'> & Record<string, unknown>,
+        config: settingsToStore(s),
         compilers: s.compilers,
         seedStart: s.seedStart ?? store.nextUnusedSeed(),
         ...(s.maxTests !== undefined ? { maxTests: s.maxTests } : {}),
@@ -58,7 +46,10 @@ export async function fuzz(s: FuzzSettings, runner: CampaignRunner = localRunner
   const onSignal = (sig: NodeJS.Signals): void => {
     interrupts++;
     if (interrupts === 1) {
-      progress.println(`kiln fuzz: ${sig}: stopping; tests in flight are abandoned and will run again on --resume (${sig === 'SIGINT' ? 'Ctrl-C' : sig} again aborts at once)`, process.stderr);
+      progress.println(
+        `kiln fuzz: ${sig}: stopping; tests in flight are abandoned and will run again on --resume (${sig === 'SIGINT' ? 'Ctrl-C' : sig} again aborts at once)`,
+        process.stderr,
+      );
       stop.abort();
     } else {
       process.exit(130);
@@ -75,9 +66,14 @@ export async function fuzz(s: FuzzSettings, runner: CampaignRunner = localRunner
   const reducer = s.reduce
     ? new BackgroundReducer(
         (dir, r) => {
-          progress.println(`reduced ${basename(dir)}: ${r.reduction.original.lines} → ${r.reduction.lines} lines${r.triage ? `, fingerprint ${r.triage.fingerprint}` : ''} → ${r.bundle.reducedFile}`, process.stdout);
+          progress.println(
+            r.kind === 'bundle'
+              ? `reduced ${basename(dir)}: ${r.reduction.original.lines} → ${r.reduction.lines} lines${r.triage ? `, fingerprint ${r.triage.fingerprint}` : ''} → ${r.bundle.reducedFile}`
+              : `reduced ${basename(dir)} as text (layout-dependent): ${r.result.originalBytes} → ${r.result.bytes} bytes, ${r.lines} lines → ${r.file}`,
+            process.stdout,
+          );
           try {
-            recordReduction(dir, r, store);
+            recordReduction(dir, r.kind === 'bundle' ? r : { lines: r.lines, file: r.file }, store);
           } catch {
             // The bundle is on disk; the store's copy of its size is a convenience.
           }
@@ -96,18 +92,33 @@ export async function fuzz(s: FuzzSettings, runner: CampaignRunner = localRunner
     } catch (e) {
       // A full disk or a folder made read-only under us is the machine's problem, not Kiln's.
       const code = (e as { code?: string }).code;
-      const seeds = reports.length === 1 ? `seed ${reports[0]!.seed}` : reports.length <= 4 ? `seeds ${reports.map((r) => r.seed).join(', ')}` : `${reports.length} seeds (${reports[0]!.seed} ... ${reports.at(-1)!.seed})`;
-      if (code && /^(E[A-Z]+|SQLITE_(FULL|IOERR.*|READONLY.*|CANTOPEN))$/.test(code)) throw errFile(s.out, `cannot store the results of ${seeds}: ${(e as Error).message}`);
+      const seeds =
+        reports.length === 1
+          ? `seed ${reports[0]!.seed}`
+          : reports.length <= 4
+            ? `seeds ${reports.map((r) => r.seed).join(', ')}`
+            : `${reports.length} seeds (${reports[0]!.seed} ... ${reports.at(-1)!.seed})`;
+      if (code && /^(E[A-Z]+|SQLITE_(FULL|IOERR.*|READONLY.*|CANTOPEN))$/.test(code))
+        throw errFile(s.out, `cannot store the results of ${seeds}: ${(e as Error).message}`);
       throw e;
     }
     reports.forEach((r, i) => {
-      for (const id of announce(progress, r, drafts[i]!, recorded[i]!, knownBuckets, s)) reducer?.add(join(s.out, FINDINGS_DIR, id));
+      for (const id of announce(progress, r, drafts[i]!, recorded[i]!, knownBuckets, s))
+        reducer?.add(join(s.out, FINDINGS_DIR, id));
     });
   };
   let summary: CampaignSummary | undefined;
   try {
     if (remaining === 0) {
-      summary = { stoppedBy: 'tests', programs: 0, tests: 0, reruns: 0, confirmations: 0, unconfirmed: 0, elapsedMs: 0 };
+      summary = {
+        stoppedBy: 'tests',
+        programs: 0,
+        tests: 0,
+        reruns: 0,
+        confirmations: 0,
+        unconfirmed: 0,
+        elapsedMs: 0,
+      };
     } else {
       summary = await runner.run(
         {
@@ -127,7 +138,10 @@ export async function fuzz(s: FuzzSettings, runner: CampaignRunner = localRunner
           onConfirm: (c) => {
             const u = hangCheckUpdate(campaignId, c, s.limits);
             store.setHangStatus(u.id, c.verdict, u.facts);
-            progress.println(`finding ${u.id}: suspected ${c.result.config.compiler.name} hang ${c.verdict === 'confirmed' ? 'confirmed with the configured limit' : `cleared: it finished within the configured limit (${c.result.judgement.outcome})`}`, process.stdout);
+            progress.println(
+              `finding ${u.id}: suspected ${c.result.config.compiler.name} hang ${c.verdict === 'confirmed' ? 'confirmed with the configured limit' : `cleared: it finished within the configured limit (${c.result.judgement.outcome})`}`,
+              process.stdout,
+            );
           },
         },
       );
@@ -137,9 +151,14 @@ export async function fuzz(s: FuzzSettings, runner: CampaignRunner = localRunner
       // A campaign that ran its course waits for its reductions; one stopped by the clock or by
       // Ctrl-C cuts the running one short (its best program so far is written) and lists the rest.
       const natural = summary?.stoppedBy === 'tests' || summary?.stoppedBy === 'seeds';
-      if (natural && reducer.busy) progress.println(`kiln fuzz: finishing ${reducer.pending + 1} reductions (Ctrl-C stops them)`, process.stderr);
+      if (natural && reducer.busy)
+        progress.println(`kiln fuzz: finishing ${reducer.pending + 1} reductions (Ctrl-C stops them)`, process.stderr);
       const left = await reducer.close(!natural || stop.signal.aborted);
-      if (left.length) progress.println(`kiln fuzz: ${left.length} new buckets not reduced yet: kiln reduce ${left.map((d) => basename(d)).join(' ')} (in ${join(s.out, FINDINGS_DIR)})`, process.stderr);
+      if (left.length)
+        progress.println(
+          `kiln fuzz: ${left.length} new buckets not reduced yet: kiln reduce ${left.map((d) => basename(d)).join(' ')} (in ${join(s.out, FINDINGS_DIR)})`,
+          process.stderr,
+        );
     }
     progress.stop();
     process.removeListener('SIGINT', onSignal);
@@ -152,7 +171,9 @@ export async function fuzz(s: FuzzSettings, runner: CampaignRunner = localRunner
   store.close();
   if (!summary) throw new Error('campaign ended without a summary');
   if (summary.unconfirmed > 0) {
-    process.stderr.write(`kiln fuzz: ${summary.unconfirmed} suspected hangs were not checked with the configured limit before the campaign ended; they are listed as suspected (their repro.sh checks with the full limit)\n`);
+    process.stderr.write(
+      `kiln fuzz: ${summary.unconfirmed} suspected hangs were not checked with the configured limit before the campaign ended; they are listed as suspected (their repro.sh checks with the full limit)\n`,
+    );
   }
   process.stdout.write(
     `kiln fuzz: campaign ${campaignId} stopped (${summary.stoppedBy}): this session ${summary.programs} programs, ${summary.tests} tests in ${(summary.elapsedMs / 1000).toFixed(1)} s; ` +
@@ -161,12 +182,21 @@ export async function fuzz(s: FuzzSettings, runner: CampaignRunner = localRunner
   return summary;
 }
 
-function describeSession(s: FuzzSettings, id: number, seeds: { done: number; gaps: bigint[]; next: bigint }, checkMs: number | undefined, runner: CampaignRunner): string {
+function describeSession(
+  s: FuzzSettings,
+  id: number,
+  seeds: { done: number; gaps: bigint[]; next: bigint },
+  checkMs: number | undefined,
+  runner: CampaignRunner,
+): string {
   const compilers = s.compilers.map((c) => `  ${c.name.padEnd(12)} ${c.version}`).join('\n');
   const head = s.resume
     ? `kiln fuzz: resuming campaign ${id}: ${seeds.done} programs done, ${seeds.gaps.length} claimed seeds not finished (run first), then seeds from ${seeds.next}`
     : `kiln fuzz: campaign ${id}, seeds from ${seeds.next}`;
-  const check = checkMs !== undefined ? `each compiled and ran a check program (${(checkMs / 1000).toFixed(1)} s)` : 'each checked by every worker';
+  const check =
+    checkMs !== undefined
+      ? `each compiled and ran a check program (${(checkMs / 1000).toFixed(1)} s)`
+      : 'each checked by every worker';
   return `${head}; ${s.compilers.length} compilers × ${s.optionSets.length} option sets = ${s.configurations.length} configurations, ${check}; ${runner.description}; results in ${s.out}\n${compilers}`;
 }
 
@@ -174,18 +204,33 @@ function warnVersionChanges(progress: Progress, s: FuzzSettings): void {
   const before = new Map((s.resume!.compilers as { name: string; version: string }[]).map((c) => [c.name, c.version]));
   for (const c of s.compilers) {
     const v = before.get(c.name);
-    if (v !== undefined && v !== c.version) progress.println(`kiln fuzz: warning: ${c.name} changed version since the campaign started: was '${v}', now '${c.version}'`, process.stderr);
+    if (v !== undefined && v !== c.version)
+      progress.println(
+        `kiln fuzz: warning: ${c.name} changed version since the campaign started: was '${v}', now '${c.version}'`,
+        process.stderr,
+      );
   }
 }
 
 /** Prints a finished program's findings; returns the ids of the findings that opened a new bucket. */
-function announce(progress: Progress, r: ProgramReport, draft: ReturnType<typeof draftProgram>, recorded: RecordResult, known: Set<string>, s: FuzzSettings): string[] {
+function announce(
+  progress: Progress,
+  r: ProgramReport,
+  draft: ReturnType<typeof draftProgram>,
+  recorded: RecordResult,
+  known: Set<string>,
+  s: FuzzSettings,
+): string[] {
   const out = s.out;
   const fresh: string[] = [];
   const c = progress.counts;
   c.programs++;
   if (r.status !== 'tested') c.discarded++;
-  if (r.status === 'error') progress.println(`kiln fuzz: KILN BUG: the generator failed on seed ${r.seed}: ${(r.reason ?? '').split('\n')[0]} (please report it)`, process.stderr);
+  if (r.status === 'error')
+    progress.println(
+      `kiln fuzz: KILN BUG: the generator failed on seed ${r.seed}: ${(r.reason ?? '').split('\n')[0]} (please report it)`,
+      process.stderr,
+    );
   c.flaky += r.results.filter((x) => x.flaky).length;
   for (const x of r.results) progress.outcome(x.outcome);
   const outcomes = new Map(draft.findings.map((f) => [f.id, f]));
@@ -198,9 +243,16 @@ function announce(progress: Progress, r: ProgramReport, draft: ReturnType<typeof
       c.newBuckets++;
       fresh.push(f.id);
     }
-    const note = isNew ? ' [new bucket]' : k.as === 'smallest' ? ` [smallest of its bucket${k.replaced ? `, replaces ${k.replaced}` : ''}]` : '';
+    const note = isNew
+      ? ' [new bucket]'
+      : k.as === 'smallest'
+        ? ` [smallest of its bucket${k.replaced ? `, replaces ${k.replaced}` : ''}]`
+        : '';
     const notes = `${f.hangStatus === 'suspected' ? ' [suspected: checking with the configured limit]' : ''}${f.nondeterministic ? ' [nondeterministic]' : ''}`;
-    progress.println(`finding ${f.id}: ${f.outcome} with ${f.compiler}${f.options ? ' ' + f.options : ''} (seed ${r.seed})${note}${notes} → ${out}/findings/${f.id}`, process.stdout);
+    progress.println(
+      `finding ${f.id}: ${f.outcome} with ${f.compiler}${f.options ? ' ' + f.options : ''} (seed ${r.seed})${note}${notes} → ${out}/findings/${f.id}`,
+      process.stdout,
+    );
   }
   for (const d of recorded.dropped) {
     // Said once per bucket and session: the rest are counted (kiln findings shows how many).

@@ -1,8 +1,10 @@
-import type { ModeChoice } from '../gen/mode.js';
-import type { Policy } from '../gen/policy.js';
-import type { Compiler } from '../harness/compilers.js';
+import { errDatabase, errState } from '../diag/errors.js';
+import { isModeChoice, type ModeChoice } from '../gen/mode.js';
+import { parsePolicy, PolicyError, type Policy } from '../gen/policy.js';
+import { resolveCompilers, type Compiler } from '../harness/compilers.js';
 import type { Configuration, Limits } from '../harness/matrix.js';
-import type { CampaignRow } from '../store/store.js';
+import { DEFAULT_MAX_PER_BUCKET } from '../store/cap.js';
+import { KilnStore, type CampaignRow } from '../store/store.js';
 
 /** The settings of a campaign as stored with it (and reused by `--resume`). */
 export interface StoredSettings {
@@ -38,4 +40,82 @@ export interface FuzzSettings extends StoredSettings {
   readonly resume: CampaignRow | undefined;
   /** Reduce each new bucket's first finding in the background. */
   readonly reduce: boolean;
+}
+
+/** The settings a new campaign stores with it, for `--resume` ({@link storedSettings} reads them back). */
+export function settingsToStore(s: FuzzSettings): Omit<StoredSettings, 'maxPerBucket'> & Record<string, unknown> {
+  return {
+    optionSets: s.optionSets,
+    limits: s.limits,
+    policy: s.policy,
+    mode: s.mode,
+    rerun: s.rerun,
+    jobs: s.jobs,
+    timeMs: s.timeMs ?? null,
+    maxPerBucket: s.maxPerBucket ?? null,
+    ...(s.ubShare ? { ubShare: s.ubShare } : {}),
+    ...(s.emi ? { emi: s.emi } : {}),
+    ...(s.sanitizers ? { sanitizers: true } : {}),
+  };
+}
+
+/**
+ * The latest campaign of an output folder, to resume: its row, its stored settings, and its
+ * compilers resolved again under their stored names. Reads the store only: nothing is written
+ * until the stored settings and compilers check out.
+ */
+export async function resumable(
+  out: string,
+): Promise<{ campaign: CampaignRow; stored: StoredSettings; compilers: Compiler[] }> {
+  const store = KilnStore.open(out, 'read');
+  let campaign: CampaignRow | undefined;
+  try {
+    campaign = store.latestCampaign();
+  } finally {
+    store.close();
+  }
+  if (!campaign) throw errState(`no campaign to resume in ${out}`, "start one with 'kiln fuzz'");
+  const stored = storedSettings(campaign, store.path);
+  const storedCompilers = campaign.compilers as { command: string; name: string; version: string }[];
+  const compilers = await resolveCompilers(storedCompilers.map((c) => c.command));
+  return { campaign, stored, compilers: compilers.map((c, i) => ({ ...c, name: storedCompilers[i]?.name ?? c.name })) };
+}
+
+/** A campaign's stored settings, decoded and checked (KILN_DATABASE when unusable). */
+export function storedSettings(c: CampaignRow, dbPath: string): StoredSettings {
+  const s = c.config as Partial<StoredSettings> | null;
+  if (!s || !Array.isArray(s.optionSets) || !s.limits || !s.policy || !Array.isArray(c.compilers)) {
+    throw errDatabase(dbPath, `campaign ${c.id} has no usable settings to resume`);
+  }
+  let policy: Policy;
+  try {
+    policy = parsePolicy(s.policy);
+  } catch (e) {
+    if (e instanceof PolicyError) throw errDatabase(dbPath, `campaign ${c.id}: stored policy: ${e.message}`);
+    throw e;
+  }
+  const step = (x: { timeoutMs: number; memoryMb?: number | null }) => ({
+    timeoutMs: x.timeoutMs,
+    memoryMb: x.memoryMb ?? undefined,
+  });
+  const jobs = typeof s.jobs === 'number' && Number.isInteger(s.jobs) && s.jobs >= 1 ? s.jobs : undefined;
+  // Campaigns from before the cap have none stored: they keep the default, as a new one would.
+  const cap =
+    s.maxPerBucket === null
+      ? undefined
+      : typeof s.maxPerBucket === 'number' && s.maxPerBucket >= 1
+        ? s.maxPerBucket
+        : DEFAULT_MAX_PER_BUCKET;
+  return {
+    optionSets: s.optionSets,
+    limits: { compile: step(s.limits.compile), run: step(s.limits.run) },
+    policy,
+    mode: typeof s.mode === 'string' && isModeChoice(s.mode) ? s.mode : 'csmith',
+    rerun: s.rerun ?? true,
+    maxPerBucket: cap,
+    ...(jobs !== undefined ? { jobs } : {}),
+    ...(typeof s.ubShare === 'number' && s.ubShare > 0 && s.ubShare <= 1 ? { ubShare: s.ubShare } : {}),
+    ...(typeof s.emi === 'number' && Number.isInteger(s.emi) && s.emi > 0 ? { emi: s.emi } : {}),
+    ...(s.sanitizers === true ? { sanitizers: true } : {}),
+  };
 }

@@ -16,7 +16,7 @@ const COMMANDS: Readonly<Record<string, () => Promise<(program: Command) => void
   fuzz: async () => (await import('./fuzz.js')).registerFuzz,
   compilers: async () => (await import('./compilers.js')).registerCompilers,
   findings: async () => (await import('./findings.js')).registerFindings,
-  reduce: async () => (await import('./reduce-text.js')).registerReduce,
+  reduce: async () => (await import('./reduce.js')).registerReduce,
   triage: async () => (await import('./triage.js')).registerTriage,
   check: async () => (await import('./check.js')).registerCheck,
   report: async () => (await import('./report.js')).registerReport,
@@ -33,7 +33,9 @@ export async function buildCli(argv?: readonly string[]): Promise<Command> {
   const program = new Command();
   program
     .name('kiln')
-    .description('Kiln finds bugs in C compilers: it generates UB-free C programs whose output it knows, runs them through compilers and options, and turns every crash, hang and wrong result into a small, deduplicated test case.')
+    .description(
+      'Kiln finds bugs in C compilers: it generates UB-free C programs whose output it knows, runs them through compilers and options, and turns every crash, hang and wrong result into a small, deduplicated test case.',
+    )
     .version(pkg.version, '-V, --version')
     // Commander's own error text is replaced by Kiln's coded one-line form (see usageError);
     // subcommands inherit both settings because they are registered after this.
