@@ -1,23 +1,15 @@
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import type { Command } from 'commander';
-import { TARGETS, targetByName } from '../c/target.js';
-import { errBadOption, errFile, KilnError } from '../diag/errors.js';
-import { emitFiles, type EmittedFile } from '../emit/files.js';
-import type { Policy } from '../gen/policy.js';
-import { generateProgram } from '../repair/generate.js';
-import { isModeChoice, MODE_CHOICES, modeFor, type ModeChoice } from '../gen/mode.js';
-import { wrappedShare } from '../ir/census.js';
-import { liveStats } from '../interp/live.js';
-import { INJECT_KINDS } from '../edge/inject.js';
 import { availableParallelism } from 'node:os';
+import type { Command } from 'commander';
+import { TARGETS } from '../c/target.js';
+import { errBadOption, errFile } from '../diag/errors.js';
+import { INJECT_KINDS } from '../edge/inject.js';
+import { isModeChoice, MODE_CHOICES } from '../gen/mode.js';
 import { maxJobs } from '../harness/config.js';
-import type { InjectKind } from '../edge/inject.js';
-import { generateRelaxedOne, generateUBOne, parseUBKind, processSink, type GenSink } from './gen-ub.js';
-import { generateInProcesses } from './gen-pool.js';
-import { tuneV8ForGeneration } from '../harness/v8-tuning.js';
 import { makeDirectory } from '../store/files.js';
-import { loadPolicy, MAX_SEED, parseCount, parseSeed, reportAndExit } from './util.js';
+import { checkSplitOutput, generateOne, type GenBatch } from './gen-files.js';
+import { generateSeeds } from './gen-jobs.js';
+import { generateRelaxedOne, generateUBOne, parseUBKind, processSink, type GenSink } from './gen-ub.js';
+import { loadPolicy, MAX_SEED, parseCount, parseSeed, reportAndExit, withTarget } from './util.js';
 
 interface GenOptions {
   seed?: string;
@@ -33,17 +25,6 @@ interface GenOptions {
   jobs?: string;
 }
 
-/** Everything one seed of `kiln gen --count` needs: the same in this process and in a generation process of `-j N`. */
-export interface GenBatch {
-  readonly policy: Policy;
-  readonly mode: ModeChoice;
-  readonly ub: InjectKind | undefined;
-  readonly relax: boolean;
-  /** The output directory. */
-  readonly output: string;
-  readonly json: boolean;
-}
-
 /** Registers `kiln gen`. */
 export function registerGen(program: Command): void {
   program
@@ -51,15 +32,30 @@ export function registerGen(program: Command): void {
     .description('generate UB-free C programs whose output is known (generate, execute, repair)')
     .option('-s, --seed <n>', 'seed of the (first) program', '1')
     .option('-n, --count <k>', 'generate K programs, seeds N … N+K-1 (needs -o DIR)')
-    .option('-o, --output <path>', 'output file (one program), or directory (with --count, or for a yarpgen program); default: stdout')
-    .option('-j, --jobs <n>', 'with --count: programs generated at once, each in a process of its own (default: one per core); files and output are the same for any N')
+    .option(
+      '-o, --output <path>',
+      'output file (one program), or directory (with --count, or for a yarpgen program); default: stdout',
+    )
+    .option(
+      '-j, --jobs <n>',
+      'with --count: programs generated at once, each in a process of its own (default: one per core); files and output are the same for any N',
+    )
     .option('--policy <file>', 'generation policy (YAML or JSON; any subset of fields)')
     .option('--size <preset>', 'program size: small, medium (Csmith-like, default) or large')
     .option('--mode <mode>', `generation mode: ${MODE_CHOICES.join(', ')} (mixed draws one per seed)`, 'csmith')
-    .option('--target <name>', `target model the program is generated and interpreted for: ${TARGETS.map((t) => t.name).join(', ')} (default x86_64, or the policy's)`)
+    .option(
+      '--target <name>',
+      `target model the program is generated and interpreted for: ${TARGETS.map((t) => t.name).join(', ')} (default x86_64, or the policy's)`,
+    )
     .option('--json', 'print one JSON object per program: seed, file, expected, lines, repairs, genMs, …')
-    .option('--ub <kind>', `undefined behaviour on purpose: one UB of this kind on the executed path, nothing undefined before it (${INJECT_KINDS.join(', ')}); --json gives ub: {kind, file, line, column}`)
-    .option('--relax', "CsmithEdge's relaxations (policy section relax): null and dangling pointers, dropped initialisers, gotos anywhere, unchecked indices, parameter addresses, read/write conflicts; the first line gives the expected output only when the interpreter finds the executed path UB-free")
+    .option(
+      '--ub <kind>',
+      `undefined behaviour on purpose: one UB of this kind on the executed path, nothing undefined before it (${INJECT_KINDS.join(', ')}); --json gives ub: {kind, file, line, column}`,
+    )
+    .option(
+      '--relax',
+      "CsmithEdge's relaxations (policy section relax): null and dangling pointers, dropped initialisers, gotos anywhere, unchecked indices, parameter addresses, read/write conflicts; the first line gives the expected output only when the interpreter finds the executed path UB-free",
+    )
     .addHelpText(
       'after',
       `
@@ -95,11 +91,17 @@ async function runGen(opts: GenOptions): Promise<void> {
   const count = opts.count === undefined ? undefined : parseCount('--count', opts.count, 1, 1);
   // Every seed written must be one `--seed` accepts back.
   if (count !== undefined && seed + BigInt(count) - 1n > MAX_SEED) {
-    throw errBadOption('--count', String(count), `at most ${MAX_SEED - seed + 1n} from seed ${seed}: seeds end at ${MAX_SEED} (2^63 - 1)`);
+    throw errBadOption(
+      '--count',
+      String(count),
+      `at most ${MAX_SEED - seed + 1n} from seed ${seed}: seeds end at ${MAX_SEED} (2^63 - 1)`,
+    );
   }
   const ub = opts.ub === undefined ? undefined : parseUBKind(opts.ub, mode);
-  if (opts.relax && ub !== undefined) throw errBadOption('--relax', 'on', 'no --ub with it (a relaxed program has its own undefined behaviour)');
-  if (opts.relax && mode !== 'csmith') throw errBadOption('--mode', mode, 'csmith with --relax (the relaxations rewrite csmith-mode programs)');
+  if (opts.relax && ub !== undefined)
+    throw errBadOption('--relax', 'on', 'no --ub with it (a relaxed program has its own undefined behaviour)');
+  if (opts.relax && mode !== 'csmith')
+    throw errBadOption('--mode', mode, 'csmith with --relax (the relaxations rewrite csmith-mode programs)');
   if (count === undefined && mode === 'yarpgen' && opts.output) checkSplitOutput(opts.output);
   if (count !== undefined) {
     if (!opts.output) throw errBadOption('--count', String(count), 'an output directory too (-o DIR)');
@@ -109,24 +111,24 @@ async function runGen(opts: GenOptions): Promise<void> {
       throw errFile(opts.output, `cannot create directory: ${(e as Error).message}`);
     }
     const batch: GenBatch = { policy, mode, ub, relax: !!opts.relax, output: opts.output, json: !!opts.json };
-    const jobs = opts.jobs === undefined ? Math.min(availableParallelism(), count) : parseCount('--jobs', opts.jobs, 1, 1);
+    const jobs =
+      opts.jobs === undefined ? Math.min(availableParallelism(), count) : parseCount('--jobs', opts.jobs, 1, 1);
     if (jobs > maxJobs()) throw errBadOption('--jobs', opts.jobs!, `at most ${maxJobs()} on this machine`);
     // A count on a terminal, unless JSON lines are printed there already.
-    const progress = process.stderr.isTTY && !opts.json && count > 1 ? (done: number) => void process.stderr.write(`\rkiln gen: ${done}/${count} programs`) : undefined;
+    const progress =
+      process.stderr.isTTY && !opts.json && count > 1
+        ? (done: number) => void process.stderr.write(`\rkiln gen: ${done}/${count} programs`)
+        : undefined;
     // With a count on the terminal, a message first clears the count's line.
-    const sink: GenSink = progress ? { out: processSink.out, err: (text) => processSink.err(`\r\x1b[K${text}`) } : processSink;
-    let discarded = 0;
-    if (jobs > 1 && count > 1) {
-      discarded = await generateInProcesses(seed, count, jobs, batch, sink, progress);
-    } else {
-      tuneV8ForGeneration();
-      for (let i = 0; i < count; i++) {
-        if (!genSeed(seed + BigInt(i), batch, sink)) discarded++;
-        progress?.(i + 1);
-      }
-    }
+    const sink: GenSink = progress
+      ? { out: processSink.out, err: (text) => processSink.err(`\r\x1b[K${text}`) }
+      : processSink;
+    const discarded = await generateSeeds(seed, count, jobs, batch, sink, progress);
     if (progress) process.stderr.write('\n');
-    if (!opts.json) process.stderr.write(`kiln gen: wrote ${count - discarded} programs to ${opts.output}${discarded ? ` (${discarded} seeds discarded)` : ''}\n`);
+    if (!opts.json)
+      process.stderr.write(
+        `kiln gen: wrote ${count - discarded} programs to ${opts.output}${discarded ? ` (${discarded} seeds discarded)` : ''}\n`,
+      );
     return;
   }
   const output = opts.output;
@@ -138,107 +140,6 @@ async function runGen(opts: GenOptions): Promise<void> {
     if (!generateRelaxedOne(seed, policy, output, !!opts.json)) process.exitCode = 1;
     return;
   }
-  if (!generateOne(seed, policy, mode, output === undefined ? undefined : () => output, !!opts.json, processSink)) process.exitCode = 1;
-}
-
-/**
- * Generates, writes and reports the program of one seed of `kiln gen --count` into the batch's
- * directory (what it prints goes to `sink`); false when the seed was discarded.
- */
-export function genSeed(s: bigint, b: GenBatch, sink: GenSink): boolean {
-  // A one-file program is DIR/kiln-N.c; a program of several files gets DIR/kiln-N/.
-  const target = (files: readonly EmittedFile[]): string => join(b.output, files.length === 1 ? `kiln-${s}.c` : `kiln-${s}`);
-  const file = join(b.output, `kiln-${s}.c`);
-  if (b.ub !== undefined) return generateUBOne(s, b.policy, b.ub, file, b.json, sink);
-  if (b.relax) return generateRelaxedOne(s, b.policy, file, b.json, sink);
-  return generateOne(s, b.policy, b.mode, target, b.json, sink);
-}
-
-/** The policy with `--target` applied: an unknown name is a user error naming the models. */
-export function withTarget(policy: Policy, name: string | undefined): Policy {
-  if (name === undefined) return policy;
-  const model = targetByName(name);
-  if (!model) throw errBadOption('--target', name, `one of ${TARGETS.map((t) => t.name).join(', ')}`);
-  return { ...policy, target: model.name };
-}
-
-/** A program of several files needs a directory: `-o X.c` is refused with a hint. */
-function checkSplitOutput(path: string): void {
-  if (!path.endsWith('.c')) return;
-  throw new KilnError(
-    'KILN_BAD_OPTION',
-    `invalid value '${path}' for -o: a yarpgen program is several files (init.h, init.c, func.c, driver.c), not one .c file`,
-    `give a directory instead, e.g. -o ${path.slice(0, -2) || 'prog'}; compile it with: cc DIR/init.c DIR/func.c DIR/driver.c`,
-  );
-}
-
-/**
- * Generates, writes and reports one program; false when the seed was discarded. `target` gives
- * where the program goes once its files are known: a file (one-file programs) or a directory.
- */
-function generateOne(seed: bigint, policy: Policy, choice: ModeChoice, target: ((files: readonly EmittedFile[]) => string) | undefined, json: boolean, sink: GenSink): boolean {
-  const mode = modeFor(seed, choice);
-  const r = generateProgram(seed, policy, mode);
-  if (!r.ok) {
-    const line = { seed: String(seed), discarded: r.reason, repairs: r.stats.repairs, genMs: round(r.genMs) };
-    if (json) sink.out(JSON.stringify(line) + '\n');
-    else sink.err(`kiln gen: seed ${seed} discarded: ${r.reason}\n`);
-    return false;
-  }
-  const files = emitFiles(r.program, {
-    expected: r.expected,
-    header: [`Generated by Kiln (mode ${r.program.meta.mode ?? 'csmith'}, policy ${policy.name}${policy.target === 'x86_64' ? '' : `, target ${policy.target}`}), seed ${seed}.`],
-  });
-  const file = target?.(files);
-  if (file !== undefined) writeProgram(file, files);
-  else if (!json) sink.out(files.length === 1 ? files[0]!.content : files.map((f) => `// ==> ${f.name} <==\n${f.content}${f.content.endsWith('\n') ? '' : '\n'}`).join(''));
-  if (json) {
-    const share = wrappedShare(r.program);
-    const live = liveStats(r.program, r.profile);
-    sink.out(
-      JSON.stringify({
-        seed: String(seed),
-        mode,
-        file: file ?? null,
-        files: files.map((f) => f.name),
-        expected: r.expected,
-        lines: files.reduce((n, f) => n + f.content.split('\n').length - 1, 0),
-        repairs: r.stats.repairs,
-        runs: r.stats.runs,
-        genMs: round(r.genMs),
-        steps: r.profile.steps,
-        statements: live.statements,
-        liveStatements: live.liveStatements,
-        functions: live.functions,
-        liveFunctions: live.liveFunctions,
-        wrapped: share.wrapped,
-        operations: share.operations,
-        repairsByRule: r.stats.byRule,
-      }) + '\n',
-    );
-  }
-  return true;
-}
-
-/** Writes a one-file program to `path`, or a program of several files into directory `path`. */
-function writeProgram(path: string, files: readonly EmittedFile[]): void {
-  if (files.length === 1) {
-    try {
-      writeFileSync(path, files[0]!.content);
-    } catch (e) {
-      throw errFile(path, `cannot write: ${(e as Error).message}`);
-    }
-    return;
-  }
-  checkSplitOutput(path);
-  try {
-    makeDirectory(path);
-    for (const f of files) writeFileSync(join(path, f.name), f.content);
-  } catch (e) {
-    throw errFile(path, `cannot write: ${(e as Error).message}`);
-  }
-}
-
-function round(ms: number): number {
-  return Math.round(ms * 10) / 10;
+  if (!generateOne(seed, policy, mode, output === undefined ? undefined : () => output, !!opts.json, processSink))
+    process.exitCode = 1;
 }

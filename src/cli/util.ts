@@ -4,6 +4,7 @@ import type { Command, CommanderError } from 'commander';
 import { parse as parseYaml } from 'yaml';
 import { errBadConfig, errBadOption, errFile, errUsage, isKilnError, type KilnError } from '../diag/errors.js';
 import { parsePolicy, PolicyError, type Policy, type SizePreset } from '../gen/policy.js';
+import { TARGETS, targetByName } from '../c/target.js';
 
 /** Prints a user error as one line plus a hint, and exits with status 2 (no stack trace). */
 export function reportAndExit(e: unknown): never {
@@ -14,7 +15,9 @@ export function reportAndExit(e: unknown): never {
     process.exit(2);
   }
   // Anything else is a Kiln bug: show everything, loudly.
-  process.stderr.write(`kiln: internal error (please report): ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+  process.stderr.write(
+    `kiln: internal error (please report): ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`,
+  );
   process.exit(70);
 }
 
@@ -29,7 +32,10 @@ export function readConfigFile(path: string): unknown {
   try {
     return extname(path).toLowerCase() === '.json' ? JSON.parse(text) : parseYaml(text);
   } catch (e) {
-    throw errBadConfig(path, `not valid ${extname(path).toLowerCase() === '.json' ? 'JSON' : 'YAML'}: ${(e as Error).message.split('\n')[0]}`);
+    throw errBadConfig(
+      path,
+      `not valid ${extname(path).toLowerCase() === '.json' ? 'JSON' : 'YAML'}: ${(e as Error).message.split('\n')[0]}`,
+    );
   }
 }
 
@@ -55,7 +61,8 @@ export function parseSize(size: string | undefined): SizePreset {
 /** Parses a non-negative integer option. */
 export function parseCount(option: string, value: string | undefined, fallback: number, min = 0): number {
   if (value === undefined) return fallback;
-  if (!/^\d+$/.test(value) || Number(value) < min || !Number.isSafeInteger(Number(value))) throw errBadOption(option, value, `an integer from ${min} to ${Number.MAX_SAFE_INTEGER}`);
+  if (!/^\d+$/.test(value) || Number(value) < min || !Number.isSafeInteger(Number(value)))
+    throw errBadOption(option, value, `an integer from ${min} to ${Number.MAX_SAFE_INTEGER}`);
   return Number(value);
 }
 
@@ -65,7 +72,8 @@ export const MAX_SEED = (1n << 63n) - 1n;
 /** Parses a seed: an integer from 0 to {@link MAX_SEED}. */
 export function parseSeed(option: string, value: string | undefined, fallback: bigint): bigint {
   if (value === undefined) return fallback;
-  if (!/^\d+$/.test(value) || BigInt(value) > MAX_SEED) throw errBadOption(option, value, `an integer from 0 to ${MAX_SEED} (2^63 - 1)`);
+  if (!/^\d+$/.test(value) || BigInt(value) > MAX_SEED)
+    throw errBadOption(option, value, `an integer from 0 to ${MAX_SEED} (2^63 - 1)`);
   return BigInt(value);
 }
 
@@ -86,13 +94,23 @@ export function parseDuration(option: string, value: string | undefined): number
 export function usageError(e: CommanderError, program: Command, argv: readonly string[]): KilnError | undefined {
   // Commander's text: "error: unknown option '--foo'" plus, sometimes, "\n(Did you mean --force?)".
   const [first = '', ...rest] = e.message.replace(/^error: /, '').split('\n');
-  const suggestion = rest.join(' ').replace(/^\((.*)\)$/, '$1').replace(/^Did/, 'did').trim();
+  const suggestion = rest
+    .join(' ')
+    .replace(/^\((.*)\)$/, '$1')
+    .replace(/^Did/, 'did')
+    .trim();
   const sub = program.commands.find((c) => argv.includes(c.name()));
   const help = sub ? `run 'kiln ${sub.name()} --help' for its options` : "run 'kiln help' for the list of commands";
   const hint = suggestion ? `${suggestion}; ${help}` : help;
   switch (e.code) {
     case 'commander.unknownCommand':
-      return errUsage('KILN_UNKNOWN_COMMAND', first, suggestion ? `${suggestion}; run 'kiln help' for the list of commands` : "run 'kiln help' for the list of commands");
+      return errUsage(
+        'KILN_UNKNOWN_COMMAND',
+        first,
+        suggestion
+          ? `${suggestion}; run 'kiln help' for the list of commands`
+          : "run 'kiln help' for the list of commands",
+      );
     case 'commander.unknownOption':
       return errUsage('KILN_UNKNOWN_OPTION', sub ? `${first} for 'kiln ${sub.name()}'` : first, hint);
     case 'commander.missingArgument':
@@ -103,6 +121,16 @@ export function usageError(e: CommanderError, program: Command, argv: readonly s
     case 'commander.conflictingOption':
       return errUsage('KILN_BAD_ARGUMENTS', sub ? `kiln ${sub.name()}: ${first}` : first, hint);
     default:
-      return e.exitCode === 0 || e.code.startsWith('commander.help') || e.code === 'commander.version' ? undefined : errUsage('KILN_BAD_ARGUMENTS', first, hint);
+      return e.exitCode === 0 || e.code.startsWith('commander.help') || e.code === 'commander.version'
+        ? undefined
+        : errUsage('KILN_BAD_ARGUMENTS', first, hint);
   }
+}
+
+/** The policy with `--target` applied: an unknown name is a user error naming the models. */
+export function withTarget(policy: Policy, name: string | undefined): Policy {
+  if (name === undefined) return policy;
+  const model = targetByName(name);
+  if (!model) throw errBadOption('--target', name, `one of ${TARGETS.map((t) => t.name).join(', ')}`);
+  return { ...policy, target: model.name };
 }

@@ -6,8 +6,23 @@ import type { EmittedFile } from '../emit/files.js';
 import type { Mode, ModeChoice } from '../gen/mode.js';
 import type { Policy } from '../gen/policy.js';
 
-/** Messages to a generation process. */
-export type GenRequest = { readonly type: 'init'; readonly policy: Policy; readonly mode: ModeChoice; readonly ubShare?: number; readonly emi?: number } | { readonly type: 'gen'; readonly id: number; readonly seed: string };
+/** One seed for a generation process of any pool (after its `init` message, which carries its script's fields). */
+export interface SeedRequest {
+  readonly type: 'gen';
+  readonly id: number;
+  readonly seed: string;
+}
+
+/** Messages to a campaign's generation process (src/harness/gen-worker.ts). */
+export type GenRequest =
+  | {
+      readonly type: 'init';
+      readonly policy: Policy;
+      readonly mode: ModeChoice;
+      readonly ubShare?: number;
+      readonly emi?: number;
+    }
+  | SeedRequest;
 
 /** A generation process's answer for one seed. */
 export type GenReply =
@@ -22,20 +37,43 @@ export type GenReply =
       /** `--ub-share`: the program was relaxed (src/repair/relax.ts); `ub` names the UB the interpreter met, if any. */
       readonly relaxed?: { readonly rates: Readonly<Record<string, number>>; readonly ub?: string };
     }
-  | { readonly id: number; readonly seed: string; readonly ok: false; readonly reason: string; readonly error?: string; readonly genMs: number };
+  | {
+      readonly id: number;
+      readonly seed: string;
+      readonly ok: false;
+      readonly reason: string;
+      readonly error?: string;
+      readonly genMs: number;
+    };
 
-interface Slot {
+/** Why a seed got no answer from a generation process. */
+export type Unanswered = 'generator error' | 'pool closed' | 'pool failed';
+
+/** What the processes of a pool run: a script, its start-up message, and the answer for a seed none of them gives. */
+export interface GeneratorScript<Reply> {
+  /** The Node script (see {@link scriptEntry}) and the flags it starts with. */
+  readonly entry: { readonly path: string; readonly execArgv: readonly string[] };
+  /** Fields of the `init` message each process gets first. */
+  readonly init: Readonly<Record<string, unknown>>;
+  /** The reply for a seed whose process died, or that a closed or broken pool cannot take. */
+  unanswered(id: number, seed: string, reason: Unanswered, error: string | undefined): Reply;
+}
+
+interface Slot<Reply> {
   child: ChildProcess;
-  busy: { id: number; seed: string; resolve: (r: GenReply) => void } | undefined;
+  busy: { id: number; seed: string; resolve: (r: Reply) => void } | undefined;
 }
 
 /**
- * A pool of generation processes (one per core by default). Each request goes to an idle process;
- * a process that dies mid-request answers "generator error" for that seed and is replaced.
+ * A pool of generation processes (one per core by default), the one Kiln has: a campaign's
+ * programs ({@link GeneratorPool.programs}, src/harness/gen-worker.ts) and `kiln gen --count -j N`
+ * (src/cli/gen-files.ts) both run on it. Each seed goes to an idle process as `{type: 'gen', id,
+ * seed}` and its reply carries the id; a process that dies mid-request answers `generator error`
+ * for that seed and is replaced.
  */
-export class GeneratorPool {
-  private readonly slots: Slot[] = [];
-  private readonly waiting: { seed: string; resolve: (r: GenReply) => void }[] = [];
+export class GeneratorPool<Reply extends { readonly id: number } = GenReply> {
+  private readonly slots: Slot<Reply>[] = [];
+  private readonly waiting: { seed: string; resolve: (r: Reply) => void }[] = [];
   private nextId = 1;
   private closed = false;
   /** Processes that died in a row without answering: a broken installation, not a bad seed. */
@@ -45,19 +83,33 @@ export class GeneratorPool {
 
   constructor(
     readonly size: number,
-    private readonly policy: Policy,
-    private readonly mode: ModeChoice = 'csmith',
-    /** `--ub-share` and `--emi K` (src/mutate/recipes.ts): how each seed's program is varied; 0: off. */
-    private readonly variation: { readonly ubShare?: number; readonly emi?: number } = {},
+    private readonly script: GeneratorScript<Reply>,
   ) {
     for (let i = 0; i < size; i++) this.slots.push(this.spawn());
   }
 
+  /**
+   * The pool of a campaign: each seed's program generated, executed, repaired and emitted, varied
+   * by `--ub-share` and `--emi K` (src/mutate/recipes.ts; 0: off).
+   */
+  static programs(
+    size: number,
+    policy: Policy,
+    mode: ModeChoice = 'csmith',
+    variation: { readonly ubShare?: number; readonly emi?: number } = {},
+  ): GeneratorPool<GenReply> {
+    return new GeneratorPool<GenReply>(size, {
+      entry: scriptEntry(import.meta.url, 'gen-worker'),
+      init: { policy, mode, ...variation },
+      unanswered: (id, seed, reason, error) => ({ id, seed, ok: false, reason, error, genMs: 0 }),
+    });
+  }
+
   /** Generates the program of one seed. */
-  generate(seed: bigint | string): Promise<GenReply> {
+  generate(seed: bigint | string): Promise<Reply> {
     return new Promise((resolve) => {
       if (this.closed || this.broken) {
-        resolve({ id: 0, seed: String(seed), ok: false, reason: this.broken ? 'pool failed' : 'pool closed', error: this.broken, genMs: 0 });
+        resolve(this.script.unanswered(0, String(seed), this.broken ? 'pool failed' : 'pool closed', this.broken));
         return;
       }
       this.waiting.push({ seed: String(seed), resolve });
@@ -71,12 +123,12 @@ export class GeneratorPool {
     this.closed = true;
     const reason = this.broken ? 'pool failed' : 'pool closed';
     for (const s of this.slots) {
-      if (s.busy) s.busy.resolve({ id: s.busy.id, seed: s.busy.seed, ok: false, reason, error: this.broken, genMs: 0 });
+      if (s.busy) s.busy.resolve(this.script.unanswered(s.busy.id, s.busy.seed, reason, this.broken));
       s.busy = undefined;
       s.child.removeAllListeners('exit');
       s.child.kill('SIGKILL');
     }
-    for (const w of this.waiting.splice(0)) w.resolve({ id: 0, seed: w.seed, ok: false, reason, error: this.broken, genMs: 0 });
+    for (const w of this.waiting.splice(0)) w.resolve(this.script.unanswered(0, w.seed, reason, this.broken));
   }
 
   private dispatch(): void {
@@ -86,16 +138,20 @@ export class GeneratorPool {
       const w = this.waiting.shift()!;
       const id = this.nextId++;
       s.busy = { id, seed: w.seed, resolve: w.resolve };
-      s.child.send({ type: 'gen', id, seed: w.seed } satisfies GenRequest);
+      s.child.send({ type: 'gen', id, seed: w.seed } satisfies SeedRequest);
     }
   }
 
-  private spawn(): Slot {
-    const entry = workerEntry();
-    const child = fork(entry.path, [], { execArgv: entry.execArgv, serialization: 'advanced', stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
-    const slot: Slot = { child, busy: undefined };
-    child.send({ type: 'init', policy: this.policy, mode: this.mode, ...this.variation } satisfies GenRequest);
-    child.on('message', (m: GenReply) => {
+  private spawn(): Slot<Reply> {
+    const entry = this.script.entry;
+    const child = fork(entry.path, [], {
+      execArgv: [...entry.execArgv],
+      serialization: 'advanced',
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    });
+    const slot: Slot<Reply> = { child, busy: undefined };
+    child.send({ type: 'init', ...this.script.init });
+    child.on('message', (m: Reply) => {
       const b = slot.busy;
       if (!b || b.id !== m.id) return;
       slot.busy = undefined;
@@ -107,7 +163,15 @@ export class GeneratorPool {
       if (this.closed) return;
       const b = slot.busy;
       slot.busy = undefined;
-      if (b) b.resolve({ id: b.id, seed: b.seed, ok: false, reason: 'generator error', error: `generation process died (${signal ?? `exit ${code}`})`, genMs: 0 });
+      if (b)
+        b.resolve(
+          this.script.unanswered(
+            b.id,
+            b.seed,
+            'generator error',
+            `generation process died (${signal ?? `exit ${code}`})`,
+          ),
+        );
       if (++this.deathsInARow > 2 * this.size + 3) {
         this.broken = `generation processes keep dying (last: ${signal ?? `exit ${code}`})`;
         this.close();
@@ -134,9 +198,4 @@ export function scriptEntry(fromUrl: string, name: string): { path: string; exec
     return { path: join(dir, `${name}.ts`), execArgv: ['--import', pathToFileURL(tsx).href] };
   }
   return { path: join(dir, `${name}.js`), execArgv: [] };
-}
-
-/** The worker script of a generation process. */
-function workerEntry(): { path: string; execArgv: string[] } {
-  return scriptEntry(import.meta.url, 'gen-worker');
 }

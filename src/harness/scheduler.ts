@@ -15,7 +15,10 @@ import { TempRoot } from './tempdir.js';
  * confirmed in the background with the configured limit, so a compiler that hangs on many programs
  * costs a campaign the short limit per program, not the long one.
  */
-export const DEFAULT_HANG_FLOOR: { readonly compileMs: number; readonly runMs: number } = { compileMs: 10_000, runMs: 2_000 };
+export const DEFAULT_HANG_FLOOR: { readonly compileMs: number; readonly runMs: number } = {
+  compileMs: 10_000,
+  runMs: 2_000,
+};
 /** Multiple of the median duration a step may take before it is suspected of hanging. */
 export const HANG_FACTOR = 20;
 /** Durations a configuration needs before its median counts. */
@@ -102,7 +105,12 @@ export async function runCampaign(opts: CampaignOptions, hooks: CampaignHooks): 
   const ownsTemp = opts.tempRoot === undefined;
   // A caller's pool (a queue worker's, kept across batches) is left open; only its requests stop.
   const ownPool = opts.pool === undefined;
-  const pool = opts.pool ?? new GeneratorPool(opts.jobs, opts.policy, opts.mode ?? 'csmith', { ...(opts.ubShare ? { ubShare: opts.ubShare } : {}), ...(opts.emi ? { emi: opts.emi } : {}) });
+  const pool =
+    opts.pool ??
+    GeneratorPool.programs(opts.jobs, opts.policy, opts.mode ?? 'csmith', {
+      ...(opts.ubShare ? { ubShare: opts.ubShare } : {}),
+      ...(opts.emi ? { emi: opts.emi } : {}),
+    });
   const closePool = (): void => {
     if (ownPool) pool.close();
   };
@@ -192,7 +200,21 @@ export async function runCampaign(opts: CampaignOptions, hooks: CampaignHooks): 
         gensInFlight--;
         if (state.stoppedBy) return maybeFinish();
         if (reply.ok) {
-          open.push({ seed, mode: reply.mode, files: reply.files, expected: reply.expected, genMs: reply.genMs, phase: 'first', pending: [...configs], running: 0, first: new Map(), second: new Map(), limits: new Map(), agreed: undefined, ...(reply.relaxed ? { relaxed: reply.relaxed } : {}) });
+          open.push({
+            seed,
+            mode: reply.mode,
+            files: reply.files,
+            expected: reply.expected,
+            genMs: reply.genMs,
+            phase: 'first',
+            pending: [...configs],
+            running: 0,
+            first: new Map(),
+            second: new Map(),
+            limits: new Map(),
+            agreed: undefined,
+            ...(reply.relaxed ? { relaxed: reply.relaxed } : {}),
+          });
         } else if (reply.reason === 'pool closed') {
           return maybeFinish();
         } else if (reply.reason === 'pool failed') {
@@ -220,7 +242,10 @@ export async function runCampaign(opts: CampaignOptions, hooks: CampaignHooks): 
       testConfiguration(p.files, p.expected, config, limits, temp, kill.signal, ub).then(
         (tested) => {
           // A program with undefined behaviour tests the compiler only: a crash or a hang.
-          const res = ub && !UB_OUTCOMES.has(tested.judgement.outcome) ? { ...tested, judgement: { outcome: 'ok' as const } } : tested;
+          const res =
+            ub && !UB_OUTCOMES.has(tested.judgement.outcome)
+              ? { ...tested, judgement: { outcome: 'ok' as const } }
+              : tested;
           tokens++;
           testsInFlight--;
           p.running--;
@@ -250,7 +275,11 @@ export async function runCampaign(opts: CampaignOptions, hooks: CampaignHooks): 
         // A suspected hang is not re-run with its short limit: its background check replaces that.
         const failing = configs.filter((c) => {
           const r = p.first.get(c)!;
-          return FINDING_OUTCOMES.has(r.judgement.outcome) && !(p.agreed !== undefined && r.output === p.agreed) && !suspectedHang(r, p.limits.get(c)!);
+          return (
+            FINDING_OUTCOMES.has(r.judgement.outcome) &&
+            !(p.agreed !== undefined && r.output === p.agreed) &&
+            !suspectedHang(r, p.limits.get(c)!)
+          );
         });
         if (rerun && failing.length > 0) {
           p.phase = 'rerun';
@@ -274,7 +303,14 @@ export async function runCampaign(opts: CampaignOptions, hooks: CampaignHooks): 
             for (const f of r.results) {
               if (f.hang !== 'suspected') continue;
               if (confirmQueue.length >= MAX_CONFIRM_QUEUE) state.unconfirmed++;
-              else confirmQueue.push({ seed: r.seed, files: r.files!, expected: r.expected!, config: f.config, kind: f.outcome as PendingConfirmation['kind'] });
+              else
+                confirmQueue.push({
+                  seed: r.seed,
+                  files: r.files!,
+                  expected: r.expected!,
+                  config: f.config,
+                  kind: f.outcome as PendingConfirmation['kind'],
+                });
             }
             startConfirmation();
             pump();
@@ -333,7 +369,10 @@ export async function runCampaign(opts: CampaignOptions, hooks: CampaignHooks): 
   /** The limits of a configuration's first test: the configured ones, with short hang limits. */
   function shortLimits(c: Configuration): Limits {
     const d = durations.get(c);
-    return { compile: shortStep(opts.limits.compile, d?.compile ?? [], floor.compileMs), run: shortStep(opts.limits.run, d?.run ?? [], floor.runMs) };
+    return {
+      compile: shortStep(opts.limits.compile, d?.compile ?? [], floor.compileMs),
+      run: shortStep(opts.limits.run, d?.run ?? [], floor.runMs),
+    };
   }
 
   function recordDurations(c: Configuration, r: ConfigResult): void {
@@ -358,19 +397,47 @@ export async function runCampaign(opts: CampaignOptions, hooks: CampaignHooks): 
     const results = configs.map((c): FinalResult => {
       const first = p.first.get(c)!;
       const second = p.second.get(c);
-      if (p.agreed !== undefined && first.output === p.agreed) return { config: c, outcome: 'internal', result: first, flaky: false };
+      if (p.agreed !== undefined && first.output === p.agreed)
+        return { config: c, outcome: 'internal', result: first, flaky: false };
       const outcome = first.judgement.outcome;
       if (!FINDING_OUTCOMES.has(outcome)) return { config: c, outcome, result: first, flaky: false };
       const one = behaviourOf(first);
-      if (!second) return { config: c, outcome, result: first, flaky: false, behaviours: [one], ...(suspectedHang(first, p.limits.get(c)!) ? { hang: 'suspected' as const } : {}) };
+      if (!second)
+        return {
+          config: c,
+          outcome,
+          result: first,
+          flaky: false,
+          behaviours: [one],
+          ...(suspectedHang(first, p.limits.get(c)!) ? { hang: 'suspected' as const } : {}),
+        };
       // A failure that passes its second test is noise; one that fails again, but differently, is
       // a real failure whose behaviour varies between runs: kept, with everything it showed.
-      if (!FINDING_OUTCOMES.has(second.judgement.outcome)) return { config: c, outcome: 'ok', result: first, rerun: second, flaky: true };
+      if (!FINDING_OUTCOMES.has(second.judgement.outcome))
+        return { config: c, outcome: 'ok', result: first, rerun: second, flaky: true };
       const two = behaviourOf(second);
       const nondeterministic = !sameBehaviour(one, two);
-      return { config: c, outcome, result: first, rerun: second, flaky: false, nondeterministic, behaviours: nondeterministic ? [one, two] : [one] };
+      return {
+        config: c,
+        outcome,
+        result: first,
+        rerun: second,
+        flaky: false,
+        nondeterministic,
+        behaviours: nondeterministic ? [one, two] : [one],
+      };
     });
-    return { seed: p.seed, status: 'tested', genMs: p.genMs, mode: p.mode, files: p.files, expected: p.expected, results, ...(p.agreed !== undefined ? { internal: { agreed: p.agreed } } : {}), ...(p.relaxed ? { relaxed: p.relaxed } : {}) };
+    return {
+      seed: p.seed,
+      status: 'tested',
+      genMs: p.genMs,
+      mode: p.mode,
+      files: p.files,
+      expected: p.expected,
+      results,
+      ...(p.agreed !== undefined ? { internal: { agreed: p.agreed } } : {}),
+      ...(p.relaxed ? { relaxed: p.relaxed } : {}),
+    };
   }
 }
 
@@ -379,7 +446,10 @@ const UB_OUTCOMES: ReadonlySet<string> = new Set(['compiler-crash', 'compiler-ha
 
 /** A result's failing behaviour, with the line it printed for wrong code. */
 function behaviourOf(r: ConfigResult): Behaviour {
-  return { ...r.judgement, ...(r.judgement.outcome === 'wrong-code' && r.output !== undefined ? { output: r.output } : {}) };
+  return {
+    ...r.judgement,
+    ...(r.judgement.outcome === 'wrong-code' && r.output !== undefined ? { output: r.output } : {}),
+  };
 }
 
 /** The short limit of one step (see {@link DEFAULT_HANG_FLOOR}). */

@@ -99,7 +99,7 @@ function campaignExecutor(jobs: number): { execute: BatchExecutor; close(): void
     execute: async (c, seeds, signal) => {
       if (pool?.digest !== c.meta.digest) {
         pool?.pool.close();
-        pool = { digest: c.meta.digest, pool: new GeneratorPool(jobs, c.meta.settings.policy, c.meta.settings.mode) };
+        pool = { digest: c.meta.digest, pool: GeneratorPool.programs(jobs, c.meta.settings.policy, c.meta.settings.mode) };
       }
       const programs: ProgramReport[] = [];
       const confirmations: HangConfirmation[] = [];
