@@ -1,37 +1,20 @@
-import { readFileSync, writeFileSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Command } from 'commander';
-import { errBadOption, errFile, errUsage } from '../diag/errors.js';
+import { errBadOption, errFile } from '../diag/errors.js';
 import { isModeChoice, MODE_CHOICES, modeFor } from '../gen/mode.js';
-import { resolveCompiler } from '../harness/compilers.js';
 import { emiFamily } from '../mutate/index.js';
-import { gcovFor, orionFile } from '../reduce/text/orion-file.js';
 import { makeDirectory } from '../store/files.js';
-import { loadPolicy, parseCount, parseDuration, parseSeed, reportAndExit } from './util.js';
-
-interface EmiOptions {
-  seed?: string;
-  mode?: string;
-  variants?: string;
-  output?: string;
-  policy?: string;
-  size?: string;
-  json?: boolean;
-  cc?: string;
-  gcov?: string;
-  cflags?: string;
-  runTimeout?: string;
-}
-
-/** Options of the generated-program form only, and of the file form only (each refused in the other). */
-const GENERATED_ONLY = ['mode', 'policy', 'size'] as const;
-const FILE_ONLY = ['cc', 'gcov', 'cflags', 'runTimeout'] as const;
+import { FILE_ONLY, outputDirectory, refuseOptions, runEmiFile, type EmiOptions } from './emi-file.js';
+import { loadPolicy, parseCount, parseSeed, reportAndExit } from './util.js';
 
 /** Registers `kiln emi`. */
 export function registerEmi(program: Command): void {
   program
     .command('emi')
-    .description('write EMI variants of a generated program (proven by the interpreter) or of a C file of your own (Orion, checked by running them)')
+    .description(
+      'write EMI variants of a generated program (proven by the interpreter) or of a C file of your own (Orion, checked by running them)',
+    )
     .argument('[file]', 'a C file of your own: Orion variants, checked with the reference compiler')
     .option('-s, --seed <n>', 'seed of the base program (with FILE: of the variants)', '1')
     .option('--mode <mode>', `not with FILE: generation mode, ${MODE_CHOICES.join(', ')} (default csmith)`)
@@ -42,7 +25,10 @@ export function registerEmi(program: Command): void {
     .option('--cc <compiler>', 'FILE only: the reference compiler, a gcc driver (default gcc)')
     .option('--gcov <tool>', 'FILE only: the gcov of that gcc (default: gcov-N for gcc-N)')
     .option('--cflags <flags>', 'FILE only: extra flags for every build (e.g. "-I/usr/include/csmith")')
-    .option('--run-timeout <duration>', 'FILE only: limit of each run (as kiln check); a program that runs longer "does not terminate" (default 10s)')
+    .option(
+      '--run-timeout <duration>',
+      'FILE only: limit of each run (as kiln check); a program that runs longer "does not terminate" (default 10s)',
+    )
     .option('--json', 'one JSON line per variant (see below)')
     .addHelpText(
       'after',
@@ -80,71 +66,6 @@ Examples:
     });
 }
 
-/** Refuses options that belong to the other form of the command. */
-function refuseOptions(opts: EmiOptions, names: readonly (keyof EmiOptions)[], form: string): void {
-  const given = names.filter((n) => opts[n] !== undefined);
-  if (given.length > 0) throw errUsage('KILN_BAD_ARGUMENTS', `--${given[0]!.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase())} does not apply to ${form}`, "see 'kiln emi --help' for the options of each form");
-}
-
-/** Creates the output folder named by -o. */
-function outputDirectory(opts: EmiOptions): string {
-  if (!opts.output) throw errBadOption('--output', '(none)', 'an output directory (-o DIR)');
-  try {
-    makeDirectory(opts.output);
-  } catch (e) {
-    throw errFile(opts.output, `cannot create directory: ${(e as Error).message}`);
-  }
-  return opts.output;
-}
-
-/** `kiln emi FILE.c`: Orion variants of a file of the user's, written only when the file is usable. */
-async function runEmiFile(file: string, opts: EmiOptions): Promise<void> {
-  refuseOptions(opts, GENERATED_ONLY, 'a C file (it is for generated programs)');
-  const seed = parseSeed('--seed', opts.seed, 1n);
-  const k = parseCount('--variants', opts.variants, 10, 0);
-  const runTimeoutMs = parseDuration('--run-timeout', opts.runTimeout) ?? 10_000;
-  if (runTimeoutMs <= 0) throw errBadOption('--run-timeout', opts.runTimeout ?? '', 'a positive duration such as 10s');
-  if (!opts.output) throw errBadOption('--output', '(none)', 'an output directory (-o DIR)');
-  let raw: Buffer;
-  try {
-    raw = readFileSync(file);
-  } catch (e) {
-    throw errFile(file, (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message);
-  }
-  const text = raw.toString('utf8');
-  // Variants are written as UTF-8: a file that is not would come out altered, even as variant 0.
-  if (!Buffer.from(text, 'utf8').equals(raw)) throw errFile(file, 'not UTF-8 text', 'convert it to UTF-8 (iconv -f latin1 -t utf-8), or keep non-ASCII bytes in escapes');
-  const compiler = await resolveCompiler(opts.cc ?? 'gcc');
-  const result = await orionFile(file, text, {
-    seed: String(seed),
-    variants: k,
-    compiler,
-    gcov: opts.gcov ?? gcovFor(compiler),
-    cflags: (opts.cflags ?? '').split(/\s+/).filter((f) => f !== ''),
-    runTimeoutMs,
-  });
-  // Only a usable file gets an output folder: a refused one leaves nothing behind.
-  const out = outputDirectory(opts);
-  const stem = basename(file).replace(/\.c$/, '');
-  for (const m of result.members) {
-    const target = join(out, `${stem}-v${m.variant}.c`);
-    try {
-      writeFileSync(target, m.text);
-    } catch (e) {
-      throw errFile(target, `cannot write: ${(e as Error).message}`);
-    }
-    if (opts.json) process.stdout.write(JSON.stringify({ file: target, variant: m.variant, expected: result.expected, deleted: m.deleted, diffLines: m.diffLines }) + '\n');
-  }
-  for (const d of result.dropped) {
-    if (opts.json) process.stdout.write(JSON.stringify({ variant: d.variant, dropped: d.reason }) + '\n');
-    else process.stderr.write(`kiln emi: variant ${d.variant} dropped: ${d.reason}\n`);
-  }
-  const changed = result.members.filter((m) => m.deleted > 0).length;
-  process.stderr.write(
-    `kiln emi: ${file}: ${result.candidates} statements never ran; wrote the original and ${result.members.length - 1} variants (${changed} with deletions) to ${out}; ${result.dropped.length} dropped\n`,
-  );
-}
-
 function runEmi(opts: EmiOptions): void {
   refuseOptions(opts, FILE_ONLY, 'generated programs (it is for a C file)');
   const policy = loadPolicy(opts.policy, opts.size);
@@ -175,13 +96,27 @@ function runEmi(opts: EmiOptions): void {
     }
     if (opts.json) {
       process.stdout.write(
-        JSON.stringify({ seed: String(seed), variant: m.variant, file: target, expected: fam.base.expected, strategies: m.strategies, diffLines: m.diffLines, lines: m.lines, contracts: m.contracts }) + '\n',
+        JSON.stringify({
+          seed: String(seed),
+          variant: m.variant,
+          file: target,
+          expected: fam.base.expected,
+          strategies: m.strategies,
+          diffLines: m.diffLines,
+          lines: m.lines,
+          contracts: m.contracts,
+        }) + '\n',
       );
     }
   }
   for (const r of fam.rejected) {
-    if (opts.json) process.stdout.write(JSON.stringify({ seed: String(seed), variant: r.variant, internal: r.reason }) + '\n');
-    else process.stderr.write(`kiln emi: variant ${r.variant} failed its proof (a Kiln bug, not written): ${r.reason}\n`);
+    if (opts.json)
+      process.stdout.write(JSON.stringify({ seed: String(seed), variant: r.variant, internal: r.reason }) + '\n');
+    else
+      process.stderr.write(`kiln emi: variant ${r.variant} failed its proof (a Kiln bug, not written): ${r.reason}\n`);
   }
-  if (!opts.json) process.stderr.write(`kiln emi: wrote the base and ${fam.members.length - 1} variants of seed ${seed} to ${out}${fam.rejected.length ? ` (${fam.rejected.length} internal)` : ''}\n`);
+  if (!opts.json)
+    process.stderr.write(
+      `kiln emi: wrote the base and ${fam.members.length - 1} variants of seed ${seed} to ${out}${fam.rejected.length ? ` (${fam.rejected.length} internal)` : ''}\n`,
+    );
 }

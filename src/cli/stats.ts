@@ -1,8 +1,17 @@
 import type { Command } from 'commander';
 import { emitC } from '../emit/c.js';
-import { C99_KEYWORDS, C99_OPERATORS, censusOf, FEATURES, keywordsIn, wrappedShare, type Feature } from '../ir/census.js';
+import {
+  C99_KEYWORDS,
+  C99_OPERATORS,
+  censusOf,
+  FEATURES,
+  keywordsIn,
+  wrappedShare,
+  type Feature,
+} from '../ir/census.js';
 import { generateProgram } from '../repair/generate.js';
 import { liveStats } from '../interp/live.js';
+import { LIVE_DESCRIPTIONS, LIVE_METRICS, quartiles, type LiveMetric } from './stats-live.js';
 import { loadPolicy, parseCount, parseSeed, reportAndExit } from './util.js';
 
 interface StatsOptions {
@@ -23,7 +32,10 @@ export function registerStats(program: Command): void {
     .option('--policy <file>', 'generation policy (YAML or JSON)')
     .option('--size <preset>', 'program size: small, medium or large')
     .option('--json', 'print the census as JSON')
-    .addHelpText('after', '\nCompare with Csmith, which covers 22 of the C99 keywords and 41 of its 47 operators (Csmith dissertation, §3.5).')
+    .addHelpText(
+      'after',
+      '\nCompare with Csmith, which covers 22 of the C99 keywords and 41 of its 47 operators (Csmith dissertation, §3.5).',
+    )
     .action((opts: StatsOptions) => {
       try {
         runStats(opts);
@@ -45,7 +57,13 @@ function runStats(opts: StatsOptions): void {
   let wrapped = 0;
   let operations = 0;
   // Live metrics per program: what `kiln gen --json` reports, as distributions.
-  const dist: Record<LiveMetric, number[]> = { statements: [], liveStatements: [], liveShare: [], steps: [], liveFunctionShare: [] };
+  const dist: Record<LiveMetric, number[]> = {
+    statements: [],
+    liveStatements: [],
+    liveShare: [],
+    steps: [],
+    liveFunctionShare: [],
+  };
   for (let i = 0n; i < BigInt(count); i++) {
     const r = generateProgram(first + i, policy);
     if (!r.ok) {
@@ -79,8 +97,16 @@ function runStats(opts: StatsOptions): void {
           programs,
           discarded,
           features: Object.fromEntries(Object.keys(FEATURES).map((f) => [f, share(featureCounts.get(f as Feature))])),
-          operators: { covered: operatorsUsed.length, of: C99_OPERATORS.length, shares: Object.fromEntries(C99_OPERATORS.map((o) => [o, share(operatorCounts.get(o))])) },
-          keywords: { covered: keywordsUsed.length, of: C99_KEYWORDS.length, shares: Object.fromEntries(C99_KEYWORDS.map((k) => [k, share(keywordCounts.get(k))])) },
+          operators: {
+            covered: operatorsUsed.length,
+            of: C99_OPERATORS.length,
+            shares: Object.fromEntries(C99_OPERATORS.map((o) => [o, share(operatorCounts.get(o))])),
+          },
+          keywords: {
+            covered: keywordsUsed.length,
+            of: C99_KEYWORDS.length,
+            shares: Object.fromEntries(C99_KEYWORDS.map((k) => [k, share(keywordCounts.get(k))])),
+          },
           wrapped: { wrapped, operations },
           live: Object.fromEntries(LIVE_METRICS.map((m) => [m, quartiles(dist[m])])),
         },
@@ -91,8 +117,13 @@ function runStats(opts: StatsOptions): void {
     return;
   }
   const pct = (x: number): string => `${(100 * x).toFixed(1).padStart(5)}%`;
-  const out: string[] = [`census of ${programs} programs (seeds ${first}…${first + BigInt(count) - 1n}${discarded ? `, ${discarded} discarded` : ''})`, '', 'share of programs using each feature:'];
-  for (const [f, desc] of Object.entries(FEATURES)) out.push(`  ${pct(share(featureCounts.get(f as Feature)))}  ${f.padEnd(24)} ${desc}`);
+  const out: string[] = [
+    `census of ${programs} programs (seeds ${first}…${first + BigInt(count) - 1n}${discarded ? `, ${discarded} discarded` : ''})`,
+    '',
+    'share of programs using each feature:',
+  ];
+  for (const [f, desc] of Object.entries(FEATURES))
+    out.push(`  ${pct(share(featureCounts.get(f as Feature)))}  ${f.padEnd(24)} ${desc}`);
   out.push('', `C99 operators used: ${operatorsUsed.length} of ${C99_OPERATORS.length} (Csmith: 41)`);
   out.push(`  ${C99_OPERATORS.map((o) => `${o} ${pct(share(operatorCounts.get(o))).trim()}`).join(', ')}`);
   out.push('', `C99 keywords used: ${keywordsUsed.length} of ${C99_KEYWORDS.length} (Csmith: 22)`);
@@ -103,23 +134,9 @@ function runStats(opts: StatsOptions): void {
     const f = (x: number): string => (m.endsWith('Share') ? `${(100 * x).toFixed(1)}%` : String(Math.round(x)));
     out.push(`  ${m.padEnd(18)} ${[q.q1, q.median, q.q3].map(f).join(' / ').padStart(24)}   ${LIVE_DESCRIPTIONS[m]}`);
   }
-  out.push('', `wrapped operations: ${wrapped} of ${operations} (${((100 * wrapped) / Math.max(1, operations)).toFixed(2)}%; Csmith wraps every one)`);
+  out.push(
+    '',
+    `wrapped operations: ${wrapped} of ${operations} (${((100 * wrapped) / Math.max(1, operations)).toFixed(2)}%; Csmith wraps every one)`,
+  );
   process.stdout.write(out.join('\n') + '\n');
-}
-
-type LiveMetric = 'statements' | 'liveStatements' | 'liveShare' | 'steps' | 'liveFunctionShare';
-const LIVE_METRICS: readonly LiveMetric[] = ['statements', 'liveStatements', 'liveShare', 'steps', 'liveFunctionShare'];
-const LIVE_DESCRIPTIONS: Record<LiveMetric, string> = {
-  statements: 'statements of the test code (every function but main)',
-  liveStatements: 'of them executed at least once',
-  liveShare: 'liveStatements / statements',
-  steps: 'statements executed + loop iterations (the interpreter\'s steps)',
-  liveFunctionShare: 'functions entered at least once',
-};
-
-/** First quartile, median and third quartile (nearest rank). */
-function quartiles(xs: readonly number[]): { q1: number; median: number; q3: number } {
-  const s = [...xs].sort((a, b) => a - b);
-  const at = (q: number): number => (s.length ? s[Math.round(q * (s.length - 1))]! : 0);
-  return { q1: at(0.25), median: at(0.5), q3: at(0.75) };
 }

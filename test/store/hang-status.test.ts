@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { formatFindings } from '../../src/cli/findings.js';
+import { formatFindings } from '../../src/cli/findings-format.js';
 import { KilnStore, type FindingRecord, type ProgramRecord } from '../../src/store/store.js';
 
 let out: string;
@@ -29,7 +29,10 @@ function finding(id: string, extra: Partial<FindingRecord>): FindingRecord {
     expected: 'checksum = 1',
     actual: 'timeout after 10 s',
     stderr: '',
-    files: [{ name: 'prog.c', content: '/* p */\n' }, { name: 'finding.json', content: JSON.stringify({ id, hangStatus: extra.hangStatus ?? null }) }],
+    files: [
+      { name: 'prog.c', content: '/* p */\n' },
+      { name: 'finding.json', content: JSON.stringify({ id, hangStatus: extra.hangStatus ?? null }) },
+    ],
     ...extra,
   };
 }
@@ -47,7 +50,12 @@ describe('hang status and nondeterminism in the store', () => {
         findings: [
           finding('1-1-a', { hangStatus: 'suspected' }),
           finding('1-1-b', { hangStatus: 'suspected' }),
-          finding('1-1-c', { outcome: 'wrong-code', bucket: 'wrong-code:cc:-O2', nondeterministic: true, behaviours: [{ outcome: 'wrong-code' }, { outcome: 'binary-hang' }] }),
+          finding('1-1-c', {
+            outcome: 'wrong-code',
+            bucket: 'wrong-code:cc:-O2',
+            nondeterministic: true,
+            behaviours: [{ outcome: 'wrong-code' }, { outcome: 'binary-hang' }],
+          }),
         ],
       };
       s.recordProgram(c, p);
@@ -56,10 +64,19 @@ describe('hang status and nondeterminism in the store', () => {
         ['1-1-b', 'suspected', false],
         ['1-1-c', null, true],
       ]);
-      expect(s.setHangStatus('1-1-a', 'confirmed', { hangCheck: { verdict: 'confirmed', limitMs: 120_000 } })).toBe(true);
+      expect(s.setHangStatus('1-1-a', 'confirmed', { hangCheck: { verdict: 'confirmed', limitMs: 120_000 } })).toBe(
+        true,
+      );
       expect(s.setHangStatus('nope', 'confirmed', {})).toBe(false);
-      const json = JSON.parse(readFileSync(join(out, 'findings', '1-1-a', 'finding.json'), 'utf8')) as Record<string, unknown>;
-      expect(json).toMatchObject({ id: '1-1-a', hangStatus: 'confirmed', hangCheck: { verdict: 'confirmed', limitMs: 120_000 } });
+      const json = JSON.parse(readFileSync(join(out, 'findings', '1-1-a', 'finding.json'), 'utf8')) as Record<
+        string,
+        unknown
+      >;
+      expect(json).toMatchObject({
+        id: '1-1-a',
+        hangStatus: 'confirmed',
+        hangCheck: { verdict: 'confirmed', limitMs: 120_000 },
+      });
       const text = formatFindings(s.listFindings());
       const line = (id: string): string => text.split('\n').find((l) => l.includes(id))!;
       expect(line('1-1-a')).not.toMatch(/suspected/);
