@@ -10,11 +10,22 @@ export interface Typed {
 }
 
 /** Either a typed value or the UB the operation would hit. */
-export type EvalResult = { readonly ok: true; readonly type: ArithType; readonly value: CValue } | { readonly ok: false; readonly ub: UBKind };
+export type EvalResult =
+  | { readonly ok: true; readonly type: ArithType; readonly value: CValue }
+  | { readonly ok: false; readonly ub: UBKind };
 
 /** The static result type of `a op b` for operand types `ta` and `tb`. */
 export function binaryResultType(op: BinaryOp, ta: ArithType, tb: ArithType, types: CTypes = C): ArithType {
-  if (op === '<' || op === '>' || op === '<=' || op === '>=' || op === '==' || op === '!=' || op === '&&' || op === '||') {
+  if (
+    op === '<' ||
+    op === '>' ||
+    op === '<=' ||
+    op === '>=' ||
+    op === '==' ||
+    op === '!=' ||
+    op === '&&' ||
+    op === '||'
+  ) {
     return types.int;
   }
   if (isShift(op)) return promoteArith(ta, types);
@@ -90,4 +101,3 @@ export function evalConditional(c: Typed, a: Typed, b: Typed, types: CTypes = C)
 export function evalCast(a: Typed, to: ArithType): EvalResult {
   return attempt(() => ({ type: to, value: converter(a.type, to)(a.value) }));
 }
-

@@ -206,7 +206,8 @@ function floatKernel(op: Exclude<ArithBinaryOp, '<<' | '>>'>, t: FloatType): Bin
     case '*':
       return (a, b, onUB) => exact((a as number) * (b as number), a, b, onUB);
     case '/':
-      return (a, b, onUB) => (b === 0 ? ub('division-by-zero', a, b, onUB) : exact((a as number) / (b as number), a, b, onUB));
+      return (a, b, onUB) =>
+        b === 0 ? ub('division-by-zero', a, b, onUB) : exact((a as number) / (b as number), a, b, onUB);
     default:
       throw new Error(`operator ${op} does not apply to floating operands`);
   }
@@ -238,13 +239,18 @@ export function shiftKernel(op: '<<' | '>>', lt: IntType, rt: IntType): BinaryKe
   const max = wide ? I64_MAX : I32_MAX;
   let shift: (x: CValue, n: number, a: CValue, b: CValue, onUB: OnUB | undefined) => CValue;
   if (op === '>>') {
-    shift = wide ? (x, n) => (x as bigint) >> BigInt(n) : lt.signed ? (x, n) => (x as number) >> n : (x, n) => (x as number) >>> n;
+    shift = wide
+      ? (x, n) => (x as bigint) >> BigInt(n)
+      : lt.signed
+        ? (x, n) => (x as number) >> n
+        : (x, n) => (x as number) >>> n;
   } else if (!lt.signed) {
     shift = wide ? (x, n) => BigInt.asUintN(64, (x as bigint) << BigInt(n)) : (x, n) => ((x as number) << n) >>> 0;
   } else {
     shift = (x, n, a, b, onUB) => {
       if (x < 0 || x < 0n) return ub('shift-negative-value', a, b, onUB);
-      if (wide ? (x as bigint) > (max as bigint) >> BigInt(n) : (x as number) > (max as number) >> n) return ub('shift-overflow', a, b, onUB);
+      if (wide ? (x as bigint) > (max as bigint) >> BigInt(n) : (x as number) > (max as number) >> n)
+        return ub('shift-overflow', a, b, onUB);
       return wide ? (x as bigint) << BigInt(n) : (x as number) << n;
     };
   }
@@ -283,13 +289,17 @@ export function unaryKernel(op: UnaryOp, t: ArithType): UnaryKernel {
   }
   if (t.bits === 32) {
     if (t.signed) {
-      return op === '-' ? (a, onUB) => (a === I32_MIN ? ub('signed-overflow', a, 0, onUB) : 0 - (a as number)) : (a) => ~(a as number);
+      return op === '-'
+        ? (a, onUB) => (a === I32_MIN ? ub('signed-overflow', a, 0, onUB) : 0 - (a as number))
+        : (a) => ~(a as number);
     }
     return op === '-' ? (a) => (0 - (a as number)) >>> 0 : (a) => ~(a as number) >>> 0;
   }
   if (t.bits === 64) {
     if (t.signed) {
-      return op === '-' ? (a, onUB) => (a === I64_MIN ? ub('signed-overflow', a, 0n, onUB) : -(a as bigint)) : (a) => ~(a as bigint);
+      return op === '-'
+        ? (a, onUB) => (a === I64_MIN ? ub('signed-overflow', a, 0n, onUB) : -(a as bigint))
+        : (a) => ~(a as bigint);
     }
     return op === '-' ? (a) => BigInt.asUintN(64, -(a as bigint)) : (a) => BigInt.asUintN(64, ~(a as bigint));
   }
@@ -297,7 +307,11 @@ export function unaryKernel(op: UnaryOp, t: ArithType): UnaryKernel {
 }
 
 /** The kernel for any non-logical binary operator, given the operation (or left/right promoted) types. */
-export function binaryKernel(op: ArithBinaryOp | CompareOp, operationType: ArithType, countType?: IntType): BinaryKernel {
+export function binaryKernel(
+  op: ArithBinaryOp | CompareOp,
+  operationType: ArithType,
+  countType?: IntType,
+): BinaryKernel {
   if (op === '<<' || op === '>>') {
     if (operationType.kind !== 'int' || !countType) throw new Error('shift kernels need integer left and count types');
     return shiftKernel(op, operationType, countType);

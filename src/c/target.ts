@@ -68,7 +68,14 @@ function linux(spec: ModelSpec): TargetModel {
 }
 
 /** x86-64 Linux (System V ABI, glibc): GCC's and Clang's default target on this platform. */
-export const LP64: TargetModel = linux({ name: 'x86_64', triplet: 'x86_64-linux-gnu', qemu: 'qemu-x86_64', lp64: true, charSigned: true, endian: 'little' });
+export const LP64: TargetModel = linux({
+  name: 'x86_64',
+  triplet: 'x86_64-linux-gnu',
+  qemu: 'qemu-x86_64',
+  lp64: true,
+  charSigned: true,
+  endian: 'little',
+});
 
 /**
  * Every target model, by name. Sizes, alignments and char signedness follow each psABI as GCC 12
@@ -80,16 +87,74 @@ export const LP64: TargetModel = linux({ name: 'x86_64', triplet: 'x86_64-linux-
 export const TARGETS: readonly TargetModel[] = Object.freeze([
   LP64,
   // i386 System V: 64-bit scalars are 4-aligned inside structs, which is what _Alignof reports since GCC 8.
-  linux({ name: 'i686', triplet: 'i686-linux-gnu', qemu: 'qemu-i386', lp64: false, charSigned: true, endian: 'little', align: { longLong: 4, double: 4 } }),
+  linux({
+    name: 'i686',
+    triplet: 'i686-linux-gnu',
+    qemu: 'qemu-i386',
+    lp64: false,
+    charSigned: true,
+    endian: 'little',
+    align: { longLong: 4, double: 4 },
+  }),
   // The m68k SysV ABI aligns every scalar wider than a byte to 2.
-  linux({ name: 'm68k', triplet: 'm68k-linux-gnu', qemu: 'qemu-m68k', lp64: false, charSigned: true, endian: 'big', align: { int: 2, long: 2, longLong: 2, pointer: 2, double: 2 } }),
-  linux({ name: 'powerpc', triplet: 'powerpc-linux-gnu', qemu: 'qemu-ppc', lp64: false, charSigned: false, endian: 'big' }),
-  linux({ name: 'aarch64', triplet: 'aarch64-linux-gnu', qemu: 'qemu-aarch64', lp64: true, charSigned: false, endian: 'little' }),
-  linux({ name: 'riscv64', triplet: 'riscv64-linux-gnu', qemu: 'qemu-riscv64', lp64: true, charSigned: false, endian: 'little' }),
-  linux({ name: 'arm', triplet: 'arm-linux-gnueabihf', qemu: 'qemu-arm', lp64: false, charSigned: false, endian: 'little' }),
-  linux({ name: 's390x', triplet: 's390x-linux-gnu', qemu: 'qemu-s390x', lp64: true, charSigned: false, endian: 'big' }),
+  linux({
+    name: 'm68k',
+    triplet: 'm68k-linux-gnu',
+    qemu: 'qemu-m68k',
+    lp64: false,
+    charSigned: true,
+    endian: 'big',
+    align: { int: 2, long: 2, longLong: 2, pointer: 2, double: 2 },
+  }),
+  linux({
+    name: 'powerpc',
+    triplet: 'powerpc-linux-gnu',
+    qemu: 'qemu-ppc',
+    lp64: false,
+    charSigned: false,
+    endian: 'big',
+  }),
+  linux({
+    name: 'aarch64',
+    triplet: 'aarch64-linux-gnu',
+    qemu: 'qemu-aarch64',
+    lp64: true,
+    charSigned: false,
+    endian: 'little',
+  }),
+  linux({
+    name: 'riscv64',
+    triplet: 'riscv64-linux-gnu',
+    qemu: 'qemu-riscv64',
+    lp64: true,
+    charSigned: false,
+    endian: 'little',
+  }),
+  linux({
+    name: 'arm',
+    triplet: 'arm-linux-gnueabihf',
+    qemu: 'qemu-arm',
+    lp64: false,
+    charSigned: false,
+    endian: 'little',
+  }),
+  linux({
+    name: 's390x',
+    triplet: 's390x-linux-gnu',
+    qemu: 'qemu-s390x',
+    lp64: true,
+    charSigned: false,
+    endian: 'big',
+  }),
   linux({ name: 'mips', triplet: 'mips-linux-gnu', qemu: 'qemu-mips', lp64: false, charSigned: true, endian: 'big' }),
-  linux({ name: 'alpha', triplet: 'alpha-linux-gnu', qemu: 'qemu-alpha', lp64: true, charSigned: true, endian: 'little' }),
+  linux({
+    name: 'alpha',
+    triplet: 'alpha-linux-gnu',
+    qemu: 'qemu-alpha',
+    lp64: true,
+    charSigned: true,
+    endian: 'little',
+  }),
   linux({ name: 'hppa', triplet: 'hppa-linux-gnu', qemu: 'qemu-hppa', lp64: false, charSigned: true, endian: 'big' }),
 ]);
 

@@ -137,7 +137,9 @@ export function makeCTypes(model: TargetModel): CTypes {
 export const C: CTypes = makeCTypes(LP64);
 
 // Built once per model (they are frozen): the generator asks for its model's types per program.
-const TYPES_BY_TARGET: ReadonlyMap<string, CTypes> = new Map(TARGETS.map((m) => [m.name, m === LP64 ? C : makeCTypes(m)]));
+const TYPES_BY_TARGET: ReadonlyMap<string, CTypes> = new Map(
+  TARGETS.map((m) => [m.name, m === LP64 ? C : makeCTypes(m)]),
+);
 
 /** The arithmetic types of a target model (by model or name); the default model gives {@link C} itself. */
 export function typesOf(model: TargetModel | string): CTypes {
@@ -175,7 +177,9 @@ export function intMin(t: IntType): bigint {
 
 /** Largest value of an integer type. */
 export function intMax(t: IntType): bigint {
-  return t.signed ? (SIGNED_MAX[t.bits] ??= (1n << BigInt(t.bits - 1)) - 1n) : (UNSIGNED_MAX[t.bits] ??= (1n << BigInt(t.bits)) - 1n);
+  return t.signed
+    ? (SIGNED_MAX[t.bits] ??= (1n << BigInt(t.bits - 1)) - 1n)
+    : (UNSIGNED_MAX[t.bits] ??= (1n << BigInt(t.bits)) - 1n);
 }
 
 // Limits by width, computed once: the generator and interpreter ask for them per value.
@@ -259,7 +263,13 @@ export function bitfieldType(signed: boolean, width: number, types: CTypes = C):
     throw new Error(`bit-field width must be in 1..${types.int.bits}, got ${width}`);
   }
   if (width === types.int.bits) return signed ? types.int : types.uint;
-  return Object.freeze({ kind: 'int', name: signed ? 'int' : 'unsigned int', bits: width, signed, rank: types.int.rank });
+  return Object.freeze({
+    kind: 'int',
+    name: signed ? 'int' : 'unsigned int',
+    bits: width,
+    signed,
+    rank: types.int.rank,
+  });
 }
 
 /** Whether an integer type is a bit-field type made by {@link bitfieldType}. */

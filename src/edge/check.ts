@@ -7,8 +7,35 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { runProcess, SpawnError, type RunResult } from '../harness/process.js';
-import { CHECK_TOOLS, evaAlarmKey, evaAlarmList, evaAlarms, type EvaCut, type EvaFilter, parseRedStatuses, parseValidProperties, parseAsan, parseMsan, parseUbsan, parseValgrind, type CheckTool, type UBKind, type ToolReport } from './reports.js';
-import { alarmStatements, assertionBase, conditionalOperandsMentioning, conditionalWriteOperands, objectsInScope, splitSequencePoints, statementExpressions, usesOf, type OperandRange, type StatementSite } from './seqpoint.js';
+import {
+  CHECK_TOOLS,
+  evaAlarmKey,
+  evaAlarmList,
+  evaAlarms,
+  type EvaCut,
+  type EvaFilter,
+  parseRedStatuses,
+  parseValidProperties,
+  parseAsan,
+  parseMsan,
+  parseUbsan,
+  parseValgrind,
+  type CheckTool,
+  type UBKind,
+  type ToolReport,
+} from './reports.js';
+import {
+  alarmStatements,
+  assertionBase,
+  conditionalOperandsMentioning,
+  conditionalWriteOperands,
+  objectsInScope,
+  splitSequencePoints,
+  statementExpressions,
+  usesOf,
+  type OperandRange,
+  type StatementSite,
+} from './seqpoint.js';
 
 /** Compilers, flags and limits of a check. */
 export interface CheckOptions {
@@ -52,7 +79,12 @@ export type CheckResult =
   | { readonly verdict: 'ub'; readonly report: ToolReport; readonly runs: readonly ToolRun[] }
   /** No report, but a tool did not finish its check (timed out, failed, or left part unchecked): not clean. */
   | { readonly verdict: 'incomplete'; readonly message: string; readonly runs: readonly ToolRun[] }
-  | { readonly verdict: 'error'; readonly reason: CheckErrorReason; readonly message: string; readonly runs: readonly ToolRun[] };
+  | {
+      readonly verdict: 'error';
+      readonly reason: CheckErrorReason;
+      readonly message: string;
+      readonly runs: readonly ToolRun[];
+    };
 
 /** Which tools work on this machine, found once and shared by every program checked. */
 export interface ToolAvailability {
@@ -78,10 +110,21 @@ const SANITIZER_ENV: Record<'asan' | 'msan' | 'ubsan', Record<string, string>> =
   ubsan: { UBSAN_OPTIONS: 'halt_on_error=1:print_stacktrace=1' },
 };
 
-async function tryRun(cmd: string, args: readonly string[], cwd: string, timeoutMs: number, env?: Record<string, string>): Promise<RunResult | null> {
+async function tryRun(
+  cmd: string,
+  args: readonly string[],
+  cwd: string,
+  timeoutMs: number,
+  env?: Record<string, string>,
+): Promise<RunResult | null> {
   try {
     // PWD too: Frama-C resolves relative file names against $PWD, not the process's folder.
-    return await runProcess(cmd, args, { cwd, timeoutMs, env: { LC_ALL: 'C', PWD: cwd, ...env }, maxOutputBytes: 256 << 10 });
+    return await runProcess(cmd, args, {
+      cwd,
+      timeoutMs,
+      env: { LC_ALL: 'C', PWD: cwd, ...env },
+      maxOutputBytes: 256 << 10,
+    });
   } catch (e) {
     if (e instanceof SpawnError) return null;
     throw e;
@@ -96,12 +139,18 @@ export async function probeTools(opts: CheckOptions = {}): Promise<ToolAvailabil
   const tools = new Map<CheckTool, string | null>();
   try {
     await writeFile(join(dir, 't.c'), TRIVIAL);
-    const builds = async (cc: string, flags: readonly string[], exe: string, env?: Record<string, string>): Promise<string | null> => {
+    const builds = async (
+      cc: string,
+      flags: readonly string[],
+      exe: string,
+      env?: Record<string, string>,
+    ): Promise<string | null> => {
       const c = await tryRun(cc, ['-O0', '-g', ...flags, 't.c', '-o', exe], dir, 60_000);
       if (c === null) return `${cc} is not installed`;
       if (c.status !== 0) return `${cc} ${flags.join(' ')} cannot build a trivial program: ${firstLine(c.stderr)}`;
       const r = await tryRun(`./${exe}`, [], dir, 30_000, env);
-      if (r === null || r.status !== 0 || r.stdout !== 'ok\n') return `a trivial program built with ${cc} ${flags.join(' ')} does not run`;
+      if (r === null || r.status !== 0 || r.stdout !== 'ok\n')
+        return `a trivial program built with ${cc} ${flags.join(' ')} does not run`;
       return null;
     };
     let plainCompiler: string | null = null;
@@ -111,7 +160,8 @@ export async function probeTools(opts: CheckOptions = {}): Promise<ToolAvailabil
         break;
       }
     }
-    for (const t of ['asan', 'msan', 'ubsan'] as const) tools.set(t, await builds(clang, SANITIZER_FLAGS[t], t, SANITIZER_ENV[t]));
+    for (const t of ['asan', 'msan', 'ubsan'] as const)
+      tools.set(t, await builds(clang, SANITIZER_FLAGS[t], t, SANITIZER_ENV[t]));
     if (plainCompiler === null) tools.set('valgrind', 'no C compiler builds a trivial program');
     else {
       const v = await tryRun('valgrind', ['--version'], dir, 30_000);
@@ -126,7 +176,13 @@ export async function probeTools(opts: CheckOptions = {}): Promise<ToolAvailabil
 }
 
 function firstLine(s: string): string {
-  return s.split('\n').find((l) => l.trim() !== '')?.trim().slice(0, 300) ?? '';
+  return (
+    s
+      .split('\n')
+      .find((l) => l.trim() !== '')
+      ?.trim()
+      .slice(0, 300) ?? ''
+  );
 }
 
 /** The first line of a compiler's diagnostics that names an error. */
@@ -136,10 +192,28 @@ function firstError(stderr: string): string {
 }
 
 /** One sanitizer build and run: its report, or a non-UB status. */
-async function sanitizerRun(tool: 'asan' | 'msan' | 'ubsan', dir: string, names: readonly string[], clang: string, o: Required<Pick<CheckOptions, 'cflags' | 'toolTimeoutMs' | 'compileTimeoutMs'>>): Promise<{ run: Omit<ToolRun, 'ms'>; report?: ToolReport }> {
+async function sanitizerRun(
+  tool: 'asan' | 'msan' | 'ubsan',
+  dir: string,
+  names: readonly string[],
+  clang: string,
+  o: Required<Pick<CheckOptions, 'cflags' | 'toolTimeoutMs' | 'compileTimeoutMs'>>,
+): Promise<{ run: Omit<ToolRun, 'ms'>; report?: ToolReport }> {
   const exe = `kiln-${tool}`;
-  const c = await tryRun(clang, ['-O0', '-g', '-w', ...o.cflags, ...SANITIZER_FLAGS[tool], ...names, '-o', exe], dir, o.compileTimeoutMs);
-  if (c === null || c.status !== 0) return { run: { tool, status: 'failed', detail: c === null ? `${clang} is not installed` : `build failed: ${firstError(c.stderr)}` } };
+  const c = await tryRun(
+    clang,
+    ['-O0', '-g', '-w', ...o.cflags, ...SANITIZER_FLAGS[tool], ...names, '-o', exe],
+    dir,
+    o.compileTimeoutMs,
+  );
+  if (c === null || c.status !== 0)
+    return {
+      run: {
+        tool,
+        status: 'failed',
+        detail: c === null ? `${clang} is not installed` : `build failed: ${firstError(c.stderr)}`,
+      },
+    };
   const r = await tryRun(`./${exe}`, [], dir, o.toolTimeoutMs, SANITIZER_ENV[tool]);
   if (r === null) return { run: { tool, status: 'failed', detail: 'the sanitized program cannot be started' } };
   const parse = tool === 'asan' ? parseAsan : tool === 'msan' ? parseMsan : parseUbsan;
@@ -154,7 +228,11 @@ async function sanitizerRun(tool: 'asan' | 'msan' | 'ubsan', dir: string, names:
  * on its executed path. The plain build must compile and terminate first; then the tools run in
  * order and the first report is the verdict.
  */
-export async function checkProgram(sources: readonly string[], avail: ToolAvailability, opts: CheckOptions = {}): Promise<CheckResult> {
+export async function checkProgram(
+  sources: readonly string[],
+  avail: ToolAvailability,
+  opts: CheckOptions = {},
+): Promise<CheckResult> {
   const o = {
     cflags: opts.cflags ?? [],
     runTimeoutMs: opts.runTimeoutMs ?? 10_000,
@@ -165,7 +243,13 @@ export async function checkProgram(sources: readonly string[], avail: ToolAvaila
   const wanted = opts.tools ?? CHECK_TOOLS;
   const clang = opts.clang ?? 'clang';
   const runs: ToolRun[] = [];
-  if (avail.plainCompiler === null) return { verdict: 'error', reason: 'no-tool', message: 'no C compiler (gcc or clang) builds a trivial program here', runs };
+  if (avail.plainCompiler === null)
+    return {
+      verdict: 'error',
+      reason: 'no-tool',
+      message: 'no C compiler (gcc or clang) builds a trivial program here',
+      runs,
+    };
   const dir = await mkdtemp(join(tmpdir(), 'kiln-check-'));
   try {
     const names: string[] = [];
@@ -175,13 +259,34 @@ export async function checkProgram(sources: readonly string[], avail: ToolAvaila
       names.push(name);
     }
     // The plain build: does the program compile, and does it terminate?
-    const c = await tryRun(avail.plainCompiler, ['-O0', '-g', '-w', ...o.cflags, ...names, '-o', 'kiln-plain'], dir, o.compileTimeoutMs);
+    const c = await tryRun(
+      avail.plainCompiler,
+      ['-O0', '-g', '-w', ...o.cflags, ...names, '-o', 'kiln-plain'],
+      dir,
+      o.compileTimeoutMs,
+    );
     if (c === null || c.status !== 0 || c.timedOut) {
-      const why = c === null ? `${avail.plainCompiler} cannot be run` : c.timedOut ? `the compiler did not finish within ${o.compileTimeoutMs / 1000} s` : firstError(c.stderr);
-      return { verdict: 'error', reason: 'does-not-compile', message: `does not compile with ${avail.plainCompiler} -O0: ${why}`, runs };
+      const why =
+        c === null
+          ? `${avail.plainCompiler} cannot be run`
+          : c.timedOut
+            ? `the compiler did not finish within ${o.compileTimeoutMs / 1000} s`
+            : firstError(c.stderr);
+      return {
+        verdict: 'error',
+        reason: 'does-not-compile',
+        message: `does not compile with ${avail.plainCompiler} -O0: ${why}`,
+        runs,
+      };
     }
     const plain = await tryRun('./kiln-plain', [], dir, o.runTimeoutMs);
-    if (plain !== null && plain.timedOut) return { verdict: 'error', reason: 'does-not-terminate', message: `does not terminate within ${o.runTimeoutMs / 1000} s (built with ${avail.plainCompiler} -O0)`, runs };
+    if (plain !== null && plain.timedOut)
+      return {
+        verdict: 'error',
+        reason: 'does-not-terminate',
+        message: `does not terminate within ${o.runTimeoutMs / 1000} s (built with ${avail.plainCompiler} -O0)`,
+        runs,
+      };
     const crashed = plain !== null && (plain.signal !== null || (plain.status !== null && plain.status >= 128));
 
     let ran = 0;
@@ -200,23 +305,46 @@ export async function checkProgram(sources: readonly string[], avail: ToolAvaila
         const ubsanClean = runs.some((r) => r.tool === 'ubsan' && r.status === 'clean');
         const cc = avail.plainCompiler;
         const valgrindClean = runs.some((r) => r.tool === 'valgrind' && r.status === 'clean');
-        const probe: OperandProbe = async (file, text, ops) => (cc === null ? undefined : probeOperands(dir, names, file, text, ops, cc, o));
-        const held: AssertionProbe = async (file, text, sites, message) => (cc === null ? undefined : probeAssertion(dir, names, file, text, sites, message, cc, o, valgrindClean));
+        const probe: OperandProbe = async (file, text, ops) =>
+          cc === null ? undefined : probeOperands(dir, names, file, text, ops, cc, o);
+        const held: AssertionProbe = async (file, text, sites, message) =>
+          cc === null ? undefined : probeAssertion(dir, names, file, text, sites, message, cc, o, valgrindClean);
         res = await evaRun(dir, names, o.cflags, o.evaTimeoutMs, ubsanClean ? UBSAN_EXACT : new Set(), probe, held);
       }
       runs.push({ ...res.run, ms: Date.now() - t0 });
       if (res.run.status !== 'failed') ran++;
       if (res.report) return { verdict: 'ub', report: res.report, runs };
     }
-    if (ran === 0) return { verdict: 'error', reason: 'no-tool', message: `no UB detector could check it (${runs.map((r) => `${r.tool}: ${r.detail ?? r.status}`).join('; ')})`, runs };
+    if (ran === 0)
+      return {
+        verdict: 'error',
+        reason: 'no-tool',
+        message: `no UB detector could check it (${runs.map((r) => `${r.tool}: ${r.detail ?? r.status}`).join('; ')})`,
+        runs,
+      };
     if (crashed) {
       const how = plain!.signal ?? `status ${plain!.status}`;
-      return { verdict: 'error', reason: 'crashes-unexplained', message: `the program crashes (${how}) but no tool reports undefined behaviour`, runs };
+      return {
+        verdict: 'error',
+        reason: 'crashes-unexplained',
+        message: `the program crashes (${how}) but no tool reports undefined behaviour`,
+        runs,
+      };
     }
     // Clean only when every tool that could run finished its check and found nothing: a tool
     // that timed out or failed may have stopped before the UB (Eva at its limit reports nothing).
     const unfinished = runs.filter((r) => r.status === 'timeout' || r.status === 'failed' || r.status === 'partial');
-    if (unfinished.length > 0) return { verdict: 'incomplete', message: unfinished.map((r) => `${r.tool} ${r.status === 'partial' ? 'partial' : r.status === 'timeout' ? 'timed out' : 'failed'}${r.detail ? `: ${r.detail}` : ''}`).join('; '), runs };
+    if (unfinished.length > 0)
+      return {
+        verdict: 'incomplete',
+        message: unfinished
+          .map(
+            (r) =>
+              `${r.tool} ${r.status === 'partial' ? 'partial' : r.status === 'timeout' ? 'timed out' : 'failed'}${r.detail ? `: ${r.detail}` : ''}`,
+          )
+          .join('; '),
+        runs,
+      };
     return { verdict: 'clean', runs };
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -227,7 +355,11 @@ export async function checkProgram(sources: readonly string[], avail: ToolAvaila
  * For each group of operands of `file`, whether the program's run evaluates any of them
  * (undefined: the probe cannot tell).
  */
-type OperandProbe = (file: string, text: string, groups: readonly (readonly OperandRange[])[]) => Promise<boolean[] | undefined>;
+type OperandProbe = (
+  file: string,
+  text: string,
+  groups: readonly (readonly OperandRange[])[],
+) => Promise<boolean[] | undefined>;
 
 /**
  * Builds the program with each operand wrapped in a call that reports its group on stderr, and
@@ -236,14 +368,25 @@ type OperandProbe = (file: string, text: string, groups: readonly (readonly Oper
  * which does not change whether an operand runs. Operands may nest (a statement's expression and
  * an operand inside it).
  */
-async function probeOperands(dir: string, names: readonly string[], file: string, text: string, groups: readonly (readonly OperandRange[])[], cc: string, o: Required<Pick<CheckOptions, 'cflags' | 'compileTimeoutMs' | 'runTimeoutMs'>>): Promise<boolean[] | undefined> {
+async function probeOperands(
+  dir: string,
+  names: readonly string[],
+  file: string,
+  text: string,
+  groups: readonly (readonly OperandRange[])[],
+  cc: string,
+  o: Required<Pick<CheckOptions, 'cflags' | 'compileTimeoutMs' | 'runTimeoutMs'>>,
+): Promise<boolean[] | undefined> {
   const edits: { at: number; text: string; order: number }[] = [];
   for (const [k, group] of groups.entries()) {
     for (const op of group) {
       if (text.slice(op.start, op.end) !== op.text) return undefined;
       // At one position: a closing before an opening, and a longer operand's opening before a
       // shorter one's (it encloses it).
-      edits.push({ at: op.start, text: `(kiln_probe_hit(${k}), (`, order: -(op.end - op.start) }, { at: op.end, text: '))', order: -1e9 });
+      edits.push(
+        { at: op.start, text: `(kiln_probe_hit(${k}), (`, order: -(op.end - op.start) },
+        { at: op.end, text: '))', order: -1e9 },
+      );
     }
   }
   // Applied from the end; at one position the edit applied last comes first in the text.
@@ -262,16 +405,35 @@ const PROBE_MARKER = 'KILN-PROBE-HIT';
  * groups it reported hit, and whether valgrind reported an error. Undefined when it cannot tell
  * (the build, the run or valgrind failed to finish).
  */
-async function runProbe(dir: string, names: readonly string[], file: string, probed: string, prelude: string, cc: string, o: Required<Pick<CheckOptions, 'cflags' | 'compileTimeoutMs' | 'runTimeoutMs'>>, underValgrind: boolean): Promise<{ hits: Set<number>; valgrindError: boolean } | undefined> {
+async function runProbe(
+  dir: string,
+  names: readonly string[],
+  file: string,
+  probed: string,
+  prelude: string,
+  cc: string,
+  o: Required<Pick<CheckOptions, 'cflags' | 'compileTimeoutMs' | 'runTimeoutMs'>>,
+  underValgrind: boolean,
+): Promise<{ hits: Set<number>; valgrindError: boolean } | undefined> {
   const text = `#include <stdio.h>\n#include <stdint.h>\nstatic void kiln_probe_hit(int k) { fprintf(stderr, "\\n${PROBE_MARKER} %d\\n", k); }\n${prelude}${probed}`;
   const pdir = join(dir, 'kiln-probe');
   await mkdir(pdir, { recursive: true });
   try {
     for (const n of names) await writeFile(join(pdir, n), basename(n) === file ? text : await readFile(join(dir, n)));
-    const c = await tryRun(cc, ['-O0', '-g', '-w', ...o.cflags, ...names, '-o', 'kiln-probe'], pdir, o.compileTimeoutMs);
+    const c = await tryRun(
+      cc,
+      ['-O0', '-g', '-w', ...o.cflags, ...names, '-o', 'kiln-probe'],
+      pdir,
+      o.compileTimeoutMs,
+    );
     if (c === null || c.status !== 0) return undefined;
     const r = underValgrind
-      ? await tryRun('valgrind', ['-q', '--error-exitcode=99', '--exit-on-first-error=yes', '--track-origins=no', './kiln-probe'], pdir, o.runTimeoutMs * 10)
+      ? await tryRun(
+          'valgrind',
+          ['-q', '--error-exitcode=99', '--exit-on-first-error=yes', '--track-origins=no', './kiln-probe'],
+          pdir,
+          o.runTimeoutMs * 10,
+        )
       : await tryRun('./kiln-probe', [], pdir, o.runTimeoutMs);
     if (r === null || r.timedOut) return undefined;
     const hits = new Set([...r.stderr.matchAll(new RegExp(`${PROBE_MARKER} (\\d+)`, 'g'))].map((m) => Number(m[1])));
@@ -297,9 +459,24 @@ async function runProbe(dir: string, names: readonly string[], file: string, pro
  *   branch on its value and run under valgrind, which reports a branch on an uninitialised value
  *   (the program itself ran clean under valgrind before Eva, so any report is the probe's).
  */
-type AssertionProbe = (file: string, text: string, sites: readonly StatementSite[], message: string) => Promise<string | undefined>;
+type AssertionProbe = (
+  file: string,
+  text: string,
+  sites: readonly StatementSite[],
+  message: string,
+) => Promise<string | undefined>;
 
-async function probeAssertion(dir: string, names: readonly string[], file: string, text: string, sites: readonly StatementSite[], message: string, cc: string, o: Required<Pick<CheckOptions, 'cflags' | 'compileTimeoutMs' | 'runTimeoutMs'>>, valgrindClean: boolean): Promise<string | undefined> {
+async function probeAssertion(
+  dir: string,
+  names: readonly string[],
+  file: string,
+  text: string,
+  sites: readonly StatementSite[],
+  message: string,
+  cc: string,
+  o: Required<Pick<CheckOptions, 'cflags' | 'compileTimeoutMs' | 'runTimeoutMs'>>,
+  valgrindClean: boolean,
+): Promise<string | undefined> {
   const a = /assert \\(valid_read|valid|initialized)\((&?)([A-Za-z_]\w*)\);/.exec(message);
   if (!a || sites.length === 0) return undefined;
   const [, pred, amp, name] = a as unknown as [string, string, string, string];
@@ -323,7 +500,8 @@ async function probeAssertion(dir: string, names: readonly string[], file: strin
     }
     const probed = wrap(wraps);
     if (probed === undefined) return undefined;
-    const prelude = 'static volatile int kiln_probe_sink;\nstatic void kiln_probe_use(int v) { if (v) kiln_probe_sink++; }\n';
+    const prelude =
+      'static volatile int kiln_probe_sink;\nstatic void kiln_probe_use(int v) { if (v) kiln_probe_sink++; }\n';
     const r = await runProbe(dir, names, file, probed, prelude, cc, o, true);
     return r === undefined || r.valgrindError ? undefined : `valgrind shows \`${name}\` initialised at each read there`;
   }
@@ -334,25 +512,42 @@ async function probeAssertion(dir: string, names: readonly string[], file: strin
     if (!uses || objects.length === 0) return undefined;
     const addrs = objects.map((x) => `(uintptr_t)&${x.name}`).join(', ');
     const sizes = objects.map((x) => `sizeof ${x.name}`).join(', ');
-    for (const range of uses) wraps.push({ range, before: `kiln_probe_within(0, (uintptr_t)(${name}), sizeof *(${name}), ${objects.length}, (const uintptr_t[]){${addrs}}, (const size_t[]){${sizes}})` });
+    for (const range of uses)
+      wraps.push({
+        range,
+        before: `kiln_probe_within(0, (uintptr_t)(${name}), sizeof *(${name}), ${objects.length}, (const uintptr_t[]){${addrs}}, (const size_t[]){${sizes}})`,
+      });
   }
   const probed = wrap(wraps);
   if (probed === undefined) return undefined;
-  const prelude = 'static void kiln_probe_within(int k, uintptr_t p, size_t n, int count, const uintptr_t *at, const size_t *size) {\n  for (int i = 0; i < count; i++) if (p >= at[i] && p + n <= at[i] + size[i]) return;\n  kiln_probe_hit(k);\n}\n';
+  const prelude =
+    'static void kiln_probe_within(int k, uintptr_t p, size_t n, int count, const uintptr_t *at, const size_t *size) {\n  for (int i = 0; i < count; i++) if (p >= at[i] && p + n <= at[i] + size[i]) return;\n  kiln_probe_hit(k);\n}\n';
   const r = await runProbe(dir, names, file, probed, prelude, cc, o, false);
-  return r === undefined || r.hits.size > 0 ? undefined : `\`${name}\` points inside an object in scope at each access there`;
+  return r === undefined || r.hits.size > 0
+    ? undefined
+    : `\`${name}\` points inside an object in scope at each access there`;
 }
 
 /** The kinds UBSan (`-fsanitize=undefined`) checks at every evaluation, so a clean run rules them out on the program's path. */
 const UBSAN_EXACT: ReadonlySet<UBKind> = new Set<UBKind>(['signed-overflow', 'shift', 'division-by-zero']);
 
 /** valgrind's memcheck on the plain `-O0 -g` build, stopping at its first error. */
-async function valgrindRun(dir: string, names: readonly string[], timeoutMs: number): Promise<{ run: Omit<ToolRun, 'ms'>; report?: ToolReport }> {
-  const r = await tryRun('valgrind', ['-q', '--error-exitcode=99', '--exit-on-first-error=yes', '--track-origins=no', './kiln-plain'], dir, timeoutMs);
+async function valgrindRun(
+  dir: string,
+  names: readonly string[],
+  timeoutMs: number,
+): Promise<{ run: Omit<ToolRun, 'ms'>; report?: ToolReport }> {
+  const r = await tryRun(
+    'valgrind',
+    ['-q', '--error-exitcode=99', '--exit-on-first-error=yes', '--track-origins=no', './kiln-plain'],
+    dir,
+    timeoutMs,
+  );
   if (r === null) return { run: { tool: 'valgrind', status: 'failed', detail: 'valgrind cannot be run' } };
   const report = parseValgrind(r.stderr, names);
   if (report) return { run: { tool: 'valgrind', status: 'ub' }, report };
-  if (r.timedOut) return { run: { tool: 'valgrind', status: 'timeout', detail: `no report within ${timeoutMs / 1000} s` } };
+  if (r.timedOut)
+    return { run: { tool: 'valgrind', status: 'timeout', detail: `no report within ${timeoutMs / 1000} s` } };
   return { run: { tool: 'valgrind', status: 'clean' } };
 }
 
@@ -360,9 +555,26 @@ async function valgrindRun(dir: string, names: readonly string[], timeoutMs: num
  * Frama-C's Eva at full precision on x86-64, with unsequenced-access checks on. Kernel warnings
  * (syntactic notes) are not alarms; a program Frama-C cannot parse is `failed`, not UB.
  */
-async function evaRun(dir: string, names: readonly string[], cflags: readonly string[], timeoutMs: number, ruledOut: ReadonlySet<UBKind>, probe: OperandProbe, held: AssertionProbe): Promise<{ run: Omit<ToolRun, 'ms'>; report?: ToolReport }> {
+async function evaRun(
+  dir: string,
+  names: readonly string[],
+  cflags: readonly string[],
+  timeoutMs: number,
+  ruledOut: ReadonlySet<UBKind>,
+  probe: OperandProbe,
+  held: AssertionProbe,
+): Promise<{ run: Omit<ToolRun, 'ms'>; report?: ToolReport }> {
   const cpp = cflags.filter((f) => /^-(?:I|D|U)/.test(f));
-  const base = ['-eva', '-eva-no-show-progress', '-eva-precision', '11', '-machdep', 'x86_64', ...(cpp.length > 0 ? ['-cpp-extra-args', cpp.join(' ')] : []), ...names];
+  const base = [
+    '-eva',
+    '-eva-no-show-progress',
+    '-eva-precision',
+    '11',
+    '-machdep',
+    'x86_64',
+    ...(cpp.length > 0 ? ['-cpp-extra-args', cpp.join(' ')] : []),
+    ...names,
+  ];
   const sources = await Promise.all(names.map((n) => readFile(join(dir, n), 'utf8').catch(() => '')));
   // Eva ends its path at an unsequenced alarm with status invalid, even one Kiln does not count
   // (on a sub-array, across a sequence point, in an operand the run never evaluates): what follows
@@ -386,7 +598,13 @@ async function evaRun(dir: string, names: readonly string[], cflags: readonly st
     const second = await evaOnce(dir, base, names, sources, left(), ruledOut, probe, held);
     if (second.report || (second.run.status !== 'clean' && second.run.status !== 'timeout')) return second;
     if (second.run.status === 'timeout') return partial!;
-    return { run: { tool: 'eva', status: 'partial', detail: `unsequenced accesses not checked after line ${cutLine} (an unsequenced alarm Kiln does not count, on a sub-array, a write a sequence point orders or one in an operand the run never evaluated, ended Eva's path there)` } };
+    return {
+      run: {
+        tool: 'eva',
+        status: 'partial',
+        detail: `unsequenced accesses not checked after line ${cutLine} (an unsequenced alarm Kiln does not count, on a sub-array, a write a sequence point orders or one in an operand the run never evaluated, ended Eva's path there)`,
+      },
+    };
   };
   for (let round = 0; ; round++) {
     if (round > 0 && left() < 1000) return partial!;
@@ -410,10 +628,18 @@ async function evaRun(dir: string, names: readonly string[], cflags: readonly st
     // Frama-C 25 also ends a path at some unsequenced alarms it then gives the status valid (a
     // write to an array member beside one to another member, measured): when main never
     // returns in Eva's analysis, every unsequenced alarm's statement is split too.
-    const targets = [...first.cutAt, ...(first.mainEnded ? [] : first.sequencedAt)].filter((c) => !split.has(`${c.file}:${c.line}`));
+    const targets = [...first.cutAt, ...(first.mainEnded ? [] : first.sequencedAt)].filter(
+      (c) => !split.has(`${c.file}:${c.line}`),
+    );
     if (targets.length === 0 && first.cutAt.length === 0) return done();
     cutLine = Math.min(...(first.cutAt.length > 0 ? first.cutAt : targets).map((c) => c.line));
-    partial = { run: { tool: 'eva', status: 'partial', detail: `Eva's analysis ended at line ${cutLine} (at an unsequenced alarm Kiln does not count, on a sub-array, a write a sequence point orders or one in an operand the run never evaluated); what follows it was not checked by Eva` } };
+    partial = {
+      run: {
+        tool: 'eva',
+        status: 'partial',
+        detail: `Eva's analysis ended at line ${cutLine} (at an unsequenced alarm Kiln does not count, on a sub-array, a write a sequence point orders or one in an operand the run never evaluated); what follows it was not checked by Eva`,
+      },
+    };
     const next = [...texts];
     let changed = false;
     if (round < 6) {
@@ -462,18 +688,41 @@ interface EvaPass {
 }
 
 /** One Frama-C Eva analysis. */
-async function evaOnce(dir: string, args: readonly string[], names: readonly string[], sources: readonly string[], timeoutMs: number, ruledOut: ReadonlySet<UBKind>, probe: OperandProbe, held: AssertionProbe): Promise<EvaPass> {
+async function evaOnce(
+  dir: string,
+  args: readonly string[],
+  names: readonly string[],
+  sources: readonly string[],
+  timeoutMs: number,
+  ruledOut: ReadonlySet<UBKind>,
+  probe: OperandProbe,
+  held: AssertionProbe,
+): Promise<EvaPass> {
   const redFile = 'kiln-eva-red.csv';
   await rm(join(dir, redFile), { force: true });
   const r = await tryRun('frama-c', [...args, '-eva-report-red-statuses', redFile], dir, timeoutMs);
-  if (r === null) return { run: { tool: 'eva', status: 'failed', detail: 'frama-c cannot be run' }, cutAt: [], sequencedAt: [], mainEnded: true };
+  if (r === null)
+    return {
+      run: { tool: 'eva', status: 'failed', detail: 'frama-c cannot be run' },
+      cutAt: [],
+      sequencedAt: [],
+      mainEnded: true,
+    };
   const out = r.stdout + r.stderr;
-  const sequencedAt = evaAlarmList(out).filter((a) => /^undefined multiple accesses/.test(a.text)).map((a) => ({ file: a.file, line: a.line, alarm: a.text }));
+  const sequencedAt = evaAlarmList(out)
+    .filter((a) => /^undefined multiple accesses/.test(a.text))
+    .map((a) => ({ file: a.file, line: a.line, alarm: a.text }));
   const mainEnded = !/Values at end of function main:\s*\n\s*NON TERMINATING FUNCTION/.test(out);
   // An unfinished analysis has given its alarms no status: none is evidence (only red ones
   // count), so a timeout is no verdict. Measured: a UB-free Kiln program whose Eva run timed out
   // under load had an alarm on a pointer Eva had not yet narrowed down.
-  if (r.timedOut) return { run: { tool: 'eva', status: 'timeout', detail: `no verdict within ${timeoutMs / 1000} s` }, cutAt: [], sequencedAt: [], mainEnded: true };
+  if (r.timedOut)
+    return {
+      run: { tool: 'eva', status: 'timeout', detail: `no verdict within ${timeoutMs / 1000} s` },
+      cutAt: [],
+      sequencedAt: [],
+      mainEnded: true,
+    };
   // Written when the analysis completes; without it, every alarm seen counts.
   const csv = await readFile(join(dir, redFile), 'utf8').catch(() => undefined);
   const red = csv === undefined ? undefined : parseRedStatuses(csv);
@@ -488,7 +737,14 @@ async function evaOnce(dir: string, args: readonly string[], names: readonly str
   const notRun = new Set<string>();
   const holds = new Map<string, string>();
   const probed = new Set<string>();
-  const filter = (): EvaFilter => ({ ...(red ? { red } : {}), ...(valid ? { valid } : {}), files, ruledOut, notRun, holds });
+  const filter = (): EvaFilter => ({
+    ...(red ? { red } : {}),
+    ...(valid ? { valid } : {}),
+    files,
+    ruledOut,
+    notRun,
+    holds,
+  });
   let alarms = evaAlarms(out, sources, filter());
   for (let u = alarms.report; u !== undefined && u.file !== undefined && u.line !== undefined; u = alarms.report) {
     // One alarm at a time: a line may hold several statements, and the alarm is dismissed only
@@ -502,10 +758,22 @@ async function evaOnce(dir: string, args: readonly string[], names: readonly str
     // Is each statement reached at all, and are its conditionally evaluated writes (an
     // unsequenced alarm) or the conditional operands holding every access the alarm is about?
     const variables = [assertionBase(u.message)].filter((v): v is string => v !== undefined);
-    const checks = sites.map((site) => ({ full: statementExpressions(text, site), ops: u.kind === 'unsequenced' ? conditionalWriteOperands(text, site) : conditionalOperandsMentioning(text, site, variables) }));
+    const checks = sites.map((site) => ({
+      full: statementExpressions(text, site),
+      ops:
+        u.kind === 'unsequenced'
+          ? conditionalWriteOperands(text, site)
+          : conditionalOperandsMentioning(text, site, variables),
+    }));
     const groups = checks.flatMap((c) => [c.full, c.ops ?? []]);
     const ran = groups.some((g) => g.length > 0) ? await probe(u.file, text, groups) : undefined;
-    const live = ran === undefined ? sites : sites.filter((_, k) => !((checks[k]!.full.length > 0 && !ran[2 * k]) || (checks[k]!.ops !== undefined && !ran[2 * k + 1])));
+    const live =
+      ran === undefined
+        ? sites
+        : sites.filter(
+            (_, k) =>
+              !((checks[k]!.full.length > 0 && !ran[2 * k]) || (checks[k]!.ops !== undefined && !ran[2 * k + 1])),
+          );
     if (live.length === 0) notRun.add(key);
     else {
       // Reached, and the access made: does the real state there meet the assertion?
@@ -517,10 +785,40 @@ async function evaOnce(dir: string, args: readonly string[], names: readonly str
   }
   const { report, cutAt, dismissed } = alarms;
   if (!report && dismissed.length > 0 && r.status === 0 && !r.timedOut) {
-    return { run: { tool: 'eva', status: 'clean', detail: `${dismissed.length} alarm${dismissed.length === 1 ? '' : 's'} not counted: ${dismissed.slice(0, 3).join('; ')}` }, cutAt, sequencedAt, mainEnded };
+    return {
+      run: {
+        tool: 'eva',
+        status: 'clean',
+        detail: `${dismissed.length} alarm${dismissed.length === 1 ? '' : 's'} not counted: ${dismissed.slice(0, 3).join('; ')}`,
+      },
+      cutAt,
+      sequencedAt,
+      mainEnded,
+    };
   }
   if (report) return { run: { tool: 'eva', status: 'ub' }, report, cutAt, sequencedAt, mainEnded };
-  if (r.timedOut) return { run: { tool: 'eva', status: 'timeout', detail: `no verdict within ${timeoutMs / 1000} s` }, cutAt, sequencedAt, mainEnded };
-  if (r.status !== 0) return { run: { tool: 'eva', status: 'failed', detail: firstLine(out.split('\n').filter((l) => /error|abort/i.test(l)).join('\n') || out) }, cutAt, sequencedAt, mainEnded };
+  if (r.timedOut)
+    return {
+      run: { tool: 'eva', status: 'timeout', detail: `no verdict within ${timeoutMs / 1000} s` },
+      cutAt,
+      sequencedAt,
+      mainEnded,
+    };
+  if (r.status !== 0)
+    return {
+      run: {
+        tool: 'eva',
+        status: 'failed',
+        detail: firstLine(
+          out
+            .split('\n')
+            .filter((l) => /error|abort/i.test(l))
+            .join('\n') || out,
+        ),
+      },
+      cutAt,
+      sequencedAt,
+      mainEnded,
+    };
   return { run: { tool: 'eva', status: 'clean' }, cutAt, sequencedAt, mainEnded };
 }

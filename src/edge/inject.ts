@@ -19,7 +19,16 @@ import { Rng } from '../random/rng.js';
 import { generateProgram } from '../repair/generate.js';
 
 /** The kinds `kiln gen --ub` injects. */
-export const INJECT_KINDS = ['signed-overflow', 'shift', 'division-by-zero', 'out-of-bounds', 'null-dereference', 'dangling', 'uninitialised-read', 'unsequenced'] as const;
+export const INJECT_KINDS = [
+  'signed-overflow',
+  'shift',
+  'division-by-zero',
+  'out-of-bounds',
+  'null-dereference',
+  'dangling',
+  'uninitialised-read',
+  'unsequenced',
+] as const;
 /** A kind `kiln gen --ub` injects. */
 export type InjectKind = (typeof INJECT_KINDS)[number];
 
@@ -84,7 +93,13 @@ function candidate(kind: InjectKind, b: IRBuilder, rng: Rng, taken: Set<string>)
   const lit = (v: bigint, t: IntType): Expr => b.lit(v, t);
   const t = rng.pick(wideTypes(b));
   const small = (): bigint => BigInt(rng.int(0, 9));
-  const plain = (stmt: Stmt, site: number, variant: string): Candidate => ({ stmt, siteStmt: stmt, site, globals, variant });
+  const plain = (stmt: Stmt, site: number, variant: string): Candidate => ({
+    stmt,
+    siteStmt: stmt,
+    site,
+    globals,
+    variant,
+  });
   switch (kind) {
     case 'signed-overflow': {
       const op = rng.pick(['+', '-', '*'] as const);
@@ -100,10 +115,13 @@ function candidate(kind: InjectKind, b: IRBuilder, rng: Rng, taken: Set<string>)
       const sub = rng.pick(['count too large', 'negative count', 'negative value', 'result overflow'] as const);
       const bits = BigInt(t.bits);
       const [a, c] =
-        sub === 'count too large' ? [1n + small(), bits + small()]
-        : sub === 'negative count' ? [1n + small(), -1n - small()]
-        : sub === 'negative value' ? [-1n - small(), 1n + (small() % 4n)]
-        : [(intMax(t) >> 2n) + 1n + small(), 2n + (small() % 3n)];
+        sub === 'count too large'
+          ? [1n + small(), bits + small()]
+          : sub === 'negative count'
+            ? [1n + small(), -1n - small()]
+            : sub === 'negative value'
+              ? [-1n - small(), 1n + (small() % 4n)]
+              : [(intMax(t) >> 2n) + 1n + small(), 2n + (small() % 3n)];
       const ga = global(t, lit(a, t));
       const gc = global(b.types.int, lit(c, b.types.int));
       const gt = global(t, lit(0n, t));
@@ -157,7 +175,13 @@ function candidate(kind: InjectKind, b: IRBuilder, rng: Rng, taken: Set<string>)
       const ptr = b.v(gp);
       const d = b.deref(ptr);
       const s = b.stmt(write ? b.assign(d, b.v(gt)) : b.assign(b.v(gt), d));
-      return { stmt: b.block([inner, s]), siteStmt: s, site: ptr.id, globals, variant: `dangling: ${write ? 'write' : 'read'} through a pointer to a local whose block ended` };
+      return {
+        stmt: b.block([inner, s]),
+        siteStmt: s,
+        site: ptr.id,
+        globals,
+        variant: `dangling: ${write ? 'write' : 'read'} through a pointer to a local whose block ended`,
+      };
     }
     case 'uninitialised-read': {
       const et = rng.pick([b.types.int32, b.types.int64, b.types.int]);
@@ -166,13 +190,23 @@ function candidate(kind: InjectKind, b: IRBuilder, rng: Rng, taken: Set<string>)
       const read = b.v(u);
       // The read decides a branch: that is where MemorySanitizer and valgrind report it.
       const s = b.if(b.bin('>', read, lit(small(), et)), b.block([b.stmt(b.assign(b.v(gt), lit(1n, et)))]));
-      return { stmt: b.block([s], [u]), siteStmt: s, site: read.id, globals, variant: `uninitialised-read: a ${et.name} local read in a condition` };
+      return {
+        stmt: b.block([s], [u]),
+        siteStmt: s,
+        site: read.id,
+        globals,
+        variant: `uninitialised-read: a ${et.name} local read in a condition`,
+      };
     }
     case 'unsequenced': {
       const ga = global(t, lit(small(), t));
       const gt = global(t, lit(0n, t));
       const e = b.bin('+', b.assign(b.v(ga), lit(1n + small(), t)), b.v(ga));
-      return plain(b.stmt(b.assign(b.v(gt), e)), e.id, `unsequenced: a write and a read of one ${t.name} as operands of +`);
+      return plain(
+        b.stmt(b.assign(b.v(gt), e)),
+        e.id,
+        `unsequenced: a write and a read of one ${t.name} as operands of +`,
+      );
     }
   }
 }
@@ -186,7 +220,8 @@ function executedSites(p: Program, profile: Profile): { block: Block; index: num
       if (n.kind !== 'block') return n.kind === 'func' || n.kind === 'if' || n.kind === 'for' || n.kind === 'switch';
       n.stmts.forEach((s, index) => {
         // Not before a label: a jump to it would skip the new statement.
-        if (s.kind !== 'case' && s.kind !== 'label' && (profile.stmtCounts.get(s.id) ?? 0) > 0) out.push({ block: n, index });
+        if (s.kind !== 'case' && s.kind !== 'label' && (profile.stmtCounts.get(s.id) ?? 0) > 0)
+          out.push({ block: n, index });
       });
       return true;
     });
@@ -199,7 +234,13 @@ function executedSites(p: Program, profile: Profile): { block: Block; index: num
  * sites are tried, in an order drawn from `rng`; the first whose interpreter run reports exactly
  * the new site, of the kind asked for, is returned. Undefined when no site works.
  */
-export function injectUB(p: Program, profile: Profile, kind: InjectKind, rng: Rng, attempts = 8): Injection | undefined {
+export function injectUB(
+  p: Program,
+  profile: Profile,
+  kind: InjectKind,
+  rng: Rng,
+  attempts = 8,
+): Injection | undefined {
   const sites = executedSites(p, profile);
   if (sites.length === 0) return undefined;
   const taken = new Set<string>(p.globals.map((g) => g.name));
@@ -219,7 +260,15 @@ export function injectUB(p: Program, profile: Profile, kind: InjectKind, rng: Rn
     const q: Program = { ...body, globals: [...body.globals, ...c.globals], nextId: b.nextId };
     const r = interpret(q);
     if (r.ok || r.ub.node !== c.site || !INTERP_KINDS[kind].includes(r.ub.kind)) continue;
-    return { program: q, kind, variant: c.variant, site: c.site, interpKind: r.ub.kind, stmt: c.stmt.id, siteStmt: c.siteStmt };
+    return {
+      program: q,
+      kind,
+      variant: c.variant,
+      site: c.site,
+      interpKind: r.ub.kind,
+      stmt: c.stmt.id,
+      siteStmt: c.siteStmt,
+    };
   }
   return undefined;
 }
@@ -256,7 +305,10 @@ export function siteLocation(text: string, inj: Injection): SiteLocation {
   });
   // Where clang's sanitizers point: an arithmetic operator; a store's `=`; a load's operand
   // (inside the parentheses Kiln prints around `*p`).
-  const access = inj.kind === 'dangling' || inj.kind === 'null-dereference' || inj.kind === 'out-of-bounds' ? accessOf(inj) : undefined;
+  const access =
+    inj.kind === 'dangling' || inj.kind === 'null-dereference' || inj.kind === 'out-of-bounds'
+      ? accessOf(inj)
+      : undefined;
   const siteText = printExpr(access?.expr ?? site!, names);
   const start = line.indexOf(siteText);
   let column = start + 1;
@@ -283,8 +335,10 @@ function accessOf(inj: Injection): { expr: Expr; store: boolean } | undefined {
     return found;
   };
   const a = s.expr;
-  if (contains(a.target) && (a.target.kind === 'deref' || a.target.kind === 'index')) return { expr: a.target, store: true };
-  if (contains(a.value) && (a.value.kind === 'deref' || a.value.kind === 'index')) return { expr: a.value, store: false };
+  if (contains(a.target) && (a.target.kind === 'deref' || a.target.kind === 'index'))
+    return { expr: a.target, store: true };
+  if (contains(a.value) && (a.value.kind === 'deref' || a.value.kind === 'index'))
+    return { expr: a.value, store: false };
   return undefined;
 }
 
@@ -310,7 +364,12 @@ export interface NoUBProgram {
  * (sites drawn from a stream forked off the seed and the kind, so the same seed and kind give the
  * same program byte for byte), emitted as C. Its first line names the UB and where it is.
  */
-export function generateUBProgram(seed: bigint, policy: Policy, kind: InjectKind, header: readonly string[] = []): UBProgram | NoUBProgram {
+export function generateUBProgram(
+  seed: bigint,
+  policy: Policy,
+  kind: InjectKind,
+  header: readonly string[] = [],
+): UBProgram | NoUBProgram {
   const t0 = performance.now();
   const g = generateProgram(seed, policy, 'csmith');
   if (!g.ok) return { ok: false, seed: String(seed), reason: `the UB-free program was discarded: ${g.reason}` };
@@ -318,9 +377,18 @@ export function generateUBProgram(seed: bigint, policy: Policy, kind: InjectKind
   if (!inj) return { ok: false, seed: String(seed), reason: `no executed site of this program takes a ${kind} UB` };
   // The location is found in the final text; the header only names the kind and variant, so its
   // length does not depend on the location.
-  const body = emitC(inj.program, { header: [...header, `Undefined behaviour on purpose: ${inj.variant}; nothing undefined happens before it.`] });
+  const body = emitC(inj.program, {
+    header: [...header, `Undefined behaviour on purpose: ${inj.variant}; nothing undefined happens before it.`],
+  });
   const location = siteLocation(body, inj);
   const first = `/* kiln: undefined behaviour "${kind}" at line ${location.line + 1}, column ${location.column} */`;
   const text = `${first}\n${body}`;
-  return { ok: true, seed: String(seed), text, injection: inj, location: { line: location.line + 1, column: location.column }, genMs: performance.now() - t0 };
+  return {
+    ok: true,
+    seed: String(seed),
+    text,
+    injection: inj,
+    location: { line: location.line + 1, column: location.column },
+    genMs: performance.now() - t0,
+  };
 }

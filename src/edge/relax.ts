@@ -6,7 +6,13 @@ import { drawRelaxations, relaxProgram, relaxRng, type Relaxed } from '../repair
 
 /** A relaxed program of a seed, as text. */
 export type RelaxedProgram =
-  | { readonly ok: true; readonly seed: string; readonly text: string; readonly relaxed: Relaxed; readonly genMs: number }
+  | {
+      readonly ok: true;
+      readonly seed: string;
+      readonly text: string;
+      readonly relaxed: Relaxed;
+      readonly genMs: number;
+    }
   | { readonly ok: false; readonly seed: string; readonly reason: string };
 
 /**
@@ -22,6 +28,8 @@ export function generateRelaxedProgram(seed: bigint, policy: Policy, header: rea
   const relaxed = relaxProgram(g.program, drawRelaxations(policy, rng), rng);
   const v = relaxed.verdict;
   const body = emitC(relaxed.program, v.ok ? { expected: v.output, header } : { header });
-  const text = v.ok ? body : `/* kiln: relaxed program with undefined behaviour (${v.reason}): test compilers for crashes and hangs only */\n${body}`;
+  const text = v.ok
+    ? body
+    : `/* kiln: relaxed program with undefined behaviour (${v.reason}): test compilers for crashes and hangs only */\n${body}`;
   return { ok: true, seed: String(seed), text, relaxed, genMs: performance.now() - t0 };
 }

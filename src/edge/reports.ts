@@ -41,7 +41,10 @@ function baseName(p: string): string {
 }
 
 /** A location `file.c:12:5` or `file.c:12` inside a stack frame or message; the first frame in one of `sources` wins. */
-function firstSourceLocation(text: string, sources: readonly string[]): { file: string; line: number; column?: number } | undefined {
+function firstSourceLocation(
+  text: string,
+  sources: readonly string[],
+): { file: string; line: number; column?: number } | undefined {
   const names = new Set(sources.map(baseName));
   // ASan/MSan frames: `#0 0x… in main /dir/prog.c:5:8`; valgrind: `at 0x…: main (prog.c:5)`.
   const re = /([^\s()]+\.[ch]):(\d+)(?::(\d+))?/g;
@@ -61,7 +64,10 @@ function firstSourceLocation(text: string, sources: readonly string[]): { file: 
  * alone: the line is unknown, and the caller's line in the next frame is not the access's.
  * Without frames, the first location anywhere (`firstSourceLocation`).
  */
-function innermostFrame(text: string, sources: readonly string[]): { file: string; line?: number; column?: number } | undefined {
+function innermostFrame(
+  text: string,
+  sources: readonly string[],
+): { file: string; line?: number; column?: number } | undefined {
   const names = new Set(sources.map(baseName));
   const frame = /^\s*#\d+ 0x[0-9a-f]+ in \S+ ([^\s()]+?\.[ch])(?::(\d+)(?::(\d+))?)?\s*$/gm;
   for (const m of text.matchAll(frame)) {
@@ -93,7 +99,12 @@ export function parseAsan(stderr: string, sources: readonly string[]): ToolRepor
   if (!m) return undefined;
   const title = m[1]!.trim();
   const body = stderr.slice(m.index);
-  return { tool: 'asan', kind: asanKind(title, body), ...innermostFrame(body, sources), message: `AddressSanitizer: ${title.replace(/ on (?:unknown )?address 0x[0-9a-f]+.*$/, '').replace(/ \(pc 0x.*$/, '')}` };
+  return {
+    tool: 'asan',
+    kind: asanKind(title, body),
+    ...innermostFrame(body, sources),
+    message: `AddressSanitizer: ${title.replace(/ on (?:unknown )?address 0x[0-9a-f]+.*$/, '').replace(/ \(pc 0x.*$/, '')}`,
+  };
 }
 
 /** The first MemorySanitizer report in a run's stderr. */
@@ -102,17 +113,28 @@ export function parseMsan(stderr: string, sources: readonly string[]): ToolRepor
   if (!m) return undefined;
   const title = m[1]!.trim();
   const kind: UBKind = /uninitiali[sz]ed/.test(title) ? 'uninitialised-read' : 'other';
-  return { tool: 'msan', kind, ...innermostFrame(stderr.slice(m.index), sources), message: `MemorySanitizer: ${title}` };
+  return {
+    tool: 'msan',
+    kind,
+    ...innermostFrame(stderr.slice(m.index), sources),
+    message: `MemorySanitizer: ${title}`,
+  };
 }
 
 /** Classifies a UBSan `runtime error:` message. */
 export function ubsanKind(message: string): UBKind {
-  if (/signed integer overflow|negation of .* cannot be represented|division of .* by -1 cannot be represented/.test(message)) return 'signed-overflow';
+  if (
+    /signed integer overflow|negation of .* cannot be represented|division of .* by -1 cannot be represented/.test(
+      message,
+    )
+  )
+    return 'signed-overflow';
   if (/shift exponent|left shift of|shift of negative/.test(message)) return 'shift';
   if (/division by zero/.test(message)) return 'division-by-zero';
   if (/out of bounds|index -?\d+ out of|pointer overflow/.test(message)) return 'out-of-bounds';
   if (/null pointer/.test(message)) return 'null-dereference';
-  if (/outside the range of representable values|is not a valid value for type/.test(message)) return 'invalid-conversion';
+  if (/outside the range of representable values|is not a valid value for type/.test(message))
+    return 'invalid-conversion';
   return 'other';
 }
 
@@ -121,7 +143,10 @@ export function parseUbsan(stderr: string, sources: readonly string[]): ToolRepo
   const m = /^(?:(\S+?):(\d+):(\d+): )?runtime error: ([^\n]*)/m.exec(stderr);
   if (!m) return undefined;
   const message = m[4]!.trim();
-  const loc = m[1] !== undefined ? { file: baseName(m[1]), line: Number(m[2]), column: Number(m[3]) } : firstSourceLocation(stderr, sources);
+  const loc =
+    m[1] !== undefined
+      ? { file: baseName(m[1]), line: Number(m[2]), column: Number(m[3]) }
+      : firstSourceLocation(stderr, sources);
   return { tool: 'ubsan', kind: ubsanKind(message), ...loc, message: `UBSan: ${message}` };
 }
 
@@ -129,7 +154,12 @@ export function parseUbsan(stderr: string, sources: readonly string[]): ToolRepo
 function valgrindKind(heading: string, body: string): UBKind {
   if (/uninitialised|Uninitialised/.test(heading)) return 'uninitialised-read';
   if (/^Invalid (?:read|write)|^Invalid free|^Process terminating/.test(heading)) {
-    if (/Address 0x0 is not stack'd|Access not within mapped region at address 0x0\b|address 0x[0-9A-F]{1,3}\b/i.test(body)) return 'null-dereference';
+    if (
+      /Address 0x0 is not stack'd|Access not within mapped region at address 0x0\b|address 0x[0-9A-F]{1,3}\b/i.test(
+        body,
+      )
+    )
+      return 'null-dereference';
     if (/free'd|freed/.test(body)) return 'dangling';
     if (/signal 8 \(SIGFPE\)/.test(heading + body)) return 'division-by-zero';
     if (/^Invalid/.test(heading)) return 'out-of-bounds';
@@ -140,12 +170,21 @@ function valgrindKind(heading: string, body: string): UBKind {
 /** The first memcheck error in valgrind's output (`==PID== Invalid read of size 4` and its `at …(prog.c:5)` frames). */
 export function parseValgrind(stderr: string, sources: readonly string[]): ToolReport | undefined {
   const lines = stderr.split('\n').map((l) => l.replace(/^==\d+==\s?/, ''));
-  const i = lines.findIndex((l) => /^(?:Invalid (?:read|write|free)|Conditional jump or move depends on uninitialised|Use of uninitialised value|Syscall param .* uninitialised|Process terminating with default action)/.test(l));
+  const i = lines.findIndex((l) =>
+    /^(?:Invalid (?:read|write|free)|Conditional jump or move depends on uninitialised|Use of uninitialised value|Syscall param .* uninitialised|Process terminating with default action)/.test(
+      l,
+    ),
+  );
   if (i < 0) return undefined;
   const heading = lines[i]!.trim();
   const end = lines.findIndex((l, j) => j > i && l.trim() === '');
   const body = lines.slice(i, end < 0 ? undefined : end).join('\n');
-  return { tool: 'valgrind', kind: valgrindKind(heading, body), ...firstSourceLocation(body, sources), message: `valgrind: ${heading}` };
+  return {
+    tool: 'valgrind',
+    kind: valgrindKind(heading, body),
+    ...firstSourceLocation(body, sources),
+    message: `valgrind: ${heading}`,
+  };
 }
 
 /** Classifies a Frama-C Eva alarm (`signed overflow. assert …`) by its heading, else by its assertion. */
@@ -176,7 +215,11 @@ function evaKindOf(message: string): UBKind {
  * separation alarm between an array element and a sub-array holding it (see
  * `subarraySeparation`), given the checked files' text in `sources`.
  */
-export function parseEva(output: string, sources: readonly string[] = [], opts: EvaFilter = {}): ToolReport | undefined {
+export function parseEva(
+  output: string,
+  sources: readonly string[] = [],
+  opts: EvaFilter = {},
+): ToolReport | undefined {
   return evaAlarms(output, sources, opts).report;
 }
 
@@ -189,11 +232,13 @@ export interface EvaAlarm {
 
 /** Every `[eva:alarm]` in an Eva run's output, in order. */
 export function evaAlarmList(output: string): EvaAlarm[] {
-  return [...output.matchAll(/\[eva:alarm\] ([^:\n]+):(\d+): Warning:[ \t]*([^\n]*)((?:\n[ \t]+[^\n]*)*)/g)].map((m) => ({
-    file: baseName(m[1]!),
-    line: Number(m[2]),
-    text: `${m[3]!} ${m[4]!}`.trim().replace(/\s+/g, ' ') || 'alarm',
-  }));
+  return [...output.matchAll(/\[eva:alarm\] ([^:\n]+):(\d+): Warning:[ \t]*([^\n]*)((?:\n[ \t]+[^\n]*)*)/g)].map(
+    (m) => ({
+      file: baseName(m[1]!),
+      line: Number(m[2]),
+      text: `${m[3]!} ${m[4]!}`.trim().replace(/\s+/g, ' ') || 'alarm',
+    }),
+  );
 }
 
 /** The key of one alarm in `EvaFilter.notRun` and `EvaFilter.holds`: its place and its words. */
@@ -214,7 +259,11 @@ function assertionOf(text: string): string | undefined {
  * arrays). Every filter judges one alarm, never its whole line: a line may hold several
  * statements, and several alarms.
  */
-export function evaAlarms(output: string, sources: readonly string[] = [], opts: EvaFilter = {}): { report?: ToolReport; cutAt: EvaCut[]; dismissed: string[] } {
+export function evaAlarms(
+  output: string,
+  sources: readonly string[] = [],
+  opts: EvaFilter = {},
+): { report?: ToolReport; cutAt: EvaCut[]; dismissed: string[] } {
   const dismissed: string[] = [];
   const validAt = new Map<string, number>();
   const invalid = new Set<string>();
@@ -230,7 +279,10 @@ export function evaAlarms(output: string, sources: readonly string[] = [], opts:
   // got the final status valid (the message does not say which one did).
   const proven = (a: EvaAlarm): boolean => {
     const at = `${a.file}:${a.line}`;
-    return opts.valid?.has(`${at}:${assertionOf(a.text) ?? ''}`) === true || (validAt.get(at) ?? 0) >= (alarmsAt.get(at) ?? 0);
+    return (
+      opts.valid?.has(`${at}:${assertionOf(a.text) ?? ''}`) === true ||
+      (validAt.get(at) ?? 0) >= (alarmsAt.get(at) ?? 0)
+    );
   };
   const cutAt: EvaCut[] = [];
   for (const a of alarms) {
@@ -251,7 +303,12 @@ export function evaAlarms(output: string, sources: readonly string[] = [], opts:
     }
     const text = opts.files?.get(file);
     const sites = text !== undefined ? alarmStatements(text, line, message) : [];
-    if (kind === 'unsequenced' && text !== undefined && sites.length > 0 && sites.every((s) => innerSequencePoint(text, s))) {
+    if (
+      kind === 'unsequenced' &&
+      text !== undefined &&
+      sites.length > 0 &&
+      sites.every((s) => innerSequencePoint(text, s))
+    ) {
       dismissed.push(`${at} (unsequenced, across a sequence point)`);
       // Red with status invalid, it ended Eva's path there: what follows went unchecked.
       if (invalid.has(at)) cutAt.push(cut);
@@ -341,7 +398,8 @@ export function parseValidProperties(csv: string): Set<string> {
   if (status < 0 || property < 0) return out;
   for (const line of csv.split('\n').slice(1)) {
     const cols = line.split('\t');
-    if (cols.length > Math.max(status, property) && /^\d+$/.test(cols[2]!) && /^valid$/i.test(cols[status]!.trim())) out.add(`${baseName(cols[1]!)}:${cols[2]}:${cols[property]!.replace(/\s+/g, '')}`);
+    if (cols.length > Math.max(status, property) && /^\d+$/.test(cols[2]!) && /^valid$/i.test(cols[status]!.trim()))
+      out.add(`${baseName(cols[1]!)}:${cols[2]}:${cols[property]!.replace(/\s+/g, '')}`);
   }
   return out;
 }

@@ -23,7 +23,15 @@ import { parseAsan, parseMsan, parseUbsan, parseValgrind, type ToolReport } from
 export type Sanitizer = 'asan' | 'ubsan' | 'msan' | 'asan+ubsan';
 
 /** The injected kinds some sanitizer covers (`unsequenced` has none: it is never drawn). */
-export const SANITIZED_KINDS = ['signed-overflow', 'shift', 'division-by-zero', 'out-of-bounds', 'null-dereference', 'dangling', 'uninitialised-read'] as const satisfies readonly InjectKind[];
+export const SANITIZED_KINDS = [
+  'signed-overflow',
+  'shift',
+  'division-by-zero',
+  'out-of-bounds',
+  'null-dereference',
+  'dangling',
+  'uninitialised-read',
+] as const satisfies readonly InjectKind[];
 /** A kind `kiln fuzz --sanitizers` injects. */
 export type SanitizedKind = (typeof SANITIZED_KINDS)[number];
 
@@ -62,7 +70,12 @@ export function sanitizerFlags(s: Sanitizer): string[] {
     case 'msan':
       return ['-fsanitize=memory', '-fno-omit-frame-pointer'];
     case 'asan+ubsan':
-      return ['-fsanitize=address,undefined', '-fsanitize-address-use-after-scope', '-fno-sanitize-recover=undefined', '-fno-omit-frame-pointer'];
+      return [
+        '-fsanitize=address,undefined',
+        '-fsanitize-address-use-after-scope',
+        '-fno-sanitize-recover=undefined',
+        '-fno-omit-frame-pointer',
+      ];
   }
 }
 
@@ -77,7 +90,13 @@ export const SANITIZER_ENV: readonly string[] = [
 ];
 
 /** valgrind's memcheck, stopping at its first error (the survival check of uninitialised reads). */
-const VALGRIND: readonly string[] = ['valgrind', '-q', '--exit-on-first-error=yes', '--error-exitcode=99', '--track-origins=no'];
+const VALGRIND: readonly string[] = [
+  'valgrind',
+  '-q',
+  '--exit-on-first-error=yes',
+  '--error-exitcode=99',
+  '--track-origins=no',
+];
 
 /**
  * The configuration of a plain build that valgrind can read: the options with `-g -gdwarf-4`
@@ -85,27 +104,56 @@ const VALGRIND: readonly string[] = ['valgrind', '-q', '--exit-on-first-error=ye
  */
 export function valgrindConfiguration(c: Configuration): Configuration {
   const opts = [...c.options, '-g', '-gdwarf-4'];
-  return { ...c, options: opts, optionsText: opts.join(' '), key: `${c.compiler.command}\0${optionKey(opts)}`, slug: `${c.slug}-valgrind` };
+  return {
+    ...c,
+    options: opts,
+    optionsText: opts.join(' '),
+    key: `${c.compiler.command}\0${optionKey(opts)}`,
+    slug: `${c.slug}-valgrind`,
+  };
 }
 
 /** A configuration with a sanitizer's options added (its slug and key name the sanitizer too). */
-export function sanitizedConfiguration(c: Configuration, s: Sanitizer, options: readonly string[] = c.options): Configuration {
+export function sanitizedConfiguration(
+  c: Configuration,
+  s: Sanitizer,
+  options: readonly string[] = c.options,
+): Configuration {
   const opts = [...options, '-g', ...sanitizerFlags(s)];
   const optionsText = opts.join(' ');
-  const base = options === c.options ? c.slug : `${c.compiler.name}${options.join('')}`.replace(/[^A-Za-z0-9_.+-]+/g, '-');
-  return { compiler: c.compiler, options: opts, optionsText, key: `${c.compiler.command}\0${optionKey(opts)}`, slug: `${base}-${s.replace('+', '-')}` };
+  const base =
+    options === c.options ? c.slug : `${c.compiler.name}${options.join('')}`.replace(/[^A-Za-z0-9_.+-]+/g, '-');
+  return {
+    compiler: c.compiler,
+    options: opts,
+    optionsText,
+    key: `${c.compiler.command}\0${optionKey(opts)}`,
+    slug: `${base}-${s.replace('+', '-')}`,
+  };
 }
 
 /** A program of a sanitizer campaign: UB on purpose (one site, known exactly) or UB-free. */
 export type SanitizerProgram =
-  | { readonly ok: true; readonly seed: string; readonly files: readonly EmittedFile[]; readonly genMs: number; readonly expected: string; readonly ub?: undefined }
+  | {
+      readonly ok: true;
+      readonly seed: string;
+      readonly files: readonly EmittedFile[];
+      readonly genMs: number;
+      readonly expected: string;
+      readonly ub?: undefined;
+    }
   | {
       readonly ok: true;
       readonly seed: string;
       readonly files: readonly EmittedFile[];
       readonly genMs: number;
       readonly expected: '';
-      readonly ub: { readonly kind: SanitizedKind; readonly variant: string; readonly location: SiteLocation; readonly injection: Injection };
+      readonly ub: {
+        readonly kind: SanitizedKind;
+        readonly variant: string;
+        readonly location: SiteLocation;
+        readonly injection: Injection;
+      };
     }
   | { readonly ok: false; readonly seed: string; readonly reason: string; readonly genMs: number };
 
@@ -124,19 +172,46 @@ export function sanitizerDraw(seed: bigint | string): SanitizedKind | undefined 
  * the seed's UB-free csmith-mode program. Same seed and policy, same program byte for byte.
  * `kind` overrides the draw (null: the UB-free program).
  */
-export function sanitizerProgram(seed: bigint, policy: Policy, kind: SanitizedKind | null = sanitizerDraw(seed) ?? null): SanitizerProgram {
+export function sanitizerProgram(
+  seed: bigint,
+  policy: Policy,
+  kind: SanitizedKind | null = sanitizerDraw(seed) ?? null,
+): SanitizerProgram {
   const t0 = performance.now();
-  const header = [`Generated by Kiln (mode csmith, policy ${policy.name}), seed ${seed}, for sanitizer testing (kiln fuzz --sanitizers).`];
+  const header = [
+    `Generated by Kiln (mode csmith, policy ${policy.name}), seed ${seed}, for sanitizer testing (kiln fuzz --sanitizers).`,
+  ];
   if (kind !== null) {
     const r = generateUBProgram(seed, policy, kind, header);
     const genMs = performance.now() - t0;
     if (!r.ok) return { ok: false, seed: String(seed), reason: r.reason, genMs };
-    return { ok: true, seed: String(seed), files: [{ name: MAIN_SOURCE, content: r.text }], genMs, expected: '', ub: { kind, variant: r.injection.variant, location: r.location, injection: r.injection } };
+    return {
+      ok: true,
+      seed: String(seed),
+      files: [{ name: MAIN_SOURCE, content: r.text }],
+      genMs,
+      expected: '',
+      ub: { kind, variant: r.injection.variant, location: r.location, injection: r.injection },
+    };
   }
   const g = generateProgram(seed, policy, 'csmith');
   const genMs = performance.now() - t0;
   if (!g.ok) return { ok: false, seed: String(seed), reason: g.reason, genMs };
-  return { ok: true, seed: String(seed), files: [{ name: MAIN_SOURCE, content: emitC(g.program, { expected: g.expected, header: [...header, 'No undefined behaviour (proven by the interpreter).'] }) }], genMs, expected: g.expected };
+  return {
+    ok: true,
+    seed: String(seed),
+    files: [
+      {
+        name: MAIN_SOURCE,
+        content: emitC(g.program, {
+          expected: g.expected,
+          header: [...header, 'No undefined behaviour (proven by the interpreter).'],
+        }),
+      },
+    ],
+    genMs,
+    expected: g.expected,
+  };
 }
 
 /** One sanitized build and run. */
@@ -154,8 +229,11 @@ export interface SanitizedRun {
 
 /** The first sanitizer report in a run's stderr, whichever sanitizer printed it. */
 export function firstSanitizerReport(stderr: string, sources: readonly string[]): ToolReport | undefined {
-  const found = [parseAsan(stderr, sources), parseMsan(stderr, sources), parseUbsan(stderr, sources)].filter((r): r is ToolReport => r !== undefined);
-  const at = (r: ToolReport): number => stderr.indexOf(r.tool === 'asan' ? 'AddressSanitizer' : r.tool === 'msan' ? 'MemorySanitizer' : 'runtime error:');
+  const found = [parseAsan(stderr, sources), parseMsan(stderr, sources), parseUbsan(stderr, sources)].filter(
+    (r): r is ToolReport => r !== undefined,
+  );
+  const at = (r: ToolReport): number =>
+    stderr.indexOf(r.tool === 'asan' ? 'AddressSanitizer' : r.tool === 'msan' ? 'MemorySanitizer' : 'runtime error:');
   return found.sort((a, b) => at(a) - at(b))[0];
 }
 
@@ -163,7 +241,15 @@ export function firstSanitizerReport(stderr: string, sources: readonly string[])
  * Builds a program with a sanitized configuration (see {@link sanitizedConfiguration}) and runs it
  * under the sandbox every test uses, with {@link SANITIZER_ENV}; both folders are removed after.
  */
-export async function runSanitized(files: readonly EmittedFile[], config: Configuration, sanitizer: Sanitizer, limits: Limits, temp: TempRoot, signal?: AbortSignal, valgrind = false): Promise<SanitizedRun> {
+export async function runSanitized(
+  files: readonly EmittedFile[],
+  config: Configuration,
+  sanitizer: Sanitizer,
+  limits: Limits,
+  temp: TempRoot,
+  signal?: AbortSignal,
+  valgrind = false,
+): Promise<SanitizedRun> {
   const started = Date.now();
   const dir = await temp.dir('san');
   try {
@@ -173,7 +259,8 @@ export async function runSanitized(files: readonly EmittedFile[], config: Config
     const cl = limitsFor(limits.compile, config);
     const cr = await step('compile', cmd, dir, cl.timeoutMs, cl.memoryMb, signal, dir);
     const compile = record(cmd, cr);
-    if (cr.aborted || cr.status !== 0 || cr.timedOut || !existsSync(join(dir, 'prog'))) return { config, sanitizer, compile, durationMs: Date.now() - started, aborted: cr.aborted };
+    if (cr.aborted || cr.status !== 0 || cr.timedOut || !existsSync(join(dir, 'prog')))
+      return { config, sanitizer, compile, durationMs: Date.now() - started, aborted: cr.aborted };
     const runParent = await temp.dir('run');
     try {
       const runDir = runDirIn(runParent);
@@ -182,10 +269,20 @@ export async function runSanitized(files: readonly EmittedFile[], config: Config
       const argv = valgrind ? [...VALGRIND, './prog'] : ['env', ...SANITIZER_ENV, './prog'];
       const rl = limitsFor(limits.run, config, 'run');
       // valgrind reserves address space of its own: no limit, and 20 times the time.
-      const rr = valgrind ? await step('run', argv, runDir, rl.timeoutMs * 20, undefined, signal) : await step('run', argv, runDir, rl.timeoutMs, rl.memoryMb, signal);
+      const rr = valgrind
+        ? await step('run', argv, runDir, rl.timeoutMs * 20, undefined, signal)
+        : await step('run', argv, runDir, rl.timeoutMs, rl.memoryMb, signal);
       const run = record(argv, rr);
       const report = valgrind ? parseValgrind(rr.stderr, names) : firstSanitizerReport(rr.stderr, names);
-      return { config, sanitizer, compile, run, ...(report ? { report } : {}), durationMs: Date.now() - started, aborted: rr.aborted };
+      return {
+        config,
+        sanitizer,
+        compile,
+        run,
+        ...(report ? { report } : {}),
+        durationMs: Date.now() - started,
+        aborted: rr.aborted,
+      };
     } finally {
       await temp.remove(runParent);
     }
@@ -201,14 +298,36 @@ export async function runSanitized(files: readonly EmittedFile[], config: Config
  * array) leaves no row for its line, and a sanitizer cannot report what is not there. Undefined
  * when the object cannot be built or read.
  */
-export async function keepsLine(files: readonly EmittedFile[], config: Configuration, line: number, limits: Limits, temp: TempRoot, signal?: AbortSignal): Promise<boolean | undefined> {
+export async function keepsLine(
+  files: readonly EmittedFile[],
+  config: Configuration,
+  line: number,
+  limits: Limits,
+  temp: TempRoot,
+  signal?: AbortSignal,
+): Promise<boolean | undefined> {
   const dir = await temp.dir('line');
   try {
     for (const f of files) await writeFile(join(dir, f.name), f.content);
     const cl = limitsFor(limits.compile, config);
-    const cr = await step('compile', [config.compiler.command, ...config.options, '-gdwarf-4', '-c', MAIN_SOURCE, '-o', 'prog.o'], dir, cl.timeoutMs, cl.memoryMb, signal, dir);
+    const cr = await step(
+      'compile',
+      [config.compiler.command, ...config.options, '-gdwarf-4', '-c', MAIN_SOURCE, '-o', 'prog.o'],
+      dir,
+      cl.timeoutMs,
+      cl.memoryMb,
+      signal,
+      dir,
+    );
     if (cr.status !== 0 || cr.timedOut || cr.aborted) return undefined;
-    const od = await step('compile', ['objdump', '--dwarf=decodedline', 'prog.o'], dir, cl.timeoutMs, undefined, signal);
+    const od = await step(
+      'compile',
+      ['objdump', '--dwarf=decodedline', 'prog.o'],
+      dir,
+      cl.timeoutMs,
+      undefined,
+      signal,
+    );
     if (od.status !== 0 || od.truncated) return undefined;
     return od.stdout.split('\n').some((l) => {
       const t = l.trim().split(/\s+/);
@@ -219,17 +338,49 @@ export async function keepsLine(files: readonly EmittedFile[], config: Configura
   }
 }
 
-async function step(kind: StepKind, cmd: readonly string[], cwd: string, timeoutMs: number, memoryMb: number | undefined, signal: AbortSignal | undefined, tmpdir?: string): Promise<RunResult> {
+async function step(
+  kind: StepKind,
+  cmd: readonly string[],
+  cwd: string,
+  timeoutMs: number,
+  memoryMb: number | undefined,
+  signal: AbortSignal | undefined,
+  tmpdir?: string,
+): Promise<RunResult> {
   const tag = newTag();
   const argv = sandboxArgv({ kind, timeoutMs, memoryMb, tag, ...(tmpdir !== undefined ? { tmpdir } : {}) }, cmd);
   try {
-    return await runProcess(argv[0]!, argv.slice(1), { cwd, timeoutMs, tag, wrapped: true, maxOutputBytes: 8 << 20, ...(signal ? { signal } : {}) });
+    return await runProcess(argv[0]!, argv.slice(1), {
+      cwd,
+      timeoutMs,
+      tag,
+      wrapped: true,
+      maxOutputBytes: 8 << 20,
+      ...(signal ? { signal } : {}),
+    });
   } catch (e) {
     if (!(e instanceof SpawnError)) throw e;
-    return { status: 127, signal: null, stdout: '', stderr: `kiln: ${e.message}\n`, timedOut: false, aborted: false, truncated: false, durationMs: 0 };
+    return {
+      status: 127,
+      signal: null,
+      stdout: '',
+      stderr: `kiln: ${e.message}\n`,
+      timedOut: false,
+      aborted: false,
+      truncated: false,
+      durationMs: 0,
+    };
   }
 }
 
 function record(command: readonly string[], r: RunResult): StepRecord {
-  return { command, status: r.status, signal: r.signal, timedOut: r.timedOut, durationMs: r.durationMs, stdout: r.stdout, stderr: r.stderr };
+  return {
+    command,
+    status: r.status,
+    signal: r.signal,
+    timedOut: r.timedOut,
+    durationMs: r.durationMs,
+    stdout: r.stdout,
+    stderr: r.stderr,
+  };
 }

@@ -29,19 +29,42 @@ export function describeReport(r: ToolReport | undefined): string {
 
 /** The step record of a compile as the campaign oracle reads it. */
 function asRunResult(s: SanitizedRun['compile']): RunResult {
-  return { status: s.status, signal: s.signal, stdout: s.stdout, stderr: s.stderr, timedOut: s.timedOut, aborted: false, truncated: false, durationMs: s.durationMs };
+  return {
+    status: s.status,
+    signal: s.signal,
+    stdout: s.stdout,
+    stderr: s.stderr,
+    timedOut: s.timedOut,
+    aborted: false,
+    truncated: false,
+    durationMs: s.durationMs,
+  };
 }
 
 /** A compile that failed (crash, hang, rejection), judged as every campaign judges compiles; undefined when it built. */
 export function compileFailure(r: SanitizedRun): Judgement | undefined {
   if (r.run) return undefined;
-  return judgeCompile(asRunResult(r.compile), r.config, false) ?? { outcome: 'rejected-valid', bucket: `rejected-valid:${r.config.compiler.name}:no executable`, detail: 'exit status 0 but no executable was written' };
+  return (
+    judgeCompile(asRunResult(r.compile), r.config, false) ?? {
+      outcome: 'rejected-valid',
+      bucket: `rejected-valid:${r.config.compiler.name}:no executable`,
+      detail: 'exit status 0 but no executable was written',
+    }
+  );
 }
 
 /** The sanitized run as a campaign result (what finding folders and the store record). */
 export function asConfigResult(r: SanitizedRun, judgement: Judgement): ConfigResult {
   const normal = r.run !== undefined && !r.run.timedOut && r.run.signal === null && r.run.status === 0;
-  return { config: r.config, judgement, compile: r.compile, ...(r.run ? { run: r.run } : {}), ...(normal ? { output: outputLine(r.run!.stdout) } : {}), durationMs: r.durationMs, aborted: r.aborted };
+  return {
+    config: r.config,
+    judgement,
+    compile: r.compile,
+    ...(r.run ? { run: r.run } : {}),
+    ...(normal ? { output: outputLine(r.run!.stdout) } : {}),
+    durationMs: r.durationMs,
+    aborted: r.aborted,
+  };
 }
 
 /** The bucket of a miss: `sanitizer-miss:<compiler>:<sanitizer>:<kind>:<options>`. */
@@ -61,7 +84,12 @@ export function falseAlarmBucket(base: Configuration, s: Sanitizer, r: ToolRepor
 export function judgeUBFree(r: SanitizedRun, base: Configuration, expected: string): Judgement {
   const failed = compileFailure(r);
   if (failed) return failed;
-  if (r.report) return { outcome: 'sanitizer-false-alarm', bucket: falseAlarmBucket(base, r.sanitizer, r.report), detail: `${describeReport(r.report)} (the interpreter proved the program UB-free)` };
+  if (r.report)
+    return {
+      outcome: 'sanitizer-false-alarm',
+      bucket: falseAlarmBucket(base, r.sanitizer, r.report),
+      detail: `${describeReport(r.report)} (the interpreter proved the program UB-free)`,
+    };
   return judgeRun(asRunResult(r.run!), expected, r.config);
 }
 
@@ -96,7 +124,13 @@ export interface SurvivalEvidence {
  * at the configuration's options, or valgrind on the compiler's own unsanitized build at those
  * options) too, when there is one.
  */
-export function survival(kind: SanitizedKind, at: SiteLocation, kept: boolean | undefined, o0: { by: string; run: SanitizedRun }, level: { by: string; run: SanitizedRun } | undefined): SurvivalEvidence {
+export function survival(
+  kind: SanitizedKind,
+  at: SiteLocation,
+  kept: boolean | undefined,
+  o0: { by: string; run: SanitizedRun },
+  level: { by: string; run: SanitizedRun } | undefined,
+): SurvivalEvidence {
   const reached = reportsSite(o0.run.report, kind, at);
   const lv = level === undefined || reportsSite(level.run.report, kind, at);
   const survives = kept !== false && reached && lv;
@@ -110,5 +144,12 @@ export function survival(kind: SanitizedKind, at: SiteLocation, kept: boolean | 
           : level === undefined
             ? `the build that missed keeps code at line ${at.line}; ${o0.by} reports the site (no independent build checks its survival at this level: no second compiler has this sanitizer)`
             : `the build that missed keeps code at line ${at.line}; ${o0.by} reports the site, so the program reaches the UB; ${level.by} reports it too, so the site survives optimisation at these options`;
-  return { ...(kept !== undefined ? { kept } : {}), reachedBy: o0.by, reached: describeReport(o0.run.report), ...(level ? { survivesBy: level.by, atLevel: describeReport(level.run.report) } : {}), survives, note };
+  return {
+    ...(kept !== undefined ? { kept } : {}),
+    reachedBy: o0.by,
+    reached: describeReport(o0.run.report),
+    ...(level ? { survivesBy: level.by, atLevel: describeReport(level.run.report) } : {}),
+    survives,
+    note,
+  };
 }

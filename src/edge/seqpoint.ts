@@ -30,7 +30,16 @@ function parse(text: string): Parser.Tree {
   return t;
 }
 
-const STATEMENTS = new Set(['expression_statement', 'if_statement', 'while_statement', 'do_statement', 'for_statement', 'return_statement', 'switch_statement', 'declaration']);
+const STATEMENTS = new Set([
+  'expression_statement',
+  'if_statement',
+  'while_statement',
+  'do_statement',
+  'for_statement',
+  'return_statement',
+  'switch_statement',
+  'declaration',
+]);
 
 /** A statement, by its place in the text (tree-sitter's indices). */
 export interface StatementSite {
@@ -213,7 +222,8 @@ export function conditionalWriteOperands(text: string, at: StatementSite): Opera
     } else if (n.type === 'conditional_expression') {
       const cond = n.childForFieldName('condition');
       if (cond) visit(cond);
-      for (const b of [n.childForFieldName('consequence'), n.childForFieldName('alternative')]) if (b && hasWrite(b)) ops.push({ start: b.startIndex, end: b.endIndex, text: b.text });
+      for (const b of [n.childForFieldName('consequence'), n.childForFieldName('alternative')])
+        if (b && hasWrite(b)) ops.push({ start: b.startIndex, end: b.endIndex, text: b.text });
       return;
     }
     for (const c of n.namedChildren) visit(c);
@@ -248,7 +258,13 @@ export function statementExpressions(text: string, at: StatementSite): OperandRa
     if (!n) return;
     let e = n;
     while (e.type === 'parenthesized_expression' && e.namedChildren.length === 1) e = e.namedChildren[0]!;
-    if (e.type !== 'comment' && e.type !== 'declaration' && e.type !== 'compound_statement' && e.type !== 'initializer_list') out.push({ start: e.startIndex, end: e.endIndex, text: e.text });
+    if (
+      e.type !== 'comment' &&
+      e.type !== 'declaration' &&
+      e.type !== 'compound_statement' &&
+      e.type !== 'initializer_list'
+    )
+      out.push({ start: e.startIndex, end: e.endIndex, text: e.text });
   };
   switch (s.type) {
     case 'expression_statement':
@@ -286,10 +302,25 @@ export function assertionNames(message: string): string[] {
   if (at < 0) return [];
   const body = message.slice(at + 7).replace(/\\\w+/g, ' ');
   // Type names in casts are skipped: C's keywords and the fixed-width typedefs.
-  return [...body.matchAll(/(?<![.\w]|->)[A-Za-z_]\w*/g)].map((m) => m[0]).filter((w) => !C_WORDS.has(w) && !/^u?int(?:_least|_fast)?\d+_t$/.test(w));
+  return [...body.matchAll(/(?<![.\w]|->)[A-Za-z_]\w*/g)]
+    .map((m) => m[0])
+    .filter((w) => !C_WORDS.has(w) && !/^u?int(?:_least|_fast)?\d+_t$/.test(w));
 }
 
-const C_WORDS = new Set(['int', 'char', 'short', 'long', 'unsigned', 'signed', 'struct', 'union', 'sizeof', 'void', 'const', 'volatile']);
+const C_WORDS = new Set([
+  'int',
+  'char',
+  'short',
+  'long',
+  'unsigned',
+  'signed',
+  'struct',
+  'union',
+  'sizeof',
+  'void',
+  'const',
+  'volatile',
+]);
 
 /**
  * For an alarm about `variables` at the statement `at`: the conditionally evaluated operands
@@ -299,7 +330,11 @@ const C_WORDS = new Set(['int', 'char', 'short', 'long', 'unsigned', 'signed', '
  * the access the alarm is about is never made (measured: Eva flags `*p` in `(g >= 6) || (*p)`
  * on a run where `g >= 6` always holds).
  */
-export function conditionalOperandsMentioning(text: string, at: StatementSite, variables: readonly string[]): OperandRange[] | undefined {
+export function conditionalOperandsMentioning(
+  text: string,
+  at: StatementSite,
+  variables: readonly string[],
+): OperandRange[] | undefined {
   if (variables.length === 0) return undefined;
   const s = statementOf(text, at);
   if (!s) return undefined;
@@ -311,7 +346,8 @@ export function conditionalOperandsMentioning(text: string, at: StatementSite, v
     if (n.type === 'compound_statement') return;
     if (n.type === 'identifier' && names.has(n.text)) {
       mentions++;
-      if (operand) ops.set(operand.startIndex, { start: operand.startIndex, end: operand.endIndex, text: operand.text });
+      if (operand)
+        ops.set(operand.startIndex, { start: operand.startIndex, end: operand.endIndex, text: operand.text });
       else unconditional = true;
       return;
     }
@@ -343,12 +379,18 @@ export function conditionalOperandsMentioning(text: string, at: StatementSite, v
  * `++`, `--`, not a member's base). Undefined when there is none, or when `name` is also read by a
  * compound assignment or `++`/`--` there (an lvalue that cannot be wrapped in a probe).
  */
-export function usesOf(text: string, at: StatementSite, name: string, how: 'deref' | 'read'): OperandRange[] | undefined {
+export function usesOf(
+  text: string,
+  at: StatementSite,
+  name: string,
+  how: 'deref' | 'read',
+): OperandRange[] | undefined {
   const s = statementOf(text, at);
   if (!s) return undefined;
   const out: OperandRange[] = [];
   let blocked = false;
-  const strip = (n: SyntaxNode): SyntaxNode => (n.type === 'parenthesized_expression' && n.namedChildren.length === 1 ? strip(n.namedChildren[0]!) : n);
+  const strip = (n: SyntaxNode): SyntaxNode =>
+    n.type === 'parenthesized_expression' && n.namedChildren.length === 1 ? strip(n.namedChildren[0]!) : n;
   const visit = (n: SyntaxNode): void => {
     if (n.type === 'compound_statement') return;
     if (how === 'deref' && n.type === 'pointer_expression' && n.childForFieldName('operator')?.type === '*') {
@@ -397,7 +439,9 @@ export function objectsInScope(text: string, at: StatementSite): ScopeObject[] {
   if (!s) return [];
   const byName = new Map<string, ScopeObject>();
   const declare = (decl: SyntaxNode): void => {
-    const specs = decl.namedChildren.filter((c) => c.type === 'storage_class_specifier' || c.type === 'type_qualifier').map((c) => c.text);
+    const specs = decl.namedChildren
+      .filter((c) => c.type === 'storage_class_specifier' || c.type === 'type_qualifier')
+      .map((c) => c.text);
     if (specs.includes('extern') || specs.includes('typedef')) return;
     const isConst = specs.includes('const');
     for (const d of decl.namedChildren) {
@@ -462,7 +506,8 @@ export function splitSequencePoints(text: string, sites: readonly StatementSite[
     // The line breaks between the operands, kept after the replacement so later lines keep
     // their numbers.
     let gaps = text.slice(node.startIndex, node.endIndex);
-    for (const c of [...node.children].reverse()) gaps = gaps.slice(0, c.startIndex - node.startIndex) + gaps.slice(c.endIndex - node.startIndex);
+    for (const c of [...node.children].reverse())
+      gaps = gaps.slice(0, c.startIndex - node.startIndex) + gaps.slice(c.endIndex - node.startIndex);
     const nl = '\n'.repeat(gaps.split('\n').length - 1);
     const rendered = replace(node);
     return rendered === undefined ? out : rendered + nl;
@@ -479,7 +524,9 @@ export function splitSequencePoints(text: string, sites: readonly StatementSite[
       const r = node.childForFieldName('right');
       if (l && r && (op === '&&' || op === '||')) {
         const v = name();
-        return op === '&&' ? `({ int ${v} = 0; if (${render(l)}) ${v} = !!(${render(r)}); ${v}; })` : `({ int ${v} = 1; if (!(${render(l)})) ${v} = !!(${render(r)}); ${v}; })`;
+        return op === '&&'
+          ? `({ int ${v} = 0; if (${render(l)}) ${v} = !!(${render(r)}); ${v}; })`
+          : `({ int ${v} = 1; if (!(${render(l)})) ${v} = !!(${render(r)}); ${v}; })`;
       }
     } else if (node.type === 'assignment_expression') {
       const l = node.childForFieldName('left');

@@ -1,5 +1,15 @@
 import { isBitfieldType, promote, type IntType } from '../c/types.js';
-import { checkTarget, isExpr, type Block, type Expr, type FuncDecl, type Init, type Program, type Stmt, type VarDecl } from '../ir/nodes.js';
+import {
+  checkTarget,
+  isExpr,
+  type Block,
+  type Expr,
+  type FuncDecl,
+  type Init,
+  type Program,
+  type Stmt,
+  type VarDecl,
+} from '../ir/nodes.js';
 import { unqualified, type RecordT } from '../ir/types.js';
 import { loopContinues, walk, walkProgram } from '../ir/visit.js';
 import { HASH_PRIME, HASH_SEED } from '../interp/runtime.js';
@@ -58,7 +68,10 @@ export function emitC(p: Program, opts: EmitOptions = {}): string {
   if (safes.length) {
     out.push(...safes.map((u) => safeDefinition(u, p.meta.safeMath ?? 'function', px)), '');
   }
-  for (const g of p.globals) out.push(`${storage(g)}${declare(g.type, names.vars.get(g.id)!, px)}${g.init ? ' = ' + printInit(g.init, names) : ''};`);
+  for (const g of p.globals)
+    out.push(
+      `${storage(g)}${declare(g.type, names.vars.get(g.id)!, px)}${g.init ? ' = ' + printInit(g.init, names) : ''};`,
+    );
   out.push('');
   const main = p.funcs.find((f) => f.id === p.main);
   for (const f of p.funcs) if (f.id !== p.main) out.push(`${signature(f, names)};`);
@@ -69,7 +82,12 @@ export function emitC(p: Program, opts: EmitOptions = {}): string {
   }
   if (main) {
     const body = printBlock(main.body, names, 0).split('\n');
-    body.splice(body.length - 1, 0, `${INDENT}printf("checksum = %016llX\\n", (unsigned long long)${crc});`, `${INDENT}return 0;`);
+    body.splice(
+      body.length - 1,
+      0,
+      `${INDENT}printf("checksum = %016llX\\n", (unsigned long long)${crc});`,
+      `${INDENT}return 0;`,
+    );
     out.push(`${px ? 'static ' : ''}int ${px}main(void)`, body.join('\n'), '');
   }
   return out.join('\n');
@@ -84,11 +102,21 @@ function emitCompact(p: Program, opts: EmitOptions): string {
   out.push('#include <stdint.h>', '#include <stdio.h>');
   out.push(...factsPrelude(p).filter((l) => l !== ''));
   // One line per record, except that a packed struct's #pragma lines must stay lines of their own.
-  for (const r of p.records) out.push(...recordDefinition(r, '').split(/\n(?=#)|(?<=^#.*)\n/m).map((part) => part.replace(/\n\s*/g, ' ')));
+  for (const r of p.records)
+    out.push(
+      ...recordDefinition(r, '')
+        .split(/\n(?=#)|(?<=^#.*)\n/m)
+        .map((part) => part.replace(/\n\s*/g, ' ')),
+    );
   out.push(`static uint64_t kiln_crc = 0x${HASH_SEED.toString(16).toUpperCase()}ULL;`);
-  out.push(`static void kiln_hash(uint64_t v) { kiln_crc = (kiln_crc ^ v) * 0x${HASH_PRIME.toString(16).toUpperCase()}ULL; kiln_crc ^= kiln_crc >> 29; }`);
+  out.push(
+    `static void kiln_hash(uint64_t v) { kiln_crc = (kiln_crc ^ v) * 0x${HASH_PRIME.toString(16).toUpperCase()}ULL; kiln_crc ^= kiln_crc >> 29; }`,
+  );
   for (const u of safeUses(p)) out.push(safeDefinition(u, p.meta.safeMath ?? 'function').replace(/\n\s*/g, ' '));
-  for (const g of p.globals) out.push(`${storage(g)}${declare(g.type, names.vars.get(g.id)!)}${g.init ? ' = ' + printInit(g.init, names) : ''};`);
+  for (const g of p.globals)
+    out.push(
+      `${storage(g)}${declare(g.type, names.vars.get(g.id)!)}${g.init ? ' = ' + printInit(g.init, names) : ''};`,
+    );
   const ordered = calleesFirst(p);
   if (!ordered) for (const f of p.funcs) if (f.id !== p.main) out.push(`${signature(f, names)};`);
   for (const f of ordered ?? p.funcs) {
@@ -98,7 +126,12 @@ function emitCompact(p: Program, opts: EmitOptions): string {
   const main = p.funcs.find((f) => f.id === p.main);
   if (main) {
     const body = compactBlock(main.body, names, 0, 'int main(void)', true);
-    body.splice(body.length - 1, 0, `${INDENT}printf("checksum = %016llX\\n", (unsigned long long)kiln_crc);`, `${INDENT}return 0;`);
+    body.splice(
+      body.length - 1,
+      0,
+      `${INDENT}printf("checksum = %016llX\\n", (unsigned long long)kiln_crc);`,
+      `${INDENT}return 0;`,
+    );
     out.push(...body);
   }
   return out.join('\n') + '\n';
@@ -136,10 +169,17 @@ function calleesFirst(p: Program): FuncDecl[] | undefined {
 function compactBlock(b: Block, n: Names, depth: number, head: string, multiline = false): string[] {
   const pad = INDENT.repeat(depth);
   const inner = INDENT.repeat(depth + 1);
-  const single = !multiline && b.locals.length === 0 && b.stmts.length <= 1 && (b.stmts.length === 0 || simple(b.stmts[0]!));
-  if (single) return [`${pad}${head}${head ? ' ' : ''}{${b.stmts.length ? ' ' + compactStmt(b.stmts[0]!, n, 0)[0]!.trim() + ' ' : ' '}}`];
+  const single =
+    !multiline && b.locals.length === 0 && b.stmts.length <= 1 && (b.stmts.length === 0 || simple(b.stmts[0]!));
+  if (single)
+    return [
+      `${pad}${head}${head ? ' ' : ''}{${b.stmts.length ? ' ' + compactStmt(b.stmts[0]!, n, 0)[0]!.trim() + ' ' : ' '}}`,
+    ];
   const lines = [`${pad}${head}${head ? ' ' : ''}{`];
-  for (const d of b.locals) lines.push(`${inner}${d.isRegister ? 'register ' : ''}${declare(d.type, d.name)}${d.init ? ' = ' + printInit(d.init, n) : ''};`);
+  for (const d of b.locals)
+    lines.push(
+      `${inner}${d.isRegister ? 'register ' : ''}${declare(d.type, d.name)}${d.init ? ' = ' + printInit(d.init, n) : ''};`,
+    );
   for (const st of b.stmts) lines.push(...compactStmt(st, n, depth + 1));
   lines.push(`${pad}}`);
   return lines;
@@ -173,8 +213,14 @@ function compactStmt(s: Stmt, n: Names, depth: number): string[] {
     }
     case 'for':
       if (!s.form || s.form === 'for' || !s.cond || loopContinues(s.body)) {
-        if (s.form === 'do' && loopContinues(s.body)) throw new Error(`do loop ${s.id} contains continue: cannot print it exactly`);
-        return compactBlock(s.body, n, depth, `for (${s.init ? printEffect(s.init, n) : ''}; ${part(s.cond)}; ${s.step ? printEffect(s.step, n) : ''})`);
+        if (s.form === 'do' && loopContinues(s.body))
+          throw new Error(`do loop ${s.id} contains continue: cannot print it exactly`);
+        return compactBlock(
+          s.body,
+          n,
+          depth,
+          `for (${s.init ? printEffect(s.init, n) : ''}; ${part(s.cond)}; ${s.step ? printEffect(s.step, n) : ''})`,
+        );
       }
       break;
     case 'switch':
@@ -270,7 +316,8 @@ export function printConst(e: Expr & { kind: 'const' }): string {
   const pt = promote(t);
   const v = e.value as bigint;
   // By rank, not width: on ILP32 a 32-bit `long` constant needs its `L` to have type long.
-  const suffix = pt.rank === 5 ? (pt.signed ? 'LL' : 'ULL') : pt.rank === 4 ? (pt.signed ? 'L' : 'UL') : pt.signed ? '' : 'U';
+  const suffix =
+    pt.rank === 5 ? (pt.signed ? 'LL' : 'ULL') : pt.rank === 4 ? (pt.signed ? 'L' : 'UL') : pt.signed ? '' : 'U';
   if (v >= 0n) return `${v}${suffix}`;
   const min = -(1n << BigInt(pt.bits - 1));
   if (v === min) return `(-${-(v + 1n)}${suffix} - 1${suffix})`;
@@ -428,7 +475,10 @@ export function printBlock(b: Block, n: Names, depth: number): string {
   const pad = INDENT.repeat(depth);
   const inner = INDENT.repeat(depth + 1);
   const lines: string[] = [`${pad}{`];
-  for (const d of b.locals) lines.push(`${inner}${d.isRegister ? 'register ' : ''}${declare(d.type, d.name, n.prefix)}${d.init ? ' = ' + printInit(d.init, n) : ''};`);
+  for (const d of b.locals)
+    lines.push(
+      `${inner}${d.isRegister ? 'register ' : ''}${declare(d.type, d.name, n.prefix)}${d.init ? ' = ' + printInit(d.init, n) : ''};`,
+    );
   for (const s of b.stmts) lines.push(printStmt(s, n, depth + 1));
   lines.push(`${pad}}`);
   return lines.join('\n');
@@ -450,10 +500,14 @@ function printStmt(s: Stmt, n: Names, depth: number): string {
       const effect = (e: Expr | undefined): string => (e ? printEffect(e, n) : '');
       // `continue` in a while loop would skip the step appended to the body: print it as a for loop.
       // A do loop cannot be: its first iteration skips the test (generators never put continue in one).
-      if (s.form === 'do' && loopContinues(s.body)) throw new Error(`do loop ${s.id} contains continue: cannot print it exactly`);
+      if (s.form === 'do' && loopContinues(s.body))
+        throw new Error(`do loop ${s.id} contains continue: cannot print it exactly`);
       const form = s.form && s.cond && !loopContinues(s.body) ? s.form : 'for';
-      if (form === 'for') return `${pad}for (${effect(s.init)}; ${part(s.cond)}; ${effect(s.step)})\n${printBlock(s.body, n, depth)}`;
-      const body = s.step ? { ...s.body, stmts: [...s.body.stmts, { kind: 'expr', id: -1, expr: s.step } as Stmt] } : s.body;
+      if (form === 'for')
+        return `${pad}for (${effect(s.init)}; ${part(s.cond)}; ${effect(s.step)})\n${printBlock(s.body, n, depth)}`;
+      const body = s.step
+        ? { ...s.body, stmts: [...s.body.stmts, { kind: 'expr', id: -1, expr: s.step } as Stmt] }
+        : s.body;
       const init = s.init ? `${pad}${effect(s.init)};\n` : '';
       if (form === 'while') return `${init}${pad}while (${part(s.cond)})\n${printBlock(body, n, depth)}`;
       return `${init}${pad}do\n${printBlock(body, n, depth)}\n${pad}while (${part(s.cond)});`;
@@ -467,7 +521,10 @@ function printStmt(s: Stmt, n: Names, depth: number): string {
           lines.push(printStmt(st, n, depth + 1));
           return;
         }
-        const label = st.value === undefined ? 'default:' : `case ${printConst({ kind: 'const', id: -1, type: ct, value: st.value })}:`;
+        const label =
+          st.value === undefined
+            ? 'default:'
+            : `case ${printConst({ kind: 'const', id: -1, type: ct, value: st.value })}:`;
         // A label must label a statement: the last one gets a null statement.
         lines.push(`${inner}${label}${i === s.body.stmts.length - 1 ? ' ;' : ''}`);
       });
@@ -498,7 +555,9 @@ function printStmt(s: Stmt, n: Names, depth: number): string {
     case 'hash': {
       const t = s.value.type;
       const v = stripParens(printExpr(s.value, n));
-      return t.kind === 'float' ? `${pad}${n.prefix}kiln_hash((uint64_t)(int64_t)(${v}));` : `${pad}${n.prefix}kiln_hash((uint64_t)(${v}));`;
+      return t.kind === 'float'
+        ? `${pad}${n.prefix}kiln_hash((uint64_t)(int64_t)(${v}));`
+        : `${pad}${n.prefix}kiln_hash((uint64_t)(${v}));`;
     }
     case 'unreachable':
       return `${pad}__builtin_unreachable();`;
@@ -512,4 +571,3 @@ function ifCondition(s: Stmt & { kind: 'if' }, n: Names): string {
   const c = stripParens(printExpr(s.cond, n));
   return s.expect === undefined ? c : `__builtin_expect(!!(${c}), ${s.expect})`;
 }
-

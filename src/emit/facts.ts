@@ -47,7 +47,8 @@ export function factsPrelude(p: Program): string[] {
     out.push('#ifdef __has_attribute');
     for (const a of sorted) {
       const m = `KILN_${a.toUpperCase()}`;
-      const def = a === 'optimize' ? `#define ${m}(x) __attribute__((optimize(x)))` : `#define ${m} __attribute__((${a}))`;
+      const def =
+        a === 'optimize' ? `#define ${m}(x) __attribute__((optimize(x)))` : `#define ${m} __attribute__((${a}))`;
       out.push(`#if __has_attribute(${a})`, def, '#endif');
     }
     out.push('#endif');

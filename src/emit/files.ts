@@ -54,7 +54,8 @@ function emitSplit(p: Program, opts: EmitOptions): EmittedFile[] {
   if (!main) throw new Error('program has no main function');
   const others = p.funcs.filter((f) => f !== main);
   checkSubset(p.funcs);
-  for (const f of others) if (f.isStatic) throw new Error(`function ${f.name} is static: it cannot be called from another translation unit`);
+  for (const f of others)
+    if (f.isStatic) throw new Error(`function ${f.name} is static: it cannot be called from another translation unit`);
   const inInit = others.filter((f) => f.name === YARPGEN_INIT);
   const inFunc = others.filter((f) => f.name !== YARPGEN_INIT);
   const banner = (role: string): string[] => {
@@ -94,7 +95,12 @@ function emitSplit(p: Program, opts: EmitOptions): EmittedFile[] {
   const func = [...banner('The test functions.'), include, '', ...functions(p, inFunc, names)];
 
   const body = printBlock(main.body, names, 0).split('\n');
-  body.splice(body.length - 1, 0, `${INDENT}printf("checksum = %016llX\\n", (unsigned long long)${crc});`, `${INDENT}return 0;`);
+  body.splice(
+    body.length - 1,
+    0,
+    `${INDENT}printf("checksum = %016llX\\n", (unsigned long long)${crc});`,
+    `${INDENT}return 0;`,
+  );
   const driver = [
     ...banner('The driver: runs init() and the tests, then hashes every output and mixed global.'),
     '#include <stdio.h>',
@@ -142,7 +148,16 @@ function signature(f: FuncDecl, px: string): string {
 function checkSubset(fs: readonly FuncDecl[]): void {
   for (const f of fs)
     walk(f.body, (n) => {
-      if ('kind' in n && (n.kind === 'for' || n.kind === 'switch' || n.kind === 'goto' || n.kind === 'label' || n.kind === 'break' || n.kind === 'continue' || n.kind === 'check'))
+      if (
+        'kind' in n &&
+        (n.kind === 'for' ||
+          n.kind === 'switch' ||
+          n.kind === 'goto' ||
+          n.kind === 'label' ||
+          n.kind === 'break' ||
+          n.kind === 'continue' ||
+          n.kind === 'check')
+      )
         throw new Error(`statement kind ${n.kind} is not printed in the split layout (loop-free programs only)`);
       if (n.kind === 'hash' && n.value.type.kind !== 'int') throw new Error('the split layout hashes integers only');
     });

@@ -30,9 +30,15 @@ function guard(u: SafeUse): { unsafe: string; result: string } {
   const signed = t.signed;
   switch (u.op) {
     case '+':
-      return { unsafe: signed ? `((b > 0) && (a > (${max} - b))) || ((b < 0) && (a < (${min} - b)))` : '0', result: '(a + b)' };
+      return {
+        unsafe: signed ? `((b > 0) && (a > (${max} - b))) || ((b < 0) && (a < (${min} - b)))` : '0',
+        result: '(a + b)',
+      };
     case '-':
-      return { unsafe: signed ? `((b < 0) && (a > (${max} + b))) || ((b > 0) && (a < (${min} + b)))` : '0', result: '(a - b)' };
+      return {
+        unsafe: signed ? `((b < 0) && (a > (${max} + b))) || ((b > 0) && (a < (${min} + b)))` : '0',
+        result: '(a - b)',
+      };
     case '*':
       return {
         unsafe: signed

@@ -11,7 +11,10 @@ import { constant, initialiser, newVarType, pointerType } from './types.js';
  * variable = `v`, `v.f`, `*…*v`, `&v`).
  */
 
-type Step = { readonly k: 'field'; readonly index: number; readonly union: boolean } | { readonly k: 'index'; readonly len: number } | { readonly k: 'deref' };
+type Step =
+  | { readonly k: 'field'; readonly index: number; readonly union: boolean }
+  | { readonly k: 'index'; readonly len: number }
+  | { readonly k: 'deref' };
 
 interface Path {
   readonly steps: readonly Step[];
@@ -45,7 +48,14 @@ function pathsOf(t: Type, derefs: number): readonly Path[] {
       case 'union':
         for (const { field, index } of namedFields(ty)) {
           const isPacked = packed || (ty.kind === 'struct' && !!ty.packed);
-          rec(fieldExprType(ty, field), [...steps, { k: 'field', index, union: ty.kind === 'union' }], isPacked, field.bits !== undefined, d, inUnion || ty.kind === 'union');
+          rec(
+            fieldExprType(ty, field),
+            [...steps, { k: 'field', index, union: ty.kind === 'union' }],
+            isPacked,
+            field.bits !== undefined,
+            d,
+            inUnion || ty.kind === 'union',
+          );
         }
         return;
       case 'ptr':
@@ -92,7 +102,12 @@ function matchingPaths(t: Type, derefs: number, want: Want): readonly Path[] {
   const all = pathsOf(t, derefs);
   let byFlags = matchCache.get(all);
   if (!byFlags) matchCache.set(all, (byFlags = new Map()));
-  const flags = (want.anyInt ? 1 : 0) | (want.pointer ? 2 : 0) | (want.writable ? 4 : 0) | (want.addressable ? 8 : 0) | (want.noVolatile ? 16 : 0);
+  const flags =
+    (want.anyInt ? 1 : 0) |
+    (want.pointer ? 2 : 0) |
+    (want.writable ? 4 : 0) |
+    (want.addressable ? 8 : 0) |
+    (want.noVolatile ? 16 : 0);
   let byType = byFlags.get(flags);
   if (!byType) byFlags.set(flags, (byType = new Map()));
   const key = want.type ?? null;
@@ -238,7 +253,9 @@ export function indexExpr(g: GenContext, len: number): Expr {
 }
 
 function pickIndexVar(g: GenContext): VarDecl | undefined {
-  const vars = [...scopeVars(g, 'local'), ...scopeVars(g, 'param'), ...g.globals].filter((v) => v.type.kind === 'int' && !v.type.volatile);
+  const vars = [...scopeVars(g, 'local'), ...scopeVars(g, 'param'), ...g.globals].filter(
+    (v) => v.type.kind === 'int' && !v.type.volatile,
+  );
   return vars.length ? g.rng.pick(vars) : undefined;
 }
 
@@ -304,7 +321,11 @@ export function newLocal(g: GenContext): VarDecl | undefined {
   if (g.block.locals.length >= g.policy.limits.maxLocalsPerBlock) return undefined;
   const t = newVarType(g, 'local');
   const depth = g.fn.blocks.length - 1;
-  const d = g.b.local(g.name('l_'), t, initialiser(g, t, (pointee) => addressOf(g, pointee, true, depth)));
+  const d = g.b.local(
+    g.name('l_'),
+    t,
+    initialiser(g, t, (pointee) => addressOf(g, pointee, true, depth)),
+  );
   g.block.locals.push(d);
   return d;
 }
@@ -314,7 +335,13 @@ export function newVariable(g: GenContext, want: Want): VarDecl | undefined {
   const { rng, b } = g;
   const asLocal = g.fnStack.length > 0 && (rng.chance(0.5) || !g.canAddGlobal());
   if (want.pointer && !g.policy.features.pointers) return undefined;
-  let t: Type = want.type ? unqualified(want.type) : want.anyInt ? g.intType() : want.pointer ? pointerType(g) : newVarType(g, asLocal ? 'local' : 'global');
+  let t: Type = want.type
+    ? unqualified(want.type)
+    : want.anyInt
+      ? g.intType()
+      : want.pointer
+        ? pointerType(g)
+        : newVarType(g, asLocal ? 'local' : 'global');
   if (want.writable && t.const) t = unqualified(t);
   if (t.kind === 'int' && isBitfieldType(t)) t = t.signed ? g.types.int : g.types.uint; // never declare a width-restricted type
   if (want.type && isRecord(t) && want.writable && hasConst(t)) return undefined;
@@ -332,7 +359,13 @@ export function newVariable(g: GenContext, want: Want): VarDecl | undefined {
     }
   }
   if (!g.canAddGlobal()) return undefined;
-  return g.addGlobal(b.global(g.name('g_'), t, initialiser(g, t, (pointee) => addressOfGlobal(g, pointee))));
+  return g.addGlobal(
+    b.global(
+      g.name('g_'),
+      t,
+      initialiser(g, t, (pointee) => addressOfGlobal(g, pointee)),
+    ),
+  );
 }
 
 /**
@@ -340,7 +373,10 @@ export function newVariable(g: GenContext, want: Want): VarDecl | undefined {
  * added, never dropped); creates a global target when none exists.
  */
 export function addressOf(g: GenContext, pointee: Type, forInitialiser = false, scopeLimit?: number): Expr | undefined {
-  const e = scopeLimit !== undefined && scopeLimit < 0 ? undefined : pickAddressable(g, pointee, true, forInitialiser, scopeLimit);
+  const e =
+    scopeLimit !== undefined && scopeLimit < 0
+      ? undefined
+      : pickAddressable(g, pointee, true, forInitialiser, scopeLimit);
   if (e) return e;
   return addressOfGlobal(g, pointee);
 }
@@ -351,11 +387,23 @@ export function addressOfGlobal(g: GenContext, pointee: Type): Expr | undefined 
   if (e) return e;
   if (!g.canAddGlobal() || pointee.kind === 'void') return undefined;
   const t = unqualified(pointee);
-  const d = g.addGlobal(g.b.global(g.name('g_'), t, initialiser(g, t, (pt) => (pt === pointee ? undefined : addressOfGlobal(g, pt)))));
+  const d = g.addGlobal(
+    g.b.global(
+      g.name('g_'),
+      t,
+      initialiser(g, t, (pt) => (pt === pointee ? undefined : addressOfGlobal(g, pt))),
+    ),
+  );
   return g.b.addr(g.b.v(d));
 }
 
-function pickAddressable(g: GenContext, pointee: Type, includeLocals: boolean, constantIndices: boolean, scopeLimit?: number): Expr | undefined {
+function pickAddressable(
+  g: GenContext,
+  pointee: Type,
+  includeLocals: boolean,
+  constantIndices: boolean,
+  scopeLimit?: number,
+): Expr | undefined {
   const { rng } = g;
   const vars = g.globals.slice();
   if (includeLocals && g.fnStack.length) {
@@ -391,7 +439,13 @@ function addressablePaths(t: Type, derefs: number, pointee: Type): readonly Path
   let byPointee = cache.get(t);
   if (!byPointee) cache.set(t, (byPointee = new WeakMap()));
   let paths = byPointee.get(pointee);
-  if (!paths) byPointee.set(pointee, (paths = pathsOf(t, derefs).filter((p) => p.type.kind !== 'array' && !p.packed && !p.bitfield && !p.inUnion && addressCompatible(p.type, pointee))));
+  if (!paths)
+    byPointee.set(
+      pointee,
+      (paths = pathsOf(t, derefs).filter(
+        (p) => p.type.kind !== 'array' && !p.packed && !p.bitfield && !p.inUnion && addressCompatible(p.type, pointee),
+      )),
+    );
   return paths;
 }
 const addressableCache = [0, 1].map(() => new WeakMap<Type, WeakMap<Type, readonly Path[]>>());

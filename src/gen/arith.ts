@@ -1,7 +1,20 @@
 import { DOUBLE_EXACT_LIMIT, FLOAT_EXACT_LIMIT, toBigInt } from '../c/convert.js';
 import { evalBinary, evalCast, type Typed } from '../c/eval.js';
 import { isCompare, isIntegerOnly, type BinaryOp, type CompareOp } from '../c/ops.js';
-import { fits, typesOf, intMax, intMin, promote, toUnsigned, usualArithmetic, type ArithType, type CTypes, type CValue, type FloatType, type IntType } from '../c/types.js';
+import {
+  fits,
+  typesOf,
+  intMax,
+  intMin,
+  promote,
+  toUnsigned,
+  usualArithmetic,
+  type ArithType,
+  type CTypes,
+  type CValue,
+  type FloatType,
+  type IntType,
+} from '../c/types.js';
 import { IRBuilder } from '../ir/build.js';
 import type { Expr, Program, Stmt, VarDecl } from '../ir/nodes.js';
 import { qualify } from '../ir/types.js';
@@ -90,7 +103,15 @@ class ArithGen {
   private readonly fpToInt: readonly IntType[];
   /** Whether the expression being built already reads a volatile input (at most one may). */
   private volatileUsed = false;
-  readonly stats: ArithStats = { requested: [], actual: [], flips: 0, insertions: 0, fallbacks: 0, casts: 0, byKind: {} };
+  readonly stats: ArithStats = {
+    requested: [],
+    actual: [],
+    flips: 0,
+    insertions: 0,
+    fallbacks: 0,
+    casts: 0,
+    byKind: {},
+  };
 
   constructor(
     private readonly rng: Rng,
@@ -99,11 +120,16 @@ class ArithGen {
     this.pol = policy.arith;
     this.ct = typesOf(policy.target);
     this.fpToInt = fpToIntCasts(this.ct);
-    if (this.pol.minExprs > this.pol.maxExprs) throw new Error(`arith.minExprs (${this.pol.minExprs}) exceeds arith.maxExprs (${this.pol.maxExprs})`);
-    if (this.pol.minOps > this.pol.maxOps) throw new Error(`arith.minOps (${this.pol.minOps}) exceeds arith.maxOps (${this.pol.maxOps})`);
-    if (this.pol.minVars > this.pol.maxVars) throw new Error(`arith.minVars (${this.pol.minVars}) exceeds arith.maxVars (${this.pol.maxVars})`);
+    if (this.pol.minExprs > this.pol.maxExprs)
+      throw new Error(`arith.minExprs (${this.pol.minExprs}) exceeds arith.maxExprs (${this.pol.maxExprs})`);
+    if (this.pol.minOps > this.pol.maxOps)
+      throw new Error(`arith.minOps (${this.pol.minOps}) exceeds arith.maxOps (${this.pol.maxOps})`);
+    if (this.pol.minVars > this.pol.maxVars)
+      throw new Error(`arith.minVars (${this.pol.minVars}) exceeds arith.maxVars (${this.pol.maxVars})`);
     if (this.pol.maxDepth < 1) throw new Error('arith.maxDepth must be at least 1');
-    this.types = rng.chance(this.pol.floatPrograms) ? [...this.ct.allInts, this.ct.float, this.ct.double] : this.ct.allInts;
+    this.types = rng.chance(this.pol.floatPrograms)
+      ? [...this.ct.allInts, this.ct.float, this.ct.double]
+      : this.ct.allInts;
   }
 
   program(seed: string): ArithRaw {
@@ -111,9 +137,12 @@ class ArithGen {
     const hasFloat = this.types.length > this.ct.allInts.length;
     const nVars = rng.int(Math.max(1, pol.minVars), Math.max(1, pol.maxVars));
     for (let i = 0; i < nVars; i++) {
-      const t = hasFloat && rng.chance(pol.floatShare) ? rng.pick([this.ct.float, this.ct.double]) : rng.pick(this.ct.allInts);
+      const t =
+        hasFloat && rng.chance(pol.floatShare) ? rng.pick([this.ct.float, this.ct.double]) : rng.pick(this.ct.allInts);
       // The first input is never volatile, so a leaf can always avoid a second volatile read.
-      this.inputs.push(this.declare(`x${i}`, t, this.drawValue(t), i > 0 && rng.chance(pol.volatile), rng.chance(pol.const)));
+      this.inputs.push(
+        this.declare(`x${i}`, t, this.drawValue(t), i > 0 && rng.chance(pol.volatile), rng.chance(pol.const)),
+      );
     }
     const nExprs = rng.int(pol.minExprs, Math.max(pol.minExprs, pol.maxExprs));
     const assigns: Stmt[] = [];
@@ -130,7 +159,14 @@ class ArithGen {
     const checks = this.results.map((r) => b.check(b.v(r.decl), checkValue(r)));
     const all = [...this.inputs, ...this.kvars, ...this.results];
     const hashes = all.map((x) => b.hash(b.v(x.decl)));
-    const main = b.func('main', this.ct.int, [], b.block([...assigns, ...checks, ...hashes], this.locals), undefined, false);
+    const main = b.func(
+      'main',
+      this.ct.int,
+      [],
+      b.block([...assigns, ...checks, ...hashes], this.locals),
+      undefined,
+      false,
+    );
     const ops = this.stats.actual.reduce((s, x) => s + x, 0);
     const program = b.program({
       globals: this.globals,
@@ -139,7 +175,9 @@ class ArithGen {
       meta: {
         seed,
         mode: 'arith',
-        notes: [`arith: ${nExprs} expressions, ${ops} binary operators, ${this.stats.flips} flips, ${this.stats.insertions} insertions`],
+        notes: [
+          `arith: ${nExprs} expressions, ${ops} binary operators, ${this.stats.flips} flips, ${this.stats.insertions} insertions`,
+        ],
       },
     });
     return { program, results: this.results.map((r) => ({ decl: r.decl, value: r.v })), stats: this.stats };
@@ -234,14 +272,27 @@ class ArithGen {
     let y = x;
     if (to.kind === 'float' && !representable(y, to)) {
       const lim = exactLimit(to);
-      y = this.offset(y, () => BigInt(this.rng.int(-1000, 1000)), '+', (v) => Math.abs(Number(v)) <= lim) ?? y;
+      y =
+        this.offset(
+          y,
+          () => BigInt(this.rng.int(-1000, 1000)),
+          '+',
+          (v) => Math.abs(Number(v)) <= lim,
+        ) ?? y;
     } else if (to.kind === 'int' && y.t.kind === 'float' && !fits(BigInt(y.v as number), to)) {
       // Targets near zero, in range, and close enough to y that k = target − y is exact in double.
       const yv = BigInt(y.v as number);
       const reach = BigInt(DOUBLE_EXACT_LIMIT);
       const lo = max(max(intMin(to), -1000n), yv - reach);
       const hi = min(min(intMax(to), 1000n), yv + reach);
-      if (lo <= hi) y = this.offset(y, () => this.rng.bigint(lo, hi), '+', (v) => fits(BigInt(v), to)) ?? y;
+      if (lo <= hi)
+        y =
+          this.offset(
+            y,
+            () => this.rng.bigint(lo, hi),
+            '+',
+            (v) => fits(BigInt(v), to),
+          ) ?? y;
     }
     const r = evalCast(typed(y), to);
     if (!r.ok) {
@@ -393,7 +444,14 @@ class ArithGen {
   private exactIn(x: Built, ct: FloatType): Built {
     if (representable(x, ct)) return x;
     const lim = exactLimit(ct);
-    return this.offset(x, () => BigInt(this.rng.int(-1000, 1000)), '+', (v) => Math.abs(Number(v)) <= lim) ?? x;
+    return (
+      this.offset(
+        x,
+        () => BigInt(this.rng.int(-1000, 1000)),
+        '+',
+        (v) => Math.abs(Number(v)) <= lim,
+      ) ?? x
+    );
   }
 
   /**
@@ -402,7 +460,12 @@ class ArithGen {
    * unsigned counterpart, where the sum wraps to the target exactly. Undefined if no drawn
    * target works.
    */
-  private offset(x: Built, target: () => bigint, op: '+' | '-' = '+', accept?: (v: CValue) => boolean): Built | undefined {
+  private offset(
+    x: Built,
+    target: () => bigint,
+    op: '+' | '-' = '+',
+    accept?: (v: CValue) => boolean,
+  ): Built | undefined {
     for (let i = 0; i < ATTEMPTS; i++) {
       let want = target();
       let k: Typed;

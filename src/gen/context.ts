@@ -6,7 +6,13 @@ import type { Rng } from '../random/rng.js';
 import type { Policy } from './policy.js';
 
 /** YARPGen's operator contexts (§3.3): each restricts a region to one family of operators. */
-export type OperatorContext = 'additive' | 'bitwise' | 'logical' | 'multiplicative' | 'bitwise-shift' | 'additive-multiplicative';
+export type OperatorContext =
+  | 'additive'
+  | 'bitwise'
+  | 'logical'
+  | 'multiplicative'
+  | 'bitwise-shift'
+  | 'additive-multiplicative';
 
 /** A function of the program being generated. Only complete functions may be called (so no recursion can arise). */
 export interface FuncInfo {

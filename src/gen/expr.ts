@@ -21,7 +21,9 @@ import { constant } from './types.js';
 type Weights = Policy['expressions'];
 
 /** Binary and unary operators of each operator context (YARPGen §3.3, digest A4). */
-const CONTEXTS: Readonly<Record<OperatorContext, { binary: readonly BinaryOp[]; unary: readonly ('-' | '~' | '!')[] }>> = {
+const CONTEXTS: Readonly<
+  Record<OperatorContext, { binary: readonly BinaryOp[]; unary: readonly ('-' | '~' | '!')[] }>
+> = {
   additive: { binary: ['+', '-'], unary: ['-'] },
   bitwise: { binary: ['&', '|', '^'], unary: ['~'] },
   logical: { binary: ['&&', '||'], unary: ['!'] },
@@ -56,7 +58,8 @@ export function genInt(g: GenContext, context: IntType, weights: Weights = g.pol
   if (g.complexity <= 0) return leaf(g, t);
   const pol = policy.policies;
   // YARPGen's policies act on random subtrees: enter an operator context or a constant policy here.
-  if (g.opContext === undefined && rng.chance(pol.contexts)) return withSubtree(g, 'opContext', rng.pick(CONTEXT_NAMES), () => genInt(g, t, weights));
+  if (g.opContext === undefined && rng.chance(pol.contexts))
+    return withSubtree(g, 'opContext', rng.pick(CONTEXT_NAMES), () => genInt(g, t, weights));
   if (g.constMode === undefined && rng.chance(pol.allConstant + pol.halfConstant)) {
     const mode = rng.chance(pol.allConstant / (pol.allConstant + pol.halfConstant)) ? 'all' : 'half';
     return withSubtree(g, 'constMode', mode, () => genInt(g, t, weights));
@@ -98,7 +101,8 @@ export function genInt(g: GenContext, context: IntType, weights: Weights = g.pol
       // redundant load to eliminate, and LICM an invariant one to hoist when it is reused in a loop.
       // (Locals and parameters are registers after SSA: nothing to eliminate. The cheap policy test
       // comes first, so without the CSE policy no read pays for the globals' scan.)
-      if (v && g.policy.policies.cse > 0 && (v.kind !== 'var' || g.globals.some((d) => d.id === v.decl))) rememberSubexpression(g, v, 'load');
+      if (v && g.policy.policies.cse > 0 && (v.kind !== 'var' || g.globals.some((d) => d.id === v.decl)))
+        rememberSubexpression(g, v, 'load');
       return v ?? constant(g, t);
     }
     case 'constant':
@@ -119,7 +123,12 @@ export function declarable(g: GenContext, t: IntType): IntType {
 }
 
 /** Generates a subtree with one of the subtree policies set, restoring it afterwards. */
-function withSubtree<K extends 'opContext' | 'constMode'>(g: GenContext, key: K, value: GenContext[K], f: () => Expr): Expr {
+function withSubtree<K extends 'opContext' | 'constMode'>(
+  g: GenContext,
+  key: K,
+  value: GenContext[K],
+  f: () => Expr,
+): Expr {
   const saved = g[key];
   g[key] = value;
   try {
@@ -225,7 +234,8 @@ function operations(e: Expr): number {
 function pureExpr(e: Expr): boolean {
   let pure = true;
   walk(e, (n) => {
-    if (n.kind === 'assign' || n.kind === 'incdec' || n.kind === 'call' || ('type' in n && (n as Expr).type?.volatile)) pure = false;
+    if (n.kind === 'assign' || n.kind === 'incdec' || n.kind === 'call' || ('type' in n && (n as Expr).type?.volatile))
+      pure = false;
     return pure;
   });
   return pure;
@@ -277,7 +287,11 @@ function operator(g: GenContext, t: IntType): Expr {
     case 'fcast':
       return b.cast(t, genFloat(g, floatType(g)));
     case 'fcmp':
-      return b.bin(rng.pick(['<', '>', '<=', '>=', '==', '!='] as const), genFloat(g, floatType(g)), genFloat(g, floatType(g)));
+      return b.bin(
+        rng.pick(['<', '>', '<=', '>=', '==', '!='] as const),
+        genFloat(g, floatType(g)),
+        genFloat(g, floatType(g)),
+      );
     case 'unary': {
       const op = rng.pick(['-', '~', '!', '+'] as const);
       return b.un(op, genInt(g, operandType(g, t)));
@@ -305,7 +319,11 @@ function binaryOp(g: GenContext): BinaryOp {
   const { rng, policy } = g;
   if (g.opContext) return rng.pick(CONTEXTS[g.opContext].binary);
   const f = policy.features;
-  return rng.weighted(Object.entries(policy.operators).map(([o, w]) => [o as BinaryOp, (o === '/' || o === '%') && !f.divs ? 0 : o === '*' && !f.muls ? 0 : w] as const));
+  return rng.weighted(
+    Object.entries(policy.operators).map(
+      ([o, w]) => [o as BinaryOp, (o === '/' || o === '%') && !f.divs ? 0 : o === '*' && !f.muls ? 0 : w] as const,
+    ),
+  );
 }
 
 /** A new operation with a reused subexpression as one operand, the other one drawn afresh. */
@@ -381,7 +399,7 @@ function pointerComparison(g: GenContext): Expr | undefined {
   const p = pickLvalue(g, { pointer: true });
   if (!p || p.type.kind !== 'ptr') return undefined;
   const pt = unqualified(p.type) as PointerT;
-  const q = rng.chance(0.3) ? b.nullptr(pt) : exactPointer(g, pt) ?? b.nullptr(pt);
+  const q = rng.chance(0.3) ? b.nullptr(pt) : (exactPointer(g, pt) ?? b.nullptr(pt));
   return b.bin(rng.pick(['==', '!='] as const), p, q);
 }
 
@@ -398,7 +416,11 @@ function exactPointer(g: GenContext, t: PointerT): Expr | undefined {
 function embeddedAssign(g: GenContext, t: IntType): Expr | undefined {
   const { rng, b, policy } = g;
   const f = policy.features;
-  const lv = pickLvalue(g, { type: rng.chance(policy.choices.exactType) ? t : undefined, anyInt: true, writable: true });
+  const lv = pickLvalue(g, {
+    type: rng.chance(policy.choices.exactType) ? t : undefined,
+    anyInt: true,
+    writable: true,
+  });
   if (!lv || lv.type.kind !== 'int') return undefined;
   g.complexity--;
   // Live-guided extension stores to a union member, never reads it (see throughUnion).

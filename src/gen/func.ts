@@ -90,7 +90,11 @@ export function createFunction(g: GenContext, ret: Type, opts: { name?: string; 
   const savedFloor = g.gotoFloor;
   g.gotoFloor = 0;
   g.fnStack.push({ info, params, blocks: [], loops: [] });
-  const body = genBlock(g, { inLoop: false, ret: isRecord(ret) || ret.kind !== 'void' ? ret : undefined, functionBody: true });
+  const body = genBlock(g, {
+    inLoop: false,
+    ret: isRecord(ret) || ret.kind !== 'void' ? ret : undefined,
+    functionBody: true,
+  });
   g.fnStack.pop();
   g.gotoFloor = savedFloor;
   g.complexity = savedComplexity;

@@ -25,7 +25,9 @@ export function isModeChoice(s: string): s is ModeChoice {
  */
 export function modeFor(seed: bigint | number | string, choice: ModeChoice): Mode {
   if (choice !== 'mixed') return choice;
-  const h = createHash('sha256').update(`kiln-mode:${String(seed)}`).digest();
+  const h = createHash('sha256')
+    .update(`kiln-mode:${String(seed)}`)
+    .digest();
   const r = h[0]! & 3;
   return r < 2 ? 'csmith' : r === 2 ? 'yarpgen' : 'arith';
 }

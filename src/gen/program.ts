@@ -26,7 +26,10 @@ export function generateRaw(seed: number | bigint | string, basePolicy: Policy):
  * more statements into the program later (src/gen/live.ts). With `live.extend` on, the raw
  * program gets only its share of the statement budget; the budget is restored for the extensions.
  */
-export function generateRawContext(seed: number | bigint | string, basePolicy: Policy): { program: Program; g: GenContext } {
+export function generateRawContext(
+  seed: number | bigint | string,
+  basePolicy: Policy,
+): { program: Program; g: GenContext } {
   // Seeded from the seed's decimal text, whatever its JavaScript type: `kiln gen --seed 3` (a
   // bigint) and a campaign's seed 3 (text, as stored) must draw the same program.
   const rng = Rng.seeded(String(seed));
@@ -36,7 +39,10 @@ export function generateRawContext(seed: number | bigint | string, basePolicy: P
   const extend = Math.min(1, Math.max(0, policy.live.extend));
   g.statementBudget = Math.round(policy.limits.maxStatements * (1 - extend));
   genRecords(g);
-  const nGlobals = rng.int(policy.limits.minGlobals, Math.max(policy.limits.minGlobals, Math.min(policy.limits.maxGlobals, policy.limits.minGlobals * 2)));
+  const nGlobals = rng.int(
+    policy.limits.minGlobals,
+    Math.max(policy.limits.minGlobals, Math.min(policy.limits.maxGlobals, policy.limits.minGlobals * 2)),
+  );
   for (let i = 0; i < nGlobals && g.canAddGlobal(); i++) newVariable(g, {});
   // The first function takes the name counter's first value: func_1, the root of generation.
   const func1 = createFunction(g, returnType(g), { noParams: true });
@@ -168,7 +174,14 @@ export function hashObject(g: GenContext, e: Expr, locals: VarDecl[], depth: num
       }
       const body = hashObject(g, b.idx(e, b.v(idx)), locals, depth + 1);
       if (body.length === 0) return [];
-      return [b.for(b.assign(b.v(idx), b.lit(0)), b.bin('<', b.v(idx), b.lit(t.length)), b.incdec('++', b.v(idx), false), b.block(body))];
+      return [
+        b.for(
+          b.assign(b.v(idx), b.lit(0)),
+          b.bin('<', b.v(idx), b.lit(t.length)),
+          b.incdec('++', b.v(idx), false),
+          b.block(body),
+        ),
+      ];
     }
     case 'struct':
       return namedFields(t).flatMap(({ index }) => hashObject(g, b.fld(clone(g, e), index), locals, depth));

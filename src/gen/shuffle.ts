@@ -65,7 +65,15 @@ function shuffleExpressions(w: Policy['expressions'], r: Rng): Policy['expressio
 }
 
 /** Probabilities (not weights) that shuffling may move, with the factor kept in [0, 1]. */
-const SHUFFLED_SHARES = ['exactType', 'arrayShare', 'recordShare', 'pointerShare', 'classicTypeNames', 'specialConstant', 'loopVarIndex'] as const satisfies readonly (keyof Policy['choices'])[];
+const SHUFFLED_SHARES = [
+  'exactType',
+  'arrayShare',
+  'recordShare',
+  'pointerShare',
+  'classicTypeNames',
+  'specialConstant',
+  'loopVarIndex',
+] as const satisfies readonly (keyof Policy['choices'])[];
 
 /**
  * The policy one program is drawn with: YARPGen's parameter shuffling draws the distributions

@@ -170,7 +170,8 @@ function assignment(g: GenContext): Stmt | undefined {
   const r = rng.float();
   if (f.pointers && r < 0.12) {
     const lv = pickLvalue(g, { pointer: true, writable: true });
-    if (lv && lv.type.kind === 'ptr') return b.stmt(b.assign(lv, genExpr(g, lv.type, policy.expressions, scopeLimitOf(g, lv))));
+    if (lv && lv.type.kind === 'ptr')
+      return b.stmt(b.assign(lv, genExpr(g, lv.type, policy.expressions, scopeLimitOf(g, lv))));
   } else if ((f.structs || f.unions) && g.records.length && r < 0.18) {
     const rt = rng.pick(g.records);
     const lv = pickLvalue(g, { type: rt, writable: true });
@@ -179,7 +180,10 @@ function assignment(g: GenContext): Stmt | undefined {
   } else if (f.floats && r < 0.3) {
     const lv = pickLvalue(g, { type: rng.pick([g.types.float, g.types.double]), writable: true });
     if (lv && lv.type.kind === 'float') {
-      const op = f.compoundAssign && rng.chance(0.2) && !(g.live && throughUnion(lv)) ? rng.pick(['+=', '-=', '*='] as const) : '=';
+      const op =
+        f.compoundAssign && rng.chance(0.2) && !(g.live && throughUnion(lv))
+          ? rng.pick(['+=', '-=', '*='] as const)
+          : '=';
       return b.stmt(b.assign(lv, genFloat(g, unqualified(lv.type) as FloatType), op));
     }
   }
@@ -240,7 +244,9 @@ function forLoop(g: GenContext, opts: BlockOptions): Stmt {
   const c1 = up ? c0 + span : c0 - span;
   // `v <= MAX` and `v >= MIN` never become false: use the strict form at the type's limits.
   const atLimit = up ? c1 === hi : c1 === lo;
-  const cmp = up ? rng.pick(atLimit ? (['<', '!='] as const) : (['<', '<=', '!='] as const)) : rng.pick(atLimit ? (['>', '!='] as const) : (['>', '>=', '!='] as const));
+  const cmp = up
+    ? rng.pick(atLimit ? (['<', '!='] as const) : (['<', '<=', '!='] as const))
+    : rng.pick(atLimit ? (['>', '!='] as const) : (['>', '>=', '!='] as const));
   const init = b.assign(iv, b.lit(c0, t));
   const cond = b.bin(cmp, cloneVar(g, iv), b.lit(c1, t));
   const stepExpr =
@@ -282,7 +288,9 @@ function forLoop(g: GenContext, opts: BlockOptions): Stmt {
  */
 function arrayLoop(g: GenContext, opts: BlockOptions): Stmt | undefined {
   const { rng, b } = g;
-  const arrays = [...g.globals, ...g.fn.params, ...g.fn.blocks.flatMap((x) => x.locals)].filter((v) => v.type.kind === 'array');
+  const arrays = [...g.globals, ...g.fn.params, ...g.fn.blocks.flatMap((x) => x.locals)].filter(
+    (v) => v.type.kind === 'array',
+  );
   if (arrays.length === 0) return undefined;
   const a = rng.pick(arrays);
   const n = (a.type as { length: number }).length;
@@ -290,7 +298,8 @@ function arrayLoop(g: GenContext, opts: BlockOptions): Stmt | undefined {
   const i = b.local(g.name('l_'), t, b.lit(0, t));
   g.block.locals.push(i);
   g.readOnly.add(i.id);
-  const header = (body: Block): Stmt => b.for(b.assign(b.v(i), b.lit(0, t)), b.bin('<', b.v(i), b.lit(n, t)), b.incdec('++', b.v(i), false), body);
+  const header = (body: Block): Stmt =>
+    b.for(b.assign(b.v(i), b.lit(0, t)), b.bin('<', b.v(i), b.lit(n, t)), b.incdec('++', b.v(i), false), body);
   // The chance is drawn only with the policy on, so programs without it are what they were.
   const vector = g.policy.policies.vectorLoops;
   if (vector > 0 && rng.chance(vector)) {
@@ -345,7 +354,8 @@ function gotoStmt(g: GenContext): Stmt {
  */
 function liveTrip(g: GenContext, live: { runs: number; steps: number }, trip: number): number {
   const lp = g.policy.live;
-  if (lp.maxLongTrip >= 8 && g.rng.chance(lp.longLoops)) trip = Math.round(Math.exp(Math.log(8) + g.rng.float() * (Math.log(lp.maxLongTrip) - Math.log(8))));
+  if (lp.maxLongTrip >= 8 && g.rng.chance(lp.longLoops))
+    trip = Math.round(Math.exp(Math.log(8) + g.rng.float() * (Math.log(lp.maxLongTrip) - Math.log(8))));
   const cap = Math.floor(Math.max(0, live.steps) / (Math.max(1, live.runs) * STEPS_PER_ITERATION));
   return trip === 0 ? 0 : Math.max(1, Math.min(trip, cap));
 }

@@ -1,6 +1,16 @@
 import { intMax, intMin, type IntType } from '../c/types.js';
 import type { Expr, Init } from '../ir/nodes.js';
-import { arrayOf, namedFields, pointerDepth, pointerTo, qualify, unqualified, type Field, type RecordT, type Type } from '../ir/types.js';
+import {
+  arrayOf,
+  namedFields,
+  pointerDepth,
+  pointerTo,
+  qualify,
+  unqualified,
+  type Field,
+  type RecordT,
+  type Type,
+} from '../ir/types.js';
 import type { GenContext } from './context.js';
 
 /**
@@ -25,7 +35,8 @@ function fieldType(g: GenContext, allowRecord: boolean): Type {
   const earlier = g.records.filter((r) => r.kind === 'struct' || g.policy.features.unions);
   if (allowRecord && earlier.length && rng.chance(0.15)) return rng.pick(earlier);
   if (g.policy.features.pointers && rng.chance(0.08)) return pointerType(g);
-  if (g.policy.features.arrays && rng.chance(0.08)) return arrayOf(g.intType(), rng.int(2, Math.max(2, Math.min(5, g.policy.limits.maxArrayLen))));
+  if (g.policy.features.arrays && rng.chance(0.08))
+    return arrayOf(g.intType(), rng.int(2, Math.max(2, Math.min(5, g.policy.limits.maxArrayLen))));
   return g.intType();
 }
 
@@ -127,7 +138,18 @@ export function constantValue(g: GenContext, t: IntType): bigint {
     v = ((1n << BigInt(width)) - 1n) << BigInt(shift);
     if (t.signed && v > hi) v = BigInt.asIntN(t.bits, v);
   } else if (rng.chance(g.policy.choices.specialConstant)) {
-    v = rng.pick([0n, 1n, -1n, 2n, lo, hi, lo + 1n, hi - 1n, 1n << BigInt(rng.int(0, t.bits - 1)), (1n << BigInt(rng.int(1, Math.max(1, t.bits - 1)))) - 1n]);
+    v = rng.pick([
+      0n,
+      1n,
+      -1n,
+      2n,
+      lo,
+      hi,
+      lo + 1n,
+      hi - 1n,
+      1n << BigInt(rng.int(0, t.bits - 1)),
+      (1n << BigInt(rng.int(1, Math.max(1, t.bits - 1)))) - 1n,
+    ]);
   } else {
     switch (rng.int(0, 3)) {
       case 0:
@@ -181,14 +203,19 @@ export function initialiser(g: GenContext, t: Type, addressable: (pointee: Type)
         elem = elem.of;
       }
       const pool = Array.from({ length: rng.int(1, Math.min(4, count)) }, () => initialiser(g, elem, addressable));
-      const fill = (at: Type): Init => (at.kind === 'array' ? b.list(Array.from({ length: at.length }, () => fill(at.of))) : copyInit(g, rng.pick(pool)));
+      const fill = (at: Type): Init =>
+        at.kind === 'array'
+          ? b.list(Array.from({ length: at.length }, () => fill(at.of)))
+          : copyInit(g, rng.pick(pool));
       return fill(t);
     }
     case 'struct':
-      return b.list(namedFields(t).map(({ field, index }) => {
-        const ft = field.bits !== undefined ? bitfieldInitType(g, field) : t.fields[index]!.type;
-        return initialiser(g, ft, addressable);
-      }));
+      return b.list(
+        namedFields(t).map(({ field, index }) => {
+          const ft = field.bits !== undefined ? bitfieldInitType(g, field) : t.fields[index]!.type;
+          return initialiser(g, ft, addressable);
+        }),
+      );
     case 'union':
       return b.list([initialiser(g, t.fields[0]!.type, addressable)]);
     default:

@@ -77,7 +77,14 @@ function elementOp(g: GenContext): BinaryOp {
  * An element-wise expression with up to `ops` operators: its leaves are elements of the arrays
  * (mostly), loop-invariant scalars (variables not written in the body) and constants.
  */
-function elementExpr(g: GenContext, sources: readonly ArrayRef[], scalars: readonly Expr[], i: VarDecl, t: IntType, ops: number): Expr {
+function elementExpr(
+  g: GenContext,
+  sources: readonly ArrayRef[],
+  scalars: readonly Expr[],
+  i: VarDecl,
+  t: IntType,
+  ops: number,
+): Expr {
   const { rng, b } = g;
   if (ops <= 0 || rng.chance(0.25)) {
     const r = rng.float();
@@ -114,9 +121,17 @@ export function vectorBody(g: GenContext, i: VarDecl, n: number): Block | undefi
     const ops = rng.int(1, Math.max(1, g.policy.limits.maxExprComplexity >> 1));
     if (rng.chance(0.2)) {
       const acc = pickLvalue(g, { anyInt: true, writable: true, noVolatile: true });
-      if (acc && acc.type.kind === 'int' && acc.kind === 'var' && acc.decl !== i.id && !scalars.some((s) => s.kind === 'var' && s.decl === acc.decl)) {
+      if (
+        acc &&
+        acc.type.kind === 'int' &&
+        acc.kind === 'var' &&
+        acc.decl !== i.id &&
+        !scalars.some((s) => s.kind === 'var' && s.decl === acc.decl)
+      ) {
         const t = unqualified(acc.type) as IntType;
-        stmts.push(b.stmt(b.assign(acc, elementExpr(g, sources, scalars, i, t, ops), rng.pick(['+=', '^=', '|='] as const))));
+        stmts.push(
+          b.stmt(b.assign(acc, elementExpr(g, sources, scalars, i, t, ops), rng.pick(['+=', '^=', '|='] as const))),
+        );
         continue;
       }
     }
@@ -159,9 +174,18 @@ export function slpGroup(g: GenContext, target: VarDecl, sources: readonly VarDe
   // with the placeholder replaced by that lane's element number.
   const lane = b.local('lane', g.types.int, undefined);
   const elem = unqualified(target.type.of) as IntType;
-  const shape = elementExpr(g, refs, invariantScalars(g), lane, elem, rng.int(1, Math.max(1, g.policy.limits.maxExprComplexity >> 1)));
+  const shape = elementExpr(
+    g,
+    refs,
+    invariantScalars(g),
+    lane,
+    elem,
+    rng.int(1, Math.max(1, g.policy.limits.maxExprComplexity >> 1)),
+  );
   return Array.from({ length: lanes }, (_, j) => {
-    const value = transform(b.copy(shape), (n) => (n.kind === 'var' && n.decl === lane.id ? b.lit(start + j) : n)) as Expr;
+    const value = transform(b.copy(shape), (n) =>
+      n.kind === 'var' && n.decl === lane.id ? b.lit(start + j) : n,
+    ) as Expr;
     return b.stmt(b.assign(b.idx(b.v(target), b.lit(start + j)), value));
   });
 }

@@ -76,7 +76,8 @@ export function generateYarpgenRaw(seed: number | bigint | string, basePolicy: P
   // Per-program distributions (shuffling) and switched-off features (swarm), within the subset.
   const shaped = programPolicy(yarpgenPolicy(basePolicy), rng);
   const lim = shaped.limits;
-  const count = (): number => rng.int(Math.max(1, lim.minGlobals), Math.max(1, lim.minGlobals, Math.min(lim.maxGlobals, lim.minGlobals * 2)));
+  const count = (): number =>
+    rng.int(Math.max(1, lim.minGlobals), Math.max(1, lim.minGlobals, Math.min(lim.maxGlobals, lim.minGlobals * 2)));
   const nInputs = count();
   const nMixed = count();
   const nOutputs = Math.max(1, Math.ceil(count() / 2));
@@ -108,13 +109,19 @@ export function generateYarpgenRaw(seed: number | bigint | string, basePolicy: P
 function newGlobal(g: GenContext, prefix: string, input: boolean): VarDecl {
   const { rng, policy, b } = g;
   let t: Type = g.intType();
-  if (policy.features.arrays && rng.chance(policy.choices.arrayShare)) t = arrayOf(t, rng.int(MIN_ARRAY, Math.max(MIN_ARRAY, Math.min(MAX_ARRAY, policy.limits.maxArrayLen))));
+  if (policy.features.arrays && rng.chance(policy.choices.arrayShare))
+    t = arrayOf(t, rng.int(MIN_ARRAY, Math.max(MIN_ARRAY, Math.min(MAX_ARRAY, policy.limits.maxArrayLen))));
   const name = g.name(prefix);
   if (input && policy.features.const && rng.chance(policy.choices.constShare)) {
     // A const array is an array of const elements (C prints the qualifier on the element type).
     if (t.kind === 'array') {
       const elem = t.of as IntType;
-      return b.global(name, arrayOf(qualify(elem, { const: true }), t.length), b.list(Array.from({ length: t.length }, () => constant(g, elem))), false);
+      return b.global(
+        name,
+        arrayOf(qualify(elem, { const: true }), t.length),
+        b.list(Array.from({ length: t.length }, () => constant(g, elem))),
+        false,
+      );
     }
     return b.global(name, qualify(t, { const: true }), constant(g, t as IntType), false);
   }
@@ -148,7 +155,12 @@ function initFunction(g: GenContext, gl: Globals): FuncDecl {
 function testFunction(g: GenContext, name: string, gl: Globals): FuncDecl {
   const { b } = g;
   const id = b.id();
-  g.fnStack.push({ info: { sig: { id, name, ret: VOID, params: [] }, decl: undefined, complete: false }, params: [], blocks: [], loops: [] });
+  g.fnStack.push({
+    info: { sig: { id, name, ret: VOID, params: [] }, decl: undefined, complete: false },
+    params: [],
+    blocks: [],
+    loops: [],
+  });
   const lim = g.policy.limits;
   const max = Math.max(1, lim.maxBlockSize);
   // The top-level block is the function's bulk: YARPGen's scopes hold 5–10 statements.

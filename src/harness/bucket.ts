@@ -48,7 +48,10 @@ const CRASH_PATTERNS: readonly RegExp[] = [
 /** The lines of diagnostic text, within the caps above, without trailing blanks. */
 function diagnosticLines(text: string): string[] {
   // Head and tail, as the harness keeps them (the decisive line of a long stderr comes last).
-  const head = text.length > MAX_TEXT_CHARS ? `${text.slice(0, MAX_TEXT_CHARS * 0.75)}\n${text.slice(-MAX_TEXT_CHARS * 0.25)}` : text;
+  const head =
+    text.length > MAX_TEXT_CHARS
+      ? `${text.slice(0, MAX_TEXT_CHARS * 0.75)}\n${text.slice(-MAX_TEXT_CHARS * 0.25)}`
+      : text;
   return head.split('\n').map((l) => (l.length > MAX_LINE_CHARS ? l.slice(0, MAX_LINE_CHARS) : l).trimEnd());
 }
 
@@ -57,7 +60,10 @@ export function looksLikeCrash(stderr: string): boolean {
   const lines = diagnosticLines(stderr);
   // The patterns match within a line, so they can scan the capped lines joined, once each.
   const capped = lines.join('\n');
-  return CRASH_PATTERNS.some((p) => p.test(capped)) || (capped.includes('Assertion ') && lines.some((l) => assertionAt(l) >= 0));
+  return (
+    CRASH_PATTERNS.some((p) => p.test(capped)) ||
+    (capped.includes('Assertion ') && lines.some((l) => assertionAt(l) >= 0))
+  );
 }
 
 /** The salient part of a crash report: `raw` occurs verbatim in stderr, `key` is normalised. */
@@ -88,7 +94,11 @@ export function crashMessage(stderr: string): CrashMessage {
     pick(index(/LLVM ERROR:/)) ??
     pick(index(/UNREACHABLE executed/)) ??
     pick(signalTerminatedAt) ??
-    pick((l) => (/virtual memory exhausted|out of memory allocating/.test(l) ? index(/virtual memory exhausted|out of memory/)(l) : -1)) ??
+    pick((l) =>
+      /virtual memory exhausted|out of memory allocating/.test(l)
+        ? index(/virtual memory exhausted|out of memory/)(l)
+        : -1,
+    ) ??
     pick(index(/unable to execute command:/)) ??
     lastStackDumpFrame(lines) ??
     pick(index(/PLEASE submit a bug report/)) ??
@@ -118,11 +128,20 @@ export function errorMessage(stderr: string): CrashMessage {
   const at = lines.findIndex((l) => /\berror\b/i.test(l));
   // The driver's `collect2: error: ld returned 1 exit status` follows the linker's own messages,
   // which name the cause ("relocation truncated to fit: R_RISCV_JAL …"): the last of them is the key.
-  const linker = at >= 0 && /^collect2: error: ld returned/.test(lines[at]!.trim()) ? lines.slice(0, at).reverse().find((l) => /^\S.*: /.test(l) && !/^\[\.\.\. /.test(l)) : undefined;
+  const linker =
+    at >= 0 && /^collect2: error: ld returned/.test(lines[at]!.trim())
+      ? lines
+          .slice(0, at)
+          .reverse()
+          .find((l) => /^\S.*: /.test(l) && !/^\[\.\.\. /.test(l))
+      : undefined;
   if (linker) {
     // `prog.c:(.text+0x1ad172): relocation truncated to fit: R_RISCV_JAL against `.L203'`: the
     // section offset and the symbol change as the program shrinks; the message is the bug.
-    const raw = linker.trim().replace(/^\S*\(\.[^)]*\): /, '').replace(/ against .*$/, '');
+    const raw = linker
+      .trim()
+      .replace(/^\S*\(\.[^)]*\): /, '')
+      .replace(/ against .*$/, '');
     return { raw, key: normaliseMessage(raw) };
   }
   const err = at >= 0 ? lines[at]! : (lines.find((l) => l.trim().length > 0) ?? 'no diagnostic');

@@ -3,7 +3,14 @@ import { basename, delimiter, isAbsolute, join, resolve } from 'node:path';
 import { LP64, TARGETS, type TargetModel } from '../c/target.js';
 import { errUnknownCompiler } from '../diag/errors.js';
 import { runProcess, SpawnError } from './process.js';
-import { isLatestProfileName, LATEST_SETUP, launcherDir, launcherOrigin, rootProblem, type RootOrigin } from './roots.js';
+import {
+  isLatestProfileName,
+  LATEST_SETUP,
+  launcherDir,
+  launcherOrigin,
+  rootProblem,
+  type RootOrigin,
+} from './roots.js';
 
 /** Compiler families Kiln knows how to drive (they differ in version flag and crash text only). */
 export type CompilerFamily = 'gcc' | 'clang' | 'tcc' | 'pcc' | 'cc';
@@ -45,7 +52,11 @@ export function missingEmulator(c: Compiler): string | undefined {
  * clang-15, tcc, pcc, cc, gcc-snapshot (GCC trunk), and cross gcc `<triplet>-gcc[-N]` of a modelled target.
  */
 const DETECTABLE = /^(gcc|clang|tcc|pcc|cc)(-\d+(?:\.\d+)*)?$|^gcc-snapshot$/;
-const CROSS_DETECTABLE = new RegExp(`^(?:${TARGETS.filter((t) => t !== LP64).map((t) => t.triplet.replace(/[.]/g, '\\.')).join('|')})-gcc(-\\d+(?:\\.\\d+)*)?$`);
+const CROSS_DETECTABLE = new RegExp(
+  `^(?:${TARGETS.filter((t) => t !== LP64)
+    .map((t) => t.triplet.replace(/[.]/g, '\\.'))
+    .join('|')})-gcc(-\\d+(?:\\.\\d+)*)?$`,
+);
 const FAMILY_ORDER: readonly CompilerFamily[] = ['gcc', 'clang', 'tcc', 'pcc', 'cc'];
 
 /** Libraries appended to every link: tcc needs libm for some programs; harmless for the others. */
@@ -74,7 +85,9 @@ export async function detectCompilers(env: NodeJS.ProcessEnv = process.env): Pro
   }
   // One entry per real binary, named by the most familiar of its names.
   const byReal = new Map<string, { name: string; command: string }>();
-  for (const [name, command] of [...found].sort((a, b) => namePreference(a[0]) - namePreference(b[0]) || compareNames(a[0], b[0]))) {
+  for (const [name, command] of [...found].sort(
+    (a, b) => namePreference(a[0]) - namePreference(b[0]) || compareNames(a[0], b[0]),
+  )) {
     let real: string;
     try {
       real = realpathSync(command);
@@ -90,7 +103,15 @@ export async function detectCompilers(env: NodeJS.ProcessEnv = process.env): Pro
         if (root && rootProblem(name, root)) return undefined; // `kiln compilers` says why (unusableRootCompilers)
         const version = await probeVersion(command, familyFromName(name));
         const family = familyOf(name, version);
-        return { name, command, realPath, family, version, ...(await targetOf(command, family, env)), ...(root ? { root } : {}) } satisfies Compiler;
+        return {
+          name,
+          command,
+          realPath,
+          family,
+          version,
+          ...(await targetOf(command, family, env)),
+          ...(root ? { root } : {}),
+        } satisfies Compiler;
       } catch {
         return undefined; // a broken installation is not a compiler to test
       }
@@ -103,7 +124,11 @@ export async function detectCompilers(env: NodeJS.ProcessEnv = process.env): Pro
  * Resolves a compiler named by the user: a command on PATH (`clang-14`) or a path
  * (`/opt/cc/bin/cc`, `./fake-gcc`). Throws `KILN_UNKNOWN_COMPILER` when it cannot be run.
  */
-export async function resolveCompiler(spec: string, env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Promise<Compiler> {
+export async function resolveCompiler(
+  spec: string,
+  env: NodeJS.ProcessEnv = process.env,
+  cwd = process.cwd(),
+): Promise<Compiler> {
   const trimmed = spec.trim();
   if (!trimmed) throw errUnknownCompiler(spec, 'empty name');
   let command: string;
@@ -132,7 +157,15 @@ export async function resolveCompiler(spec: string, env: NodeJS.ProcessEnv = pro
     throw errUnknownCompiler(trimmed, (e as Error).message);
   }
   const family = familyOf(name, version);
-  return { name, command, realPath: realpathSync(command), family, version, ...(await targetOf(command, family, env)), ...(root ? { root } : {}) };
+  return {
+    name,
+    command,
+    realPath: realpathSync(command),
+    family,
+    version,
+    ...(await targetOf(command, family, env)),
+    ...(root ? { root } : {}),
+  };
 }
 
 /**
@@ -140,7 +173,11 @@ export async function resolveCompiler(spec: string, env: NodeJS.ProcessEnv = pro
  * that runs its binaries: `qemu-<arch> -L /usr/<triplet>` (Debian's cross libraries live there).
  * Host compilers, other families and machines Kiln has no model for get no target (the host's).
  */
-export async function targetOf(command: string, family: CompilerFamily, env: NodeJS.ProcessEnv = process.env): Promise<{ target?: string; emulator?: readonly string[] }> {
+export async function targetOf(
+  command: string,
+  family: CompilerFamily,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ target?: string; emulator?: readonly string[] }> {
   if (family !== 'gcc' && family !== 'clang') return {};
   let machine: string | undefined;
   try {
@@ -173,7 +210,11 @@ export function modelOfMachine(machine: string): TargetModel | undefined {
 }
 
 /** Resolves a list of compilers, dropping repeats of one binary and making display names unique. */
-export async function resolveCompilers(specs: readonly string[], env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Promise<Compiler[]> {
+export async function resolveCompilers(
+  specs: readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
+  cwd = process.cwd(),
+): Promise<Compiler[]> {
   const all = await Promise.all(specs.map((s) => resolveCompiler(s, env, cwd)));
   const seen = new Set<string>();
   const names = new Set<string>();

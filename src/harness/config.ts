@@ -26,22 +26,33 @@ const Memory = z.union([z.number().int().positive(), z.string()]).transform((v, 
 const Step = z
   .object({
     timeout: Duration.optional().describe('wall-clock limit of one step; the process group is killed when it expires'),
-    memory: Memory.optional().describe('address-space limit of one step (never applied to sanitizer builds); none for no limit'),
+    memory: Memory.optional().describe(
+      'address-space limit of one step (never applied to sanitizer builds); none for no limit',
+    ),
   })
   .strict();
 
 /** The `kiln fuzz` configuration file. Every field is optional; flags override fields. */
 export const FuzzConfigSchema = z
   .object({
-    compilers: z.array(z.string().min(1)).min(1).optional().describe('compiler commands or paths; default: every compiler detected on PATH'),
+    compilers: z
+      .array(z.string().min(1))
+      .min(1)
+      .optional()
+      .describe('compiler commands or paths; default: every compiler detected on PATH'),
     options: z.array(z.string()).min(1).optional().describe("option sets; default ['-O0', '-O1', '-O2', '-Os', '-O3']"),
     jobs: z.number().int().min(1).optional().describe('concurrent jobs; default: one per core'),
     maxPerBucket: z
       .union([z.number().int().min(1), z.literal('none')])
       .optional()
-      .describe('findings stored per bucket: the first N and the smallest program, the rest counted; none for no cap (default 25)'),
+      .describe(
+        'findings stored per bucket: the first N and the smallest program, the rest counted; none for no cap (default 25)',
+      ),
     out: z.string().min(1).optional().describe('output folder; default ./kiln-out'),
-    seedStart: z.union([z.number().int().nonnegative(), z.string().regex(/^\d+$/)]).optional().describe('first seed of a new campaign'),
+    seedStart: z
+      .union([z.number().int().nonnegative(), z.string().regex(/^\d+$/)])
+      .optional()
+      .describe('first seed of a new campaign'),
     tests: z.number().int().min(1).optional().describe('programs to test in all'),
     time: Duration.optional().describe('wall time of a session'),
     limits: z
@@ -49,9 +60,15 @@ export const FuzzConfigSchema = z
       .strict()
       .optional()
       .describe('per-step limits; defaults: compile 120s, run 10s, memory 2GiB'),
-    policy: z.union([z.string().min(1), z.record(z.string(), z.unknown())]).optional().describe('generation policy: a file (relative to this one) or an inline object'),
+    policy: z
+      .union([z.string().min(1), z.record(z.string(), z.unknown())])
+      .optional()
+      .describe('generation policy: a file (relative to this one) or an inline object'),
     size: z.enum(['small', 'medium', 'large']).optional().describe('program size preset'),
-    mode: z.enum(MODE_CHOICES).optional().describe('generation mode: csmith, yarpgen, arith, or mixed (a mode per program)'),
+    mode: z
+      .enum(MODE_CHOICES)
+      .optional()
+      .describe('generation mode: csmith, yarpgen, arith, or mixed (a mode per program)'),
   })
   .strict();
 

@@ -84,7 +84,10 @@ export async function testConfiguration(
   const compileDir = await temp.dir('cc');
   try {
     for (const f of files) await writeFile(join(compileDir, f.name), f.content);
-    const cmd = compileCommand(c, files.map((f) => f.name));
+    const cmd = compileCommand(
+      c,
+      files.map((f) => f.name),
+    );
     const climits = limitsFor(limits.compile, c);
     const cr = await runStep('compile', cmd, {
       cwd: compileDir,
@@ -94,11 +97,13 @@ export async function testConfiguration(
       signal,
     });
     const compile = record(cmd, cr);
-    if (cr.aborted) return { config: c, judgement: { outcome: 'ok' }, compile, durationMs: Date.now() - started, aborted: true };
+    if (cr.aborted)
+      return { config: c, judgement: { outcome: 'ok' }, compile, durationMs: Date.now() - started, aborted: true };
     const exe = join(compileDir, EXE_FILE);
     const failed = judgeCompile(cr, c, existsSync(exe));
     if (failed) return { config: c, judgement: failed, compile, durationMs: Date.now() - started, aborted: false };
-    if (compileOnly) return { config: c, judgement: { outcome: 'ok' }, compile, durationMs: Date.now() - started, aborted: false };
+    if (compileOnly)
+      return { config: c, judgement: { outcome: 'ok' }, compile, durationMs: Date.now() - started, aborted: false };
     const runParent = await temp.dir('run');
     try {
       // The binary runs as ./prog from a folder whose path has a fixed length (sandbox.ts).
@@ -107,12 +112,34 @@ export async function testConfiguration(
       await rename(exe, join(runDir, EXE_FILE));
       const rlimits = limitsFor(limits.run, c, 'run');
       const argv = runArgv(c);
-      const rr = await runStep('run', argv, { cwd: runDir, timeoutMs: rlimits.timeoutMs, memoryMb: rlimits.memoryMb, maxOutputBytes: RUN_OUTPUT_BYTES, signal });
+      const rr = await runStep('run', argv, {
+        cwd: runDir,
+        timeoutMs: rlimits.timeoutMs,
+        memoryMb: rlimits.memoryMb,
+        maxOutputBytes: RUN_OUTPUT_BYTES,
+        signal,
+      });
       const run = record(argv, rr);
-      if (rr.aborted) return { config: c, judgement: { outcome: 'ok' }, compile, run, durationMs: Date.now() - started, aborted: true };
+      if (rr.aborted)
+        return {
+          config: c,
+          judgement: { outcome: 'ok' },
+          compile,
+          run,
+          durationMs: Date.now() - started,
+          aborted: true,
+        };
       const judgement = judgeRun(rr, expected, c);
       const normal = !rr.timedOut && rr.signal === null && rr.status === 0;
-      return { config: c, judgement, compile, run, ...(normal ? { output: outputLine(rr.stdout) } : {}), durationMs: Date.now() - started, aborted: false };
+      return {
+        config: c,
+        judgement,
+        compile,
+        run,
+        ...(normal ? { output: outputLine(rr.stdout) } : {}),
+        durationMs: Date.now() - started,
+        aborted: false,
+      };
     } finally {
       await temp.remove(runParent);
     }
@@ -137,7 +164,10 @@ export interface StepOptions {
  */
 export async function runStep(kind: StepKind, cmd: readonly string[], o: StepOptions): Promise<RunResult> {
   const tag = newTag();
-  const argv = sandboxArgv({ kind, timeoutMs: o.timeoutMs, memoryMb: o.memoryMb, tag, ...(kind === 'compile' ? { tmpdir: o.cwd } : {}) }, cmd);
+  const argv = sandboxArgv(
+    { kind, timeoutMs: o.timeoutMs, memoryMb: o.memoryMb, tag, ...(kind === 'compile' ? { tmpdir: o.cwd } : {}) },
+    cmd,
+  );
   try {
     return await runProcess(argv[0]!, argv.slice(1), {
       cwd: o.cwd,
@@ -149,10 +179,27 @@ export async function runStep(kind: StepKind, cmd: readonly string[], o: StepOpt
     });
   } catch (e) {
     if (!(e instanceof SpawnError)) throw e;
-    return { status: 127, signal: null, stdout: '', stderr: `kiln: ${e.message}\n`, timedOut: false, aborted: false, truncated: false, durationMs: 0 };
+    return {
+      status: 127,
+      signal: null,
+      stdout: '',
+      stderr: `kiln: ${e.message}\n`,
+      timedOut: false,
+      aborted: false,
+      truncated: false,
+      durationMs: 0,
+    };
   }
 }
 
 function record(command: readonly string[], r: RunResult): StepRecord {
-  return { command, status: r.status, signal: r.signal, timedOut: r.timedOut, durationMs: r.durationMs, stdout: r.stdout, stderr: r.stderr };
+  return {
+    command,
+    status: r.status,
+    signal: r.signal,
+    timedOut: r.timedOut,
+    durationMs: r.durationMs,
+    stdout: r.stdout,
+    stderr: r.stderr,
+  };
 }

@@ -94,7 +94,9 @@ export function draftProgram(r: ProgramReport, ctx: DraftContext): ProgramDraft 
       options: f.config.optionsText,
       outcome: f.outcome,
       durationMs: f.result.durationMs + (f.rerun?.durationMs ?? 0),
-      ...(f.outcome !== 'ok' && f.outcome !== 'internal' && f.result.judgement.bucket ? { bucket: f.result.judgement.bucket } : {}),
+      ...(f.outcome !== 'ok' && f.outcome !== 'internal' && f.result.judgement.bucket
+        ? { bucket: f.result.judgement.bucket }
+        : {}),
       ...(f.outcome === 'internal' ? { bucket: 'internal' } : {}),
       flaky: f.flaky,
       ...(finding ? { findingId: finding.id } : {}),
@@ -112,7 +114,11 @@ export function draftProgram(r: ProgramReport, ctx: DraftContext): ProgramDraft 
 }
 
 /** What the background check of a suspected hang changes: the finding's id, status, and facts for finding.json. */
-export function hangCheckUpdate(campaignId: number, c: HangConfirmation, limits: Limits): { id: string; status: HangStatus; facts: Record<string, unknown> } {
+export function hangCheckUpdate(
+  campaignId: number,
+  c: HangConfirmation,
+  limits: Limits,
+): { id: string; status: HangStatus; facts: Record<string, unknown> } {
   const step = c.result.judgement.outcome === 'compiler-hang' || c.result.run === undefined ? 'compile' : 'run';
   const limitMs = step === 'compile' ? limits.compile.timeoutMs : limits.run.timeoutMs;
   const took = step === 'compile' ? c.result.compile.durationMs : c.result.run!.durationMs;
@@ -126,7 +132,10 @@ export function hangCheckUpdate(campaignId: number, c: HangConfirmation, limits:
         outcome: c.result.judgement.outcome,
         detail: c.result.judgement.detail ?? null,
         durationMs: Math.round(took),
-        note: c.verdict === 'confirmed' ? `it hung again under the configured limit of ${limitMs / 1000} s` : `it finished within the configured limit (${c.result.judgement.outcome}): slow, not a hang`,
+        note:
+          c.verdict === 'confirmed'
+            ? `it hung again under the configured limit of ${limitMs / 1000} s`
+            : `it finished within the configured limit (${c.result.judgement.outcome}): slow, not a hang`,
       },
     },
   };
@@ -148,7 +157,12 @@ function draftFinding(r: ProgramReport, f: FinalResult, ctx: DraftContext): Find
   const command = compileCommand(f.config, names);
   const others = r.results
     .filter((o) => o !== f)
-    .map((o) => ({ compiler: o.config.compiler.name, options: o.config.optionsText, outcome: o.outcome, ...(o.result.output !== undefined ? { output: o.result.output } : {}) }));
+    .map((o) => ({
+      compiler: o.config.compiler.name,
+      options: o.config.optionsText,
+      outcome: o.outcome,
+      ...(o.result.output !== undefined ? { output: o.result.output } : {}),
+    }));
   const json = {
     id,
     outcome: f.outcome,
@@ -167,8 +181,20 @@ function draftFinding(r: ProgramReport, f: FinalResult, ctx: DraftContext): Find
     actual,
     detail: j.detail ?? null,
     stderr,
-    compile: { status: f.result.compile.status, signal: f.result.compile.signal, timedOut: f.result.compile.timedOut, durationMs: f.result.compile.durationMs },
-    run: f.result.run ? { status: f.result.run.status, signal: f.result.run.signal, timedOut: f.result.run.timedOut, durationMs: f.result.run.durationMs } : null,
+    compile: {
+      status: f.result.compile.status,
+      signal: f.result.compile.signal,
+      timedOut: f.result.compile.timedOut,
+      durationMs: f.result.compile.durationMs,
+    },
+    run: f.result.run
+      ? {
+          status: f.result.run.status,
+          signal: f.result.run.signal,
+          timedOut: f.result.run.timedOut,
+          durationMs: f.result.run.durationMs,
+        }
+      : null,
     limits: ctx.limits,
     reproduced: f.rerun !== undefined,
     hangStatus: f.hang ?? null,
@@ -199,7 +225,21 @@ function draftFinding(r: ProgramReport, f: FinalResult, ctx: DraftContext): Find
     files: [
       ...sources,
       { name: 'finding.json', content: JSON.stringify(json, null, 2) + '\n' },
-      { name: 'repro.sh', content: f.repro ?? reproScript({ id, config: f.config, judgement: j, ...(f.nondeterministic ? { alternatives: f.behaviours!.slice(1) } : {}), expected, limits: ctx.limits, files: names }), mode: 0o755 },
+      {
+        name: 'repro.sh',
+        content:
+          f.repro ??
+          reproScript({
+            id,
+            config: f.config,
+            judgement: j,
+            ...(f.nondeterministic ? { alternatives: f.behaviours!.slice(1) } : {}),
+            expected,
+            limits: ctx.limits,
+            files: names,
+          }),
+        mode: 0o755,
+      },
     ],
   };
 }
@@ -215,27 +255,44 @@ function draftInternal(r: ProgramReport, agreed: string, ctx: DraftContext): Int
     expected: r.expected,
     agreed,
     note: 'every configuration that ran printed the same line and the interpreter expected another: a Kiln bug (interpreter, repair or emitter), not a compiler bug',
-    configurations: r.results.map((o) => ({ compiler: o.config.compiler.name, compilerVersion: o.config.compiler.version, options: o.config.optionsText, outcome: o.outcome, output: o.result.output ?? null })),
+    configurations: r.results.map((o) => ({
+      compiler: o.config.compiler.name,
+      compilerVersion: o.config.compiler.version,
+      options: o.config.optionsText,
+      outcome: o.outcome,
+      output: o.result.output ?? null,
+    })),
     policy: ctx.policy,
   };
   return {
     id,
     expected: r.expected!,
     actual: agreed,
-    files: [
-      ...r.files!,
-      { name: 'internal.json', content: JSON.stringify(json, null, 2) + '\n' },
-    ],
+    files: [...r.files!, { name: 'internal.json', content: JSON.stringify(json, null, 2) + '\n' }],
   };
 }
 
 /** A behaviour as finding.json records it (what the reducer and triage read back). */
 function publicBehaviour(b: Behaviour): Record<string, unknown> {
-  return { outcome: b.outcome, bucket: b.bucket ?? null, detail: b.detail ?? null, ...(b.match !== undefined ? { match: b.match } : {}), ...(b.signal ? { signal: b.signal } : {}), ...(b.exitStatus !== undefined ? { exitStatus: b.exitStatus } : {}), ...(b.output !== undefined ? { output: b.output } : {}) };
+  return {
+    outcome: b.outcome,
+    bucket: b.bucket ?? null,
+    detail: b.detail ?? null,
+    ...(b.match !== undefined ? { match: b.match } : {}),
+    ...(b.signal ? { signal: b.signal } : {}),
+    ...(b.exitStatus !== undefined ? { exitStatus: b.exitStatus } : {}),
+    ...(b.output !== undefined ? { output: b.output } : {}),
+  };
 }
 
 function isRunOutcome(o: string): boolean {
-  return o === 'wrong-code' || o === 'binary-crash' || o === 'binary-hang' || o === 'sanitizer-miss' || o === 'sanitizer-false-alarm';
+  return (
+    o === 'wrong-code' ||
+    o === 'binary-crash' ||
+    o === 'binary-hang' ||
+    o === 'sanitizer-miss' ||
+    o === 'sanitizer-false-alarm'
+  );
 }
 
 /** What the configuration did instead of printing the expected line. */
@@ -257,5 +314,7 @@ function actualText(r: ConfigResult): string {
 function excerpt(s: string): string {
   // The head and the tail: a compiler's decisive line often comes last.
   const tail = STDERR_EXCERPT / 4;
-  return s.length > STDERR_EXCERPT ? `${s.slice(0, STDERR_EXCERPT - tail)}\n[... ${s.length - STDERR_EXCERPT} more characters ...]\n${s.slice(-tail)}` : s;
+  return s.length > STDERR_EXCERPT
+    ? `${s.slice(0, STDERR_EXCERPT - tail)}\n[... ${s.length - STDERR_EXCERPT} more characters ...]\n${s.slice(-tail)}`
+    : s;
 }

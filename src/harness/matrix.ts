@@ -65,7 +65,10 @@ function splitOnSetCommas(text: string): string[] {
 
 /** Splits one option set into tokens (whitespace-separated; quoting is not supported). */
 export function optionTokens(set: string): string[] {
-  return set.trim().split(/\s+/).filter((t) => t.length > 0);
+  return set
+    .trim()
+    .split(/\s+/)
+    .filter((t) => t.length > 0);
 }
 
 /**
@@ -199,12 +202,16 @@ export function configEmulator(c: Configuration): readonly string[] | undefined 
 /** The qemu a configuration needs but PATH lacks (`qemu-m68k`), or undefined. */
 export function configMissingEmulator(c: Configuration): string | undefined {
   const model = configTarget(c);
-  const native = model === LP64 || (model.name === 'i686' && c.compiler.target === undefined && targetOption(c) === undefined);
+  const native =
+    model === LP64 || (model.name === 'i686' && c.compiler.target === undefined && targetOption(c) === undefined);
   return native || configEmulator(c) ? undefined : model.qemu;
 }
 
 /** The one target of a set of configurations, or every distinct one when they disagree. */
-export function commonTarget(configs: readonly Configuration[]): { readonly target?: TargetModel; readonly all: readonly TargetModel[] } {
+export function commonTarget(configs: readonly Configuration[]): {
+  readonly target?: TargetModel;
+  readonly all: readonly TargetModel[];
+} {
   const all = [...new Set(configs.map(configTarget))];
   return all.length === 1 ? { target: all[0]!, all } : { all };
 }

@@ -4,13 +4,33 @@ import type { Configuration } from './matrix.js';
 import type { RunResult } from './process.js';
 
 /** Every verdict a (program, configuration) pair can get. The strings are stable: they are stored. */
-export const OUTCOMES = ['ok', 'wrong-code', 'compiler-crash', 'compiler-hang', 'rejected-valid', 'binary-crash', 'binary-hang', 'sanitizer-miss', 'sanitizer-false-alarm', 'internal'] as const;
+export const OUTCOMES = [
+  'ok',
+  'wrong-code',
+  'compiler-crash',
+  'compiler-hang',
+  'rejected-valid',
+  'binary-crash',
+  'binary-hang',
+  'sanitizer-miss',
+  'sanitizer-false-alarm',
+  'internal',
+] as const;
 
 /** A stored outcome (see ARCHITECTURE.md, "Campaigns"). */
 export type Outcome = (typeof OUTCOMES)[number];
 
 /** Outcomes that blame the compiler and make a finding. */
-export const FINDING_OUTCOMES: ReadonlySet<Outcome> = new Set(['wrong-code', 'compiler-crash', 'compiler-hang', 'rejected-valid', 'binary-crash', 'binary-hang', 'sanitizer-miss', 'sanitizer-false-alarm']);
+export const FINDING_OUTCOMES: ReadonlySet<Outcome> = new Set([
+  'wrong-code',
+  'compiler-crash',
+  'compiler-hang',
+  'rejected-valid',
+  'binary-crash',
+  'binary-hang',
+  'sanitizer-miss',
+  'sanitizer-false-alarm',
+]);
 
 /** Finding outcomes of the binary's run (the others are the compiler's): repro.sh runs the binary only for these. */
 export const RUN_SIDE_OUTCOMES: ReadonlySet<string> = new Set(['wrong-code', 'binary-crash', 'binary-hang']);
@@ -33,9 +53,15 @@ export interface Judgement {
 /** Judges a compile: undefined when it produced an executable, a failure judgement otherwise. */
 export function judgeCompile(r: RunResult, c: Configuration, exeExists: boolean): Judgement | undefined {
   const name = c.compiler.name;
-  if (r.timedOut) return { outcome: 'compiler-hang', bucket: `compiler-hang:${name}`, detail: 'the compiler did not finish in time' };
+  if (r.timedOut)
+    return { outcome: 'compiler-hang', bucket: `compiler-hang:${name}`, detail: 'the compiler did not finish in time' };
   if (r.signal) {
-    return { outcome: 'compiler-crash', bucket: `compiler-crash:${name}:${r.signal}`, detail: `the compiler was killed by ${r.signal}`, signal: r.signal };
+    return {
+      outcome: 'compiler-crash',
+      bucket: `compiler-crash:${name}:${r.signal}`,
+      detail: `the compiler was killed by ${r.signal}`,
+      signal: r.signal,
+    };
   }
   if (looksLikeCrash(r.stderr)) {
     const m = crashMessage(r.stderr);
@@ -45,15 +71,31 @@ export function judgeCompile(r: RunResult, c: Configuration, exeExists: boolean)
     const m = errorMessage(r.stderr);
     return { outcome: 'rejected-valid', bucket: `rejected-valid:${name}:${m.key}`, detail: m.raw, match: m.raw };
   }
-  if (!exeExists) return { outcome: 'rejected-valid', bucket: `rejected-valid:${name}:no executable`, detail: 'exit status 0 but no executable was written' };
+  if (!exeExists)
+    return {
+      outcome: 'rejected-valid',
+      bucket: `rejected-valid:${name}:no executable`,
+      detail: 'exit status 0 but no executable was written',
+    };
   return undefined;
 }
 
 /** Judges a binary's run against the interpreter's expected line. */
 export function judgeRun(r: RunResult, expected: string, c: Configuration): Judgement {
   const name = c.compiler.name;
-  if (r.timedOut) return { outcome: 'binary-hang', bucket: `binary-hang:${name}:${c.optionsText}`, detail: 'the binary did not finish in time' };
-  if (r.signal) return { outcome: 'binary-crash', bucket: `binary-crash:${name}:${r.signal}`, detail: `killed by ${r.signal}`, signal: r.signal };
+  if (r.timedOut)
+    return {
+      outcome: 'binary-hang',
+      bucket: `binary-hang:${name}:${c.optionsText}`,
+      detail: 'the binary did not finish in time',
+    };
+  if (r.signal)
+    return {
+      outcome: 'binary-crash',
+      bucket: `binary-crash:${name}:${r.signal}`,
+      detail: `killed by ${r.signal}`,
+      signal: r.signal,
+    };
   if (r.status !== 0) {
     // A shell-script "binary" (or a runtime) may report a signal as 128+N.
     const sig = r.status !== null && r.status > 128 ? signalName(r.status - 128) : undefined;
@@ -66,7 +108,11 @@ export function judgeRun(r: RunResult, expected: string, c: Configuration): Judg
   }
   const actual = outputLine(r.stdout);
   if (actual === expected) return { outcome: 'ok' };
-  return { outcome: 'wrong-code', bucket: wrongCodeBucket(c), detail: `printed '${abbreviate(actual)}', expected '${expected}'` };
+  return {
+    outcome: 'wrong-code',
+    bucket: wrongCodeBucket(c),
+    detail: `printed '${abbreviate(actual)}', expected '${expected}'`,
+  };
 }
 
 /** The campaign-time wrong-code bucket; src/triage refines it later. */
@@ -92,7 +138,9 @@ export interface ObservedRun {
  * (`internal`), never a compiler finding. Returns the line they agree on, or undefined.
  */
 export function internalDisagreement(expected: string, runs: readonly ObservedRun[]): string | undefined {
-  const outputs = runs.filter((r) => r.output !== undefined && (r.judgement.outcome === 'ok' || r.judgement.outcome === 'wrong-code')).map((r) => r.output!);
+  const outputs = runs
+    .filter((r) => r.output !== undefined && (r.judgement.outcome === 'ok' || r.judgement.outcome === 'wrong-code'))
+    .map((r) => r.output!);
   if (outputs.length < 2) return undefined;
   const first = outputs[0]!;
   if (first === expected || !outputs.every((o) => o === first)) return undefined;

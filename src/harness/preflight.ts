@@ -48,11 +48,20 @@ export interface BrokenConfiguration {
  * configuration would turn every program into a finding (`--compilers /bin/false`, a memory
  * limit no compiler starts under), so the CLI refuses it. Undefined result when aborted.
  */
-export async function checkConfigurations(configs: readonly Configuration[], limits: Limits, jobs: number, signal?: AbortSignal): Promise<BrokenConfiguration[] | undefined> {
+export async function checkConfigurations(
+  configs: readonly Configuration[],
+  limits: Limits,
+  jobs: number,
+  signal?: AbortSignal,
+): Promise<BrokenConfiguration[] | undefined> {
   // A cross compiler whose emulator is not installed cannot run anything: say so without trying.
   const noEmulator: BrokenConfiguration[] = configs
     .filter((c) => configMissingEmulator(c) !== undefined)
-    .map((c) => ({ config: c, reason: `its binaries need ${configMissingEmulator(c)}, which is not on PATH (install qemu-user)`, memoryLimited: false }));
+    .map((c) => ({
+      config: c,
+      reason: `its binaries need ${configMissingEmulator(c)}, which is not on PATH (install qemu-user)`,
+      memoryLimited: false,
+    }));
   const runnable = configs.filter((c) => configMissingEmulator(c) === undefined);
   const temp = TempRoot.create();
   try {
@@ -61,18 +70,43 @@ export async function checkConfigurations(configs: readonly Configuration[], lim
     const failed = first.filter((r) => r.judgement.outcome !== 'ok');
     // A configuration that works without the memory limit is broken by the limit, which the user
     // should hear about rather than about the compiler.
-    const unlimited: Limits = { compile: { ...limits.compile, memoryMb: undefined }, run: { ...limits.run, memoryMb: undefined } };
+    const unlimited: Limits = {
+      compile: { ...limits.compile, memoryMb: undefined },
+      run: { ...limits.run, memoryMb: undefined },
+    };
     const limited = limits.compile.memoryMb !== undefined || limits.run.memoryMb !== undefined;
-    const again = limited && failed.length > 0 ? await testAll(failed.map((r) => r.config), unlimited, jobs, temp, signal) : [];
+    const again =
+      limited && failed.length > 0
+        ? await testAll(
+            failed.map((r) => r.config),
+            unlimited,
+            jobs,
+            temp,
+            signal,
+          )
+        : [];
     if (!again) return undefined;
-    return [...noEmulator, ...failed.map((r, i) => ({ config: r.config, reason: describeFailure(r, limits), memoryLimited: again[i]?.judgement.outcome === 'ok' }))];
+    return [
+      ...noEmulator,
+      ...failed.map((r, i) => ({
+        config: r.config,
+        reason: describeFailure(r, limits),
+        memoryLimited: again[i]?.judgement.outcome === 'ok',
+      })),
+    ];
   } finally {
     temp.dispose();
   }
 }
 
 /** Tests the check program with each configuration, `jobs` at a time; undefined when aborted. */
-async function testAll(configs: readonly Configuration[], limits: Limits, jobs: number, temp: TempRoot, signal: AbortSignal | undefined): Promise<ConfigResult[] | undefined> {
+async function testAll(
+  configs: readonly Configuration[],
+  limits: Limits,
+  jobs: number,
+  temp: TempRoot,
+  signal: AbortSignal | undefined,
+): Promise<ConfigResult[] | undefined> {
   const expected = checkProgramOutput();
   const results: (ConfigResult | undefined)[] = new Array(configs.length);
   let next = 0;
@@ -97,14 +131,18 @@ function describeFailure(r: ConfigResult, limits: Limits): string {
       ?.slice(0, 200) ?? '';
   const j = r.judgement;
   if (!r.run) {
-    if (j.outcome === 'compiler-hang') return `compiling a ${lines()}-line program did not finish within the compile limit (${limits.compile.timeoutMs / 1000} s)`;
+    if (j.outcome === 'compiler-hang')
+      return `compiling a ${lines()}-line program did not finish within the compile limit (${limits.compile.timeoutMs / 1000} s)`;
     const err = firstLine(r.compile.stderr);
     const status = r.compile.signal ? `killed by ${r.compile.signal}` : `exit status ${r.compile.status}`;
-    if (j.detail === 'exit status 0 but no executable was written') return `compiling a ${lines()}-line program wrote no executable (exit status 0)`;
+    if (j.detail === 'exit status 0 but no executable was written')
+      return `compiling a ${lines()}-line program wrote no executable (exit status 0)`;
     return `compiling a ${lines()}-line program failed (${status})${err ? `: ${err}` : ''}`;
   }
-  if (j.outcome === 'binary-hang') return `its binary of a ${lines()}-line program did not finish within the run limit (${limits.run.timeoutMs / 1000} s)`;
-  if (j.outcome === 'wrong-code') return `its binary of a ${lines()}-line program printed '${firstLine(r.run.stdout).slice(0, 80)}', expected '${checkProgramOutput()}'`;
+  if (j.outcome === 'binary-hang')
+    return `its binary of a ${lines()}-line program did not finish within the run limit (${limits.run.timeoutMs / 1000} s)`;
+  if (j.outcome === 'wrong-code')
+    return `its binary of a ${lines()}-line program printed '${firstLine(r.run.stdout).slice(0, 80)}', expected '${checkProgramOutput()}'`;
   const err = firstLine(r.run.stderr);
   return `its binary of a ${lines()}-line program failed (${j.detail ?? j.outcome})${err ? `: ${err}` : ''}`;
 }

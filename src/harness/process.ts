@@ -101,7 +101,8 @@ class TailBuffer {
   push(d: Buffer): void {
     this.chunks.push(d);
     this.length += d.length;
-    while (this.chunks.length > 1 && this.length - this.chunks[0]!.length >= this.limit) this.length -= this.chunks.shift()!.length;
+    while (this.chunks.length > 1 && this.length - this.chunks[0]!.length >= this.limit)
+      this.length -= this.chunks.shift()!.length;
   }
 
   /** The last `limit` bytes pushed. */
@@ -116,7 +117,9 @@ function headAndTail(head: Buffer[], tail: TailBuffer, seen: number): string {
   const h = Buffer.concat(head);
   const t = tail.bytes();
   const dropped = seen - h.length - t.length;
-  return dropped > 0 ? `${h.toString('utf8')}\n[... ${dropped} bytes left out ...]\n${t.toString('utf8')}` : Buffer.concat([h, t]).toString('utf8');
+  return dropped > 0
+    ? `${h.toString('utf8')}\n[... ${dropped} bytes left out ...]\n${t.toString('utf8')}`
+    : Buffer.concat([h, t]).toString('utf8');
 }
 
 /** Margin of Kiln's own timer over the `timeout` wrapper's (the wrapper is the one expected to fire). */
@@ -160,10 +163,14 @@ export function runProcess(command: string, args: readonly string[], opts: RunOp
   watchExit();
   const maxBytes = opts.maxOutputBytes ?? 1 << 20;
   const tag = opts.tag ?? newTag();
-  const limited = opts.memoryMb !== undefined ? ['prlimit', `--as=${opts.memoryMb * 1024 * 1024}`, '--', command, ...args] : [command, ...args];
+  const limited =
+    opts.memoryMb !== undefined
+      ? ['prlimit', `--as=${opts.memoryMb * 1024 * 1024}`, '--', command, ...args]
+      : [command, ...args];
   const full = opts.wrapped ? limited : ['timeout', '-s', 'KILL', timeoutSeconds(opts.timeoutMs), ...limited];
   const [cmd, argv] = [full[0]!, full.slice(1)];
-  const env = opts.tag !== undefined ? { ...process.env, ...opts.env } : { ...process.env, ...opts.env, [TAG_VAR]: tag };
+  const env =
+    opts.tag !== undefined ? { ...process.env, ...opts.env } : { ...process.env, ...opts.env, [TAG_VAR]: tag };
   const started = Date.now();
   return new Promise((resolve, reject) => {
     let child;
@@ -175,7 +182,9 @@ export function runProcess(command: string, args: readonly string[], opts: RunOp
         stdio: ['pipe', 'pipe', 'pipe'],
       });
     } catch (e) {
-      reject(new SpawnError(command, (e as NodeJS.ErrnoException).code, `cannot run ${command}: ${(e as Error).message}`));
+      reject(
+        new SpawnError(command, (e as NodeJS.ErrnoException).code, `cannot run ${command}: ${(e as Error).message}`),
+      );
       return;
     }
     const leader = child.pid;
@@ -264,7 +273,10 @@ export function runProcess(command: string, args: readonly string[], opts: RunOp
       reapTagged({ tag }, child.pid);
       if (leader !== undefined) LIVE_GROUPS.delete(leader);
       // The wrapper could not start the command: the same error as a direct spawn would give.
-      const startFailure = !opts.wrapped && (exited.status === 126 || exited.status === 127) ? /^timeout: failed to run command .*: (.*)$/m.exec(Buffer.concat(err).toString('utf8')) : null;
+      const startFailure =
+        !opts.wrapped && (exited.status === 126 || exited.status === 127)
+          ? /^timeout: failed to run command .*: (.*)$/m.exec(Buffer.concat(err).toString('utf8'))
+          : null;
       if (startFailure) {
         const why = startFailure[1]!;
         const code = /No such file/.test(why) ? 'ENOENT' : /Permission denied/.test(why) ? 'EACCES' : undefined;

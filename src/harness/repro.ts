@@ -40,16 +40,22 @@ export function reproScript(f: ReproInput): string {
   const header = [
     `# Kiln finding ${comment(f.id)}: ${j.outcome} with ${comment(c.compiler.name)}${c.optionsText ? ' ' + comment(c.optionsText) : ''}`,
     `# compiler: ${comment(c.compiler.version)}`,
-    ...(configEmulator(c) ? [`# target: ${comment(configTarget(c).name)}; the binary runs under ${comment(configEmulator(c)!.join(' '))}`] : []),
+    ...(configEmulator(c)
+      ? [`# target: ${comment(configTarget(c).name)}; the binary runs under ${comment(configEmulator(c)!.join(' '))}`]
+      : []),
     ...(j.detail ? [`# observed: ${comment(j.detail)}`] : []),
-    ...(nondeterministic ? [`# nondeterministic: it showed ${accepted.map((x) => comment(x.detail ?? x.outcome)).join(' | ')}; any of them counts`] : []),
+    ...(nondeterministic
+      ? [
+          `# nondeterministic: it showed ${accepted.map((x) => comment(x.detail ?? x.outcome)).join(' | ')}; any of them counts`,
+        ]
+      : []),
     '# Exits 0 when the failure reproduces, 1 when it does not (C-Reduce/C-Vise interestingness test).',
     '# Compiler and binary run as in the campaign: under timeout, setarch -R, prlimit and env -i.',
   ];
   const lines = [
     ...reproPrelude(header, files),
     `EXPECTED=${sq(f.expected)}`,
-    '# KILN_EXPECTED, when set, replaces it (a text reduction sets it to a reference build\'s output).',
+    "# KILN_EXPECTED, when set, replaces it (a text reduction sets it to a reference build's output).",
     'if [ -n "${KILN_EXPECTED+set}" ]; then EXPECTED=$KILN_EXPECTED; fi',
     `${sandboxShell({ kind: 'compile', timeoutMs: compile.timeoutMs, memoryMb: compile.memoryMb, tag: '', tmpdir: '' }, compileCommand(c, files))} >compile.log 2>&1`,
     'cstatus=$?',
@@ -67,7 +73,8 @@ export function reproScript(f: ReproInput): string {
       'rsig=$(cat run.sig 2>/dev/null)',
     );
     // A run's hang: the limit's SIGKILL (timeout -s KILL kills itself too), not an exit with 137.
-    const runHung = (v: string): string => `{ [ "${v}" -eq 124 ] || { [ "${v}" -eq 137 ] && [ "\${rsig:-9}" = 9 ]; }; }`;
+    const runHung = (v: string): string =>
+      `{ [ "${v}" -eq 124 ] || { [ "${v}" -eq 137 ] && [ "\${rsig:-9}" = 9 ]; }; }`;
     for (const a of accepted) lines.push(...runCheck(a, runHung));
   }
   lines.push('exit 1');
@@ -86,7 +93,9 @@ export function reproPrelude(header: readonly string[], files: readonly string[]
 
 /** A user-controlled string made safe for a `#` comment line: control characters escaped. */
 function comment(s: string): string {
-  return s.replace(/[\x00-\x1f\x7f\u2028\u2029]/g, (ch) => (ch === '\n' ? '\\n' : `\\x${ch.charCodeAt(0).toString(16).padStart(2, '0')}`));
+  return s.replace(/[\x00-\x1f\x7f\u2028\u2029]/g, (ch) =>
+    ch === '\n' ? '\\n' : `\\x${ch.charCodeAt(0).toString(16).padStart(2, '0')}`,
+  );
 }
 
 /** Copies `prog.c` (from the current folder, else next to the script) into a fresh work folder. */
@@ -122,7 +131,9 @@ function compileCheck(j: Judgement, hung: (v: string) => string): string[] {
       return [`if ${hung('$cstatus')}; then exit 0; fi`];
     case 'compiler-crash':
       if (j.signal) return [`if [ "$cstatus" -eq ${128 + signalNumber(j.signal)} ]; then exit 0; fi`];
-      return [`if [ "$cstatus" -ne 0 ] && grep -qF -- ${sq(j.match ?? 'internal compiler error')} compile.log; then exit 0; fi`];
+      return [
+        `if [ "$cstatus" -ne 0 ] && grep -qF -- ${sq(j.match ?? 'internal compiler error')} compile.log; then exit 0; fi`,
+      ];
     case 'rejected-valid':
       return [
         `if [ "$cstatus" -ne 0 ] && ! ${hung('$cstatus')} && [ "$cstatus" -le 128 ] && ! grep -qE 'internal compiler error|PLEASE submit a bug report|Stack dump:' compile.log${j.match ? ` && grep -qF -- ${sq(j.match)} compile.log` : ''}; then exit 0; fi`,
@@ -143,7 +154,10 @@ function runCheck(j: Judgement, hung: (v: string) => string): string[] {
       return [`if ${hung('$rstatus')}; then exit 0; fi`];
     case 'binary-crash': {
       // rsig (see signalShell) tells a death by the signal from an exit with status 128+N.
-      if (j.signal) return [`if [ "$rstatus" -eq ${128 + signalNumber(j.signal)} ] && [ "\${rsig:-${signalNumber(j.signal)}}" = ${signalNumber(j.signal)} ]; then exit 0; fi`];
+      if (j.signal)
+        return [
+          `if [ "$rstatus" -eq ${128 + signalNumber(j.signal)} ] && [ "\${rsig:-${signalNumber(j.signal)}}" = ${signalNumber(j.signal)} ]; then exit 0; fi`,
+        ];
       return [`if [ "$rstatus" -eq ${j.exitStatus ?? 1} ] && [ "\${rsig:-0}" = 0 ]; then exit 0; fi`];
     }
     case 'wrong-code':

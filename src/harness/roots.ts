@@ -66,18 +66,38 @@ export function launcherOrigin(path: string): RootOrigin | undefined {
  * Why a root compiler cannot run here, as a coded error, or undefined when it can: the root is
  * half-built or gone, the compiler is missing from it, or this process may not chroot.
  */
-export function rootProblem(name: string, origin: RootOrigin, uid: number | undefined = process.getuid?.()): KilnError | undefined {
+export function rootProblem(
+  name: string,
+  origin: RootOrigin,
+  uid: number | undefined = process.getuid?.(),
+): KilnError | undefined {
   if (!existsSync(origin.path)) {
-    return new KilnError('KILN_ROOT_BROKEN', `compiler '${name}' runs in the root ${origin.path}, which does not exist`, `build it with '${LATEST_SETUP}'`);
+    return new KilnError(
+      'KILN_ROOT_BROKEN',
+      `compiler '${name}' runs in the root ${origin.path}, which does not exist`,
+      `build it with '${LATEST_SETUP}'`,
+    );
   }
   if (!existsSync(join(origin.path, ROOT_STATE))) {
-    return new KilnError('KILN_ROOT_BROKEN', `the root ${origin.path} of compiler '${name}' is half-built (debootstrap did not finish)`, `run '${LATEST_SETUP}' again: it rebuilds a half-built root`);
+    return new KilnError(
+      'KILN_ROOT_BROKEN',
+      `the root ${origin.path} of compiler '${name}' is half-built (debootstrap did not finish)`,
+      `run '${LATEST_SETUP}' again: it rebuilds a half-built root`,
+    );
   }
   if (!existsSync(join(origin.path, origin.command))) {
-    return new KilnError('KILN_UNKNOWN_COMPILER', `compiler '${name}' is missing from the root ${origin.path} (no ${origin.command})`, `run '${LATEST_SETUP}': it installs what is missing`);
+    return new KilnError(
+      'KILN_UNKNOWN_COMPILER',
+      `compiler '${name}' is missing from the root ${origin.path} (no ${origin.command})`,
+      `run '${LATEST_SETUP}': it installs what is missing`,
+    );
   }
   if (uid !== undefined && uid !== 0 && !userNamespacesAllowed()) {
-    return new KilnError('KILN_ROOT_PRIVILEGES', `compiler '${name}' runs in a chroot, which needs root privileges here (unprivileged user namespaces are off)`, 'run Kiln as root, or use a compiler installed on the host');
+    return new KilnError(
+      'KILN_ROOT_PRIVILEGES',
+      `compiler '${name}' runs in a chroot, which needs root privileges here (unprivileged user namespaces are off)`,
+      'run Kiln as root, or use a compiler installed on the host',
+    );
   }
   return undefined;
 }
@@ -99,7 +119,9 @@ export function isLatestProfileName(name: string): boolean {
 }
 
 /** Launchers whose compiler cannot run here, each with the reason (for `kiln compilers`). */
-export function unusableRootCompilers(env: NodeJS.ProcessEnv = process.env): { readonly name: string; readonly problem: KilnError }[] {
+export function unusableRootCompilers(
+  env: NodeJS.ProcessEnv = process.env,
+): { readonly name: string; readonly problem: KilnError }[] {
   const dir = launcherDir(env);
   let names: string[];
   try {

@@ -63,7 +63,9 @@ export const NO_RANDOMIZE: readonly string[] = probeNoRandomize();
 function probeNoRandomize(): string[] {
   const argv = ['setarch', machine(), '-R'];
   try {
-    return spawnSync(argv[0]!, [...argv.slice(1), 'true'], { stdio: 'ignore', timeout: 10_000 }).status === 0 ? argv : [];
+    return spawnSync(argv[0]!, [...argv.slice(1), 'true'], { stdio: 'ignore', timeout: 10_000 }).status === 0
+      ? argv
+      : [];
   } catch {
     return [];
   }
@@ -184,7 +186,10 @@ export function reapTagged(match: { tag: string } | { orphansOf: (pid: number) =
     const at = environ.indexOf(prefix);
     if (at < 0 || (at > 0 && environ[at - 1] !== '\0')) continue;
     const value = environ.slice(at + prefix.length, at + prefix.length + 16);
-    const hit = 'tag' in match ? value === match.tag : /^[0-9a-f]{16}$/.test(value) && match.orphansOf(parseInt(value.slice(0, 8), 16));
+    const hit =
+      'tag' in match
+        ? value === match.tag
+        : /^[0-9a-f]{16}$/.test(value) && match.orphansOf(parseInt(value.slice(0, 8), 16));
     if (!hit) continue;
     try {
       process.kill(pid, 'SIGKILL');

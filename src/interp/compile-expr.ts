@@ -1,11 +1,28 @@
 import { isTrue } from '../c/convert.js';
 import { binaryOperationType } from '../c/eval.js';
-import { arithKernel, binaryKernel, isCompare, shiftKernel, unaryKernel, type ArithBinaryOp, type CompareOp, type OnUB } from '../c/ops.js';
+import {
+  arithKernel,
+  binaryKernel,
+  isCompare,
+  shiftKernel,
+  unaryKernel,
+  type ArithBinaryOp,
+  type CompareOp,
+  type OnUB,
+} from '../c/ops.js';
 import { promote, promoteArith, type ArithType, type CValue, type IntType } from '../c/types.js';
 import type { Expr } from '../ir/nodes.js';
 import { compoundOperator } from '../ir/nodes.js';
 import { isRecord, unqualified, type Type } from '../ir/types.js';
-import { conversion, withConversion, withConversionAt, zeroValue, type CompileContext, type Ev, type Lv } from './context.js';
+import {
+  conversion,
+  withConversion,
+  withConversionAt,
+  zeroValue,
+  type CompileContext,
+  type Ev,
+  type Lv,
+} from './context.js';
 import { cellCount, dangling, fieldOffset, layoutOf, type Cell, type Ptr } from './memory.js';
 import { V, type Runtime } from './runtime.js';
 
@@ -340,7 +357,9 @@ function compileSafe(cx: CompileContext, e: Expr & { kind: 'safe' }): Ev {
   const shift = e.op === '<<' || e.op === '>>';
   const countType = shift ? promote(rtp) : ot;
   const R = withConversion(compileExpr(cx, right), conversion(rtp, countType));
-  const k = shift ? shiftKernel(e.op as '<<' | '>>', ot, countType) : arithKernel(e.op as '+' | '-' | '*' | '/' | '%', ot);
+  const k = shift
+    ? shiftKernel(e.op as '<<' | '>>', ot, countType)
+    : arithKernel(e.op as '+' | '-' | '*' | '/' | '%', ot);
   const apply = (a: CValue, b: CValue): CValue => k(a, b, leftOperand);
   if (!cx.effects.checkAt(e)) return (f) => apply(L(f) as CValue, R(f) as CValue);
   const lid = e.left.id;
@@ -401,7 +420,8 @@ function compileCallValue(cx: CompileContext, e: Expr & { kind: 'call' }): Ev {
     }
     marks[n] = rt.logLen;
     for (let i = 0; i + 1 < n; i++) {
-      for (let j = i + 1; j < n; j++) rt.checkRanges(marks[i]!, marks[i + 1]!, marks[j]!, marks[j + 1]!, id, argIds[i]!, argIds[j]!);
+      for (let j = i + 1; j < n; j++)
+        rt.checkRanges(marks[i]!, marks[i + 1]!, marks[j]!, marks[j + 1]!, id, argIds[i]!, argIds[j]!);
     }
     const r = slot.invoke(vals);
     rt.markDone(s, rt.logLen);
@@ -466,7 +486,9 @@ function compileAssign(cx: CompileContext, e: Expr & { kind: 'assign' }): Ev {
   const shift = op === '<<' || op === '>>';
   const ot = binaryOperationType(op, lt, vt);
   const countType = shift ? promote(vt as IntType) : ot;
-  const k = shift ? shiftKernel(op as '<<' | '>>', ot as IntType, countType as IntType) : arithKernel(op as Exclude<ArithBinaryOp, '<<' | '>>'>, ot);
+  const k = shift
+    ? shiftKernel(op as '<<' | '>>', ot as IntType, countType as IntType)
+    : arithKernel(op as Exclude<ArithBinaryOp, '<<' | '>>'>, ot);
   const up = conversion(lt, ot);
   const rc = conversion(vt, countType);
   const down = conversion(ot, lt);

@@ -6,7 +6,17 @@ import { walk } from '../ir/visit.js';
 import { isRecord, namedFields, unqualified, type Type } from '../ir/types.js';
 import { compileExpr, truthy } from './compile-expr.js';
 import { conversion, withConversionAt, type CompileContext, type Ev, type VarHome } from './context.js';
-import { cellCount, fieldOffset, layoutOf, setCells, zeroFill, zeroOf, type Cell, type Layout, type MemObject } from './memory.js';
+import {
+  cellCount,
+  fieldOffset,
+  layoutOf,
+  setCells,
+  zeroFill,
+  zeroOf,
+  type Cell,
+  type Layout,
+  type MemObject,
+} from './memory.js';
 import { Completion, Frame, raise, type Runtime } from './runtime.js';
 
 /** A compiled statement: normal execution, and (when it contains labels) entry at a label. */
@@ -89,7 +99,12 @@ function initOps(cx: CompileContext, t: Type, init: Init, off: number, out: Init
   if (init.kind === 'const' && !isRecord(t)) {
     // A constant initialiser is computed once, here (most initialisers are constants).
     const conv = conversion(init.type, t);
-    const raw: CValue = init.type.kind === 'int' ? (init.type.bits > 32 ? (init.value as bigint) : Number(init.value)) : (init.value as number);
+    const raw: CValue =
+      init.type.kind === 'int'
+        ? init.type.bits > 32
+          ? (init.value as bigint)
+          : Number(init.value)
+        : (init.value as number);
     try {
       out.push({ kind: 'fixed', off, value: (conv ? conv(raw) : raw) as Cell });
       return;
@@ -113,7 +128,8 @@ function staticImage(t: Type, init: Init, off: number, cells: Cell[]): boolean {
   if (init.kind === 'init-list') {
     if (t.kind === 'array') {
       const esz = cellCount(t.of);
-      for (let i = 0; i < init.items.length; i++) if (!staticImage(t.of, init.items[i]!, off + i * esz, cells)) return false;
+      for (let i = 0; i < init.items.length; i++)
+        if (!staticImage(t.of, init.items[i]!, off + i * esz, cells)) return false;
       return true;
     }
     if (t.kind === 'struct') {
@@ -121,19 +137,27 @@ function staticImage(t: Type, init: Init, off: number, cells: Cell[]): boolean {
       for (let i = 0; i < init.items.length; i++) {
         const nf = fields[i];
         if (!nf) throw new Error(`too many initialisers for ${t.name}`);
-        if (!staticImage(fieldExprType(t, nf.field), init.items[i]!, off + fieldOffset(t, nf.index), cells)) return false;
+        if (!staticImage(fieldExprType(t, nf.field), init.items[i]!, off + fieldOffset(t, nf.index), cells))
+          return false;
       }
       return true;
     }
     if (t.kind === 'union') {
       cells[off] = 0;
-      return !init.items[0] || staticImage(fieldExprType(t, t.fields[0]!), init.items[0], off + fieldOffset(t, 0), cells);
+      return (
+        !init.items[0] || staticImage(fieldExprType(t, t.fields[0]!), init.items[0], off + fieldOffset(t, 0), cells)
+      );
     }
     return !init.items[0] || staticImage(t, init.items[0], off, cells);
   }
   if (init.kind !== 'const' || isRecord(t)) return false;
   const conv = conversion(init.type, t);
-  const raw: CValue = init.type.kind === 'int' ? (init.type.bits > 32 ? (init.value as bigint) : Number(init.value)) : (init.value as number);
+  const raw: CValue =
+    init.type.kind === 'int'
+      ? init.type.bits > 32
+        ? (init.value as bigint)
+        : Number(init.value)
+      : (init.value as number);
   try {
     cells[off] = (conv ? conv(raw) : raw) as Cell;
     return true;
@@ -200,7 +224,8 @@ function compileInitUncached(cx: CompileContext, d: VarDecl): CInit | undefined 
       if (image) setCells(o, image);
       else {
         zeroFill(o, d.id);
-        for (const op of ops) if (isStatic(op)) o.cells[op.off] = op.kind === 'tag' ? op.member : (op as { value: Cell }).value;
+        for (const op of ops)
+          if (isStatic(op)) o.cells[op.off] = op.kind === 'tag' ? op.member : (op as { value: Cell }).value;
         image = o.cells.slice();
       }
       applyOps(f, o, dynamic);
@@ -275,13 +300,17 @@ export function compileFunction(cx: CompileContext, fn: FuncDecl, globals: reado
     cx.decls.set(p.id, p);
     return { slot, layout: layoutOf(p.type), decl: p.id, record: isRecord(p.type), isConst: !!p.type.const };
   });
-  const scope: Visible[] = [...globals, ...fn.params.map((p) => ({ decl: p.id, home: cx.home(p.id), int: p.type.kind === 'int' }))];
+  const scope: Visible[] = [
+    ...globals,
+    ...fn.params.map((p) => ({ decl: p.id, home: cx.home(p.id), int: p.type.kind === 'int' })),
+  ];
   const body = compileBlock(cx, fn.body, scope);
   const nslots = cx.frameSize(fn.id);
   // main may fall off its end (C99 5.1.2.2.3); other functions must return their value.
   const returnsValue = fn.ret.kind !== 'void' && fn.id !== cx.program.main;
   const slot = cx.funcs.get(fn.id)!;
-  const zeroRet = fn.ret.kind === 'int' || fn.ret.kind === 'float' || fn.ret.kind === 'ptr' ? zeroOf(fn.ret, fn.id) : undefined;
+  const zeroRet =
+    fn.ret.kind === 'int' || fn.ret.kind === 'float' || fn.ret.kind === 'ptr' ? zeroOf(fn.ret, fn.id) : undefined;
   const maxDepth = rt.limits.maxDepth;
   // Frames of returned calls, reused by later calls: their objects get a new lifetime (uid and
   // generation) exactly as a loop body's locals do at each entry, so a pointer kept from an
@@ -457,12 +486,14 @@ function compileStmtInner(cx: CompileContext, s: Stmt, scope: readonly Visible[]
     case 'check': {
       const ev = fullExpr(cx, s.value);
       const t = unqualified(s.value.type);
-      if (t.kind !== 'int' && t.kind !== 'float') throw new Error(`check ${s.id}: value must be arithmetic, got ${t.kind}`);
+      if (t.kind !== 'int' && t.kind !== 'float')
+        throw new Error(`check ${s.id}: value must be arithmetic, got ${t.kind}`);
       // The expected value in the representation the value's type uses at run time, so one
       // strict comparison decides (floating values are integral, so -0 never arises); NaN, which
       // equals nothing, when the type cannot hold it.
       const target = checkTarget(t, s.expected);
-      const want = target === undefined ? NaN : t.kind === 'float' ? (target as number) : fromBigInt(target as bigint, t);
+      const want =
+        target === undefined ? NaN : t.kind === 'float' ? (target as number) : fromBigInt(target as bigint, t);
       const id = s.id;
       return {
         exec: (f) => {

@@ -18,7 +18,9 @@ export interface FuncSlot {
 }
 
 /** Where a variable lives at run time. */
-export type VarHome = { readonly kind: 'global'; readonly obj: MemObject } | { readonly kind: 'frame'; readonly slot: number };
+export type VarHome =
+  | { readonly kind: 'global'; readonly obj: MemObject }
+  | { readonly kind: 'frame'; readonly slot: number };
 
 /** Shared state of one program compilation. */
 export class CompileContext {
@@ -95,7 +97,8 @@ export function conversion(from: Type, to: Type): ((v: Cell | Cell[]) => Cell | 
   if (isArith(from) && isArith(to)) {
     const a = unqualified(from) as ArithType;
     const b = unqualified(to) as ArithType;
-    if (a.kind === b.kind && a.bits === b.bits && (a.kind === 'float' || (b.kind === 'int' && a.signed === b.signed))) return null;
+    if (a.kind === b.kind && a.bits === b.bits && (a.kind === 'float' || (b.kind === 'int' && a.signed === b.signed)))
+      return null;
     const k = converter(a, b);
     return k as (v: Cell | Cell[]) => Cell | Cell[];
   }

@@ -52,7 +52,9 @@ export interface Profile {
    * With `profilePoints`: statement id → variable decl id → per cell index, the values that cell
    * held just before the statement ran (null or absent: not an arithmetic value on some visit).
    */
-  readonly points: ReadonlyMap<number, ReadonlyMap<number, readonly (ReadonlySet<CValue> | null | undefined)[]>> | undefined;
+  readonly points:
+    | ReadonlyMap<number, ReadonlyMap<number, readonly (ReadonlySet<CValue> | null | undefined)[]>>
+    | undefined;
   /** With `profileNodes`: expression id → its one value, or `VARIED` (absent: never evaluated). */
   readonly nodeValues: ReadonlyMap<number, CValue | typeof VARIED> | undefined;
 }
@@ -62,7 +64,23 @@ export type RunOutcome =
   | { readonly ok: true; readonly output: string; readonly checksum: bigint; readonly profile: Profile }
   | { readonly ok: false; readonly ub: UBReport; readonly reports: readonly UBReport[]; readonly profile: Profile };
 
-const STATEMENT_KINDS: ReadonlySet<string> = new Set(['block', 'expr', 'if', 'for', 'switch', 'case', 'return', 'break', 'continue', 'goto', 'label', 'hash', 'check', 'unreachable', 'assume']);
+const STATEMENT_KINDS: ReadonlySet<string> = new Set([
+  'block',
+  'expr',
+  'if',
+  'for',
+  'switch',
+  'case',
+  'return',
+  'break',
+  'continue',
+  'goto',
+  'label',
+  'hash',
+  'check',
+  'unreachable',
+  'assume',
+]);
 
 /** Formats the checksum line every Kiln program prints. */
 export function checksumLine(checksum: bigint): string {

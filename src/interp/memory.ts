@@ -214,7 +214,8 @@ export function zeroFill(o: MemObject, nullOrigin: number): void {
   }
   for (let i = 0; i < size; i++) {
     const t = cellType[i];
-    if (t === undefined) o.cells[i] = memberStart.has(i) ? 0 : undefined; // union: first member active
+    if (t === undefined)
+      o.cells[i] = memberStart.has(i) ? 0 : undefined; // union: first member active
     else o.cells[i] = zeroOf(t, nullOrigin);
   }
 }

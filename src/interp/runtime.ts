@@ -313,7 +313,12 @@ export class Runtime {
    * Returns what `leaveContract` restores.
    */
   enterContract(name: string, readsOwn: boolean): ContractState {
-    const saved: ContractState = { writeFloor: this.writeFloor, readFloor: this.readFloor, writeFunc: this.writeFunc, readFunc: this.readFunc };
+    const saved: ContractState = {
+      writeFloor: this.writeFloor,
+      readFloor: this.readFloor,
+      writeFunc: this.writeFunc,
+      readFunc: this.readFunc,
+    };
     this.writeFloor = this.nextUid;
     this.writeFunc = name;
     if (readsOwn) {
@@ -341,9 +346,12 @@ export class Runtime {
   private checkContract(o: MemObject, node: number, flags: number): void {
     if (flags & V) this.contractEffect(node, `accesses a volatile object (declaration ${o.decl})`);
     else if (flags & W) {
-      if (o.uid < this.writeFloor) this.contractEffect(node, `writes an object it did not create (declaration ${o.decl})`);
+      if (o.uid < this.writeFloor)
+        this.contractEffect(node, `writes an object it did not create (declaration ${o.decl})`);
     } else if (o.uid < this.readFloor) {
-      this.fault('attribute-contract', node, { message: `${this.readFunc} reads an object it did not create (declaration ${o.decl})` });
+      this.fault('attribute-contract', node, {
+        message: `${this.readFunc} reads an object it did not create (declaration ${o.decl})`,
+      });
     }
   }
 
@@ -371,7 +379,8 @@ export class Runtime {
 
   /** The same check for two arbitrary log ranges [ls, le) and [rs, re) (e.g. two call arguments). */
   checkRanges(ls: number, le: number, rs: number, re: number, node: number, left: number, right: number): void {
-    if (this.logOverflow) return this.fault('order-dependence', node, { operands: [left, right], message: 'access log overflow' });
+    if (this.logOverflow)
+      return this.fault('order-dependence', node, { operands: [left, right], message: 'access log overflow' });
     if (ls === le || rs === re) return;
     const key = this.logKey;
     const flag = this.logFlag;
@@ -418,7 +427,8 @@ export class Runtime {
     const k = o.uid * LOC_SCALE + o.layout.loc[c]!;
     for (let i = s; i < e; i++) {
       const f = this.logFlag[i]!;
-      if (this.logKey[i] === k && f & W && !(f & DONE)) return this.fault('unsequenced-access', node, { operands: [target, value] });
+      if (this.logKey[i] === k && f & W && !(f & DONE))
+        return this.fault('unsequenced-access', node, { operands: [target, value] });
     }
   }
 

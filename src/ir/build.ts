@@ -132,7 +132,15 @@ export class IRBuilder {
   }
 
   /** A function definition; pass `id` to define a function whose signature was reserved earlier. */
-  func(name: string, ret: Type, params: readonly VarDecl[], body: Block, id?: number, isStatic = true, isInline = false): FuncDecl {
+  func(
+    name: string,
+    ret: Type,
+    params: readonly VarDecl[],
+    body: Block,
+    id?: number,
+    isStatic = true,
+    isInline = false,
+  ): FuncDecl {
     return { kind: 'func', id: id ?? this.id(), name, ret, params, body, isStatic, ...(isInline ? { isInline } : {}) };
   }
 
@@ -230,8 +238,10 @@ export class IRBuilder {
   cond(c: Expr, a: Expr, b: Expr): Expr {
     if (!isScalar(c.type)) fail('?: condition must be scalar');
     let type: Type;
-    if (isArith(a.type) && isArith(b.type)) type = usualArithmetic(unqualified(a.type), unqualified(b.type), this.types);
-    else if (a.type.kind === 'ptr' && b.type.kind === 'ptr' && sameType(unqualified(a.type), unqualified(b.type))) type = unqualified(a.type);
+    if (isArith(a.type) && isArith(b.type))
+      type = usualArithmetic(unqualified(a.type), unqualified(b.type), this.types);
+    else if (a.type.kind === 'ptr' && b.type.kind === 'ptr' && sameType(unqualified(a.type), unqualified(b.type)))
+      type = unqualified(a.type);
     else if (isRecord(a.type) && isRecord(b.type) && sameType(a.type, b.type)) type = unqualified(a.type);
     else fail('?: arms have incompatible types');
     return { kind: 'cond', id: this.id(), type, cond: c, then: a, else: b };
@@ -245,7 +255,8 @@ export class IRBuilder {
 
   /** A call; arguments must be assignable to the parameters. */
   call(sig: FuncSig, args: readonly Expr[]): CallExpr {
-    if (args.length !== sig.params.length) fail(`call passes ${args.length} arguments to ${sig.params.length} parameters`);
+    if (args.length !== sig.params.length)
+      fail(`call passes ${args.length} arguments to ${sig.params.length} parameters`);
     args.forEach((a, i) => checkAssignable(sig.params[i]!.type, a, `argument ${i + 1}`));
     return { kind: 'call', id: this.id(), type: unqualified(sig.ret), func: sig.id, args };
   }
@@ -260,7 +271,10 @@ export class IRBuilder {
       if (isRecord(target.type) && hasConstField(target.type)) fail('assignment to a record with const members');
     } else {
       if (!isArith(target.type) || !isArith(value.type)) fail(`${op} needs arithmetic operands`);
-      if (['%=', '<<=', '>>=', '&=', '|=', '^='].includes(op) && (target.type.kind !== 'int' || value.type.kind !== 'int')) {
+      if (
+        ['%=', '<<=', '>>=', '&=', '|=', '^='].includes(op) &&
+        (target.type.kind !== 'int' || value.type.kind !== 'int')
+      ) {
         fail(`${op} needs integer operands`);
       }
     }
@@ -282,7 +296,8 @@ export class IRBuilder {
 
   /** A safe-math wrapper around `left op right` (or `-left` for `neg`). */
   safe(op: SafeOp, left: Expr, right?: Expr): Expr {
-    if (left.type.kind !== 'int' || (right && right.type.kind !== 'int')) fail('safe-math wrappers take integer operands');
+    if (left.type.kind !== 'int' || (right && right.type.kind !== 'int'))
+      fail('safe-math wrappers take integer operands');
     let type: Type;
     if (op === 'neg') type = promote(unqualified(left.type) as IntT, this.types);
     else if (!right) fail(`safe ${op} needs two operands`);
@@ -310,7 +325,13 @@ export class IRBuilder {
   }
 
   /** `for (init; cond; step) body` (printed as a `while` or `do` loop with `form`). */
-  for(init: Expr | undefined, cond: Expr | undefined, step: Expr | undefined, body: Block, form: 'for' | 'while' | 'do' = 'for'): ForStmt {
+  for(
+    init: Expr | undefined,
+    cond: Expr | undefined,
+    step: Expr | undefined,
+    body: Block,
+    form: 'for' | 'while' | 'do' = 'for',
+  ): ForStmt {
     if (cond && !isScalar(cond.type)) fail('for condition must be scalar');
     if (form !== 'for' && !cond) fail(`a ${form} loop needs a condition`);
     return { kind: 'for', id: this.id(), init, cond, step, body, ...(form !== 'for' ? { form } : {}) };
@@ -365,15 +386,23 @@ export class IRBuilder {
   check(value: Expr, expected: bigint | number): Stmt {
     const t = unqualified(value.type);
     if (t.kind === 'int') {
-      if (typeof expected !== 'bigint' || !fits(expected, t)) fail(`check: expected value ${expected} is not a ${t.name}`);
+      if (typeof expected !== 'bigint' || !fits(expected, t))
+        fail(`check: expected value ${expected} is not a ${t.name}`);
     } else if (t.kind === 'float') {
-      if (typeof expected !== 'number' || !Number.isFinite(expected)) fail(`check: expected value ${expected} is not a ${t.name}`);
+      if (typeof expected !== 'number' || !Number.isFinite(expected))
+        fail(`check: expected value ${expected} is not a ${t.name}`);
     } else fail('only arithmetic values are checked');
     return { kind: 'check', id: this.id(), value, expected };
   }
 
   /** Assembles a program; `main` must be one of `funcs`. */
-  program(parts: { records?: readonly RecordT[]; globals: readonly VarDecl[]; funcs: readonly FuncDecl[]; main: FuncDecl; meta?: ProgramMeta }): Program {
+  program(parts: {
+    records?: readonly RecordT[];
+    globals: readonly VarDecl[];
+    funcs: readonly FuncDecl[];
+    main: FuncDecl;
+    meta?: ProgramMeta;
+  }): Program {
     if (!parts.funcs.includes(parts.main)) fail('main must be one of the program functions');
     return {
       records: parts.records ?? [],
@@ -390,7 +419,10 @@ export class IRBuilder {
 export function fieldExprType(record: RecordT, f: Field, types: CTypes = C): Type {
   let t: Type = f.type;
   if (f.bits !== undefined && f.type.kind === 'int') t = bitfieldType(f.type.signed, f.bits, types);
-  return qualifyMember(t, { const: !!(record.const || f.type.const), volatile: !!(record.volatile || f.type.volatile) });
+  return qualifyMember(t, {
+    const: !!(record.const || f.type.const),
+    volatile: !!(record.volatile || f.type.volatile),
+  });
 }
 
 /** Whether an lvalue designates a bit-field. */
@@ -407,7 +439,8 @@ function checkFields(name: string, fields: readonly Field[], allowZeroWidth: boo
   if (fields.filter((f) => f.bits !== 0).length === 0) fail(`${name} needs at least one named member`);
   for (const f of fields) {
     if (f.bits !== undefined) {
-      if (f.type.kind !== 'int' || f.type.rank !== C.int.rank || f.type.bits !== C.int.bits) fail(`bit-field ${name}.${f.name} must be int or unsigned int`);
+      if (f.type.kind !== 'int' || f.type.rank !== C.int.rank || f.type.bits !== C.int.bits)
+        fail(`bit-field ${name}.${f.name} must be int or unsigned int`);
       if (f.bits === 0 && !allowZeroWidth) fail(`${name}: unnamed :0 fields only in structs`);
       if (f.bits < 0 || f.bits > 32) fail(`bit-field ${name}.${f.name} width ${f.bits} out of range`);
     }

@@ -25,7 +25,16 @@ export function wrappedShare(p: Program): WrappedShare {
         operations++;
         break;
       case 'binary':
-        if (n.op === '+' || n.op === '-' || n.op === '*' || n.op === '/' || n.op === '%' || n.op === '<<' || n.op === '>>') operations++;
+        if (
+          n.op === '+' ||
+          n.op === '-' ||
+          n.op === '*' ||
+          n.op === '/' ||
+          n.op === '%' ||
+          n.op === '<<' ||
+          n.op === '>>'
+        )
+          operations++;
         break;
       case 'unary':
         if (n.op === '-') operations++;
@@ -112,7 +121,10 @@ function operatorsOf(e: Expr, out: Set<string>): void {
 
 /** The C99 keywords a C text uses (comments and string literals excluded). */
 export function keywordsIn(text: string): Set<string> {
-  const code = text.replace(/\/\*[\s\S]*?\*\//g, ' ').replace(/\/\/[^\n]*/g, ' ').replace(/"(?:[^"\\]|\\.)*"/g, '""');
+  const code = text
+    .replace(/\/\*[\s\S]*?\*\//g, ' ')
+    .replace(/\/\/[^\n]*/g, ' ')
+    .replace(/"(?:[^"\\]|\\.)*"/g, '""');
   const words = new Set(code.match(/[A-Za-z_][A-Za-z0-9_]*/g) ?? []);
   return new Set(C99_KEYWORDS.filter((k) => words.has(k)));
 }
@@ -221,7 +233,14 @@ function typeFeatures(t: Type, out: Set<Feature>, seen = new Set<Type>()): void 
       out.add(t.kind);
       if (t.kind === 'struct' && t.packed) out.add('struct:packed');
       for (const f of t.fields) {
-        if (f.bits !== undefined) out.add(f.bits === 0 ? 'bitfield:zero-width' : f.type.kind === 'int' && f.type.signed ? 'bitfield:signed' : 'bitfield:unsigned');
+        if (f.bits !== undefined)
+          out.add(
+            f.bits === 0
+              ? 'bitfield:zero-width'
+              : f.type.kind === 'int' && f.type.signed
+                ? 'bitfield:signed'
+                : 'bitfield:unsigned',
+          );
         if (isRecord(f.type)) out.add('struct:nested');
         if (f.type.kind === 'ptr') out.add('struct:pointer-member');
         if (f.type.kind === 'array') out.add('struct:array-member');
@@ -330,7 +349,8 @@ function exprFeatures(e: Expr, parent: Node | undefined, out: Set<Feature>): voi
       if (e.type.kind === 'ptr') out.add('op:pointer-assign');
       if (isRecord(e.type)) out.add('op:record-assign');
       if (e.op !== '=') out.add('op:compound-assign');
-      if (parent && parent.kind !== 'expr' && !(parent.kind === 'for' && (parent.init === e || parent.step === e))) out.add('op:embedded-assign');
+      if (parent && parent.kind !== 'expr' && !(parent.kind === 'for' && (parent.init === e || parent.step === e)))
+        out.add('op:embedded-assign');
       break;
     case 'incdec':
       out.add(e.prefix ? 'op:incdec-pre' : 'op:incdec-post');
@@ -360,4 +380,3 @@ function exprFeatures(e: Expr, parent: Node | undefined, out: Set<Feature>): voi
       break;
   }
 }
-

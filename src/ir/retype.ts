@@ -2,8 +2,27 @@ import { binaryResultType, unaryResultType } from '../c/eval.js';
 import { isCompare, isIntegerOnly, isShift } from '../c/ops.js';
 import { C, promote, usualArithmetic, type IntType } from '../c/types.js';
 import { fieldExprType, isBitfieldAccess, IRTypeError, pointerConvertible } from './build.js';
-import { isExpr, isLvalue, type Expr, type FuncDecl, type Init, type Node, type Program, type VarDecl } from './nodes.js';
-import { isArith, isRecord, isScalar, namedFields, pointerTo, qualifyMember, sameType, unqualified, type Type } from './types.js';
+import {
+  isExpr,
+  isLvalue,
+  type Expr,
+  type FuncDecl,
+  type Init,
+  type Node,
+  type Program,
+  type VarDecl,
+} from './nodes.js';
+import {
+  isArith,
+  isRecord,
+  isScalar,
+  namedFields,
+  pointerTo,
+  qualifyMember,
+  sameType,
+  unqualified,
+  type Type,
+} from './types.js';
 import { mapChildren, walk } from './visit.js';
 
 /**
@@ -130,7 +149,9 @@ export function typeError(p: Program): string | undefined {
   try {
     for (const g of p.globals) checkDecl(g);
     for (const f of p.funcs) {
-      for (const param of f.params) if (!isScalar(param.type) && !isRecord(param.type)) fail(`${f.name}: parameter ${param.name} is not a scalar or record`);
+      for (const param of f.params)
+        if (!isScalar(param.type) && !isRecord(param.type))
+          fail(`${f.name}: parameter ${param.name} is not a scalar or record`);
       walk(f.body, (n) => checkNode(n, f, funcs, registers));
     }
   } catch (e) {
@@ -156,7 +177,9 @@ function checkInit(t: Type, init: Init, what: string): void {
   } else if (t.kind === 'struct') {
     const fields = namedFields(t);
     if (init.items.length > fields.length) fail(`${what}: too many initialisers for struct ${t.name}`);
-    init.items.forEach((item, i) => checkInit(fieldExprType(t, fields[i]!.field), item, `${what}.${fields[i]!.field.name}`));
+    init.items.forEach((item, i) =>
+      checkInit(fieldExprType(t, fields[i]!.field), item, `${what}.${fields[i]!.field.name}`),
+    );
   } else if (t.kind === 'union') {
     if (init.items.length > 1) fail(`${what}: more than one initialiser for union ${t.name}`);
     if (init.items[0]) checkInit(fieldExprType(t, t.fields[0]!), init.items[0], `${what}.${t.fields[0]!.name}`);
@@ -221,16 +244,25 @@ function checkNode(n: Node, f: FuncDecl, funcs: ReadonlyMap<number, FuncDecl>, r
       if (tt.kind === 'array') fail('assignment to an array');
       if (n.op === '=') assignable(tt, n.value, 'assignment');
       else if (!isArith(tt) || !isArith(n.value.type)) fail(`${n.op} on non-arithmetic operands`);
-      else if (n.op !== '+=' && n.op !== '-=' && n.op !== '*=' && n.op !== '/=' && (tt.kind !== 'int' || n.value.type.kind !== 'int')) fail(`${n.op} on non-integer operands`);
+      else if (
+        n.op !== '+=' &&
+        n.op !== '-=' &&
+        n.op !== '*=' &&
+        n.op !== '/=' &&
+        (tt.kind !== 'int' || n.value.type.kind !== 'int')
+      )
+        fail(`${n.op} on non-integer operands`);
       return;
     }
     case 'incdec':
-      if (!isLvalue(n.target) || n.target.type.kind !== 'int' || n.target.type.const) fail(`${n.op} on something other than a modifiable integer`);
+      if (!isLvalue(n.target) || n.target.type.kind !== 'int' || n.target.type.const)
+        fail(`${n.op} on something other than a modifiable integer`);
       return;
     case 'call': {
       const callee = funcs.get(n.func);
       if (!callee) fail(`call to unknown function ${n.func}`);
-      if (callee.params.length !== n.args.length) fail(`call to ${callee.name} passes ${n.args.length} arguments to ${callee.params.length} parameters`);
+      if (callee.params.length !== n.args.length)
+        fail(`call to ${callee.name} passes ${n.args.length} arguments to ${callee.params.length} parameters`);
       n.args.forEach((a, i) => assignable(callee.params[i]!.type, a, `${callee.name}: argument ${i + 1}`));
       return;
     }
@@ -242,18 +274,26 @@ function checkNode(n: Node, f: FuncDecl, funcs: ReadonlyMap<number, FuncDecl>, r
       } else if (lt.kind === 'ptr' || rt.kind === 'ptr') {
         if (n.op !== '==' && n.op !== '!=') fail(`${n.op} on pointers`);
         if (lt.kind !== 'ptr' || rt.kind !== 'ptr') fail('comparison of a pointer with a non-pointer');
-        if (!isNullValue(n.left) && !isNullValue(n.right) && !sameType(unqualified(lt.to), unqualified(rt.to))) fail('comparison of incompatible pointers');
-      } else if (isIntegerOnly(n.op) && (lt.kind !== 'int' || rt.kind !== 'int')) fail(`${n.op} on non-integer operands`);
+        if (!isNullValue(n.left) && !isNullValue(n.right) && !sameType(unqualified(lt.to), unqualified(rt.to)))
+          fail('comparison of incompatible pointers');
+      } else if (isIntegerOnly(n.op) && (lt.kind !== 'int' || rt.kind !== 'int'))
+        fail(`${n.op} on non-integer operands`);
       return;
     }
     case 'unary':
-      if (n.op === '!' ? !isScalar(n.operand.type) : !isArith(n.operand.type) || (n.op === '~' && n.operand.type.kind !== 'int')) fail(`unary ${n.op} on a ${n.operand.type.kind}`);
+      if (
+        n.op === '!'
+          ? !isScalar(n.operand.type)
+          : !isArith(n.operand.type) || (n.op === '~' && n.operand.type.kind !== 'int')
+      )
+        fail(`unary ${n.op} on a ${n.operand.type.kind}`);
       return;
     case 'cast':
       if (!isArith(n.operand.type) || !isArith(n.type)) fail('a cast between non-arithmetic types');
       return;
     case 'deref':
-      if (n.ptr.type.kind !== 'ptr' || n.ptr.type.to.kind === 'void') fail('dereference of a non-pointer or void pointer');
+      if (n.ptr.type.kind !== 'ptr' || n.ptr.type.to.kind === 'void')
+        fail('dereference of a non-pointer or void pointer');
       return;
     case 'addr':
       if (!isLvalue(n.target)) fail('address of a non-lvalue');

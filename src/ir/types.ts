@@ -82,7 +82,11 @@ export function isRecord(t: Type): t is RecordT {
 /** The same type with the given qualifiers added. */
 export function qualify<T extends Type>(t: T, q: Quals): T {
   if ((!q.const || t.const) && (!q.volatile || t.volatile)) return t;
-  return Object.freeze({ ...t, ...(q.const ? { const: true } : {}), ...(q.volatile ? { volatile: true } : {}) }) as unknown as T;
+  return Object.freeze({
+    ...t,
+    ...(q.const ? { const: true } : {}),
+    ...(q.volatile ? { volatile: true } : {}),
+  }) as unknown as T;
 }
 
 /**
@@ -109,7 +113,8 @@ export function pointerTo(to: Type, q: Quals = {}): PointerT {
 
 /** Array of `length` elements of `of`. */
 export function arrayOf(of: Type, length: number): ArrayT {
-  if (!Number.isInteger(length) || length < 1) throw new Error(`array length must be a positive integer, got ${length}`);
+  if (!Number.isInteger(length) || length < 1)
+    throw new Error(`array length must be a positive integer, got ${length}`);
   return Object.freeze({ kind: 'array', of, length });
 }
 

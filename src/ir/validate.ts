@@ -67,4 +67,3 @@ function functionError(f: FuncDecl): string | undefined {
   visit(f.body, false, false, false);
   return error;
 }
-

@@ -147,7 +147,8 @@ export function mapChildren<N extends Node>(n: N, f: (child: Node) => Node): N {
       const cond = mo(x.cond);
       const step = mo(x.step);
       const body = m(x.body);
-      r = init === x.init && cond === x.cond && step === x.step && body === x.body ? x : { ...x, init, cond, step, body };
+      r =
+        init === x.init && cond === x.cond && step === x.step && body === x.body ? x : { ...x, init, cond, step, body };
       break;
     }
     case 'return': {

@@ -33,13 +33,30 @@ export function attributes(p: Program, cx: PassContext, probability: number): Pa
     if (c && rng.chance(0.7)) attrs.push({ name: c === 'const' && rng.chance(0.7) ? 'const' : 'pure' });
     if (!attrs.length) return f;
     applied += attrs.length;
-    return { ...f, attributes: attrs, ...(attrs.some((a) => a.name === 'always_inline') ? { isInline: true } : {}) } satisfies FuncDecl;
+    return {
+      ...f,
+      attributes: attrs,
+      ...(attrs.some((a) => a.name === 'always_inline') ? { isInline: true } : {}),
+    } satisfies FuncDecl;
   });
   return { program: applied ? { ...p, funcs } : p, applied };
 }
 
 /** Arguments of gcc's `optimize` attribute: whole levels and single passes switched off or on. */
-const OPTIMIZE_ARGS: readonly string[] = ['O0', 'O1', 'O2', 'O3', 'Os', 'no-tree-vrp', 'no-tree-pre', 'no-inline', 'unroll-loops', 'no-strict-aliasing', 'no-tree-loop-distribute-patterns', 'no-ipa-cp'];
+const OPTIMIZE_ARGS: readonly string[] = [
+  'O0',
+  'O1',
+  'O2',
+  'O3',
+  'Os',
+  'no-tree-vrp',
+  'no-tree-pre',
+  'no-inline',
+  'unroll-loops',
+  'no-strict-aliasing',
+  'no-tree-loop-distribute-patterns',
+  'no-ipa-cp',
+];
 
 /** A function contract: `pure` or `const`. */
 export type Contract = 'pure' | 'const';
@@ -132,7 +149,8 @@ export function contractsOf(p: Program): Map<number, Contract> {
       if ((n.kind === 'assign' || n.kind === 'incdec') && !ownLocal(n.target, locals)) pure = false;
       if (n.kind === 'var' && (globals.has(n.decl) || !locals.has(n.decl))) readsGlobal = true;
       if (n.kind === 'deref') readsGlobal = true;
-      if ((n.kind === 'var' || n.kind === 'deref' || n.kind === 'index' || n.kind === 'field') && n.type.volatile) pure = false;
+      if ((n.kind === 'var' || n.kind === 'deref' || n.kind === 'index' || n.kind === 'field') && n.type.volatile)
+        pure = false;
       if (n.kind === 'call') calls.push(n.func);
       return true;
     });

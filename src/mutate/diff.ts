@@ -20,7 +20,8 @@ export function diffLines(a: string, b: string): number {
   let prev = new Int32Array(ys.length + 1);
   let cur = new Int32Array(ys.length + 1);
   for (let i = 1; i <= xs.length; i++) {
-    for (let j = 1; j <= ys.length; j++) cur[j] = xs[i - 1] === ys[j - 1] ? prev[j - 1]! + 1 : Math.max(prev[j]!, cur[j - 1]!);
+    for (let j = 1; j <= ys.length; j++)
+      cur[j] = xs[i - 1] === ys[j - 1] ? prev[j - 1]! + 1 : Math.max(prev[j]!, cur[j - 1]!);
     [prev, cur] = [cur, prev];
   }
   const common = prev[ys.length]!;

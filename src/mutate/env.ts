@@ -100,7 +100,11 @@ export function profileBase(p: Program, rng: Rng, probability = PROFILE_PROBABIL
       const d = decls.get(decl);
       if (d) env.push(...observablesOf(d, cells));
     }
-    sites.push({ stmt: c.stmt.id, func: funcOf.get(c.stmt.id)!, env: env.length > MAX_ENV ? rng.shuffle(env).slice(0, MAX_ENV) : env });
+    sites.push({
+      stmt: c.stmt.id,
+      func: funcOf.get(c.stmt.id)!,
+      env: env.length > MAX_ENV ? rng.shuffle(env).slice(0, MAX_ENV) : env,
+    });
   }
   return { program: p, profile: run.profile, sites, decls, baseNextId: p.nextId };
 }
@@ -126,7 +130,10 @@ export function declarations(p: Program): Map<number, VarDecl> {
  * out (src/interp/memory.ts): fields and elements flattened in order, unions skipped whole
  * (reading an inactive member is undefined), volatile objects skipped (a read is an access).
  */
-export function observablesOf(d: VarDecl, cells: readonly (ReadonlySet<CValue> | null | undefined)[] | undefined): Observable[] {
+export function observablesOf(
+  d: VarDecl,
+  cells: readonly (ReadonlySet<CValue> | null | undefined)[] | undefined,
+): Observable[] {
   const out: Observable[] = [];
   if (d.type.volatile) return out;
   let cell = 0;

@@ -14,7 +14,10 @@ export function siteFacts(p: Program, cx: PassContext, sites: readonly Site[]): 
   for (const site of sites) {
     const cond = synthesizePredicate(b, rng, site.env, true);
     if (!cond) continue;
-    before.set(site.stmt, rng.chance(0.5) ? b.if(b.un('!', cond), b.block([unreachableStmt(b)])) : { kind: 'assume', id: b.id(), cond });
+    before.set(
+      site.stmt,
+      rng.chance(0.5) ? b.if(b.un('!', cond), b.block([unreachableStmt(b)])) : { kind: 'assume', id: b.id(), cond },
+    );
   }
   const program = rewriteStmts(p, (s) => {
     const snippet = before.get(s.id);

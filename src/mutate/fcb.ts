@@ -11,7 +11,12 @@ import { deadCode } from './synth.js';
  * body is dead code over the site's variables, undefined if it ran; with `unreachable`, the body
  * may also state `__builtin_unreachable()` (counted in `facts`).
  */
-export function fcb(p: Program, cx: PassContext, sites: readonly Site[], unreachable: boolean): PassResult & { readonly facts: number } {
+export function fcb(
+  p: Program,
+  cx: PassContext,
+  sites: readonly Site[],
+  unreachable: boolean,
+): PassResult & { readonly facts: number } {
   const { b, rng } = cx;
   const before = new Map<number, Stmt>();
   let facts = 0;

@@ -13,7 +13,13 @@ import { access, promotedRange, type Observable } from './env.js';
  */
 
 /** A predicate whose value is `want` at every observed state, or undefined when `env` has no observed values. */
-export function synthesizePredicate(b: IRBuilder, rng: Rng, env: readonly Observable[], want: boolean, depth = rng.int(0, 2)): Expr | undefined {
+export function synthesizePredicate(
+  b: IRBuilder,
+  rng: Rng,
+  env: readonly Observable[],
+  want: boolean,
+  depth = rng.int(0, 2),
+): Expr | undefined {
   const usable = env.filter((o) => o.values.length > 0);
   if (!usable.length) return undefined;
   return pred(b, rng, usable, want, depth);
@@ -115,7 +121,12 @@ function flip(op: Cmp): Cmp {
 /** A value of the range that was never observed (near the observed ones, or random), if any. */
 function absentValue(rng: Rng, values: readonly bigint[], min: bigint, max: bigint): bigint | undefined {
   const seen = new Set(values);
-  const tries = [values[values.length - 1]! + 1n, values[0]! - 1n, rng.bigint(-1000n, 1000n), values[0]! + BigInt(rng.int(2, 100))];
+  const tries = [
+    values[values.length - 1]! + 1n,
+    values[0]! - 1n,
+    rng.bigint(-1000n, 1000n),
+    values[0]! + BigInt(rng.int(2, 100)),
+  ];
   for (const t of tries) if (t >= min && t <= max && !seen.has(t)) return t;
   return undefined;
 }

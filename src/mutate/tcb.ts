@@ -22,7 +22,13 @@ export function tcb(p: Program, cx: PassContext, sites: readonly Site[]): PassRe
   for (const site of sites) {
     // Only the function's own automatic variables: a global written and restored inside a call
     // is still a write the caller's expression may race with (the interpreter's order rule).
-    const targets = site.env.filter((o) => o.writable && o.values.length > 0 && (o.decl.storage === 'local' || o.decl.storage === 'param') && !o.decl.isStatic);
+    const targets = site.env.filter(
+      (o) =>
+        o.writable &&
+        o.values.length > 0 &&
+        (o.decl.storage === 'local' || o.decl.storage === 'param') &&
+        !o.decl.isStatic,
+    );
     if (!targets.length) continue;
     const v = rng.pick(targets);
     const guard = synthesizePredicate(b, rng, site.env, true);

@@ -49,7 +49,12 @@ export interface RejectedVariant {
  * the dead-code facts draw their own per-variant probability; every profiled site gets one
  * snippet of an enabled site kind.
  */
-export function makeVariant(base: BaseProfile, expected: string, seed: string, index: number): Variant | RejectedVariant {
+export function makeVariant(
+  base: BaseProfile,
+  expected: string,
+  seed: string,
+  index: number,
+): Variant | RejectedVariant {
   // A snippet placed inside a function can meet an access of its caller's full expression: the
   // call is indeterminately sequenced with the caller's other operands, so a TCB's save and
   // restore of a global, or a predicate's read of it, makes the output depend on an order C
@@ -69,7 +74,13 @@ export function makeVariant(base: BaseProfile, expected: string, seed: string, i
 const MAX_DRAWS = 4;
 
 /** One draw of variant `index`: attempt 0 is the variant's own stream, later attempts redraw it. */
-function drawVariant(base: BaseProfile, expected: string, seed: string, index: number, attempt: number): Variant | RejectedVariant {
+function drawVariant(
+  base: BaseProfile,
+  expected: string,
+  seed: string,
+  index: number,
+  attempt: number,
+): Variant | RejectedVariant {
   const rng = Rng.seeded(attempt === 0 ? `kiln-emi:${seed}:${index}` : `kiln-emi:${seed}:${index}:redraw-${attempt}`);
   let on = MUTATION_KINDS.filter(() => rng.chance(0.5));
   if (!on.length) on = [rng.pick(MUTATION_KINDS)];
@@ -132,9 +143,23 @@ function drawVariant(base: BaseProfile, expected: string, seed: string, index: n
   p = { ...p, nextId: Math.max(p.nextId, cx.b.nextId) };
   // The run also holds every call of a `pure` or `const` function to its contract.
   const run = interpret(p);
-  if (!run.ok) return { index, reason: `undefined behaviour: ${run.ub.kind} at node ${run.ub.node}${run.ub.detail?.message ? ` (${run.ub.detail.message})` : ''}` };
-  if (run.output !== expected) return { index, reason: `prints ${JSON.stringify(run.output.trim())}, its base ${JSON.stringify(expected.trim())}` };
-  return { index, program: p, strategies, redrawn: attempt, contractsDropped: { removed: held.removed, weakened: held.weakened } };
+  if (!run.ok)
+    return {
+      index,
+      reason: `undefined behaviour: ${run.ub.kind} at node ${run.ub.node}${run.ub.detail?.message ? ` (${run.ub.detail.message})` : ''}`,
+    };
+  if (run.output !== expected)
+    return {
+      index,
+      reason: `prints ${JSON.stringify(run.output.trim())}, its base ${JSON.stringify(expected.trim())}`,
+    };
+  return {
+    index,
+    program: p,
+    strategies,
+    redrawn: attempt,
+    contractsDropped: { removed: held.removed, weakened: held.weakened },
+  };
 }
 
 /** Whether a variant outcome is a proven variant. */

@@ -42,7 +42,12 @@ export function corpusOfSeed(mode: Mode, seed: number, policy: Policy): { cases:
     gaps.push({ mode, seed, kind: 'base', reason: g.reason });
     return { cases, gaps };
   }
-  cases.push({ mode, seed, kind: 'base', files: 'files' in g ? (g.files as readonly EmittedFile[]) : campaignFiles(g, policy) });
+  cases.push({
+    mode,
+    seed,
+    kind: 'base',
+    files: 'files' in g ? (g.files as readonly EmittedFile[]) : campaignFiles(g, policy),
+  });
   try {
     const v = new EmiBases(policy, mode, 1).program(String(2 * seed + 1), 1);
     if (v.ok) cases.push({ mode, seed, kind: 'emi', files: v.files });
@@ -53,7 +58,8 @@ export function corpusOfSeed(mode: Mode, seed: number, policy: Policy): { cases:
   if (mode === 'csmith') {
     const rng = relaxRng(BigInt(seed));
     const x = relaxProgram(g.program, drawRelaxations(policy, rng), rng);
-    if (x.verdict.ok) cases.push({ mode, seed, kind: 'relaxed', files: emitFiles(x.program, { expected: x.verdict.output }) });
+    if (x.verdict.ok)
+      cases.push({ mode, seed, kind: 'relaxed', files: emitFiles(x.program, { expected: x.verdict.output }) });
     else gaps.push({ mode, seed, kind: 'relaxed', reason: x.verdict.reason });
   }
   return { cases, gaps };

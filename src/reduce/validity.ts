@@ -33,7 +33,13 @@ export type ValidityCode = (typeof GCC14_ERRORS)[number];
 /** `-Werror=` options asked of gcc and clang (a compiler that does not know one is not given it). */
 const WERROR: Readonly<Record<'gcc' | 'clang', readonly string[]>> = {
   gcc: GCC14_ERRORS,
-  clang: ['implicit-function-declaration', 'implicit-int', 'int-conversion', 'incompatible-pointer-types', 'incompatible-function-pointer-types'],
+  clang: [
+    'implicit-function-declaration',
+    'implicit-int',
+    'int-conversion',
+    'incompatible-pointer-types',
+    'incompatible-function-pointer-types',
+  ],
 };
 
 /** Option names (in `[-W…]`) that mean one of the codes, for gcc and clang of any version. */
@@ -116,7 +122,9 @@ export function invalidating(line: string): ValidityCode | 'error' | undefined {
   const message = m[2]!;
   // `[-Wfoo]`, gcc's `[-Werror=foo]`, clang's `[-Werror,-Wfoo]`.
   const option = /\[(?:-Werror,)?-W(?:error=)?([\w-]+)\]\s*$/.exec(message)?.[1];
-  const code = (option !== undefined ? OPTION_CODES.get(option) : undefined) ?? MESSAGE_CODES.find(([re]) => re.test(message))?.[1];
+  const code =
+    (option !== undefined ? OPTION_CODES.get(option) : undefined) ??
+    MESSAGE_CODES.find(([re]) => re.test(message))?.[1];
   if (code) return code;
   return m[1] === 'error' ? 'error' : undefined;
 }
@@ -137,7 +145,9 @@ export class ValidityChecker {
 
   /** A short description for progress lines: `gcc-12 12.2.0, clang-15 15.0.6`. */
   describe(): string {
-    return this.compilers.map((c) => `${c.name} ${versionNumbers(c.version).join('.')}`).join(', ') || 'no gcc or clang';
+    return (
+      this.compilers.map((c) => `${c.name} ${versionNumbers(c.version).join('.')}`).join(', ') || 'no gcc or clang'
+    );
   }
 
   /** The `-Werror=` options a compiler knows, of those asked for its family. */
@@ -157,7 +167,11 @@ export class ValidityChecker {
       await writeFile(join(dir, 'probe.c'), 'int main(void) { return 0; }\n');
       // gcc rejects an unknown -Werror=X; clang warns about it.
       const accepts = async (ws: readonly string[]): Promise<boolean> => {
-        const r = await runProcess(c.command, [...VALIDITY_FLAGS, ...ws.map((w) => `-Werror=${w}`), 'probe.c'], { cwd: dir, timeoutMs: this.timeoutMs, env: { LC_ALL: 'C' } });
+        const r = await runProcess(c.command, [...VALIDITY_FLAGS, ...ws.map((w) => `-Werror=${w}`), 'probe.c'], {
+          cwd: dir,
+          timeoutMs: this.timeoutMs,
+          env: { LC_ALL: 'C' },
+        });
         return r.status === 0 && !/unknown warning option|no option -W/.test(r.stdout + r.stderr);
       };
       if (await accepts(wanted)) return [...wanted];
@@ -205,11 +219,23 @@ export class ValidityChecker {
         this.compilers.map(async (c) => {
           const flags = (await this.werrors(c)).map((w) => `-Werror=${w}`);
           // The limit is per case: a batch of 25 large programs on a loaded machine needs minutes.
-          const r = await runProcess(c.command, [...VALIDITY_FLAGS, ...flags, ...units], { cwd: dir, timeoutMs: this.timeoutMs * cases.length, env: { LC_ALL: 'C' }, ...(signal ? { signal } : {}) });
+          const r = await runProcess(c.command, [...VALIDITY_FLAGS, ...flags, ...units], {
+            cwd: dir,
+            timeoutMs: this.timeoutMs * cases.length,
+            env: { LC_ALL: 'C' },
+            ...(signal ? { signal } : {}),
+          });
           const output = `${r.stdout}\n${r.stderr}`;
           // A crash, a timeout, or a compiler that could not be started (a root compiler's
           // launcher without its root: status 126 or 127) says nothing about the case.
-          if (r.aborted || r.timedOut || r.signal !== null || r.status === 126 || r.status === 127 || /internal compiler error|PLEASE submit a bug report|Stack dump:/.test(output)) {
+          if (
+            r.aborted ||
+            r.timedOut ||
+            r.signal !== null ||
+            r.status === 126 ||
+            r.status === 127 ||
+            /internal compiler error|PLEASE submit a bug report|Stack dump:/.test(output)
+          ) {
             for (const x of results) x.inconclusive.push(c.name);
             return;
           }
@@ -219,11 +245,17 @@ export class ValidityChecker {
             if (!code) continue;
             found = true;
             const i = charge(line);
-            for (const [k, x] of results.entries()) if (i === undefined || i === k) x.diagnostics.push({ compiler: c.name, code, line: line.trim() });
+            for (const [k, x] of results.entries())
+              if (i === undefined || i === k) x.diagnostics.push({ compiler: c.name, code, line: line.trim() });
           }
           if (r.status !== 0 && !found) {
             const first = output.trim().split('\n')[0] ?? '';
-            for (const x of results) x.diagnostics.push({ compiler: c.name, code: 'error', line: `${c.name} exited with status ${r.status}: ${first}` });
+            for (const x of results)
+              x.diagnostics.push({
+                compiler: c.name,
+                code: 'error',
+                line: `${c.name} exited with status ${r.status}: ${first}`,
+              });
           }
         }),
       );

@@ -20,11 +20,34 @@ export function generateArithProgram(seed: number | bigint | string, policy: Pol
   const r = CompiledProgram.compile(raw.program, { limits: { maxSteps: policy.repair.maxSteps } }).run();
   st.stats.runs++;
   if (!r.ok) {
-    return { ok: false, seed: seedText, reason: `arith generator left ${r.ub.kind} at node ${r.ub.node}`, lastUB: r.ub, stats: st.stats, genMs: performance.now() - t0 };
+    return {
+      ok: false,
+      seed: seedText,
+      reason: `arith generator left ${r.ub.kind} at node ${r.ub.node}`,
+      lastUB: r.ub,
+      stats: st.stats,
+      genMs: performance.now() - t0,
+    };
   }
   const expected = r.output.trimEnd();
   if (expected.includes('@NG@')) {
-    return { ok: false, seed: seedText, reason: 'arith generator computed a value the interpreter disagrees with', lastUB: undefined, stats: st.stats, genMs: performance.now() - t0 };
+    return {
+      ok: false,
+      seed: seedText,
+      reason: 'arith generator computed a value the interpreter disagrees with',
+      lastUB: undefined,
+      stats: st.stats,
+      genMs: performance.now() - t0,
+    };
   }
-  return { ok: true, seed: seedText, program: raw.program, expected, checksum: r.checksum, profile: r.profile, stats: st.stats, genMs: performance.now() - t0 };
+  return {
+    ok: true,
+    seed: seedText,
+    program: raw.program,
+    expected,
+    checksum: r.checksum,
+    profile: r.profile,
+    stats: st.stats,
+    genMs: performance.now() - t0,
+  };
 }

@@ -144,7 +144,10 @@ export class Editor {
     if (top.kind === 'func') {
       this.current = { ...this.current, funcs: this.current.funcs.map((x) => (x === top ? (topNew as FuncDecl) : x)) };
     } else if (top.kind === 'var-decl') {
-      this.current = { ...this.current, globals: this.current.globals.map((x) => (x === top ? (topNew as VarDecl) : x)) };
+      this.current = {
+        ...this.current,
+        globals: this.current.globals.map((x) => (x === top ? (topNew as VarDecl) : x)),
+      };
     } else {
       return undefined;
     }
@@ -170,7 +173,14 @@ export class Editor {
     const visit = (x: Node, par: number | undefined): void => {
       // A subtree already indexed at this place (the same object under the same parent, in the
       // same function) is indexed all the way down: nodes are immutable.
-      if (x !== n && par !== undefined && this.nodes.get(x.id) === x && this.parents.get(x.id) === par && this.funcOf.get(x.id) === (x.kind === 'func' ? x.id : fn)) return;
+      if (
+        x !== n &&
+        par !== undefined &&
+        this.nodes.get(x.id) === x &&
+        this.parents.get(x.id) === par &&
+        this.funcOf.get(x.id) === (x.kind === 'func' ? x.id : fn)
+      )
+        return;
       this.nodes.set(x.id, x);
       if (par === undefined) this.parents.delete(x.id);
       else this.parents.set(x.id, par);
@@ -192,7 +202,12 @@ export class Editor {
    * that block, and replacing nodes inside the statement). Undefined when the statement is not
    * directly inside a block.
    */
-  insertBefore(stmtId: number, stmts: readonly Stmt[], locals: readonly VarDecl[] = [], alsoReplace?: ReadonlyMap<number, (old: Node) => Node>): Program | undefined {
+  insertBefore(
+    stmtId: number,
+    stmts: readonly Stmt[],
+    locals: readonly VarDecl[] = [],
+    alsoReplace?: ReadonlyMap<number, (old: Node) => Node>,
+  ): Program | undefined {
     const block = this.parent(stmtId);
     if (!block || block.kind !== 'block') return undefined;
     const inner = alsoReplace ?? new Map<number, (old: Node) => Node>();

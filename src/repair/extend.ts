@@ -72,7 +72,13 @@ export function extendRound(
     }
   }
   // Both sides of a branch cost steps: balance only while the run is under its target.
-  if (kind === 'reveal' && lp.balanceBranches > 0 && profile.steps < lp.stepTarget && balanceBranches(ed, profile, policy, g)) changed = true;
+  if (
+    kind === 'reveal' &&
+    lp.balanceBranches > 0 &&
+    profile.steps < lp.stepTarget &&
+    balanceBranches(ed, profile, policy, g)
+  )
+    changed = true;
   if (!changed) return undefined;
 
   function insert(pick: number, n: number, steps: number, callee: number | undefined): void {
@@ -205,7 +211,10 @@ function balanceBranches(ed: Editor, profile: Profile, policy: Policy, g: GenCon
     const t = unqualified(iv.type);
     if (t.kind !== 'int') continue;
     const parity = ed.b.bin('&', ed.b.v(iv), ed.b.lit(1n, t));
-    ed.replace(s.id, (old) => ({ ...(old as IfStmt), cond: ed.b.bin(alwaysTrue ? '&&' : '||', (old as IfStmt).cond, parity) }));
+    ed.replace(s.id, (old) => ({
+      ...(old as IfStmt),
+      cond: ed.b.bin(alwaysTrue ? '&&' : '||', (old as IfStmt).cond, parity),
+    }));
     changed = true;
   }
   return changed;
@@ -216,7 +225,13 @@ function unitStepVariable(loop: ForStmt, ed: Editor): VarDecl | undefined {
   const step = loop.step;
   let target: Expr | undefined;
   if (step?.kind === 'incdec') target = step.target;
-  else if (step?.kind === 'assign' && (step.op === '+=' || step.op === '-=') && step.value.kind === 'const' && step.value.value === 1n) target = step.target;
+  else if (
+    step?.kind === 'assign' &&
+    (step.op === '+=' || step.op === '-=') &&
+    step.value.kind === 'const' &&
+    step.value.value === 1n
+  )
+    target = step.target;
   if (target?.kind !== 'var') return undefined;
   const d = ed.find(target.decl);
   return d?.kind === 'var-decl' ? d : undefined;

@@ -41,7 +41,11 @@ export interface Discarded {
  * reference interpreter, and rewrites each site that would hit UB until a run is clean
  * (ARCHITECTURE.md, "Generate, execute, repair"). The same seed, policy and mode give the same program.
  */
-export function generateProgram(seed: number | bigint | string, policy: Policy, mode: Mode = 'csmith'): Generated | Discarded {
+export function generateProgram(
+  seed: number | bigint | string,
+  policy: Policy,
+  mode: Mode = 'csmith',
+): Generated | Discarded {
   switch (mode) {
     case 'csmith':
       return generateCsmithProgram(seed, policy);
@@ -82,7 +86,13 @@ const MAX_DROPPED = 3;
  * each round is executed and repaired like the raw program, and dropped, leaving the program as
  * it was, when a run exceeds the step budget or the round is not clean within a few runs.
  */
-export function repairProgram(seed: number | bigint | string, policy: Policy, raw: Program, t0: number = performance.now(), g?: GenContext): Generated | Discarded {
+export function repairProgram(
+  seed: number | bigint | string,
+  policy: Policy,
+  raw: Program,
+  t0: number = performance.now(),
+  g?: GenContext,
+): Generated | Discarded {
   const seedText = String(seed);
   const st = new RepairState(seedText, policy.repair.rewritesPerSite);
   // The compiled program lives across runs: each update recompiles only the functions that
@@ -95,14 +105,26 @@ export function repairProgram(seed: number | bigint | string, policy: Policy, ra
   // 60,700), the same final programs' median size, steps and share of statements executed.
   if (g) compiled.setStepBudget(policy.live.stepTarget);
   const first = repairRuns(compiled, raw, st, policy, Infinity);
-  if (!first.ok) return { ok: false, seed: seedText, reason: first.reason, lastUB: first.lastUB, stats: st.stats, genMs: performance.now() - t0 };
+  if (!first.ok)
+    return {
+      ok: false,
+      seed: seedText,
+      reason: first.reason,
+      lastUB: first.lastUB,
+      stats: st.stats,
+      genMs: performance.now() - t0,
+    };
   let { program, outcome } = first;
   // An editor whose program is `program` (from the last repair runs), if there is one.
   let editor = first.editor;
   let rounds = 0;
   let dropped = 0;
   // The reveal round takes place even when the statement budget is spent.
-  for (let failed = 0, i = 0; g && (g.statements < g.statementBudget || i === REVEAL_ROUND) && failed < MAX_DROPPED; i++) {
+  for (
+    let failed = 0, i = 0;
+    g && (g.statements < g.statementBudget || i === REVEAL_ROUND) && failed < MAX_DROPPED;
+    i++
+  ) {
     const funcs = g.funcs.length;
     const kind = i === REVEAL_ROUND ? 'reveal' : 'statements';
     // Nodes with smaller ids are older than the round (ids only grow).
@@ -158,7 +180,9 @@ function repairRuns(
   maxRuns: number,
   editor?: Editor,
   floor = 0,
-): { ok: true; program: Program; outcome: CleanRun; editor: Editor | undefined } | { ok: false; reason: string; lastUB: UBReport | undefined } {
+):
+  | { ok: true; program: Program; outcome: CleanRun; editor: Editor | undefined }
+  | { ok: false; reason: string; lastUB: UBReport | undefined } {
   let p = start;
   let last: UBReport | undefined;
   // Made at the first repair (many programs need none), unless the caller has one for `start`.

@@ -20,7 +20,15 @@ import { interpret } from '../interp/interpret.js';
 import { Rng } from '../random/rng.js';
 
 /** The relaxations, in CsmithEdge's Table 1 order. */
-export const RELAXATIONS = ['nullDeref', 'dangling', 'uninitialised', 'goto', 'arrayBounds', 'paramAddress', 'conflicts'] as const;
+export const RELAXATIONS = [
+  'nullDeref',
+  'dangling',
+  'uninitialised',
+  'goto',
+  'arrayBounds',
+  'paramAddress',
+  'conflicts',
+] as const;
 /** One relaxation. */
 export type Relaxation = (typeof RELAXATIONS)[number];
 
@@ -103,7 +111,15 @@ export function relaxProgram(p: Program, rates: RelaxRates, rng: Rng): Relaxed {
         return { ...e, index: b.bin(op, e.index, k) } as Expr;
       }
       // Read/write conflicts: `v = e` becomes `v = e + v++` (an unsequenced read and write of v).
-      if (e.kind === 'assign' && e.op === '=' && e.target.kind === 'var' && e.target.type.kind === 'int' && !e.target.type.const && e.value.type.kind === 'int' && take('conflicts')) {
+      if (
+        e.kind === 'assign' &&
+        e.op === '=' &&
+        e.target.kind === 'var' &&
+        e.target.type.kind === 'int' &&
+        !e.target.type.const &&
+        e.value.type.kind === 'int' &&
+        take('conflicts')
+      ) {
         count('conflicts');
         const inc = b.incdec('++', { ...e.target, id: b.id() }, false);
         return { ...e, value: b.bin('+', e.value, inc) } as Expr;
@@ -115,7 +131,9 @@ export function relaxProgram(p: Program, rates: RelaxRates, rng: Rng): Relaxed {
     if (f.params.length > 0) {
       body = rewriteExprs(body, (e) => {
         if (e.kind !== 'addr' || e.target.kind !== 'var') return e;
-        const same = f.params.filter((q) => sameShape(q.type, e.target.type) && q.id !== (e.target as { decl: number }).decl);
+        const same = f.params.filter(
+          (q) => sameShape(q.type, e.target.type) && q.id !== (e.target as { decl: number }).decl,
+        );
         if (same.length === 0 || !take('paramAddress')) return e;
         count('paramAddress');
         const q = same[rng.int(0, same.length - 1)]!;
@@ -128,10 +146,21 @@ export function relaxProgram(p: Program, rates: RelaxRates, rng: Rng): Relaxed {
       const stmts: Stmt[] = [];
       for (const s of blk.stmts) {
         const target = s.kind === 'expr' ? derefedPointerVar(s.expr) : undefined;
-        if (target && target.type.kind === 'ptr' && target.type.to.kind !== 'void' && target.type.to.kind !== 'array' && !target.type.to.const && take('dangling')) {
+        if (
+          target &&
+          target.type.kind === 'ptr' &&
+          target.type.to.kind !== 'void' &&
+          target.type.to.kind !== 'array' &&
+          !target.type.to.const &&
+          take('dangling')
+        ) {
           count('dangling');
           const pointee = target.type.to;
-          const local = b.local(fresh('dead'), { ...pointee, const: false, volatile: false } as typeof pointee, pointee.kind === 'int' ? b.lit(BigInt(rng.int(0, 9)), pointee) : undefined);
+          const local = b.local(
+            fresh('dead'),
+            { ...pointee, const: false, volatile: false } as typeof pointee,
+            pointee.kind === 'int' ? b.lit(BigInt(rng.int(0, 9)), pointee) : undefined,
+          );
           stmts.push(b.block([b.stmt(b.assign({ ...target, id: b.id() }, b.addr(b.v(local))))], [local]));
         }
         stmts.push(s);
@@ -160,8 +189,20 @@ export function relaxProgram(p: Program, rates: RelaxRates, rng: Rng): Relaxed {
     count('uninitialised');
     return { ...g, init: undefined } as VarDecl;
   });
-  const notes = [`relaxed (CsmithEdge Table 1): ${RELAXATIONS.filter((r) => rates[r] !== undefined).map((r) => `${r} ${rates[r]!.toFixed(2)} (${applied[r] ?? 0} sites)`).join(', ') || 'none'}`];
-  const program: Program = { ...p, globals, funcs, nextId: b.nextId, meta: { ...p.meta, notes: [...(p.meta.notes ?? []), ...notes] } };
+  const notes = [
+    `relaxed (CsmithEdge Table 1): ${
+      RELAXATIONS.filter((r) => rates[r] !== undefined)
+        .map((r) => `${r} ${rates[r]!.toFixed(2)} (${applied[r] ?? 0} sites)`)
+        .join(', ') || 'none'
+    }`,
+  ];
+  const program: Program = {
+    ...p,
+    globals,
+    funcs,
+    nextId: b.nextId,
+    meta: { ...p.meta, notes: [...(p.meta.notes ?? []), ...notes] },
+  };
   return { program, rates, applied, verdict: judge(program) };
 }
 
@@ -189,7 +230,10 @@ function walkNames(p: Program, names: Set<string>): void {
 }
 
 function sameShape(a: Expr['type'], b: Expr['type']): boolean {
-  return JSON.stringify({ ...a, const: undefined, volatile: undefined }) === JSON.stringify({ ...b, const: undefined, volatile: undefined });
+  return (
+    JSON.stringify({ ...a, const: undefined, volatile: undefined }) ===
+    JSON.stringify({ ...b, const: undefined, volatile: undefined })
+  );
 }
 
 /** The pointer variable an expression statement dereferences first, if any (`*p = …`, `x = *p`). */
@@ -221,12 +265,20 @@ function rewriteBlocks(body: Block, f: (b: Block) => Block): Block {
  * labels must stay first-class) is an opportunity; a taken one gets `goto L;` before it, L a new
  * label before another position drawn from the whole function.
  */
-function relaxGotos(body: Block, b: IRBuilder, rng: Rng, take: (r: Relaxation) => boolean, count: (r: Relaxation) => void, fresh: (stem: string) => string): Block {
+function relaxGotos(
+  body: Block,
+  b: IRBuilder,
+  rng: Rng,
+  take: (r: Relaxation) => boolean,
+  count: (r: Relaxation) => void,
+  fresh: (stem: string) => string,
+): Block {
   const positions: { block: number; index: number }[] = [];
   const inSwitch = new Set<number>();
   walk(body, (n) => {
     if (n.kind === 'switch') inSwitch.add(n.body.id);
-    if (n.kind === 'block' && !inSwitch.has(n.id)) for (let i = 0; i <= n.stmts.length; i++) positions.push({ block: n.id, index: i });
+    if (n.kind === 'block' && !inSwitch.has(n.id))
+      for (let i = 0; i <= n.stmts.length; i++) positions.push({ block: n.id, index: i });
     return true;
   });
   if (positions.length < 2) return body;

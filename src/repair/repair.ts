@@ -2,7 +2,13 @@ import type { Profile, UBReport } from '../interp/interpret.js';
 import type { Editor } from './edit.js';
 import { repairArithmetic } from './rules/arith.js';
 import { isFloatSite, repairFloat } from './rules/float.js';
-import { repairConstWrite, repairOutOfBounds, repairPointer, repairUninitialised, repairUnionRead } from './rules/memory.js';
+import {
+  repairConstWrite,
+  repairOutOfBounds,
+  repairPointer,
+  repairUninitialised,
+  repairUnionRead,
+} from './rules/memory.js';
 import { repairOrder } from './rules/order.js';
 import { repairTermination } from './rules/termination.js';
 import type { Repaired, RepairState } from './state.js';
@@ -12,7 +18,13 @@ import type { Repaired, RepairState } from './state.js';
  * through the editor. Returns undefined when no rule applies or the site is gone. A run out of
  * steps changes only loops, gotos and calls with ids from `floor` on (see repairTermination).
  */
-export function repairOnce(ed: Editor, ub: UBReport, profile: Profile, st: RepairState, floor = 0): Repaired | undefined {
+export function repairOnce(
+  ed: Editor,
+  ub: UBReport,
+  profile: Profile,
+  st: RepairState,
+  floor = 0,
+): Repaired | undefined {
   let r: Repaired | undefined;
   if (isFloatSite(ed, ub)) {
     r = repairFloat(ed, ub);

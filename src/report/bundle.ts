@@ -50,7 +50,13 @@ export function writeReducedFinding(r: FindingReduction): string {
   mkdirSync(folder, { recursive: true });
   for (const x of r.files) writeFileSync(join(folder, x.name), x.content);
   const original = JSON.parse(readFileSync(join(r.dir, FINDING_MANIFEST), 'utf8')) as Record<string, unknown>;
-  const manifest = { ...original, expected: r.expected, actual: actualOf(r), files: r.files.map((x) => x.name), reducedFrom: { lines: r.original.lines, bytes: r.original.bytes } };
+  const manifest = {
+    ...original,
+    expected: r.expected,
+    actual: actualOf(r),
+    files: r.files.map((x) => x.name),
+    reducedFrom: { lines: r.original.lines, bytes: r.original.bytes },
+  };
   writeFileSync(join(folder, FINDING_MANIFEST), JSON.stringify(manifest, null, 2) + '\n');
   return folder;
 }
@@ -64,14 +70,29 @@ export function writeReducedFinding(r: FindingReduction): string {
  */
 export async function writeBundle(r: FindingReduction, extras: BundleExtras = {}): Promise<Bundle> {
   // A sanitizer finding's program is tested by sanitizers already (and a miss's has UB on purpose).
-  const sanitizers: SanitizerVerdict = r.finding.outcome.startsWith('sanitizer-') ? { status: 'unchecked', detail: 'a sanitizer finding: its repro.sh checks the sanitizer' } : await sanitizerCheck(r.files, r.config);
+  const sanitizers: SanitizerVerdict = r.finding.outcome.startsWith('sanitizer-')
+    ? { status: 'unchecked', detail: 'a sanitizer finding: its repro.sh checks the sanitizer' }
+    : await sanitizerCheck(r.files, r.config);
   const folder = writeReducedFinding(r);
   const f = r.finding;
   const judgement = r.failing.judgement;
   const names = r.files.map((x) => x.name);
   // A nondeterministic finding's script accepts every behaviour it showed, as its reduction did.
   const alternatives = f.behaviours.filter((x) => !(x.outcome === judgement.outcome && x.bucket === judgement.bucket));
-  writeFileSync(join(folder, 'repro.sh'), r.repro ?? reproScript({ id: `${f.id} (reduced)`, config: r.config, judgement, ...(alternatives.length ? { alternatives } : {}), expected: r.expected, limits: reproLimits(r), files: names }), { mode: 0o755 });
+  writeFileSync(
+    join(folder, 'repro.sh'),
+    r.repro ??
+      reproScript({
+        id: `${f.id} (reduced)`,
+        config: r.config,
+        judgement,
+        ...(alternatives.length ? { alternatives } : {}),
+        expected: r.expected,
+        limits: reproLimits(r),
+        files: names,
+      }),
+    { mode: 0o755 },
+  );
   const report = markdownReport(r, sanitizers, extras);
   writeFileSync(join(folder, 'report.md'), report);
   const json = {
@@ -82,7 +103,13 @@ export async function writeBundle(r: FindingReduction, extras: BundleExtras = {}
     compilerVersion: r.config.compiler.version,
     options: r.config.optionsText,
     command: compileCommand(r.config, names),
-    reference: r.reference ? { compiler: r.reference.compiler.name, compilerVersion: r.reference.compiler.version, options: r.reference.optionsText } : null,
+    reference: r.reference
+      ? {
+          compiler: r.reference.compiler.name,
+          compilerVersion: r.reference.compiler.version,
+          options: r.reference.optionsText,
+        }
+      : null,
     expected: r.expected,
     actual: actualOf(r),
     originalLines: r.original.lines,
@@ -124,7 +151,9 @@ function actualOf(r: FindingReduction): string {
     case 'binary-hang':
       return 'the binary does not terminate';
     case 'compiler-hang':
-      return r.slowCompile ? `the compiler takes more than ${(r.slowCompile.limitMs / 1000).toFixed(1)} s` : 'the compiler does not terminate';
+      return r.slowCompile
+        ? `the compiler takes more than ${(r.slowCompile.limitMs / 1000).toFixed(1)} s`
+        : 'the compiler does not terminate';
     default:
       return j.detail ?? j.outcome;
   }
@@ -147,15 +176,22 @@ export function markdownReport(r: FindingReduction, san: SanitizerVerdict, extra
   const c = r.config;
   const opts = c.optionsText;
   const j = r.failing.judgement;
-  const cmd = compileCommand(c, r.files.map((x) => x.name))
+  const cmd = compileCommand(
+    c,
+    r.files.map((x) => x.name),
+  )
     .map((t, i) => (i === 0 ? c.compiler.name : t))
     .join(' ');
   const out: string[] = [];
-  out.push(`# ${c.compiler.name}${opts ? ' ' + opts : ''}: ${r.slowCompile ? 'slow compile (compile-time hog)' : (TITLES[f.outcome] ?? f.outcome)}`, '');
+  out.push(
+    `# ${c.compiler.name}${opts ? ' ' + opts : ''}: ${r.slowCompile ? 'slow compile (compile-time hog)' : (TITLES[f.outcome] ?? f.outcome)}`,
+    '',
+  );
   out.push(`- Compiler: \`${c.compiler.version}\``);
   out.push(`- Options: \`${opts || '(none)'}\``);
   out.push(`- Target: ${targetText(configTarget(c))}`);
-  if (extras.fingerprint) out.push(`- Culprit${extras.fingerprintDetail ? ` (${extras.fingerprintDetail})` : ''}: \`${extras.fingerprint}\``);
+  if (extras.fingerprint)
+    out.push(`- Culprit${extras.fingerprintDetail ? ` (${extras.fingerprintDetail})` : ''}: \`${extras.fingerprint}\``);
   out.push('');
   out.push('## Test case', '');
   if (r.files.length === 1) out.push('```c', r.source.trimEnd(), '```', '');
@@ -167,7 +203,10 @@ export function markdownReport(r: FindingReduction, san: SanitizerVerdict, extra
   // A compiler of a sid root: the same command for a user who has it, and the chroot that Kiln ran.
   const root = c.compiler.root;
   if (root) {
-    const words = compileCommand(c, r.files.map((x) => x.name)).slice(1);
+    const words = compileCommand(
+      c,
+      r.files.map((x) => x.name),
+    ).slice(1);
     out.push(
       `\`${c.compiler.name}\` is \`${root.command}\` of Debian ${root.suite}, which Kiln ran in a root of that suite and linked statically. With that compiler installed, the same test is:`,
       '',
@@ -181,8 +220,25 @@ export function markdownReport(r: FindingReduction, san: SanitizerVerdict, extra
   }
   switch (f.outcome) {
     case 'wrong-code':
-      out.push(`Expected output:`, '', '```', r.expected, '```', '', `Actual output with \`${c.compiler.name} ${opts}\`:`, '', '```', r.failing.output ?? '', '```', '');
-      if (r.reference) out.push(`\`${r.reference.compiler.name} ${r.reference.optionsText}\` (${r.reference.compiler.version}) prints the expected output.`, '');
+      out.push(
+        `Expected output:`,
+        '',
+        '```',
+        r.expected,
+        '```',
+        '',
+        `Actual output with \`${c.compiler.name} ${opts}\`:`,
+        '',
+        '```',
+        r.failing.output ?? '',
+        '```',
+        '',
+      );
+      if (r.reference)
+        out.push(
+          `\`${r.reference.compiler.name} ${r.reference.optionsText}\` (${r.reference.compiler.version}) prints the expected output.`,
+          '',
+        );
       break;
     case 'compiler-crash':
     case 'rejected-valid':
@@ -203,12 +259,16 @@ export function markdownReport(r: FindingReduction, san: SanitizerVerdict, extra
   }
   out.push('## Notes', '');
   if (isRun(f.outcome)) {
-    out.push('- The program has no undefined behaviour: Kiln\'s reference interpreter, an exact model of C\'s integer semantics, ran it with every UB check on and computed the expected output.');
+    out.push(
+      "- The program has no undefined behaviour: Kiln's reference interpreter, an exact model of C's integer semantics, ran it with every UB check on and computed the expected output.",
+    );
     if (san.status === 'clean') out.push(`- It also runs cleanly under ${san.how}.`);
     else if (san.status === 'error') out.push(`- Warning: under ${san.how}, ${san.detail}`);
     else if (configEmulator(c)) out.push(`- Not checked with sanitizers on the target: ${san.detail}.`);
   }
-  out.push(`- Found by Kiln (generation mode ${f.mode}, seed ${f.seed}) and reduced from ${r.original.lines} to ${r.lines} lines with Kiln's IR reducer${r.complete ? '' : ' (stopped early: `kiln reduce` on the finding folder reduces further)'}.`);
+  out.push(
+    `- Found by Kiln (generation mode ${f.mode}, seed ${f.seed}) and reduced from ${r.original.lines} to ${r.lines} lines with Kiln's IR reducer${r.complete ? '' : ' (stopped early: `kiln reduce` on the finding folder reduces further)'}.`,
+  );
   out.push('');
   return extras.versions ? withVersionSection(out.join('\n'), extras.versions) : out.join('\n');
 }
@@ -220,7 +280,9 @@ function isRun(outcome: string): boolean {
 /** The first 20 and the last 10 lines of a long compiler output (its decisive line often comes last). */
 function excerpt(s: string): string {
   const lines = s.trimEnd().split('\n');
-  return lines.length > 30 ? [...lines.slice(0, 20), `[… ${lines.length - 30} more lines]`, ...lines.slice(-10)].join('\n') : lines.join('\n');
+  return lines.length > 30
+    ? [...lines.slice(0, 20), `[… ${lines.length - 30} more lines]`, ...lines.slice(-10)].join('\n')
+    : lines.join('\n');
 }
 
 /** The platform a configuration's binaries are for, in a report's words. */
@@ -244,15 +306,26 @@ export async function sanitizerCheck(files: readonly EmittedFile[], config?: Con
   return withProgram(files, async (dir, units) => {
     let comp;
     try {
-      comp = await runProcess(cc, ['-O0', '-g', '-fsanitize=undefined,address', '-fno-sanitize-recover=all', ...units, '-o', 'prog', '-lm'], { cwd: dir, timeoutMs: 120_000, maxOutputBytes: 64 << 10 });
+      comp = await runProcess(
+        cc,
+        ['-O0', '-g', '-fsanitize=undefined,address', '-fno-sanitize-recover=all', ...units, '-o', 'prog', '-lm'],
+        { cwd: dir, timeoutMs: 120_000, maxOutputBytes: 64 << 10 },
+      );
     } catch (e) {
-      if (e instanceof SpawnError) return { status: 'unchecked', detail: `${cc} not found (install it with npm run setup)` };
+      if (e instanceof SpawnError)
+        return { status: 'unchecked', detail: `${cc} not found (install it with npm run setup)` };
       throw e;
     }
-    if (comp.status !== 0) return { status: 'unchecked', detail: `${cc} could not build it with sanitizers: ${comp.stderr.split('\n')[0] ?? ''}` };
+    if (comp.status !== 0)
+      return {
+        status: 'unchecked',
+        detail: `${cc} could not build it with sanitizers: ${comp.stderr.split('\n')[0] ?? ''}`,
+      };
     const run = await runProcess(join(dir, 'prog'), [], { cwd: dir, timeoutMs: 60_000, maxOutputBytes: 64 << 10 });
     if (run.status === 0 && run.stderr.trim() === '') return { status: 'clean', compiler: cc, how };
-    const first = run.stderr.split('\n').find((l) => l.includes('runtime error') || l.includes('ERROR')) ?? `exit status ${run.status ?? run.signal}`;
+    const first =
+      run.stderr.split('\n').find((l) => l.includes('runtime error') || l.includes('ERROR')) ??
+      `exit status ${run.status ?? run.signal}`;
     return { status: 'error', compiler: cc, how, detail: `it reports: ${first.trim()}` };
   });
 }
@@ -264,7 +337,10 @@ export async function sanitizerCheck(files: readonly EmittedFile[], config?: Con
  * tried too), else with `-fsanitize-undefined-trap-on-error`: the same checks, each a trap
  * instruction, so any target can run them. ASan does not run under qemu's user mode.
  */
-export async function targetSanitizerCheck(files: readonly EmittedFile[], config: Configuration): Promise<SanitizerVerdict> {
+export async function targetSanitizerCheck(
+  files: readonly EmittedFile[],
+  config: Configuration,
+): Promise<SanitizerVerdict> {
   const emulator = configEmulator(config);
   const cc = config.compiler;
   const model = configTarget(config);
@@ -279,7 +355,11 @@ export async function targetSanitizerCheck(files: readonly EmittedFile[], config
     for (const w of ways) {
       let comp;
       try {
-        comp = await runProcess(cc.command, ['-O0', ...w.flags, ...units, '-o', 'prog', '-lm', ...w.libs], { cwd: dir, timeoutMs: 300_000, maxOutputBytes: 64 << 10 });
+        comp = await runProcess(cc.command, ['-O0', ...w.flags, ...units, '-o', 'prog', '-lm', ...w.libs], {
+          cwd: dir,
+          timeoutMs: 300_000,
+          maxOutputBytes: 64 << 10,
+        });
       } catch (e) {
         if (e instanceof SpawnError) return { status: 'unchecked', detail: `${cc.name} not found` };
         throw e;
@@ -289,10 +369,18 @@ export async function targetSanitizerCheck(files: readonly EmittedFile[], config
         continue;
       }
       const how = `\`${cc.name} ${w.flags.join(' ')}\`${w.trap ? ' (no UBSan runtime for this target: each check traps)' : ''}, run under ${basename(emulator[0]!)}`;
-      const run = await runProcess(emulator[0]!, [...emulator.slice(1), './prog'], { cwd: dir, timeoutMs: 300_000, maxOutputBytes: 64 << 10 });
+      const run = await runProcess(emulator[0]!, [...emulator.slice(1), './prog'], {
+        cwd: dir,
+        timeoutMs: 300_000,
+        maxOutputBytes: 64 << 10,
+      });
       if (run.status === 0 && run.stderr.trim() === '') return { status: 'clean', compiler: cc.name, how };
       const message = run.stderr.split('\n').find((l) => l.includes('runtime error'));
-      const detail = message ? `it reports: ${message.trim()}` : w.trap && run.signal ? `a check trapped (${run.signal})` : `it exits with ${run.signal ?? `status ${run.status}`}`;
+      const detail = message
+        ? `it reports: ${message.trim()}`
+        : w.trap && run.signal
+          ? `a check trapped (${run.signal})`
+          : `it exits with ${run.signal ?? `status ${run.status}`}`;
       return { status: 'error', compiler: cc.name, how, detail };
     }
     return { status: 'unchecked', detail: `${cc.name} could not build it with UBSan: ${firstError.trim()}` };
@@ -300,7 +388,10 @@ export async function targetSanitizerCheck(files: readonly EmittedFile[], config
 }
 
 /** Runs `f` in a temporary folder holding the program's files, with the names of its translation units. */
-async function withProgram(files: readonly EmittedFile[], f: (dir: string, units: string[]) => Promise<SanitizerVerdict>): Promise<SanitizerVerdict> {
+async function withProgram(
+  files: readonly EmittedFile[],
+  f: (dir: string, units: string[]) => Promise<SanitizerVerdict>,
+): Promise<SanitizerVerdict> {
   const dir = mkdtempSync(join(tmpdir(), 'kiln-san-'));
   try {
     for (const x of files) writeFileSync(join(dir, x.name), x.content);

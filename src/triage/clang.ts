@@ -68,15 +68,31 @@ const HARNESS_STDERR_SAFE = 200_000;
  * Binary search for the smallest opt-bisect limit at which the bug shows. The bug must show with
  * no limit and hide at limit 0; otherwise no pass is to blame (a front-end or mandatory-pass bug).
  */
-export async function clangOptBisect(f: StoredFinding, test: BugPredicate, ctx: PredicateContext): Promise<SearchOutcome> {
+export async function clangOptBisect(
+  f: StoredFinding,
+  test: BugPredicate,
+  ctx: PredicateContext,
+): Promise<SearchOutcome> {
   const full = await test(optBisectOptions(-1));
-  if (full.verdict !== 'shows') return { kind: 'not-reproduced', detail: `with -opt-bisect-limit=-1 the bug did not show (${full.result.judgement.outcome})` };
-  let passes = full.result.compile.stderr.length < HARNESS_STDERR_SAFE ? parseBisectOutput(full.result.compile.stderr) : undefined;
+  if (full.verdict !== 'shows')
+    return {
+      kind: 'not-reproduced',
+      detail: `with -opt-bisect-limit=-1 the bug did not show (${full.result.judgement.outcome})`,
+    };
+  let passes =
+    full.result.compile.stderr.length < HARNESS_STDERR_SAFE ? parseBisectOutput(full.result.compile.stderr) : undefined;
   if (!passes || passes.size === 0) passes = await listPasses(f, ctx);
-  if (passes.size === 0) return { kind: 'no-culprit', detail: 'the compiler printed no opt-bisect lines (not an LLVM compiler, or no skippable passes)' };
+  if (passes.size === 0)
+    return {
+      kind: 'no-culprit',
+      detail: 'the compiler printed no opt-bisect lines (not an LLVM compiler, or no skippable passes)',
+    };
   const none = await test(optBisectOptions(0));
   if (none.verdict !== 'hidden') {
-    return { kind: 'no-culprit', detail: `the bug shows even with every skippable LLVM pass disabled (-opt-bisect-limit=0: ${none.result.judgement.outcome}): not caused by an optional pass` };
+    return {
+      kind: 'no-culprit',
+      detail: `the bug shows even with every skippable LLVM pass disabled (-opt-bisect-limit=0: ${none.result.judgement.outcome}): not caused by an optional pass`,
+    };
   }
   // Invariant: hidden at lo, not hidden at hi (a failure other than the bug counts as not hidden).
   let lo = 0;
@@ -92,7 +108,11 @@ export async function clangOptBisect(f: StoredFinding, test: BugPredicate, ctx: 
     }
   }
   const lines = passes.get(hi) ?? [];
-  if (lines.length === 0) return { kind: 'no-culprit', detail: `the bug first shows at -opt-bisect-limit=${hi}, but the compiler printed no pass with that number` };
+  if (lines.length === 0)
+    return {
+      kind: 'no-culprit',
+      detail: `the bug first shows at -opt-bisect-limit=${hi}, but the compiler printed no pass with that number`,
+    };
   const names = [...new Set(lines.map((l) => l.pass))];
   const where = lines.map((l) => l.target).filter((t) => t.length > 0);
   return {
@@ -111,7 +131,10 @@ async function listPasses(f: StoredFinding, ctx: PredicateContext): Promise<Map<
   try {
     for (const s of f.sources) await writeFile(join(dir, s.name), s.content);
     const config = findingConfiguration(f, ctx.compiler, optBisectOptions(-1));
-    const argv = compileCommand(config, f.sources.map((s) => s.name));
+    const argv = compileCommand(
+      config,
+      f.sources.map((s) => s.name),
+    );
     const r = await runProcess(argv[0]!, argv.slice(1), {
       cwd: dir,
       timeoutMs: f.limits.compile.timeoutMs,

@@ -42,7 +42,8 @@ export interface StoredFinding {
 }
 
 /** The hint of a finding.json that cannot be used. */
-const DAMAGED = 'the finding folder is damaged or was written by another version of Kiln; its repro.sh still reproduces the bug: kiln reduce prog.c --test repro.sh';
+const DAMAGED =
+  'the finding folder is damaged or was written by another version of Kiln; its repro.sh still reproduces the bug: kiln reduce prog.c --test repro.sh';
 
 /** Whether a folder holds a Kiln finding (a `finding.json` file). */
 export function isFindingDir(dir: string): boolean {
@@ -67,11 +68,13 @@ export function readFinding(dir: string): StoredFinding {
   }
   const text = (field: string): string => {
     const v = json[field];
-    if (typeof v !== 'string') throw errFile(path, `not a valid finding manifest: field '${field}' is missing or not a string`, DAMAGED);
+    if (typeof v !== 'string')
+      throw errFile(path, `not a valid finding manifest: field '${field}' is missing or not a string`, DAMAGED);
     return v;
   };
   const outcome = text('outcome');
-  if (!(OUTCOMES as readonly string[]).includes(outcome)) throw errFile(path, `not a valid finding manifest: unknown outcome '${outcome}'`, DAMAGED);
+  if (!(OUTCOMES as readonly string[]).includes(outcome))
+    throw errFile(path, `not a valid finding manifest: unknown outcome '${outcome}'`, DAMAGED);
   const own: Behaviour = { outcome: outcome as Outcome, bucket: text('bucket') };
   return {
     dir,
@@ -86,7 +89,10 @@ export function readFinding(dir: string): StoredFinding {
     actual: typeof json.actual === 'string' ? json.actual : '',
     limits: readLimits(json.limits),
     sources: readSources(dir, json.files, path),
-    behaviours: [own, ...readBehaviours(json.behaviours).filter((b) => !(b.outcome === own.outcome && b.bucket === own.bucket))],
+    behaviours: [
+      own,
+      ...readBehaviours(json.behaviours).filter((b) => !(b.outcome === own.outcome && b.bucket === own.bucket)),
+    ],
   };
 }
 
@@ -120,8 +126,14 @@ function readSources(dir: string, listed: unknown, manifest: string): SourceFile
   const names: string[] = [];
   if (Array.isArray(listed)) {
     for (const f of listed as unknown[]) {
-      const name = typeof f === 'string' ? f : typeof f === 'object' && f !== null && typeof (f as { name?: unknown }).name === 'string' ? (f as { name: string }).name : undefined;
-      if (name === undefined || name.includes('/') || name.startsWith('.')) throw errFile(manifest, `not a valid finding manifest: bad entry in 'files': ${JSON.stringify(f)}`, DAMAGED);
+      const name =
+        typeof f === 'string'
+          ? f
+          : typeof f === 'object' && f !== null && typeof (f as { name?: unknown }).name === 'string'
+            ? (f as { name: string }).name
+            : undefined;
+      if (name === undefined || name.includes('/') || name.startsWith('.'))
+        throw errFile(manifest, `not a valid finding manifest: bad entry in 'files': ${JSON.stringify(f)}`, DAMAGED);
       if (/\.[ch]$/.test(name)) names.push(name);
     }
   }
@@ -134,7 +146,10 @@ function readSources(dir: string, listed: unknown, manifest: string): SourceFile
     try {
       return { name, content: readFileSync(p, 'utf8') };
     } catch (e) {
-      throw errFile(p, `cannot read the finding's program: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+      throw errFile(
+        p,
+        `cannot read the finding's program: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+      );
     }
   });
 }

@@ -29,7 +29,11 @@ export function negateFlag(flag: string): string {
 }
 
 /** The optimisation flags gcc enables at these options. */
-export async function enabledOptimizers(compiler: Compiler, options: readonly string[], signal?: AbortSignal): Promise<string[]> {
+export async function enabledOptimizers(
+  compiler: Compiler,
+  options: readonly string[],
+  signal?: AbortSignal,
+): Promise<string[]> {
   const r = await runTool(compiler.command, ['-Q', '--help=optimizers', ...options], undefined, signal);
   return parseEnabledOptimizers(r);
 }
@@ -80,7 +84,12 @@ export function passFamily(name: string): string {
 
 /** Passes worth disabling one by one: running, not containers, not mandatory, with a usable name. */
 export function searchablePasses(passes: readonly GccPass[]): string[] {
-  const names = passes.filter((p) => p.on && !p.container && /^(tree|rtl|ipa)-[\w.-]+$/.test(p.name) && !MANDATORY_PASSES.has(passFamily(p.name))).map((p) => p.name);
+  const names = passes
+    .filter(
+      (p) =>
+        p.on && !p.container && /^(tree|rtl|ipa)-[\w.-]+$/.test(p.name) && !MANDATORY_PASSES.has(passFamily(p.name)),
+    )
+    .map((p) => p.name);
   return [...new Set(names)];
 }
 
@@ -90,7 +99,13 @@ export async function dumpPasses(f: StoredFinding, ctx: PredicateContext): Promi
   try {
     for (const s of f.sources) await writeFile(join(dir, s.name), s.content);
     const unit = f.sources.find((s) => isTranslationUnit(s.name))?.name ?? f.sources[0]!.name;
-    const stderr = await runTool(ctx.compiler.command, [...f.options, '-fdump-passes', '-S', unit, '-o', 'out.s'], dir, ctx.signal, true);
+    const stderr = await runTool(
+      ctx.compiler.command,
+      [...f.options, '-fdump-passes', '-S', unit, '-o', 'out.s'],
+      dir,
+      ctx.signal,
+      true,
+    );
     return parseDumpPasses(stderr);
   } finally {
     await ctx.temp.remove(dir);
@@ -113,20 +128,36 @@ export const DEFAULT_GCC_LIMITS: GccSearchLimits = { flagProbes: 40, passProbes:
  * own options; when neither every flag nor every searchable pass switched off hides it, no
  * optimisation is to blame.
  */
-export async function gccFlagSearch(f: StoredFinding, test: BugPredicate, ctx: PredicateContext, limits: GccSearchLimits = DEFAULT_GCC_LIMITS): Promise<SearchOutcome> {
+export async function gccFlagSearch(
+  f: StoredFinding,
+  test: BugPredicate,
+  ctx: PredicateContext,
+  limits: GccSearchLimits = DEFAULT_GCC_LIMITS,
+): Promise<SearchOutcome> {
   const base = await test([]);
-  if (base.verdict !== 'shows') return { kind: 'not-reproduced', detail: `with the finding's own options the bug did not show (${base.result.judgement.outcome})` };
+  if (base.verdict !== 'shows')
+    return {
+      kind: 'not-reproduced',
+      detail: `with the finding's own options the bug did not show (${base.result.judgement.outcome})`,
+    };
   const flags = await enabledOptimizers(ctx.compiler, f.options, ctx.signal);
-  if (flags.length === 0) return { kind: 'no-culprit', detail: `'${ctx.compiler.name} -Q --help=optimizers' listed no enabled optimisation` };
+  if (flags.length === 0)
+    return { kind: 'no-culprit', detail: `'${ctx.compiler.name} -Q --help=optimizers' listed no enabled optimisation` };
   let flagSet: readonly string[] | undefined;
   let flagsExhausted = false;
   const allFlags = await test(flags.map(negateFlag));
   if (allFlags.verdict === 'hidden') {
-    const hides = async (subset: readonly string[]): Promise<boolean> => (await test(subset.map(negateFlag))).verdict === 'hidden';
+    const hides = async (subset: readonly string[]): Promise<boolean> =>
+      (await test(subset.map(negateFlag))).verdict === 'hidden';
     const r = await minimalSubset(flags, hides, limits.flagProbes);
     if (!r.exhausted && r.subset.length === 1) {
       const flag = r.subset[0]!;
-      return { kind: 'culprit', name: flag, detail: `${negateFlag(flag)} hides the bug (1 of ${flags.length} enabled optimisation flags)`, culpritOptions: [negateFlag(flag)] };
+      return {
+        kind: 'culprit',
+        name: flag,
+        detail: `${negateFlag(flag)} hides the bug (1 of ${flags.length} enabled optimisation flags)`,
+        culpritOptions: [negateFlag(flag)],
+      };
     }
     flagSet = r.subset;
     flagsExhausted = r.exhausted;
@@ -135,22 +166,47 @@ export async function gccFlagSearch(f: StoredFinding, test: BugPredicate, ctx: P
   const passes = searchablePasses(await dumpPasses(f, ctx));
   const disable = (subset: readonly string[]): string[] => subset.map((p) => `-fdisable-${p}`);
   if (passes.length > 0 && (await test(disable(passes))).verdict === 'hidden') {
-    const r = await minimalSubset(passes, async (subset) => (await test(disable(subset))).verdict === 'hidden', limits.passProbes);
+    const r = await minimalSubset(
+      passes,
+      async (subset) => (await test(disable(subset))).verdict === 'hidden',
+      limits.passProbes,
+    );
     if (!r.exhausted && r.subset.length === 1) {
       const pass = r.subset[0]!;
-      return { kind: 'culprit', name: passFamily(pass), detail: `-fdisable-${pass} hides the bug (1 of ${passes.length} searchable passes)${flagSet ? `; no single -fno- flag does (minimal set: ${flagSet.join(' ')})` : ''}`, culpritOptions: disable([pass]) };
+      return {
+        kind: 'culprit',
+        name: passFamily(pass),
+        detail: `-fdisable-${pass} hides the bug (1 of ${passes.length} searchable passes)${flagSet ? `; no single -fno- flag does (minimal set: ${flagSet.join(' ')})` : ''}`,
+        culpritOptions: disable([pass]),
+      };
     }
   }
   if (flagSet) {
     const sorted = [...flagSet].sort();
-    const what = flagsExhausted ? `the search ran out of probes; these ${sorted.length} flags disabled together hide it (not minimal)` : `disabling these ${sorted.length} flags together does`;
-    return { kind: 'culprit', name: sorted.join('+'), detail: `no single flag or pass hides the bug; ${what}: ${sorted.map(negateFlag).join(' ')}`, culpritOptions: sorted.map(negateFlag) };
+    const what = flagsExhausted
+      ? `the search ran out of probes; these ${sorted.length} flags disabled together hide it (not minimal)`
+      : `disabling these ${sorted.length} flags together does`;
+    return {
+      kind: 'culprit',
+      name: sorted.join('+'),
+      detail: `no single flag or pass hides the bug; ${what}: ${sorted.map(negateFlag).join(' ')}`,
+      culpritOptions: sorted.map(negateFlag),
+    };
   }
-  return { kind: 'no-culprit', detail: `the bug shows with all ${flags.length} enabled optimisation flags disabled${passes.length ? ' and with the searchable passes disabled' : ''}: not caused by an optional optimisation` };
+  return {
+    kind: 'no-culprit',
+    detail: `the bug shows with all ${flags.length} enabled optimisation flags disabled${passes.length ? ' and with the searchable passes disabled' : ''}: not caused by an optional optimisation`,
+  };
 }
 
 /** Runs a compiler query (no program run) and returns its stdout, or its stderr when asked. */
-async function runTool(command: string, args: readonly string[], cwd: string | undefined, signal: AbortSignal | undefined, wantStderr = false): Promise<string> {
+async function runTool(
+  command: string,
+  args: readonly string[],
+  cwd: string | undefined,
+  signal: AbortSignal | undefined,
+  wantStderr = false,
+): Promise<string> {
   try {
     const r = await runProcess(command, args, {
       ...(cwd ? { cwd } : {}),

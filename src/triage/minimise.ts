@@ -19,7 +19,11 @@ export interface MinimalSubset<T> {
  * Finds a minimal subset of `items` for which `test` holds. The caller has established that it
  * holds for all of `items` and not for the empty set.
  */
-export async function minimalSubset<T>(items: readonly T[], test: (subset: readonly T[]) => Promise<boolean>, maxTests = Infinity): Promise<MinimalSubset<T>> {
+export async function minimalSubset<T>(
+  items: readonly T[],
+  test: (subset: readonly T[]) => Promise<boolean>,
+  maxTests = Infinity,
+): Promise<MinimalSubset<T>> {
   let tests = 0;
   const required: T[] = [];
   let candidates = [...items];

@@ -44,10 +44,20 @@ export class TriageAborted extends Error {
 }
 
 /** The configuration of a finding with extra options appended. */
-export function findingConfiguration(f: StoredFinding, compiler: Compiler, extra: readonly string[] = []): Configuration {
+export function findingConfiguration(
+  f: StoredFinding,
+  compiler: Compiler,
+  extra: readonly string[] = [],
+): Configuration {
   const options = [...f.options, ...extra];
   const optionsText = options.join(' ');
-  return { compiler: { ...compiler, name: f.compilerName }, options, optionsText, key: `${compiler.realPath}\0${optionKey(options)}`, slug: slugify(`${f.compilerName} ${optionsText}`) };
+  return {
+    compiler: { ...compiler, name: f.compilerName },
+    options,
+    optionsText,
+    key: `${compiler.realPath}\0${optionKey(options)}`,
+    slug: slugify(`${f.compilerName} ${optionsText}`),
+  };
 }
 
 /**
@@ -81,11 +91,17 @@ function showsSame(outcome: string, bucket: string | undefined, got: string, got
 export function bugPredicate(f: StoredFinding, ctx: PredicateContext): BugPredicate {
   return async (extra) => {
     if (ctx.signal?.aborted) throw new TriageAborted();
-    const result = await testConfiguration(f.sources, f.expected, findingConfiguration(f, ctx.compiler, extra), f.limits, ctx.temp, ctx.signal);
+    const result = await testConfiguration(
+      f.sources,
+      f.expected,
+      findingConfiguration(f, ctx.compiler, extra),
+      f.limits,
+      ctx.temp,
+      ctx.signal,
+    );
     if (result.aborted) throw new TriageAborted();
     const probe: Probe = { extra, verdict: judgeProbe(f, result), result };
     ctx.onProbe?.(probe);
     return probe;
   };
 }
-

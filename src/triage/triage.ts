@@ -77,7 +77,11 @@ export async function triageFinding(dir: string, opts: TriageOptions = {}): Prom
     const installed = opts.installed ?? (await detectCompilers());
     const temp = opts.temp ?? TempRoot.create();
     try {
-      const versions = await versionLine(f, own, installed, { temp, ...(opts.signal ? { signal: opts.signal } : {}), ...(opts.onProgress ? { onProgress: opts.onProgress } : {}) });
+      const versions = await versionLine(f, own, installed, {
+        temp,
+        ...(opts.signal ? { signal: opts.signal } : {}),
+        ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
+      });
       result = { ...result, versions, seconds: Math.round((Date.now() - started) / 100) / 10 };
     } finally {
       if (!opts.temp) temp.dispose();
@@ -106,7 +110,13 @@ async function addVersionSection(dir: string, v: VersionLine): Promise<void> {
 }
 
 async function fingerprintFinding(f: StoredFinding, opts: TriageOptions, started: number): Promise<TriageResult> {
-  const done = (method: TriageMethod, steps: number, detail: string, fingerprint = f.bucket, extra: Partial<TriageResult> = {}): TriageResult => ({
+  const done = (
+    method: TriageMethod,
+    steps: number,
+    detail: string,
+    fingerprint = f.bucket,
+    extra: Partial<TriageResult> = {},
+  ): TriageResult => ({
     findingId: f.id,
     fingerprint,
     method,
@@ -116,9 +126,11 @@ async function fingerprintFinding(f: StoredFinding, opts: TriageOptions, started
     ...extra,
     seconds: Math.round((Date.now() - started) / 100) / 10,
   });
-  if (!SEARCHED_OUTCOMES.has(f.outcome)) return done('bucket', 0, `${f.outcome}: the normalised bucket is the fingerprint`);
+  if (!SEARCHED_OUTCOMES.has(f.outcome))
+    return done('bucket', 0, `${f.outcome}: the normalised bucket is the fingerprint`);
   const compiler = opts.compiler ?? (await resolveCompiler(f.compilerPath));
-  if (compiler.family !== 'gcc' && compiler.family !== 'clang') return done('bucket', 0, `${compiler.family} has no pass search: the bucket is the fingerprint`);
+  if (compiler.family !== 'gcc' && compiler.family !== 'clang')
+    return done('bucket', 0, `${compiler.family} has no pass search: the bucket is the fingerprint`);
   const level = optimisationLevel(f.options);
   if (level === '-O0') return done('none', 0, '-O0 runs no optional optimisation pass: nothing to bisect');
 
@@ -132,11 +144,16 @@ async function fingerprintFinding(f: StoredFinding, opts: TriageOptions, started
     const ctx = { compiler, temp, onProbe, ...(opts.signal ? { signal: opts.signal } : {}) };
     const test = bugPredicate(f, ctx);
     const family = compiler.family;
-    const outcome: SearchOutcome = family === 'clang' ? await clangOptBisect(f, test, ctx) : await gccFlagSearch(f, test, ctx, opts.gccLimits ?? DEFAULT_GCC_LIMITS);
+    const outcome: SearchOutcome =
+      family === 'clang'
+        ? await clangOptBisect(f, test, ctx)
+        : await gccFlagSearch(f, test, ctx, opts.gccLimits ?? DEFAULT_GCC_LIMITS);
     const method: TriageMethod = family === 'clang' ? 'opt-bisect' : 'gcc-disable';
     switch (outcome.kind) {
       case 'culprit':
-        return done(method, steps, outcome.detail, `${family}:${outcome.name}`, { culpritOptions: outcome.culpritOptions });
+        return done(method, steps, outcome.detail, `${family}:${outcome.name}`, {
+          culpritOptions: outcome.culpritOptions,
+        });
       case 'no-culprit':
         return done('none', steps, outcome.detail);
       case 'not-reproduced':

@@ -58,7 +58,10 @@ export interface VersionLine {
  */
 export function versionKey(c: Pick<Compiler, 'version' | 'family' | 'name'>): number[] {
   const text = c.version;
-  const m = c.family === 'clang' ? /version (\d+)\.(\d+)(?:\.(\d+))?/.exec(text) : /\)\s+(\d+)\.(\d+)(?:\.(\d+))?/.exec(text) ?? /(\d+)\.(\d+)(?:\.(\d+))?/.exec(text);
+  const m =
+    c.family === 'clang'
+      ? /version (\d+)\.(\d+)(?:\.(\d+))?/.exec(text)
+      : (/\)\s+(\d+)\.(\d+)(?:\.(\d+))?/.exec(text) ?? /(\d+)\.(\d+)(?:\.(\d+))?/.exec(text));
   const parts = m ? [Number(m[1]), Number(m[2]), Number(m[3] ?? 0)] : [0, 0, 0];
   return [...parts, /experimental|snapshot|\(prerelease\)/i.test(text) || c.name === 'gcc-snapshot' ? 1 : 0];
 }
@@ -76,7 +79,9 @@ function compareKeys(a: readonly number[], b: readonly number[]): number {
  * compilers of one major version keep the one that is `own`, else the first found.
  */
 export function familyLine(own: Compiler, installed: readonly Compiler[]): Compiler[] {
-  const same = installed.filter((c) => c.family === own.family && (c.target ?? '') === (own.target ?? '') && c.realPath !== own.realPath);
+  const same = installed.filter(
+    (c) => c.family === own.family && (c.target ?? '') === (own.target ?? '') && c.realPath !== own.realPath,
+  );
   const byMajor = new Map<string, Compiler>();
   const majorOf = (c: Compiler): string => {
     const k = versionKey(c);
@@ -108,36 +113,75 @@ export function versionLineFinding(f: StoredFinding): { finding: StoredFinding; 
 }
 
 /** Runs the finding on every version of its family and labels it. */
-export async function versionLine(f: StoredFinding, own: Compiler, installed: readonly Compiler[], ctx: VersionLineContext): Promise<VersionLine> {
+export async function versionLine(
+  f: StoredFinding,
+  own: Compiler,
+  installed: readonly Compiler[],
+  ctx: VersionLineContext,
+): Promise<VersionLine> {
   const { finding, program } = versionLineFinding(f);
   const line = familyLine(own, installed);
   const tried: VersionTry[] = [];
   for (const c of line) {
     if (ctx.signal?.aborted) throw new TriageAborted();
-    const r = await testConfiguration(finding.sources, finding.expected, findingConfiguration(finding, c), finding.limits, ctx.temp, ctx.signal);
+    const r = await testConfiguration(
+      finding.sources,
+      finding.expected,
+      findingConfiguration(finding, c),
+      finding.limits,
+      ctx.temp,
+      ctx.signal,
+    );
     if (r.aborted) throw new TriageAborted();
     const v: Verdict = judgeProbe(finding, r);
     const result = v === 'shows' ? 'fails' : v === 'hidden' ? 'passes' : 'other';
-    tried.push({ compiler: c.name, version: c.version, result, ...(result === 'other' ? { detail: r.judgement.outcome } : {}), own: c === own });
+    tried.push({
+      compiler: c.name,
+      version: c.version,
+      result,
+      ...(result === 'other' ? { detail: r.judgement.outcome } : {}),
+      own: c === own,
+    });
     ctx.onProgress?.(`${f.id}: ${c.name} → ${result}${result === 'other' ? ` (${r.judgement.outcome})` : ''}`);
   }
   return { ...labelLine(tried), tried, program };
 }
 
 /** The label of a list of tries, oldest first (exported for tests). */
-export function labelLine(tried: readonly VersionTry[]): { label: VersionLabel; firstFixed?: string; lastPassing?: string; summary: string } {
+export function labelLine(tried: readonly VersionTry[]): {
+  label: VersionLabel;
+  firstFixed?: string;
+  lastPassing?: string;
+  summary: string;
+} {
   const counted = tried.filter((t) => t.result !== 'other');
   const own = tried.find((t) => t.own);
-  if (own && own.result !== 'fails') return { label: 'untested', summary: `did not reproduce on its own compiler ${own.compiler} (${own.result === 'passes' ? 'it passed' : own.detail ?? 'another failure'})` };
+  if (own && own.result !== 'fails')
+    return {
+      label: 'untested',
+      summary: `did not reproduce on its own compiler ${own.compiler} (${own.result === 'passes' ? 'it passed' : (own.detail ?? 'another failure')})`,
+    };
   // Only the finding's own result counts, and a newer version gave none: nothing to compare.
   const onlyOwn = counted.length === 1 && counted[0]!.own && tried[tried.length - 1] !== counted[0];
   if (tried.length < 2 || counted.length === 0 || onlyOwn) {
-    return { label: 'untested', summary: tried.length < 2 ? 'one installed version of this compiler: nothing to compare' : 'no other version gave a comparable result' };
+    return {
+      label: 'untested',
+      summary:
+        tried.length < 2
+          ? 'one installed version of this compiler: nothing to compare'
+          : 'no other version gave a comparable result',
+    };
   }
   const newest = counted[counted.length - 1]!;
   const firstFail = counted.findIndex((t) => t.result === 'fails');
   const lastFail = counted.map((t) => t.result).lastIndexOf('fails');
-  const passedBefore = firstFail > 0 ? counted.slice(0, firstFail).filter((t) => t.result === 'passes').pop() : undefined;
+  const passedBefore =
+    firstFail > 0
+      ? counted
+          .slice(0, firstFail)
+          .filter((t) => t.result === 'passes')
+          .pop()
+      : undefined;
   if (newest.result === 'passes') {
     const firstFixed = lastFail >= 0 ? counted.slice(lastFail + 1).find((t) => t.result === 'passes') : newest;
     return {
@@ -150,8 +194,16 @@ export function labelLine(tried: readonly VersionTry[]): { label: VersionLabel; 
           : `passes on ${newest.compiler}, the newest installed version`,
     };
   }
-  if (passedBefore) return { label: 'regression', lastPassing: passedBefore.compiler, summary: `regression: passes on ${passedBefore.compiler}, fails from ${counted[firstFail]!.compiler} to ${newest.compiler} (the newest installed)` };
-  return { label: 'live', summary: `live: fails on ${newest.compiler}, the newest installed version${counted.length > 1 ? `, and on every older one that gave a result` : ''}` };
+  if (passedBefore)
+    return {
+      label: 'regression',
+      lastPassing: passedBefore.compiler,
+      summary: `regression: passes on ${passedBefore.compiler}, fails from ${counted[firstFail]!.compiler} to ${newest.compiler} (the newest installed)`,
+    };
+  return {
+    label: 'live',
+    summary: `live: fails on ${newest.compiler}, the newest installed version${counted.length > 1 ? `, and on every older one that gave a result` : ''}`,
+  };
 }
 
 /** The heading of the version line's section in report.md. */
@@ -159,8 +211,20 @@ const SECTION = '## Versions tried';
 
 /** The version line as a section of report.md: the label, then every version tried with its result. */
 export function versionSection(v: VersionLine): string {
-  const rows = v.tried.map((t) => `| ${t.compiler}${t.own ? ' (found with)' : ''} | \`${t.version}\` | ${t.result === 'other' ? `other: ${t.detail ?? 'another failure'}` : t.result} |`);
-  return [SECTION, '', `**${v.label}**: ${v.summary}. The ${v.program === 'reduced' ? 'reduced' : 'original'} program, with the same options, on every installed version (oldest first):`, '', '| compiler | version | result |', '|---|---|---|', ...rows, ''].join('\n');
+  const rows = v.tried.map(
+    (t) =>
+      `| ${t.compiler}${t.own ? ' (found with)' : ''} | \`${t.version}\` | ${t.result === 'other' ? `other: ${t.detail ?? 'another failure'}` : t.result} |`,
+  );
+  return [
+    SECTION,
+    '',
+    `**${v.label}**: ${v.summary}. The ${v.program === 'reduced' ? 'reduced' : 'original'} program, with the same options, on every installed version (oldest first):`,
+    '',
+    '| compiler | version | result |',
+    '|---|---|---|',
+    ...rows,
+    '',
+  ].join('\n');
 }
 
 /** A report.md with its version section put in (replacing an earlier one), before its Notes. */
@@ -172,5 +236,7 @@ export function withVersionSection(report: string, v: VersionLine): string {
     return report.slice(0, start + 1) + section + (next >= 0 ? report.slice(next) : '\n');
   }
   const notes = report.indexOf('\n## Notes\n');
-  return notes >= 0 ? `${report.slice(0, notes + 1)}${section}\n${report.slice(notes + 1)}` : `${report.trimEnd()}\n\n${section}`;
+  return notes >= 0
+    ? `${report.slice(0, notes + 1)}${section}\n${report.slice(notes + 1)}`
+    : `${report.trimEnd()}\n\n${section}`;
 }

@@ -38,7 +38,8 @@ export function parseGcovJson(output: string, source: string): LineCounts {
       if (f.file !== source) continue;
       found = true;
       for (const l of f.lines) {
-        if (!Number.isInteger(l.line_number) || typeof l.count !== 'number') throw new Error(`gcov JSON line entry without line_number or count: ${JSON.stringify(l)}`);
+        if (!Number.isInteger(l.line_number) || typeof l.count !== 'number')
+          throw new Error(`gcov JSON line entry without line_number or count: ${JSON.stringify(l)}`);
         counts.set(l.line_number, (counts.get(l.line_number) ?? 0) + l.count);
       }
     }

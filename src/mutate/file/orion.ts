@@ -32,7 +32,14 @@ const DELETABLE: ReadonlySet<string> = new Set([
 const LIST_PARENTS: ReadonlySet<string> = new Set(['compound_statement', 'case_statement']);
 
 /** Parents whose statement child is a required body: a deleted body becomes the empty statement `;`. */
-const BODY_PARENTS: ReadonlySet<string> = new Set(['if_statement', 'else_clause', 'while_statement', 'for_statement', 'do_statement', 'labeled_statement']);
+const BODY_PARENTS: ReadonlySet<string> = new Set([
+  'if_statement',
+  'else_clause',
+  'while_statement',
+  'for_statement',
+  'do_statement',
+  'labeled_statement',
+]);
 
 /** One Orion variant of a file. */
 export interface OrionFileVariant {
@@ -72,7 +79,8 @@ function deletionKind(n: SyntaxNode): 'remove' | 'empty' | undefined {
   if (LIST_PARENTS.has(p.type)) return 'remove';
   if (!BODY_PARENTS.has(p.type)) return undefined;
   if (p.type === 'if_statement') return sameNode(p.childForFieldName('consequence'), n) ? 'empty' : undefined;
-  if (p.type === 'else_clause' || p.type === 'labeled_statement') return p.namedChildren.at(-1) && sameNode(p.namedChildren.at(-1)!, n) ? 'empty' : undefined;
+  if (p.type === 'else_clause' || p.type === 'labeled_statement')
+    return p.namedChildren.at(-1) && sameNode(p.namedChildren.at(-1)!, n) ? 'empty' : undefined;
   return sameNode(p.childForFieldName('body'), n) ? 'empty' : undefined;
 }
 
@@ -134,14 +142,24 @@ export function orionCandidates(root: SyntaxNode, counts: LineCounts): SyntaxNod
  * then decides each deletable statement, outer first (a deleted statement's inner statements are
  * not drawn). The same text, counts, seed and index give the same variant byte for byte.
  */
-export function orionFileVariant(text: string, root: SyntaxNode, counts: LineCounts, seed: string, index: number): OrionFileVariant {
+export function orionFileVariant(
+  text: string,
+  root: SyntaxNode,
+  counts: LineCounts,
+  seed: string,
+  index: number,
+): OrionFileVariant {
   const rng = Rng.seeded(`kiln-emi-file:${seed}:${index}`);
   const probability = rng.float();
   const edits: { start: number; end: number; replacement: string }[] = [];
   walkStatements(root, (n) => {
     if (!deletable(n, counts) || !rng.chance(probability)) return false;
     const kind = deletionKind(n);
-    edits.push(kind === 'remove' ? { ...wholeLines(text, n.startIndex, n.endIndex), replacement: '' } : { start: n.startIndex, end: n.endIndex, replacement: ';' });
+    edits.push(
+      kind === 'remove'
+        ? { ...wholeLines(text, n.startIndex, n.endIndex), replacement: '' }
+        : { start: n.startIndex, end: n.endIndex, replacement: ';' },
+    );
     return true;
   });
   // Edits never overlap: the walk does not enter a deleted statement or a nested function, and

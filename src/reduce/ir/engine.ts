@@ -72,7 +72,16 @@ export async function reduceIR(program: Program, test: IRTest, opts: IRReduceOpt
   const limits = opts.limits ?? { maxSteps: 2_000_000 };
   const jobs = Math.max(1, opts.jobs ?? cpus().length);
   const passes = opts.passes ?? irPasses();
-  const stats: IRReduceStats = { invalid: 0, tested: 0, committed: 0, cached: 0, byPass: {}, verifications: 0, reverts: 0, ms: 0 };
+  const stats: IRReduceStats = {
+    invalid: 0,
+    tested: 0,
+    committed: 0,
+    cached: 0,
+    byPass: {},
+    verifications: 0,
+    reverts: 0,
+    ms: 0,
+  };
   const cache = new Map<string, boolean>();
   const first = checkCandidate(program, limits);
   if (!first) throw new Error('the program to reduce is not UB-free in the reference interpreter');
@@ -94,7 +103,9 @@ export async function reduceIR(program: Program, test: IRTest, opts: IRReduceOpt
   let sinceCheckpoint: Candidate[] = [];
   let strict = false;
   const timeUp = (): boolean =>
-    opts.signal?.aborted === true || (opts.maxTimeMs !== undefined && Date.now() - t0 > opts.maxTimeMs) || (opts.maxCandidates !== undefined && stats.tested + stats.cached >= opts.maxCandidates);
+    opts.signal?.aborted === true ||
+    (opts.maxTimeMs !== undefined && Date.now() - t0 > opts.maxTimeMs) ||
+    (opts.maxCandidates !== undefined && stats.tested + stats.cached >= opts.maxCandidates);
 
   /** Tests one candidate thunk: undefined when invalid or not interesting. */
   const evaluate = async (make: () => Program | undefined, signal: AbortSignal): Promise<Candidate | undefined> => {
@@ -151,12 +162,15 @@ export async function reduceIR(program: Program, test: IRTest, opts: IRReduceOpt
       if (await verified(chain[mid]!)) good = mid;
       else bad = mid;
     }
-    for (const c of [chain[bad]!, chain[chain.length - 1]!]) cache.set(createHash('sha1').update(c.source).digest('hex'), false);
+    for (const c of [chain[bad]!, chain[chain.length - 1]!])
+      cache.set(createHash('sha1').update(c.source).digest('hex'), false);
     best = good >= 0 ? chain[good]! : checkpoint;
     checkpoint = best;
     stats.reverts++;
     if (stats.reverts >= (opts.strictAfter ?? 3)) strict = true;
-    opts.onProgress?.(`the check of kept programs rejected a commit: back to ${lines(best.source)} lines${strict ? '; every candidate is checked from now on' : ''}`);
+    opts.onProgress?.(
+      `the check of kept programs rejected a commit: back to ${lines(best.source)} lines${strict ? '; every candidate is checked from now on' : ''}`,
+    );
   };
 
   for (let round = 1; !timeUp(); round++) {

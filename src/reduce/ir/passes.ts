@@ -77,7 +77,11 @@ function zero(b: IRBuilder, t: Type): Expr | undefined {
 
 /** Drops the statements with these ids from every block. */
 function dropStatements(p: Program, ids: ReadonlySet<number>): Program {
-  return transformProgram(p, (n) => (n.kind === 'block' && n.stmts.some((s) => ids.has(s.id)) ? { ...n, stmts: n.stmts.filter((s) => !ids.has(s.id)) } : n));
+  return transformProgram(p, (n) =>
+    n.kind === 'block' && n.stmts.some((s) => ids.has(s.id))
+      ? { ...n, stmts: n.stmts.filter((s) => !ids.has(s.id)) }
+      : n,
+  );
 }
 
 /** Ids of expressions that designate objects (assignment targets, bases of a[i] and s.f, operands of &). */
@@ -100,7 +104,11 @@ function lvaluePositions(p: Program): Set<number> {
  * what makes slow tests (a compile-time hog near its limit, an emulated target) affordable: a
  * pass that offers one candidate per item needs a test per item even when all of them succeed.
  */
-function ddmin<T>(items: readonly T[], edit: (chunk: readonly T[]) => () => Program | undefined, minChunk = 1): (() => Program | undefined)[] {
+function ddmin<T>(
+  items: readonly T[],
+  edit: (chunk: readonly T[]) => () => Program | undefined,
+  minChunk = 1,
+): (() => Program | undefined)[] {
   const out: (() => Program | undefined)[] = [];
   if (items.length === 0) return out;
   for (let parts = 2; ; parts *= 2) {
@@ -178,7 +186,12 @@ const unwrapStatements: IRPass = {
           });
         } else if (n.kind === 'switch') {
           const b = builder(program);
-          out.push(() => ({ ...replaceNode(program, n.id, () => b.block(n.body.stmts.filter((s) => s.kind !== 'case' && s.kind !== 'break'))), nextId: b.nextId }));
+          out.push(() => ({
+            ...replaceNode(program, n.id, () =>
+              b.block(n.body.stmts.filter((s) => s.kind !== 'case' && s.kind !== 'break')),
+            ),
+            nextId: b.nextId,
+          }));
         }
       });
       // A nested block merges into its parent (its locals have program-unique names).
@@ -189,7 +202,11 @@ const unwrapStatements: IRPass = {
           out.push(() =>
             replaceNode(program, n.id, (old) => {
               const o = old as Block;
-              return { ...o, locals: [...o.locals, ...child.locals], stmts: o.stmts.flatMap((s) => (s.id === child.id ? [...child.stmts] : [s])) };
+              return {
+                ...o,
+                locals: [...o.locals, ...child.locals],
+                stmts: o.stmts.flatMap((s) => (s.id === child.id ? [...child.stmts] : [s])),
+              };
             }),
           );
         }
@@ -256,7 +273,11 @@ const replaceByOperand = (fine: boolean): IRPass => ({
     }
     // Chunks first (each expression by its first operand), down to pairs; then every single
     // choice. Most chunks fail at once in the interpreter (UB, another output), which is cheap.
-    const chunks = ddmin(firsts, (chunk) => () => replaceNodes(program, new Map(chunk.map((x) => [x.id, () => x.by] as const))), fine ? 2 : COARSE_CHUNK);
+    const chunks = ddmin(
+      firsts,
+      (chunk) => () => replaceNodes(program, new Map(chunk.map((x) => [x.id, () => x.by] as const))),
+      fine ? 2 : COARSE_CHUNK,
+    );
     return fine ? [...chunks, ...out] : chunks;
   },
 });
@@ -306,15 +327,25 @@ const removeUnused: IRPass = {
       else if (isExpr(n)) noteType(n.type);
     });
     const records = program.records.filter((r) => usedRecords.has(r.id));
-    if (!unusedGlobals.length && !unusedFuncs.length && !unusedLocals.size && records.length === program.records.length) return [];
+    if (!unusedGlobals.length && !unusedFuncs.length && !unusedLocals.size && records.length === program.records.length)
+      return [];
     const dropLocals = (p: Program, ids: ReadonlySet<number>): Program =>
-      transformProgram(p, (n) => (n.kind === 'block' && n.locals.some((l) => ids.has(l.id)) ? { ...n, locals: n.locals.filter((l) => !ids.has(l.id)) } : n));
+      transformProgram(p, (n) =>
+        n.kind === 'block' && n.locals.some((l) => ids.has(l.id))
+          ? { ...n, locals: n.locals.filter((l) => !ids.has(l.id)) }
+          : n,
+      );
     // Everything at once first; one declaration at a time when that loses the bug (an unused
     // function can still matter to a compiler bug).
     return [
       () => {
         const p = dropLocals(program, unusedLocals);
-        return { ...p, records, globals: p.globals.filter((g) => used.has(g.id)), funcs: p.funcs.filter((f) => f.id === p.main || used.has(f.id)) };
+        return {
+          ...p,
+          records,
+          globals: p.globals.filter((g) => used.has(g.id)),
+          funcs: p.funcs.filter((f) => f.id === p.main || used.has(f.id)),
+        };
       },
       () => ({ ...program, records }),
       ...unusedFuncs.map((f) => () => ({ ...program, funcs: program.funcs.filter((x) => x.id !== f.id) })),
@@ -349,7 +380,8 @@ const removeParameters: IRPass = {
               return z ?? n;
             }
             if (n.kind === 'call' && n.func === f.id) return { ...n, args: n.args.filter((_, k) => k !== i) };
-            if (n.kind === 'func' && n.id === f.id) return { ...(n as FuncDecl), params: (n as FuncDecl).params.filter((x) => x.id !== param.id) };
+            if (n.kind === 'func' && n.id === f.id)
+              return { ...(n as FuncDecl), params: (n as FuncDecl).params.filter((x) => x.id !== param.id) };
             return n;
           });
           return ok ? { ...p, nextId: b.nextId } : undefined;
@@ -380,8 +412,10 @@ const dropInert: IRPass = {
     return [
       () =>
         transformProgram(program, (n) => {
-          if (n.kind === 'block' && n.stmts.some((x) => x.kind === 'expr' && inert(x.expr))) return { ...n, stmts: n.stmts.filter((x) => !(x.kind === 'expr' && inert(x.expr))) };
-          if (n.kind === 'for' && (inert(n.init) || inert(n.step))) return { ...n, init: inert(n.init) ? undefined : n.init, step: inert(n.step) ? undefined : n.step };
+          if (n.kind === 'block' && n.stmts.some((x) => x.kind === 'expr' && inert(x.expr)))
+            return { ...n, stmts: n.stmts.filter((x) => !(x.kind === 'expr' && inert(x.expr))) };
+          if (n.kind === 'for' && (inert(n.init) || inert(n.step)))
+            return { ...n, init: inert(n.init) ? undefined : n.init, step: inert(n.step) ? undefined : n.step };
           return n;
         }),
     ];
@@ -407,7 +441,12 @@ const refreshChecks: IRPass = {
       if (want !== n.expected) fresh.set(n.id, want);
     });
     if (fresh.size === 0) return [];
-    return [() => transformProgram(program, (n) => (n.kind === 'check' && fresh.has(n.id) ? { ...n, expected: fresh.get(n.id)! } : n))];
+    return [
+      () =>
+        transformProgram(program, (n) =>
+          n.kind === 'check' && fresh.has(n.id) ? { ...n, expected: fresh.get(n.id)! } : n,
+        ),
+    ];
   },
 };
 
@@ -440,12 +479,16 @@ const simplifyTypes: IRPass = {
     const addressed = addressFlows(program);
     walkProgram(program, (n) => {
       if (n.kind !== 'var-decl' || n.type.kind !== 'int' || n.type.name === 'int') return;
-      const retype = new Map<number, Type>([[n.id, qualify(C.int, { const: !!n.type.const, volatile: !!n.type.volatile })]]);
+      const retype = new Map<number, Type>([
+        [n.id, qualify(C.int, { const: !!n.type.const, volatile: !!n.type.volatile })],
+      ]);
       const flows = addressed.get(n.id);
       if (flows === 'blocked') return; // its address goes where no variable's type can follow
       if (flows) for (const [id, t] of flows) retype.set(id, t);
       out.push(() => {
-        const p = transformProgram(program, (m) => (m.kind === 'var-decl' && retype.has(m.id) ? { ...m, type: retype.get(m.id)! } : m));
+        const p = transformProgram(program, (m) =>
+          m.kind === 'var-decl' && retype.has(m.id) ? { ...m, type: retype.get(m.id)! } : m,
+        );
         return retypeProgram(p);
       });
     });
@@ -467,7 +510,8 @@ function addressFlows(program: Program): Map<number, Map<number, Type> | 'blocke
   });
   const paramsOf = new Map<number, readonly VarDecl[]>(program.funcs.map((f) => [f.id, f.params]));
   /** The variable `&v` points to, when the expression is exactly that. */
-  const target = (e: Expr | undefined): number | undefined => (e?.kind === 'addr' && e.target.kind === 'var' ? e.target.decl : undefined);
+  const target = (e: Expr | undefined): number | undefined =>
+    e?.kind === 'addr' && e.target.kind === 'var' ? e.target.decl : undefined;
   const into = (v: number, holder: VarDecl | undefined): void => {
     if (out.get(v) === 'blocked') return;
     const t = holder?.type;
@@ -476,7 +520,13 @@ function addressFlows(program: Program): Map<number, Map<number, Type> | 'blocke
       return;
     }
     const m = (out.get(v) as Map<number, Type> | undefined) ?? new Map<number, Type>();
-    m.set(holder.id, qualify(pointerTo(qualify(C.int, { const: !!t.to.const, volatile: !!t.to.volatile })), { const: !!t.const, volatile: !!t.volatile }));
+    m.set(
+      holder.id,
+      qualify(pointerTo(qualify(C.int, { const: !!t.to.const, volatile: !!t.to.volatile })), {
+        const: !!t.const,
+        volatile: !!t.volatile,
+      }),
+    );
     out.set(v, m);
   };
   const handled = new Set<number>();

@@ -36,7 +36,8 @@ export function applyEdits(text: string, edits: readonly Edit[]): string | null 
   let coverStart = -1;
   let coverEnd = -1;
   for (const e of sorted) {
-    if (e.start < 0 || e.end > text.length || e.end < e.start) throw new Error(`edit out of range: ${e.start}..${e.end} of ${text.length}`);
+    if (e.start < 0 || e.end > text.length || e.end < e.start)
+      throw new Error(`edit out of range: ${e.start}..${e.end} of ${text.length}`);
     if (e.start >= coverStart && e.end <= coverEnd && !(e.start === e.end && e.start === coverEnd)) continue;
     if (e.start < pos) return null;
     parts.push(text.slice(pos, e.start), e.replacement);

@@ -67,7 +67,13 @@ export class InterestingnessTest {
       // TMPDIR inside the run folder: a test killed mid-run (a later candidate won, or its limit
       // passed) cannot clean up after itself (repro.sh's trap does not run on SIGKILL), and this
       // folder is removed either way.
-      const r = await runProcess(this.script, [], { cwd: dir, timeoutMs: this.timeoutMs, signal, maxOutputBytes: 64 * 1024, env: { ...this.env, TMPDIR: dir } });
+      const r = await runProcess(this.script, [], {
+        cwd: dir,
+        timeoutMs: this.timeoutMs,
+        signal,
+        maxOutputBytes: 64 * 1024,
+        env: { ...this.env, TMPDIR: dir },
+      });
       if (r.aborted) return 'cancelled';
       if (r.timedOut) return 'timeout';
       return r.status === 0 ? 'interesting' : 'boring';

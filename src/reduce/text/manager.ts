@@ -10,7 +10,13 @@ import { DEFAULT_PASS_GROUPS, instantiate, type PassGroups } from './passes/inde
 /** Something the text reducer reports while it works. */
 export type ReduceEvent =
   | { readonly kind: 'start'; readonly bytes: number; readonly lines: number }
-  | { readonly kind: 'pass'; readonly pass: string; readonly round: number; readonly bytes: number; readonly lines: number }
+  | {
+      readonly kind: 'pass';
+      readonly pass: string;
+      readonly round: number;
+      readonly bytes: number;
+      readonly lines: number;
+    }
   | {
       readonly kind: 'commit';
       readonly pass: string;
@@ -22,7 +28,13 @@ export type ReduceEvent =
       readonly provisional: boolean;
     }
   /** The deferred guards accepted `text` (a checkpoint), or rejected later texts and `text` is where the reduction went back to. */
-  | { readonly kind: 'verified'; readonly text: string; readonly bytes: number; readonly lines: number; readonly reverted: boolean };
+  | {
+      readonly kind: 'verified';
+      readonly text: string;
+      readonly bytes: number;
+      readonly lines: number;
+      readonly reverted: boolean;
+    };
 
 /** How the text reducer runs. */
 export interface TextReduceOptions {
@@ -176,7 +188,10 @@ export async function reduceText(opts: TextReduceOptions): Promise<TextReduceRes
   tests++;
   if (opts.verify) verifications++;
   if (original !== 'interesting') {
-    throw errNotInteresting(opts.label ?? 'input', original === 'timeout' ? 'it timed out; raise --timeout' : 'it exited with a non-zero status');
+    throw errNotInteresting(
+      opts.label ?? 'input',
+      original === 'timeout' ? 'it timed out; raise --timeout' : 'it exited with a non-zero status',
+    );
   }
   cache.set(hash(current), 'full');
   emit({ kind: 'start', ...textSize(current) });
@@ -199,17 +214,19 @@ export async function reduceText(opts: TextReduceOptions): Promise<TextReduceRes
       text,
       verdict: undefined,
       controller,
-      done: candidateTest().run(text, controller.signal).then(
-        (v) => {
-          c.verdict = v;
-          if (v !== 'cancelled') cache.set(key, v === 'interesting' ? level : false);
-        },
-        (e: unknown) => {
-          // The script could not be run at all: remember the error, the loop rethrows it.
-          c.verdict = 'boring';
-          fatal ??= { error: e };
-        },
-      ),
+      done: candidateTest()
+        .run(text, controller.signal)
+        .then(
+          (v) => {
+            c.verdict = v;
+            if (v !== 'cancelled') cache.set(key, v === 'interesting' ? level : false);
+          },
+          (e: unknown) => {
+            // The script could not be run at all: remember the error, the loop rethrows it.
+            c.verdict = 'boring';
+            fatal ??= { error: e };
+          },
+        ),
     };
     running.add(c.done);
     void c.done.then(() => running.delete(c.done));
@@ -276,12 +293,23 @@ export async function reduceText(opts: TextReduceOptions): Promise<TextReduceRes
             lastVerified = current;
             unverified = [];
           } else unverified.push(current);
-          emit({ kind: 'commit', pass: pass.name, ...textSize(current), text: current, tests, provisional: current !== lastVerified });
+          emit({
+            kind: 'commit',
+            pass: pass.name,
+            ...textSize(current),
+            text: current,
+            tests,
+            provisional: current !== lastVerified,
+          });
           next = pass.advanceOnSuccess(current, head.state, ctx);
           exhausted = next === null;
           // A long pass is checkpointed on the way, so the kept text does not fall far behind; going
           // back restarts the pass on the text it went back to.
-          if (unverified.length > 0 && Date.now() - lastCheckpoint >= (opts.checkpointMs ?? CHECKPOINT_MS) && (await checkpoint())) {
+          if (
+            unverified.length > 0 &&
+            Date.now() - lastCheckpoint >= (opts.checkpointMs ?? CHECKPOINT_MS) &&
+            (await checkpoint())
+          ) {
             next = pass.init(current, ctx);
             exhausted = next === null;
           }
@@ -296,7 +324,12 @@ export async function reduceText(opts: TextReduceOptions): Promise<TextReduceRes
         const remaining = deadline - Date.now();
         if (remaining === Infinity) await Promise.race([...pending, onAbort]);
         // Capped at what a Node timer holds (a longer delay would fire at once): waking early only loops.
-        else await Promise.race([...pending, onAbort, new Promise((r) => setTimeout(r, Math.min(Math.max(0, remaining) + 1, MAX_TIMER_MS)).unref())]);
+        else
+          await Promise.race([
+            ...pending,
+            onAbort,
+            new Promise((r) => setTimeout(r, Math.min(Math.max(0, remaining) + 1, MAX_TIMER_MS)).unref()),
+          ]);
       }
     } finally {
       for (const c of window) c.controller.abort();

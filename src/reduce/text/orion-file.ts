@@ -66,7 +66,6 @@ export interface OrionFileResult {
   readonly dropped: readonly { readonly variant: number; readonly reason: string }[];
 }
 
-
 /** The gcov that reads a gcc driver's coverage data: `gcc-12` → `gcov-12`, `gcc` → `gcov`. */
 export function gcovFor(compiler: Compiler): string {
   const m = /^(?:.*-)?gcc(-\d+(?:\.\d+)*)?$/.exec(compiler.name);
@@ -79,8 +78,10 @@ export function gcovFor(compiler: Compiler): string {
  * abnormal exit); writes nothing itself.
  */
 export async function orionFile(path: string, text: string, opts: OrionFileOptions): Promise<OrionFileResult> {
-  if (opts.compiler.family !== 'gcc') throw errBadOption('--cc', opts.compiler.name, 'a gcc driver (gcov reads its coverage data)');
-  if (opts.compiler.target !== undefined) throw errBadOption('--cc', opts.compiler.name, 'a native compiler (the program runs to measure its coverage)');
+  if (opts.compiler.family !== 'gcc')
+    throw errBadOption('--cc', opts.compiler.name, 'a gcc driver (gcov reads its coverage data)');
+  if (opts.compiler.target !== undefined)
+    throw errBadOption('--cc', opts.compiler.name, 'a native compiler (the program runs to measure its coverage)');
   const parser = new CParser(1);
   const root = parser.parse(text).rootNode;
   const syntax = firstSyntaxError(root, parser.errorCount(text));
@@ -113,7 +114,8 @@ export async function orionFile(path: string, text: string, opts: OrionFileOptio
     for (let i = 1; i <= opts.variants; i++) {
       const v = orionFileVariant(text, root, counts, opts.seed, i);
       const why = await check(v.text);
-      if (why === null) members.push({ variant: i, text: v.text, deleted: v.deleted, diffLines: diffLines(text, v.text) });
+      if (why === null)
+        members.push({ variant: i, text: v.text, deleted: v.deleted, diffLines: diffLines(text, v.text) });
       else dropped.push({ variant: i, reason: why });
     }
     return { expected, candidates: orionCandidates(root, counts).length, members, dropped };
@@ -123,7 +125,13 @@ export async function orionFile(path: string, text: string, opts: OrionFileOptio
 }
 
 /** Builds the file with coverage, runs it twice, and reads its line counts with gcov. */
-async function profile(path: string, text: string, opts: OrionFileOptions, limits: Limits, temp: TempRoot): Promise<{ expected: string; counts: LineCounts }> {
+async function profile(
+  path: string,
+  text: string,
+  opts: OrionFileOptions,
+  limits: Limits,
+  temp: TempRoot,
+): Promise<{ expected: string; counts: LineCounts }> {
   const dir = await temp.dir('cov');
   // The file keeps its own name, so compiler messages and gcov's report name it as the user does.
   const name = sourceName(path);
@@ -131,28 +139,67 @@ async function profile(path: string, text: string, opts: OrionFileOptions, limit
   const cmd = [opts.compiler.command, '-O0', '--coverage', ...opts.cflags, name, '-o', EXE_FILE, ...LINK_LIBRARIES];
   const step = { cwd: dir, memoryMb: limits.compile.memoryMb, maxOutputBytes: 256 << 10, signal: undefined };
   const cr = await runStep('compile', cmd, { ...step, timeoutMs: limits.compile.timeoutMs });
-  if (cr.timedOut) throw errUnusableProgram('KILN_DOES_NOT_COMPILE', path, `${opts.compiler.name} -O0 did not finish within ${limits.compile.timeoutMs / 1000} s`);
-  if (cr.status !== 0 || !existsSync(join(dir, EXE_FILE))) throw errUnusableProgram('KILN_DOES_NOT_COMPILE', path, `does not compile with ${opts.compiler.name} -O0: ${firstError(cr.stderr)}`);
+  if (cr.timedOut)
+    throw errUnusableProgram(
+      'KILN_DOES_NOT_COMPILE',
+      path,
+      `${opts.compiler.name} -O0 did not finish within ${limits.compile.timeoutMs / 1000} s`,
+    );
+  if (cr.status !== 0 || !existsSync(join(dir, EXE_FILE)))
+    throw errUnusableProgram(
+      'KILN_DOES_NOT_COMPILE',
+      path,
+      `does not compile with ${opts.compiler.name} -O0: ${firstError(cr.stderr)}`,
+    );
   const outputs: string[] = [];
   for (let run = 1; run <= 2; run++) {
     const r = await runOnce(dir, limits, temp);
-    if (r.timedOut) throw errUnusableProgram('KILN_DOES_NOT_TERMINATE', path, `does not terminate within ${limits.run.timeoutMs / 1000} s (built with ${opts.compiler.name} -O0 --coverage)`);
-    if (r.signal !== null || r.status !== 0) throw errUnusableProgram('KILN_ABNORMAL_EXIT', path, `exits abnormally (${r.signal !== null ? `killed by ${r.signal}` : `exit status ${r.status}`}) on run ${run}`);
+    if (r.timedOut)
+      throw errUnusableProgram(
+        'KILN_DOES_NOT_TERMINATE',
+        path,
+        `does not terminate within ${limits.run.timeoutMs / 1000} s (built with ${opts.compiler.name} -O0 --coverage)`,
+      );
+    if (r.signal !== null || r.status !== 0)
+      throw errUnusableProgram(
+        'KILN_ABNORMAL_EXIT',
+        path,
+        `exits abnormally (${r.signal !== null ? `killed by ${r.signal}` : `exit status ${r.status}`}) on run ${run}`,
+      );
     // Variants are judged like campaign tests, which keep this much output: a longer output could not be compared.
-    if (r.truncated) throw errUnusableProgram('KILN_OUTPUT_TOO_LARGE', path, `prints more than ${RUN_OUTPUT_BYTES >> 10} KiB`);
+    if (r.truncated)
+      throw errUnusableProgram('KILN_OUTPUT_TOO_LARGE', path, `prints more than ${RUN_OUTPUT_BYTES >> 10} KiB`);
     outputs.push(outputLine(r.stdout));
   }
-  if (outputs[0] !== outputs[1]) throw errUnusableProgram('KILN_NONDETERMINISTIC', path, `prints differently on two runs: ${firstDifference(outputs[0]!, outputs[1]!)}`);
+  if (outputs[0] !== outputs[1])
+    throw errUnusableProgram(
+      'KILN_NONDETERMINISTIC',
+      path,
+      `prints differently on two runs: ${firstDifference(outputs[0]!, outputs[1]!)}`,
+    );
   const data = (await readdir(dir)).filter((f) => f.endsWith('.gcda'));
   if (data.length !== 1) throw new Error(`expected one coverage data file after the runs, found ${data.length}`);
-  const g = await runStep('compile', [opts.gcov, '--json-format', '--stdout', data[0]!], { ...step, timeoutMs: limits.compile.timeoutMs, maxOutputBytes: 64 << 20 });
+  const g = await runStep('compile', [opts.gcov, '--json-format', '--stdout', data[0]!], {
+    ...step,
+    timeoutMs: limits.compile.timeoutMs,
+    maxOutputBytes: 64 << 20,
+  });
   if (g.status === 127) throw errMissingTool(opts.gcov, 'gcc');
-  if (g.status !== 0 || g.truncated) throw new KilnError('KILN_MISSING_TOOL', `${opts.gcov} cannot read the coverage data of ${opts.compiler.name}: ${firstLine(g.stderr) || `exit status ${g.status}`}`, `give the gcov of the same gcc version with --gcov (e.g. gcov-12 for gcc-12)`);
+  if (g.status !== 0 || g.truncated)
+    throw new KilnError(
+      'KILN_MISSING_TOOL',
+      `${opts.gcov} cannot read the coverage data of ${opts.compiler.name}: ${firstLine(g.stderr) || `exit status ${g.status}`}`,
+      `give the gcov of the same gcc version with --gcov (e.g. gcov-12 for gcc-12)`,
+    );
   let counts: LineCounts;
   try {
     counts = parseGcovJson(g.stdout, name);
   } catch (e) {
-    throw new KilnError('KILN_MISSING_TOOL', `${opts.gcov}: ${(e as Error).message}`, 'give a gcov of gcc 9 or later (it needs --json-format) with --gcov');
+    throw new KilnError(
+      'KILN_MISSING_TOOL',
+      `${opts.gcov}: ${(e as Error).message}`,
+      'give a gcov of gcc 9 or later (it needs --json-format) with --gcov',
+    );
   }
   return { expected: outputs[0]!, counts };
 }
@@ -165,7 +212,13 @@ async function runOnce(dir: string, limits: Limits, temp: TempRoot): Promise<Run
     await mkdir(runDir);
     // A copy: the coverage runtime writes its counts next to the object files, in `dir`, by absolute path.
     await copyFile(join(dir, EXE_FILE), join(runDir, EXE_FILE));
-    return await runStep('run', [EXE_ARGV0], { cwd: runDir, timeoutMs: limits.run.timeoutMs, memoryMb: limits.run.memoryMb, maxOutputBytes: RUN_OUTPUT_BYTES, signal: undefined });
+    return await runStep('run', [EXE_ARGV0], {
+      cwd: runDir,
+      timeoutMs: limits.run.timeoutMs,
+      memoryMb: limits.run.memoryMb,
+      maxOutputBytes: RUN_OUTPUT_BYTES,
+      signal: undefined,
+    });
   } finally {
     await temp.remove(parent);
   }
@@ -173,7 +226,14 @@ async function runOnce(dir: string, limits: Limits, temp: TempRoot): Promise<Run
 
 /** The original failed its plain -O0 test after passing with coverage: say which way. */
 function unusableWithoutCoverage(path: string, why: string, cc: string): KilnError {
-  const code = why.startsWith('compiler-') || why.startsWith('rejected-') ? 'KILN_DOES_NOT_COMPILE' : why.startsWith('binary-hang') ? 'KILN_DOES_NOT_TERMINATE' : why.startsWith('binary-crash') ? 'KILN_ABNORMAL_EXIT' : 'KILN_NONDETERMINISTIC';
+  const code =
+    why.startsWith('compiler-') || why.startsWith('rejected-')
+      ? 'KILN_DOES_NOT_COMPILE'
+      : why.startsWith('binary-hang')
+        ? 'KILN_DOES_NOT_TERMINATE'
+        : why.startsWith('binary-crash')
+          ? 'KILN_ABNORMAL_EXIT'
+          : 'KILN_NONDETERMINISTIC';
   return errUnusableProgram(code, path, `built with ${cc} -O0 without --coverage it behaves differently (${why})`);
 }
 
@@ -204,7 +264,13 @@ function firstSyntaxError(root: SyntaxNode, errors: number): string | undefined 
 }
 
 function firstLine(s: string): string {
-  return s.split('\n').find((l) => l.trim() !== '')?.trim().slice(0, 300) ?? '';
+  return (
+    s
+      .split('\n')
+      .find((l) => l.trim() !== '')
+      ?.trim()
+      .slice(0, 300) ?? ''
+  );
 }
 
 /** The first line of a compiler's diagnostics that names an error. */

@@ -61,5 +61,9 @@ export class CParser {
 function isUnnamedBitField(node: SyntaxNode, parent: SyntaxNode): boolean {
   // `parent` is the node the walk came from: tree-sitter's own `node.parent` of a zero-width
   // MISSING node is its preceding sibling's subtree.
-  return node.type === 'field_identifier' && parent.type === 'field_declaration' && parent.children.some((c) => c.type === 'bitfield_clause');
+  return (
+    node.type === 'field_identifier' &&
+    parent.type === 'field_declaration' &&
+    parent.children.some((c) => c.type === 'bitfield_clause')
+  );
 }

@@ -130,7 +130,9 @@ export function chunkedEditPass(name: string, units: UnitEnumerator, opts: Chunk
       const u = list(text, ctx);
       if (s.index >= u.length) return { kind: 'stop' };
       // Backward, chunk k counts from the end: later units (uses) go before earlier ones (definitions).
-      const [from, to] = opts.backward ? [Math.max(0, u.length - s.index - s.chunk), u.length - s.index] : [s.index, s.index + s.chunk];
+      const [from, to] = opts.backward
+        ? [Math.max(0, u.length - s.index - s.chunk), u.length - s.index]
+        : [s.index, s.index + s.chunk];
       const out = applyEdits(text, u.slice(from, to));
       return out === null || out === text ? { kind: 'invalid' } : { kind: 'ok', text: out };
     },

@@ -6,7 +6,16 @@ import { ValidityChecker, validityCompilers, validitySummary } from '../validity
 import { InterestingnessTest, type Verdict } from './interesting.js';
 import { reduceText, type ReduceEvent, type TextReduceResult } from './manager.js';
 import { CParser } from './parser.js';
-import { crashScript, DEFER_GUARDS_VAR, hasClang, hasDeferredGuards, probeCrash, probeWrongCodeGuards, semanticFlags, wrongCodeScript } from './scripts.js';
+import {
+  crashScript,
+  DEFER_GUARDS_VAR,
+  hasClang,
+  hasDeferredGuards,
+  probeCrash,
+  probeWrongCodeGuards,
+  semanticFlags,
+  wrongCodeScript,
+} from './scripts.js';
 
 /** What to reduce, against which test, and how. Exactly one of `test`, `crash`, `wrongCode`. */
 export interface ReduceFileOptions {
@@ -82,7 +91,12 @@ function writeAtomically(path: string, text: string, mode?: number): void {
 
 function validate(o: ReduceFileOptions): void {
   const modes = [o.test !== undefined, o.crash !== undefined, o.wrongCode !== undefined].filter(Boolean).length;
-  if (modes !== 1) throw errBadOption('--test', o.test ?? '(none)', 'exactly one of --test SCRIPT, --crash "CC FLAGS" or --wrong-code "CC FLAGS"');
+  if (modes !== 1)
+    throw errBadOption(
+      '--test',
+      o.test ?? '(none)',
+      'exactly one of --test SCRIPT, --crash "CC FLAGS" or --wrong-code "CC FLAGS"',
+    );
   if (o.match !== undefined) {
     if (o.crash === undefined) throw errBadOption('--match', o.match, 'to be used with --crash');
     try {
@@ -95,16 +109,26 @@ function validate(o: ReduceFileOptions): void {
     throw errBadOption('--wrong-code', o.wrongCode, 'exactly one of --reference "CC FLAGS" or --expected LINE with it');
   }
   if (o.wrongCode === undefined && (o.reference !== undefined || o.expected !== undefined)) {
-    throw errBadOption(o.reference !== undefined ? '--reference' : '--expected', o.reference ?? o.expected!, 'to be used with --wrong-code');
+    throw errBadOption(
+      o.reference !== undefined ? '--reference' : '--expected',
+      o.reference ?? o.expected!,
+      'to be used with --wrong-code',
+    );
   }
-  if (o.expected !== undefined && o.expected.includes('\n')) throw errBadOption('--expected', o.expected, 'one line of output');
+  if (o.expected !== undefined && o.expected.includes('\n'))
+    throw errBadOption('--expected', o.expected, 'one line of output');
 }
 
 /**
  * Writes the `--crash` or `--wrong-code` script for `text` next to the output; returns its path,
  * and whether it has a last guard the reducer can defer (`DEFER_GUARDS_VAR`).
  */
-async function writeGeneratedScript(o: ReduceFileOptions, text: string, output: string, timeoutMs: number): Promise<{ path: string; deferrable: boolean }> {
+async function writeGeneratedScript(
+  o: ReduceFileOptions,
+  text: string,
+  output: string,
+  timeoutMs: number,
+): Promise<{ path: string; deferrable: boolean }> {
   const fileName = basename(o.input);
   const path = `${output}.test.sh`;
   let script: string;
@@ -124,7 +148,10 @@ async function writeGeneratedScript(o: ReduceFileOptions, text: string, output: 
     const guards = await probeWrongCodeGuards(fileName, text, cflags);
     for (const d of guards.dropped.filter((x) => x.includes('original'))) o.onNote?.(`UB guard dropped: ${d}`);
     if (!guards.msan) o.onNote?.('MemorySanitizer is not available here: the MSan guard is left out');
-    deferrable = hasDeferredGuards({ msan: guards.msan, ...(o.checkCommand !== undefined ? { check: o.checkCommand } : {}) });
+    deferrable = hasDeferredGuards({
+      msan: guards.msan,
+      ...(o.checkCommand !== undefined ? { check: o.checkCommand } : {}),
+    });
     script = wrongCodeScript({
       fileName,
       failing: o.wrongCode!,
@@ -143,7 +170,8 @@ async function writeGeneratedScript(o: ReduceFileOptions, text: string, output: 
   writeAtomically(path, script, 0o755);
   chmodSync(path, 0o755);
   o.onNote?.(`interestingness test written to ${path}`);
-  if (deferrable) o.onNote?.('its last UB guard runs on the texts the reduction keeps (checkpoints), not on every candidate');
+  if (deferrable)
+    o.onNote?.('its last UB guard runs on the texts the reduction keeps (checkpoints), not on every candidate');
   return { path, deferrable };
 }
 
@@ -156,7 +184,12 @@ type RunTest = Pick<InterestingnessTest, 'run'>;
  * deferred guards the test has already judged every text a checkpoint sees, so `whole` only
  * repeats it for texts it has not seen (the original).
  */
-async function validityVerify(o: ReduceFileOptions, text: string, candidateTest: RunTest, test: RunTest): Promise<{ candidates: RunTest; whole: RunTest } | undefined> {
+async function validityVerify(
+  o: ReduceFileOptions,
+  text: string,
+  candidateTest: RunTest,
+  test: RunTest,
+): Promise<{ candidates: RunTest; whole: RunTest } | undefined> {
   const deferred = candidateTest !== test;
   const wanted = o.validity ?? o.wrongCode !== undefined;
   if (wanted === false) return undefined;
@@ -167,10 +200,14 @@ async function validityVerify(o: ReduceFileOptions, text: string, candidateTest:
   }
   const first = await checker.check([{ name: basename(o.input), content: text }], o.signal);
   if (!first.ok) {
-    o.onNote?.(`the input does not pass the validity check (${checker.describe()}: ${validitySummary(first, 1)}), so the reduced text is not held to it`);
+    o.onNote?.(
+      `the input does not pass the validity check (${checker.describe()}: ${validitySummary(first, 1)}), so the reduced text is not held to it`,
+    );
     return undefined;
   }
-  o.onNote?.(`the texts the reduction keeps must compile cleanly on ${checker.describe()} (-std=gnu11 -Wall -Wextra, none of the diagnostics GCC 14 makes errors)`);
+  o.onNote?.(
+    `the texts the reduction keeps must compile cleanly on ${checker.describe()} (-std=gnu11 -Wall -Wextra, none of the diagnostics GCC 14 makes errors)`,
+  );
   const accepted = new Set<string>();
   const candidates: RunTest = deferred
     ? candidateTest
@@ -201,7 +238,8 @@ async function validityVerify(o: ReduceFileOptions, text: string, candidateTest:
 export async function reduceFile(o: ReduceFileOptions): Promise<ReduceFileResult> {
   validate(o);
   const output = o.output ?? defaultOutput(o.input);
-  if (resolve(output) === resolve(o.input)) throw errBadOption('--output', output, 'a file other than the input (kiln reduce never modifies it)');
+  if (resolve(output) === resolve(o.input))
+    throw errBadOption('--output', output, 'a file other than the input (kiln reduce never modifies it)');
   let text: string;
   try {
     text = readFileSync(o.input, 'utf8');
@@ -215,7 +253,9 @@ export async function reduceFile(o: ReduceFileOptions): Promise<ReduceFileResult
   const script = o.test ?? generated!.path;
   const test = new InterestingnessTest(script, basename(o.input), timeoutMs);
   // Deferred guards: candidates run the script's cheap steps, checkpoints the whole script.
-  const cheap = generated?.deferrable ? new InterestingnessTest(script, basename(o.input), timeoutMs, { [DEFER_GUARDS_VAR]: '1' }) : undefined;
+  const cheap = generated?.deferrable
+    ? new InterestingnessTest(script, basename(o.input), timeoutMs, { [DEFER_GUARDS_VAR]: '1' })
+    : undefined;
   try {
     const verify = await validityVerify(o, text, cheap ?? test, test);
     const result = await reduceText({

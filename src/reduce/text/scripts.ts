@@ -18,7 +18,8 @@ export const CRASH_MARKERS =
   'internal compiler error|Segmentation fault|Aborted|Bus error|Illegal instruction|Killed signal|' +
   'PLEASE submit a bug report|frontend command failed|Assertion .* failed|UNREACHABLE executed|LLVM ERROR|Stack dump:';
 
-const SIGNATURE_LINE = /internal compiler error|Assertion .* failed|UNREACHABLE executed|LLVM ERROR|Killed signal|frontend command failed due to signal|Segmentation fault/;
+const SIGNATURE_LINE =
+  /internal compiler error|Assertion .* failed|UNREACHABLE executed|LLVM ERROR|Killed signal|frontend command failed due to signal|Segmentation fault/;
 
 /** Escapes a literal for a POSIX extended regular expression. */
 function ereEscape(s: string): string {
@@ -48,7 +49,8 @@ export function semanticFlags(command: string): string[] {
   for (let i = 0; i < toks.length; i++) {
     const t = toks[i]!;
     if (/^-(I|D|U|std=)./.test(t)) out.push(t);
-    else if ((t === '-I' || t === '-D' || t === '-U' || t === '-include' || t === '-isystem') && i + 1 < toks.length) out.push(t, toks[++i]!);
+    else if ((t === '-I' || t === '-D' || t === '-U' || t === '-include' || t === '-isystem') && i + 1 < toks.length)
+      out.push(t, toks[++i]!);
   }
   return out;
 }
@@ -97,13 +99,24 @@ export interface CrashProbe {
 }
 
 /** Compiles the original once the way the `--crash` script will, to derive the default `--match`. */
-export async function probeCrash(compiler: string, fileName: string, text: string, timeoutMs: number): Promise<CrashProbe> {
+export async function probeCrash(
+  compiler: string,
+  fileName: string,
+  text: string,
+  timeoutMs: number,
+): Promise<CrashProbe> {
   const dir = await mkdtemp(join(tmpdir(), 'kiln-crash-'));
   try {
     await writeFile(join(dir, fileName), text);
-    const r = await runProcess('sh', ['-c', `${crashCompile(compiler)} 2>&1`], { cwd: dir, timeoutMs, env: { LC_ALL: 'C', f: fileName } });
+    const r = await runProcess('sh', ['-c', `${crashCompile(compiler)} 2>&1`], {
+      cwd: dir,
+      timeoutMs,
+      env: { LC_ALL: 'C', f: fileName },
+    });
     const output = r.stdout + r.stderr;
-    const crashed = !r.timedOut && ((r.status !== null && r.status >= 128) || r.signal !== null || new RegExp(CRASH_MARKERS).test(output));
+    const crashed =
+      !r.timedOut &&
+      ((r.status !== null && r.status >= 128) || r.signal !== null || new RegExp(CRASH_MARKERS).test(output));
     return { crashed, output, signature: iceSignature(output) ?? '' };
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -217,15 +230,22 @@ export interface WrongCodeScriptOptions {
  * a reduction cannot drift to a program whose correct output merely changed.
  */
 export function wrongCodeScript(o: WrongCodeScriptOptions): string {
-  if ((o.reference === undefined) === (o.expected === undefined)) throw new Error('wrongCodeScript needs exactly one of reference and expected');
+  if ((o.reference === undefined) === (o.expected === undefined))
+    throw new Error('wrongCodeScript needs exactly one of reference and expected');
   const cflags = o.cflags.map(shq).join(' ');
   const lines: string[] = [
     '#!/bin/sh',
     "# Interestingness test written by 'kiln reduce --wrong-code' (C-Reduce/C-Vise convention: it runs",
     `# in a directory holding ${o.fileName}; exit status 0 means interesting). Interesting iff the`,
     ...(o.failingTest !== undefined
-      ? [`# failure of ${o.failing.replace(/[\x00-\x1f]/g, ' ')} shows (step 1's test) against the output of the reference`, `# (${o.reference}), and the program is free of the undefined behaviour the`]
-      : [`# failing compiler (${o.failing}) makes the program print something other than`, `# ${o.reference !== undefined ? `the reference (${o.reference})` : 'the expected output'}, and the program is free of the undefined behaviour the`]),
+      ? [
+          `# failure of ${o.failing.replace(/[\x00-\x1f]/g, ' ')} shows (step 1's test) against the output of the reference`,
+          `# (${o.reference}), and the program is free of the undefined behaviour the`,
+        ]
+      : [
+          `# failing compiler (${o.failing}) makes the program print something other than`,
+          `# ${o.reference !== undefined ? `the reference (${o.reference})` : 'the expected output'}, and the program is free of the undefined behaviour the`,
+        ]),
     '# guards below detect. Cheap checks come first: most candidates fail at step 1.',
     'LC_ALL=C; export LC_ALL',
     `f=${shq(o.fileName)}`,
@@ -271,8 +291,13 @@ export function wrongCodeScript(o: WrongCodeScriptOptions): string {
       '# 2. Diagnostics that indicate undefined behaviour are errors.',
     );
   }
-  if (o.gccErrors.length > 0) lines.push(`gcc -O1 $cflags ${o.gccErrors.map((w) => `-Werror=${w}`).join(' ')} -c "$f" -o kiln-gcc.o >/dev/null 2>&1 || exit 1`);
-  lines.push(`clang -O1 $cflags ${o.clangErrors.map((w) => `-Werror=${w}`).join(' ')} -c "$f" -o kiln-clang.o >/dev/null 2>&1 || exit 1`);
+  if (o.gccErrors.length > 0)
+    lines.push(
+      `gcc -O1 $cflags ${o.gccErrors.map((w) => `-Werror=${w}`).join(' ')} -c "$f" -o kiln-gcc.o >/dev/null 2>&1 || exit 1`,
+    );
+  lines.push(
+    `clang -O1 $cflags ${o.clangErrors.map((w) => `-Werror=${w}`).join(' ')} -c "$f" -o kiln-clang.o >/dev/null 2>&1 || exit 1`,
+  );
   lines.push(
     '',
     '# 3. Sanitized builds run silently to completion and print the correct output.',
@@ -322,7 +347,13 @@ async function hasTool(tool: string): Promise<boolean> {
 }
 
 /** Compiles `text` with `cc args` in a scratch directory; returns the status and output. */
-async function compileProbe(dir: string, cc: string, args: readonly string[], fileName: string, text: string): Promise<{ ok: boolean; output: string }> {
+async function compileProbe(
+  dir: string,
+  cc: string,
+  args: readonly string[],
+  fileName: string,
+  text: string,
+): Promise<{ ok: boolean; output: string }> {
   await writeFile(join(dir, fileName), text);
   const r = await runProcess(cc, [...args, fileName], { cwd: dir, timeoutMs: 60_000, env: { LC_ALL: 'C' } });
   return { ok: r.status === 0, output: r.stdout + r.stderr };
@@ -342,7 +373,11 @@ export interface WrongCodeGuards {
  * triggers (the original is taken as UB-free; a guard it fails would make nothing interesting),
  * and whether MemorySanitizer links and runs. Needs clang; gcc is optional.
  */
-export async function probeWrongCodeGuards(fileName: string, text: string, cflags: readonly string[]): Promise<WrongCodeGuards> {
+export async function probeWrongCodeGuards(
+  fileName: string,
+  text: string,
+  cflags: readonly string[],
+): Promise<WrongCodeGuards> {
   const dir = await mkdtemp(join(tmpdir(), 'kiln-guards-'));
   const dropped: string[] = [];
   try {
@@ -351,24 +386,53 @@ export async function probeWrongCodeGuards(fileName: string, text: string, cflag
       // compilers name the options they do not know, so a second probe without them usually
       // settles it (older compilers lack the newest options: gcc 12 has no -Wreturn-mismatch).
       let candidates = [...warnings];
-      let all = await compileProbe(dir, cc, ['-c', '-o', 'probe.o', ...candidates.map((w) => `-Werror=${w}`)], 'probe.c', 'int main(void) { return 0; }\n');
-      const unknown = new Set([...all.output.matchAll(/-Werror=([\w-]+)['’]?: no option|unknown warning option '-Werror=([\w-]+)'/g)].map((m) => m[1] ?? m[2]!));
+      let all = await compileProbe(
+        dir,
+        cc,
+        ['-c', '-o', 'probe.o', ...candidates.map((w) => `-Werror=${w}`)],
+        'probe.c',
+        'int main(void) { return 0; }\n',
+      );
+      const unknown = new Set(
+        [...all.output.matchAll(/-Werror=([\w-]+)['’]?: no option|unknown warning option '-Werror=([\w-]+)'/g)].map(
+          (m) => m[1] ?? m[2]!,
+        ),
+      );
       if (unknown.size > 0) {
         for (const w of unknown) dropped.push(`${cc}:${w} (unknown)`);
         candidates = candidates.filter((w) => !unknown.has(w));
-        all = await compileProbe(dir, cc, ['-c', '-o', 'probe.o', ...candidates.map((w) => `-Werror=${w}`)], 'probe.c', 'int main(void) { return 0; }\n');
+        all = await compileProbe(
+          dir,
+          cc,
+          ['-c', '-o', 'probe.o', ...candidates.map((w) => `-Werror=${w}`)],
+          'probe.c',
+          'int main(void) { return 0; }\n',
+        );
       }
       const known: string[] = [];
       if (all.ok && !/unknown warning|no option -W/.test(all.output)) known.push(...candidates);
-      else for (const w of candidates) {
-        const r = await compileProbe(dir, cc, ['-c', '-o', 'probe.o', `-Werror=${w}`], 'probe.c', 'int main(void) { return 0; }\n');
-        if (r.ok && !/unknown warning|no option -W/.test(r.output)) known.push(w);
-        else dropped.push(`${cc}:${w} (unknown)`);
-      }
+      else
+        for (const w of candidates) {
+          const r = await compileProbe(
+            dir,
+            cc,
+            ['-c', '-o', 'probe.o', `-Werror=${w}`],
+            'probe.c',
+            'int main(void) { return 0; }\n',
+          );
+          if (r.ok && !/unknown warning|no option -W/.test(r.output)) known.push(w);
+          else dropped.push(`${cc}:${w} (unknown)`);
+        }
       // Drop those the original itself triggers.
       let kept = known;
       for (let round = 0; round < 3; round++) {
-        const r = await compileProbe(dir, cc, ['-O1', ...cflags, ...kept.map((w) => `-Werror=${w}`), '-c', '-o', 'orig.o'], fileName, text);
+        const r = await compileProbe(
+          dir,
+          cc,
+          ['-O1', ...cflags, ...kept.map((w) => `-Werror=${w}`), '-c', '-o', 'orig.o'],
+          fileName,
+          text,
+        );
         if (r.ok) break;
         const fired = new Set([...r.output.matchAll(/\[-Werror(?:=|,-W)([\w-]+)\]/g)].map((m) => m[1]!));
         if (fired.size === 0) break;
@@ -380,7 +444,13 @@ export async function probeWrongCodeGuards(fileName: string, text: string, cflag
     const gccErrors = (await hasTool('gcc')) ? await adapt('gcc', GCC_UB_WARNINGS) : [];
     const clangErrors = await adapt('clang', CLANG_UB_WARNINGS);
     let msan = false;
-    const built = await compileProbe(dir, 'clang', ['-fsanitize=memory', '-o', 'msan-probe'], 'msan.c', 'int main(void) { return 0; }\n');
+    const built = await compileProbe(
+      dir,
+      'clang',
+      ['-fsanitize=memory', '-o', 'msan-probe'],
+      'msan.c',
+      'int main(void) { return 0; }\n',
+    );
     if (built.ok) {
       const r = await runProcess('./msan-probe', [], { cwd: dir, timeoutMs: 10_000 });
       msan = r.status === 0;

@@ -36,7 +36,12 @@ export function repairArithmetic(ed: Editor, ub: UBReport, st: RepairState): Rep
   if (!n) return undefined;
   const tried = st.attempts(n.id);
   if (tried < st.rewritesPerSite) {
-    const r = tried === 0 ? rewrite(ed, n, ub, st) : ub.kind === 'shift-count-negative' || ub.kind === 'shift-count-too-large' ? maskShiftCount(ed, n) : undefined;
+    const r =
+      tried === 0
+        ? rewrite(ed, n, ub, st)
+        : ub.kind === 'shift-count-negative' || ub.kind === 'shift-count-too-large'
+          ? maskShiftCount(ed, n)
+          : undefined;
     if (r) return r;
   }
   return wrap(ed, n);
@@ -58,7 +63,10 @@ function maskShiftCount(ed: Editor, n: Node): Repaired | undefined {
   } else return undefined;
   const ct = promote(unqualified(countExpr.type) as IntType);
   const masked = ed.b.bin('&', countExpr, ed.constant(ct, BigInt(leftType.bits - 1)));
-  return repaired(ed.replace(countExpr.id, () => masked), 'rewrite-shift-count-mask');
+  return repaired(
+    ed.replace(countExpr.id, () => masked),
+    'rewrite-shift-count-mask',
+  );
 }
 
 function rewrite(ed: Editor, n: Node, ub: UBReport, st: RepairState): Repaired | undefined {
@@ -87,12 +95,21 @@ function rewrite(ed: Editor, n: Node, ub: UBReport, st: RepairState): Repaired |
 /** `+`↔`-`, `*`→`/` (or `-` for MIN·-1), unary `-`→`+`, and the same on compound assignment and ++/--. */
 function flipOverflow(ed: Editor, n: Node, a: bigint | undefined, b: bigint | undefined): Repaired | undefined {
   if (n.kind === 'unary' && n.op === '-') {
-    return repaired(ed.replace(n.id, (o) => ({ ...(o as UnaryExpr), op: '+' })), 'rewrite-neg-to-plus');
+    return repaired(
+      ed.replace(n.id, (o) => ({ ...(o as UnaryExpr), op: '+' })),
+      'rewrite-neg-to-plus',
+    );
   }
   if (n.kind === 'incdec') {
-    return repaired(ed.replace(n.id, (o) => ({ ...(o as IncDecExpr), op: (o as IncDecExpr).op === '++' ? '--' : '++' })), 'rewrite-flip-incdec');
+    return repaired(
+      ed.replace(n.id, (o) => ({ ...(o as IncDecExpr), op: (o as IncDecExpr).op === '++' ? '--' : '++' })),
+      'rewrite-flip-incdec',
+    );
   }
-  const minTimesMinusOne = (t: IntType): boolean => a !== undefined && b !== undefined && ((a === -(intMax(t) + 1n) && b === -1n) || (b === -(intMax(t) + 1n) && a === -1n));
+  const minTimesMinusOne = (t: IntType): boolean =>
+    a !== undefined &&
+    b !== undefined &&
+    ((a === -(intMax(t) + 1n) && b === -1n) || (b === -(intMax(t) + 1n) && a === -1n));
   if (n.kind === 'binary') {
     const t = n.type as IntType;
     if (n.op === '+' || n.op === '-') return swapOp(ed, n, { '+': '-', '-': '+' }, 'rewrite-flip-add-sub');
@@ -110,7 +127,10 @@ function swapOp(ed: Editor, n: Node, table: Record<string, string>, rule: string
   if (n.kind !== 'binary' && n.kind !== 'assign') return undefined;
   const next = table[n.op];
   if (!next) return undefined;
-  return repaired(ed.replace(n.id, (o) => ({ ...(o as BinaryExpr | AssignExpr), op: next }) as Node), rule);
+  return repaired(
+    ed.replace(n.id, (o) => ({ ...(o as BinaryExpr | AssignExpr), op: next }) as Node),
+    rule,
+  );
 }
 
 /**
@@ -118,7 +138,14 @@ function swapOp(ed: Editor, n: Node, table: Record<string, string>, rule: string
  * becomes `b - c`, with `c` drawn so the new count lies in [0, bw) — or in [0, bw − MSB(a)) for a
  * signed left shift, so the result is representable.
  */
-function adjustShiftCount(ed: Editor, n: Node, kind: UBKind, a: bigint, b: bigint, st: RepairState): Repaired | undefined {
+function adjustShiftCount(
+  ed: Editor,
+  n: Node,
+  kind: UBKind,
+  a: bigint,
+  b: bigint,
+  st: RepairState,
+): Repaired | undefined {
   let countExpr: Expr;
   let leftType: IntType;
   let op: '<<' | '>>';
@@ -147,7 +174,10 @@ function clearSignBit(ed: Editor, n: Node): Repaired | undefined {
   if (n.kind === 'binary' && n.op === '<<') {
     const lt = n.type as IntType;
     const masked = ed.b.bin('&', n.left, ed.b.lit(intMax(lt), lt));
-    return repaired(ed.replace(n.left.id, () => masked), 'rewrite-shift-mask-sign');
+    return repaired(
+      ed.replace(n.left.id, () => masked),
+      'rewrite-shift-mask-sign',
+    );
   }
   if (n.kind === 'assign' && n.op === '<<=') {
     // The object itself is negative: shift the other way (arithmetic on GCC's targets).
@@ -166,19 +196,36 @@ function wrap(ed: Editor, n: Node): Repaired | undefined {
   if (n.kind === 'binary') {
     const op = n.op;
     if (op === '+' || op === '-' || op === '*' || op === '/' || op === '%' || op === '<<' || op === '>>') {
-      return repaired(ed.replace(n.id, () => b.safe(op, n.left, n.right)), 'wrap-safe-math');
+      return repaired(
+        ed.replace(n.id, () => b.safe(op, n.left, n.right)),
+        'wrap-safe-math',
+      );
     }
     return undefined;
   }
-  if (n.kind === 'unary' && n.op === '-') return repaired(ed.replace(n.id, () => b.safe('neg', n.operand)), 'wrap-safe-math');
+  if (n.kind === 'unary' && n.op === '-')
+    return repaired(
+      ed.replace(n.id, () => b.safe('neg', n.operand)),
+      'wrap-safe-math',
+    );
   if (n.kind === 'assign' && n.op !== '=') {
     const op = n.op.slice(0, -1) as '+' | '-' | '*' | '/' | '%' | '<<' | '>>' | '&' | '|' | '^';
     if (pure(n.target) && op !== '&' && op !== '|' && op !== '^') {
       const value = b.safe(op, ed.clone(n.target), n.value);
-      return repaired(ed.replace(n.id, () => b.assign(n.target, value)), 'wrap-safe-math');
+      return repaired(
+        ed.replace(n.id, () => b.assign(n.target, value)),
+        'wrap-safe-math',
+      );
     }
-    return repaired(ed.replace(n.id, () => b.assign(n.target, n.value)), 'drop-compound-operator');
+    return repaired(
+      ed.replace(n.id, () => b.assign(n.target, n.value)),
+      'drop-compound-operator',
+    );
   }
-  if (n.kind === 'incdec') return repaired(ed.replace(n.id, () => n.target), 'drop-incdec');
+  if (n.kind === 'incdec')
+    return repaired(
+      ed.replace(n.id, () => n.target),
+      'drop-incdec',
+    );
   return undefined;
 }

@@ -22,12 +22,19 @@ export function repairFloat(ed: Editor, ub: UBReport): Repaired | undefined {
   const e = n as Expr;
   if (e.kind === 'binary' && e.type.kind === 'float') {
     for (const operand of [e.left, e.right]) {
-      if (sameType(unqualified(operand.type), unqualified(e.type))) return repaired(ed.replace(e.id, () => operand), 'float-keep-operand');
+      if (sameType(unqualified(operand.type), unqualified(e.type)))
+        return repaired(
+          ed.replace(e.id, () => operand),
+          'float-keep-operand',
+        );
     }
   }
   const t = unqualified(e.type);
   if (t.kind !== 'int' && t.kind !== 'float') return undefined;
-  return repaired(ed.replace(e.id, () => zeroOf(ed, t)), 'float-replace-with-zero');
+  return repaired(
+    ed.replace(e.id, () => zeroOf(ed, t)),
+    'float-replace-with-zero',
+  );
 }
 
 /** Whether a report is about floating-point arithmetic or conversion, which `repairFloat` handles. */

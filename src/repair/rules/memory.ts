@@ -1,7 +1,15 @@
 import { C, type IntType } from '../../c/types.js';
 import type { AssignExpr, Expr, FieldExpr, HashStmt, Stmt, VarDecl } from '../../ir/nodes.js';
 import { isExpr } from '../../ir/nodes.js';
-import { isRecord, namedFields, sameType, unqualified, type PointerT, type RecordT, type Type } from '../../ir/types.js';
+import {
+  isRecord,
+  namedFields,
+  sameType,
+  unqualified,
+  type PointerT,
+  type RecordT,
+  type Type,
+} from '../../ir/types.js';
 import type { UBReport } from '../../interp/interpret.js';
 import { zeroOf, type Editor } from '../edit.js';
 import { repaired, type Repaired, type RepairState } from '../state.js';
@@ -18,11 +26,17 @@ export function repairOutOfBounds(ed: Editor, ub: UBReport): Repaired | undefine
   const len = n.base.type.length;
   const ix = n.index;
   if (ix.kind === 'const') {
-    const v = ((ix.value as bigint) % BigInt(len) + BigInt(len)) % BigInt(len);
-    return repaired(ed.replace(ix.id, () => ed.b.lit(v, ix.type as IntType)), 'clamp-constant-index');
+    const v = (((ix.value as bigint) % BigInt(len)) + BigInt(len)) % BigInt(len);
+    return repaired(
+      ed.replace(ix.id, () => ed.b.lit(v, ix.type as IntType)),
+      'clamp-constant-index',
+    );
   }
   const wrapped = ed.b.bin('%', ed.b.cast(C.uint32, ix), ed.b.lit(len, C.uint32));
-  return repaired(ed.replace(ix.id, () => wrapped), 'wrap-index-modulo');
+  return repaired(
+    ed.replace(ix.id, () => wrapped),
+    'wrap-index-modulo',
+  );
 }
 
 /**
@@ -35,23 +49,37 @@ export function repairPointer(ed: Editor, ub: UBReport, st: RepairState): Repair
   if (!n || !isExpr(n)) return undefined;
   const origin = ub.detail?.pointerOrigin;
   const originNode = origin === undefined ? undefined : ed.find(origin);
-  if (originNode && (originNode.kind === 'null' || originNode.kind === 'addr') && st.attempts(originNode.id) < st.rewritesPerSite) {
+  if (
+    originNode &&
+    (originNode.kind === 'null' || originNode.kind === 'addr') &&
+    st.attempts(originNode.id) < st.rewritesPerSite
+  ) {
     const pt = originNode.type as PointerT;
     // In a global's initialiser the target must be declared earlier in the file.
     const target = globalOfType(ed, pt.to, ed.enclosingGlobal(originNode.id));
     if (target) {
       st.inherit(n.id, originNode.id);
-      return repaired(ed.replace(originNode.id, () => ed.b.addr(ed.b.v(target))), 'repoint-to-global');
+      return repaired(
+        ed.replace(originNode.id, () => ed.b.addr(ed.b.v(target))),
+        'repoint-to-global',
+      );
     }
   }
   if (n.kind === 'deref') {
     const target = globalOfType(ed, n.type);
-    if (target) return repaired(ed.replace(n.id, () => ed.b.v(target)), 'replace-deref-with-global');
+    if (target)
+      return repaired(
+        ed.replace(n.id, () => ed.b.v(target)),
+        'replace-deref-with-global',
+      );
   }
   if (n.type.kind === 'ptr') {
     const target = globalOfType(ed, n.type.to);
     const replacement = target ? ed.b.addr(ed.b.v(target)) : ed.b.nullptr(unqualified(n.type));
-    return repaired(ed.replace(n.id, () => replacement), 'replace-dangling-pointer');
+    return repaired(
+      ed.replace(n.id, () => replacement),
+      'replace-dangling-pointer',
+    );
   }
   return undefined;
 }
@@ -64,7 +92,8 @@ export function repairPointer(ed: Editor, ub: UBReport, st: RepairState): Repair
 export function globalOfType(ed: Editor, t: Type, before?: VarDecl): VarDecl | undefined {
   if (t.kind === 'void' || t.kind === 'array') return undefined;
   const u = unqualified(t);
-  const ok = (d: VarDecl): boolean => sameType(unqualified(d.type), u) && (!d.type.const || !!t.const) && (!d.type.volatile || !!t.volatile);
+  const ok = (d: VarDecl): boolean =>
+    sameType(unqualified(d.type), u) && (!d.type.const || !!t.const) && (!d.type.volatile || !!t.volatile);
   const all = ed.globals();
   const visible = before ? all.slice(0, all.indexOf(before)) : all;
   const found = visible.find(ok);
@@ -94,14 +123,29 @@ export function repairUninitialised(ed: Editor, ub: UBReport): Repaired | undefi
   if (!n) return undefined;
   if (n.kind === 'func') {
     if (n.ret.kind === 'void') return undefined;
-    const value = n.ret.kind === 'int' || n.ret.kind === 'ptr' || n.ret.kind === 'float' ? zeroOf(ed, n.ret) : undefined;
+    const value =
+      n.ret.kind === 'int' || n.ret.kind === 'ptr' || n.ret.kind === 'float' ? zeroOf(ed, n.ret) : undefined;
     if (!value) return undefined;
-    return repaired(ed.replace(n.body.id, (o) => ({ ...(o as typeof n.body), stmts: [...n.body.stmts, ed.b.ret(value)] })), 'add-missing-return');
+    return repaired(
+      ed.replace(n.body.id, (o) => ({ ...(o as typeof n.body), stmts: [...n.body.stmts, ed.b.ret(value)] })),
+      'add-missing-return',
+    );
   }
-  if (n.kind === 'assign' && n.op !== '=') return repaired(ed.replace(n.id, () => ed.b.assign(n.target, n.value)), 'compound-to-plain-assign');
-  if (n.kind === 'incdec') return repaired(ed.replace(n.id, () => ed.b.assign(n.target, ed.b.lit(0))), 'incdec-to-assign');
+  if (n.kind === 'assign' && n.op !== '=')
+    return repaired(
+      ed.replace(n.id, () => ed.b.assign(n.target, n.value)),
+      'compound-to-plain-assign',
+    );
+  if (n.kind === 'incdec')
+    return repaired(
+      ed.replace(n.id, () => ed.b.assign(n.target, ed.b.lit(0))),
+      'incdec-to-assign',
+    );
   if (isExpr(n) && (n.type.kind === 'int' || n.type.kind === 'ptr' || n.type.kind === 'float')) {
-    return repaired(ed.replace(n.id, () => zeroOf(ed, n.type)), 'replace-uninitialised-read');
+    return repaired(
+      ed.replace(n.id, () => zeroOf(ed, n.type)),
+      'replace-uninitialised-read',
+    );
   }
   return undefined;
 }
@@ -127,13 +171,33 @@ export function repairUnionRead(ed: Editor, ub: UBReport, st: RepairState): Repa
       }
     }
   }
-  if (stmt?.kind === 'hash') return repaired(ed.replace(stmt.id, () => ed.b.block([])), 'drop-union-hash');
-  if (n.kind === 'assign' && n.op !== '=') return repaired(ed.replace(n.id, () => ed.b.assign(n.target, n.value)), 'compound-to-plain-assign');
-  if (n.kind === 'incdec') return repaired(ed.replace(n.id, () => ed.b.assign(n.target, ed.b.lit(0))), 'incdec-to-assign');
-  if (isExpr(n) && (n.type.kind === 'int' || n.type.kind === 'ptr')) return repaired(ed.replace(n.id, () => zeroOf(ed, n.type)), 'replace-inactive-union-read');
+  if (stmt?.kind === 'hash')
+    return repaired(
+      ed.replace(stmt.id, () => ed.b.block([])),
+      'drop-union-hash',
+    );
+  if (n.kind === 'assign' && n.op !== '=')
+    return repaired(
+      ed.replace(n.id, () => ed.b.assign(n.target, n.value)),
+      'compound-to-plain-assign',
+    );
+  if (n.kind === 'incdec')
+    return repaired(
+      ed.replace(n.id, () => ed.b.assign(n.target, ed.b.lit(0))),
+      'incdec-to-assign',
+    );
+  if (isExpr(n) && (n.type.kind === 'int' || n.type.kind === 'ptr'))
+    return repaired(
+      ed.replace(n.id, () => zeroOf(ed, n.type)),
+      'replace-inactive-union-read',
+    );
   if (isExpr(n) && isRecord(n.type)) {
     const g = globalOfType(ed, n.type);
-    if (g) return repaired(ed.replace(n.id, () => ed.b.v(g)), 'replace-inactive-union-read');
+    if (g)
+      return repaired(
+        ed.replace(n.id, () => ed.b.v(g)),
+        'replace-inactive-union-read',
+      );
   }
   return undefined;
 }
@@ -164,7 +228,10 @@ function switchHashedMember(ed: Editor, h: HashStmt, member: number, active: num
   const access = ed.b.fld(ed.clone(unionAccess.base), active);
   const locals: VarDecl[] = [];
   const stmts = hashLeaves(ed, access, locals);
-  return repaired(ed.replace(h.id, () => ed.b.block(stmts, locals)), 'hash-active-union-member');
+  return repaired(
+    ed.replace(h.id, () => ed.b.block(stmts, locals)),
+    'hash-active-union-member',
+  );
 }
 
 /** Statements hashing every scalar inside `e` (arrays by loops over fresh locals). */
@@ -179,7 +246,16 @@ export function hashLeaves(ed: Editor, e: Expr, locals: VarDecl[]): Stmt[] {
       const i = b.local(`i_r${b.nextId}`, C.int32);
       locals.push(i);
       const body = hashLeaves(ed, b.idx(e, b.v(i)), locals);
-      return body.length ? [b.for(b.assign(b.v(i), b.lit(0)), b.bin('<', b.v(i), b.lit(t.length)), b.incdec('++', b.v(i), false), b.block(body))] : [];
+      return body.length
+        ? [
+            b.for(
+              b.assign(b.v(i), b.lit(0)),
+              b.bin('<', b.v(i), b.lit(t.length)),
+              b.incdec('++', b.v(i), false),
+              b.block(body),
+            ),
+          ]
+        : [];
     }
     case 'struct':
       return namedFields(t).flatMap(({ index }) => hashLeaves(ed, b.fld(ed.clone(e), index), locals));
@@ -194,8 +270,15 @@ export function hashLeaves(ed: Editor, e: Expr, locals: VarDecl[]): Stmt[] {
 export function repairConstWrite(ed: Editor, ub: UBReport): Repaired | undefined {
   const n = ed.find(ub.node);
   if (!n) return undefined;
-  if (n.kind === 'assign') return repaired(ed.replace(n.id, () => (n as AssignExpr).value), 'drop-const-store');
-  if (n.kind === 'incdec') return repaired(ed.replace(n.id, () => n.target), 'drop-const-store');
+  if (n.kind === 'assign')
+    return repaired(
+      ed.replace(n.id, () => (n as AssignExpr).value),
+      'drop-const-store',
+    );
+  if (n.kind === 'incdec')
+    return repaired(
+      ed.replace(n.id, () => n.target),
+      'drop-const-store',
+    );
   return undefined;
 }
-

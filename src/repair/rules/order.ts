@@ -33,7 +33,11 @@ export function repairOrder(ed: Editor, ub: UBReport): Repaired | undefined {
   const parts = candidates.flatMap((op) => rvalueParts(op, inLvaluePosition(ed, op)));
   for (const part of [...parts.filter((p) => !pure(p)), ...parts]) {
     const replacement = pureValue(ed, part);
-    if (replacement) return repaired(ed.replace(part.id, () => replacement), 'replace-effectful-operand');
+    if (replacement)
+      return repaired(
+        ed.replace(part.id, () => replacement),
+        'replace-effectful-operand',
+      );
   }
   return undefined;
 }

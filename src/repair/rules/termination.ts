@@ -45,7 +45,9 @@ export function repairTermination(ed: Editor, profile: Profile, st: RepairState,
     .filter(([id, n]) => id >= floor && n >= HOT_SHARE * total && ed.find(id)?.kind === 'for')
     .sort((a, b) => b[1] - a[1])
     .slice(0, MAX_PER_RUN);
-  const hotGotos = [...profile.stmtCounts].filter(([id, n]) => id >= floor && ed.find(id)?.kind === 'goto' && n >= HOT_SHARE * profile.steps);
+  const hotGotos = [...profile.stmtCounts].filter(
+    ([id, n]) => id >= floor && ed.find(id)?.kind === 'goto' && n >= HOT_SHARE * profile.steps,
+  );
   let rule: string | undefined;
   for (const [id] of hotGotos) {
     const p = ed.replace(id, () => ed.b.block([]));
@@ -65,9 +67,16 @@ export function repairTermination(ed: Editor, profile: Profile, st: RepairState,
   // A backward goto whose loop spreads its steps over many statements: no goto carries 5% of
   // them, so the most executed one goes (seed 127 at the medium defaults: a goto loop run 714
   // times over some 40 statements, discarded before this).
-  const gotos = [...profile.stmtCounts].filter(([id]) => id >= floor && ed.find(id)?.kind === 'goto').sort((a, b) => b[1] - a[1]);
+  const gotos = [...profile.stmtCounts]
+    .filter(([id]) => id >= floor && ed.find(id)?.kind === 'goto')
+    .sort((a, b) => b[1] - a[1]);
   const top = gotos[0];
-  return top ? repaired(ed.replace(top[0], () => ed.b.block([])), 'remove-hot-goto') : undefined;
+  return top
+    ? repaired(
+        ed.replace(top[0], () => ed.b.block([])),
+        'remove-hot-goto',
+      )
+    : undefined;
 }
 
 /**
@@ -84,7 +93,8 @@ function replaceHotCalls(ed: Editor, profile: Profile, floor: number): Repaired 
     const stmt = ed.find(id);
     if (!stmt || stmt.kind === 'block' || stmt.kind === 'for' || stmt.kind === 'if') continue;
     for (const call of callsIn(stmt)) {
-      if (call.id < floor || (call.type.kind !== 'int' && call.type.kind !== 'ptr' && call.type.kind !== 'float')) continue;
+      if (call.id < floor || (call.type.kind !== 'int' && call.type.kind !== 'ptr' && call.type.kind !== 'float'))
+        continue;
       const p = ed.replace(call.id, () => zeroOf(ed, call.type));
       if (p) {
         last = p;
@@ -123,12 +133,33 @@ interface Header {
 
 function header(loop: ForStmt): Header | undefined {
   const { init, cond, step } = loop;
-  if (!init || !cond || !step || init.kind !== 'assign' || init.op !== '=' || init.target.kind !== 'var' || init.value.kind !== 'const') return undefined;
-  if (cond.kind !== 'binary' || cond.left.kind !== 'var' || cond.left.decl !== init.target.decl || cond.right.kind !== 'const') return undefined;
+  if (
+    !init ||
+    !cond ||
+    !step ||
+    init.kind !== 'assign' ||
+    init.op !== '=' ||
+    init.target.kind !== 'var' ||
+    init.value.kind !== 'const'
+  )
+    return undefined;
+  if (
+    cond.kind !== 'binary' ||
+    cond.left.kind !== 'var' ||
+    cond.left.decl !== init.target.decl ||
+    cond.right.kind !== 'const'
+  )
+    return undefined;
   const decl = init.target.decl;
   let s: bigint | undefined;
   if (step.kind === 'incdec' && step.target.kind === 'var' && step.target.decl === decl) s = 1n;
-  else if (step.kind === 'assign' && step.target.kind === 'var' && step.target.decl === decl && step.value.kind === 'const' && (step.op === '+=' || step.op === '-=')) {
+  else if (
+    step.kind === 'assign' &&
+    step.target.kind === 'var' &&
+    step.target.decl === decl &&
+    step.value.kind === 'const' &&
+    (step.op === '+=' || step.op === '-=')
+  ) {
     s = step.value.value as bigint;
   }
   if (s === undefined || s === 0n) return undefined;
@@ -166,7 +197,11 @@ function freshInductionVariable(ed: Editor, loop: ForStmt): Program | undefined 
   };
   return ed.replace(block.id, (old) => {
     const b = old as Block;
-    const stmts = b.stmts.map((s) => (s.id === loop.id ? ({ ...loop, init: swap(loop.init), cond: swap(loop.cond), step: swap(loop.step) } as Node as ForStmt) : s));
+    const stmts = b.stmts.map((s) =>
+      s.id === loop.id
+        ? ({ ...loop, init: swap(loop.init), cond: swap(loop.cond), step: swap(loop.step) } as Node as ForStmt)
+        : s,
+    );
     return { ...b, locals: [...b.locals, v], stmts };
   });
 }

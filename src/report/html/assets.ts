@@ -13,7 +13,10 @@ export interface ChartAssets {
 
 /** Reads the minified d3 and Observable Plot builds from node_modules. */
 export function loadChartAssets(): ChartAssets {
-  return { d3: readFileSync(packageFile('d3', 'dist/d3.min.js'), 'utf8'), plot: readFileSync(packageFile('@observablehq/plot', 'dist/plot.umd.min.js'), 'utf8') };
+  return {
+    d3: readFileSync(packageFile('d3', 'dist/d3.min.js'), 'utf8'),
+    plot: readFileSync(packageFile('@observablehq/plot', 'dist/plot.umd.min.js'), 'utf8'),
+  };
 }
 
 /** A file inside an installed package (the packages' `exports` maps hide their dist folders from `require.resolve`). */

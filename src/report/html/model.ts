@@ -5,7 +5,14 @@ import { dirname, isAbsolute, join, relative, sep } from 'node:path';
 import { isModeChoice, type Mode, type ModeChoice } from '../../gen/mode.js';
 import { parsePolicy, type Policy } from '../../gen/policy.js';
 import { OUTCOMES } from '../../harness/oracle.js';
-import { aggregateCampaign, findingsPerSeed, testedSeeds, type CampaignAggregate, type FindingGroupAggregate, type HistogramBin } from '../../store/aggregate.js';
+import {
+  aggregateCampaign,
+  findingsPerSeed,
+  testedSeeds,
+  type CampaignAggregate,
+  type FindingGroupAggregate,
+  type HistogramBin,
+} from '../../store/aggregate.js';
 import type { KilnStore } from '../../store/store.js';
 import { featureShares, measureSample, modeMix, sampleSeeds, type SampleCache } from './sample.js';
 
@@ -80,12 +87,21 @@ export function buildReportModel(store: KilnStore, opts: ReportOptions): ReportM
   const agg = aggregateCampaign(store, opts.campaignId, now);
   const c = agg.campaign;
   const config = (c.config ?? {}) as { optionSets?: string[]; mode?: string; policy?: unknown; jobs?: number };
-  const compilers = Array.isArray(c.compilers) ? (c.compilers as { name: string; version: string; command: string }[]).map((x) => ({ name: String(x.name), version: String(x.version ?? ''), command: String(x.command ?? x.name) })) : [];
+  const compilers = Array.isArray(c.compilers)
+    ? (c.compilers as { name: string; version: string; command: string }[]).map((x) => ({
+        name: String(x.name),
+        version: String(x.version ?? ''),
+        command: String(x.command ?? x.name),
+      }))
+    : [];
   const optionSets = Array.isArray(config.optionSets) ? config.optionSets.map(String) : [];
   const modeChoice: ModeChoice = typeof config.mode === 'string' && isModeChoice(config.mode) ? config.mode : 'csmith';
   const policy = storedPolicy(config.policy);
   const pageDir = dirname(opts.file);
-  const link = (label: string, path: string): FileLink => ({ label, href: hrefFrom(pageDir, isAbsolute(path) ? path : join(store.outDir, path)) });
+  const link = (label: string, path: string): FileLink => ({
+    label,
+    href: hrefFrom(pageDir, isAbsolute(path) ? path : join(store.outDir, path)),
+  });
 
   const seen = new Set(agg.outcomes.map((o) => `${o.compiler} ${o.options}`.trim()));
   const configs = compilers.flatMap((k) => optionSets.map((o) => `${k.name} ${o}`.trim())).filter((x) => seen.has(x));
@@ -93,8 +109,18 @@ export function buildReportModel(store: KilnStore, opts: ReportOptions): ReportM
 
   const groups = agg.groups.map((g, i) => groupView(g, i, store.outDir, link));
   const mix = modeMix(testedSeeds(store, c.id), modeChoice, findingsPerSeed(store, c.id));
-  const sample = policy && opts.sample > 0 ? measureSample(sampleSeeds(testedSeeds(store, c.id), opts.sample), policy, modeChoice, opts.cache, opts.maxNewSamples) : [];
-  const fromSample = (values: number[]): Distribution | undefined => (values.length ? { bins: binValues(values), source: 'sample', programs: values.length } : undefined);
+  const sample =
+    policy && opts.sample > 0
+      ? measureSample(
+          sampleSeeds(testedSeeds(store, c.id), opts.sample),
+          policy,
+          modeChoice,
+          opts.cache,
+          opts.maxNewSamples,
+        )
+      : [];
+  const fromSample = (values: number[]): Distribution | undefined =>
+    values.length ? { bins: binValues(values), source: 'sample', programs: values.length } : undefined;
   const programs = c.programs - c.discarded;
   const live = agg.liveCode;
   return {
@@ -110,9 +136,22 @@ export function buildReportModel(store: KilnStore, opts: ReportOptions): ReportM
     groups,
     modes: (Object.keys(mix) as Mode[]).map((m) => ({ mode: m, ...mix[m] })),
     sampleSize: sample.length,
-    ...optional('sizes', live?.lines ? { bins: live.lines, source: 'store' as const, programs } : fromSample(sample.map((p) => p.lines))),
-    ...optional('statements', live ? { bins: live.statements, source: 'store' as const, programs } : fromSample(sample.map((p) => p.statements))),
-    ...optional('liveShare', live ? { bins: live.liveShare, source: 'store' as const, programs } : fromSample(sample.filter((p) => p.statements > 0).map((p) => p.liveStatements / p.statements))),
+    ...optional(
+      'sizes',
+      live?.lines ? { bins: live.lines, source: 'store' as const, programs } : fromSample(sample.map((p) => p.lines)),
+    ),
+    ...optional(
+      'statements',
+      live
+        ? { bins: live.statements, source: 'store' as const, programs }
+        : fromSample(sample.map((p) => p.statements)),
+    ),
+    ...optional(
+      'liveShare',
+      live
+        ? { bins: live.liveShare, source: 'store' as const, programs }
+        : fromSample(sample.filter((p) => p.statements > 0).map((p) => p.liveStatements / p.statements)),
+    ),
     census: sample.length ? featureShares(sample) : [],
     internalLinks: agg.internalCases.map((x) => link(x.id, x.dir)),
   };
@@ -134,7 +173,12 @@ function storedPolicy(raw: unknown): Policy | undefined {
   }
 }
 
-function groupView(g: FindingGroupAggregate, i: number, outDir: string, link: (label: string, path: string) => FileLink): GroupView {
+function groupView(
+  g: FindingGroupAggregate,
+  i: number,
+  outDir: string,
+  link: (label: string, path: string) => FileLink,
+): GroupView {
   const rep = g.representative;
   const links: FileLink[] = [link('finding folder', rep.dir)];
   for (const [label, file] of [
@@ -147,7 +191,9 @@ function groupView(g: FindingGroupAggregate, i: number, outDir: string, link: (l
   ] as const) {
     if (existsSync(join(outDir, rep.dir, file))) links.push(link(label, join(rep.dir, file)));
   }
-  const reducedText = rep.reducedFile ? readReduced(isAbsolute(rep.reducedFile) ? rep.reducedFile : join(outDir, rep.reducedFile)) : undefined;
+  const reducedText = rep.reducedFile
+    ? readReduced(isAbsolute(rep.reducedFile) ? rep.reducedFile : join(outDir, rep.reducedFile))
+    : undefined;
   return {
     ...g,
     anchor: `group-${i + 1}`,
@@ -161,7 +207,9 @@ function groupView(g: FindingGroupAggregate, i: number, outDir: string, link: (l
 function readReduced(path: string): string | undefined {
   try {
     if (statSync(path).isDirectory()) {
-      const files = readdirSync(path).filter((f) => /\.[ch]$/.test(f)).sort();
+      const files = readdirSync(path)
+        .filter((f) => /\.[ch]$/.test(f))
+        .sort();
       return clip(files.map((f) => `/* ---- ${f} ---- */\n${readFileSync(join(path, f), 'utf8')}`).join('\n'));
     }
     return clip(readFileSync(path, 'utf8'));
@@ -172,7 +220,9 @@ function readReduced(path: string): string | undefined {
 
 /** Truncates long text for the page, saying so. */
 export function clip(text: string, limit = TEXT_LIMIT): string {
-  return text.length > limit ? `${text.slice(0, limit)}\n[... ${text.length - limit} more characters in the file]` : text;
+  return text.length > limit
+    ? `${text.slice(0, limit)}\n[... ${text.length - limit} more characters in the file]`
+    : text;
 }
 
 /** A URL path from the page's folder to a file, each segment encoded. */

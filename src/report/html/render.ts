@@ -61,15 +61,28 @@ function summary(m: ReportModel): string {
   const triaged = m.groups.filter((g) => g.triaged).length;
   const rows: [string, string][] = [
     ['started', `${c.startedAt} (${a.sessions.length} session${a.sessions.length === 1 ? '' : 's'})`],
-    ['state', c.runningPid !== null ? `running (process ${c.runningPid})` : c.endedAt ? `stopped ${c.endedAt} (${c.endReason ?? '?'})` : 'never ran to an end'],
+    [
+      'state',
+      c.runningPid !== null
+        ? `running (process ${c.runningPid})`
+        : c.endedAt
+          ? `stopped ${c.endedAt} (${c.endReason ?? '?'})`
+          : 'never ran to an end',
+    ],
     ['time spent', `${fmtDuration(a.timeSpentMs)}`],
     ['mode', m.modeChoice],
     ['policy', m.policyName],
     ['jobs', m.jobs === null ? '?' : String(m.jobs)],
     ['programs', `${num(c.programs)} (${num(c.discarded)} discarded by the generator)`],
     ['tests', `${num(c.tests)} (${hours > 0 ? num(Math.round(c.tests / (hours * 60))) : '0'} per minute)`],
-    ['findings', `${num(c.findings)} in ${num(m.groups.length)} groups (${triaged} triaged${a.earlierCampaigns > 0 ? `, ${m.groups.filter((g) => g.newInCampaign).length} new in this campaign` : ''}${a.sessions.length > 1 ? `, ${m.groups.filter((g) => g.newInSession).length} new this session` : ''})`],
-    ['internal', `${num(c.internal)} program${c.internal === 1 ? '' : 's'} on which every compiler agreed against the interpreter (Kiln bugs)`],
+    [
+      'findings',
+      `${num(c.findings)} in ${num(m.groups.length)} groups (${triaged} triaged${a.earlierCampaigns > 0 ? `, ${m.groups.filter((g) => g.newInCampaign).length} new in this campaign` : ''}${a.sessions.length > 1 ? `, ${m.groups.filter((g) => g.newInSession).length} new this session` : ''})`,
+    ],
+    [
+      'internal',
+      `${num(c.internal)} program${c.internal === 1 ? '' : 's'} on which every compiler agreed against the interpreter (Kiln bugs)`,
+    ],
   ];
   return `<section id="summary"><h2>Summary</h2>
 <table class="kv">${rows.map(([k, v]) => `<tr><th>${esc(k)}</th><td>${esc(v)}</td></tr>`).join('')}</table>
@@ -86,7 +99,10 @@ function groupsSection(m: ReportModel): string {
   const sections = m.groups.map((g, i) => groupSection(g, i, m.outDir, m.agg.earlierCampaigns > 0));
   const shown = sections.slice(0, GROUPS_PER_PAGE);
   // Groups past the first page, and every closed section's body, wait in JSON until asked for.
-  const deferred = { bodies: sections.map((x) => x.closedBody), more: sections.slice(GROUPS_PER_PAGE).map((x) => x.html) };
+  const deferred = {
+    bodies: sections.map((x) => x.closedBody),
+    more: sections.slice(GROUPS_PER_PAGE).map((x) => x.html),
+  };
   const rest = m.groups.length - shown.length;
   return `<section id="groups"><h2>Findings by group (${num(m.groups.length)})</h2>
 <p class="muted">One group per triage fingerprint (the pass to blame), or per campaign bucket for findings not triaged yet (<code>kiln triage</code>), in order of first appearance. Each section shows the group's smallest reduced finding, else its first; a click opens it.</p>
@@ -106,7 +122,11 @@ function configsText(g: GroupView): string {
 
 /** Marks of a group: new this session (of several), new in this campaign (of several), not triaged. */
 function badges(g: GroupView, earlierCampaigns: boolean): string {
-  const fresh = g.newInSession ? ' <span class="badge new">new this session</span>' : earlierCampaigns && g.newInCampaign ? ' <span class="badge new">new in this campaign</span>' : '';
+  const fresh = g.newInSession
+    ? ' <span class="badge new">new this session</span>'
+    : earlierCampaigns && g.newInCampaign
+      ? ' <span class="badge new">new in this campaign</span>'
+      : '';
   return `${fresh}${g.triaged ? '' : ' <span class="badge muted">not triaged</span>'}`;
 }
 
@@ -115,7 +135,12 @@ function badges(g: GroupView, earlierCampaigns: boolean): string {
  * JSON and builds it when the section is first opened, so thousands of findings cost the browser
  * neither HTML parsing nor layout at load (the text is still in the file).
  */
-function groupSection(g: GroupView, i: number, outDir: string, earlierCampaigns: boolean): { html: string; closedBody: string | null } {
+function groupSection(
+  g: GroupView,
+  i: number,
+  outDir: string,
+  earlierCampaigns: boolean,
+): { html: string; closedBody: string | null } {
   const r = g.representative;
   const codeId = `code-${g.anchor}`;
   const crash = r.outcome !== 'wrong-code' && r.stderr.trim() !== '';
@@ -150,16 +175,26 @@ function internalSection(m: ReportModel): string {
   return `<section id="internal"><h2>Internal cases (Kiln bugs)</h2>
 <p class="muted">Every configuration printed the same line and the interpreter expected another: a bug in Kiln, not in a compiler. Please report them.</p>
 <table><thead><tr><th>case</th><th>seed</th><th>expected</th><th>printed</th></tr></thead><tbody>${m.agg.internalCases
-    .map((x, i) => `<tr><td><a href="${esc(m.internalLinks[i]!.href)}">${esc(x.id)}</a></td><td>${esc(x.seed)}</td><td><code>${esc(x.expected)}</code></td><td><code>${esc(x.actual)}</code></td></tr>`)
+    .map(
+      (x, i) =>
+        `<tr><td><a href="${esc(m.internalLinks[i]!.href)}">${esc(x.id)}</a></td><td>${esc(x.seed)}</td><td><code>${esc(x.expected)}</code></td><td><code>${esc(x.actual)}</code></td></tr>`,
+    )
     .join('')}</tbody></table></section>`;
 }
 
 function generatorSection(m: ReportModel): string {
   const src = (d: Distribution | undefined): string =>
-    d === undefined ? '' : d.source === 'store' ? `<p class="muted">Every program of the campaign (${num(d.programs)}).</p>` : `<p class="muted">${num(d.programs)} programs regenerated from their seeds.</p>`;
+    d === undefined
+      ? ''
+      : d.source === 'store'
+        ? `<p class="muted">Every program of the campaign (${num(d.programs)}).</p>`
+        : `<p class="muted">${num(d.programs)} programs regenerated from their seeds.</p>`;
   const plot = (id: string, heading: string, d: Distribution | undefined, none: string): string =>
     `<h3>${heading}</h3>${d ? `${src(d)}<figure class="plot" id="${id}"></figure>` : `<p class="muted">${none}</p>`}`;
-  const noSample = m.sampleSize === 0 ? 'No programs were regenerated (report --sample 0, or the campaign has no tested program).' : '';
+  const noSample =
+    m.sampleSize === 0
+      ? 'No programs were regenerated (report --sample 0, or the campaign has no tested program).'
+      : '';
   return `<section id="generator"><h2>Generator</h2>
 <h3>Mode mix</h3><p class="muted">Programs tested per generation mode (exact: a program's mode is drawn from its seed).</p>
 <table><thead><tr><th>mode</th><th class="n">programs</th><th class="n">findings</th></tr></thead><tbody>${m.modes.map((x) => `<tr><td>${x.mode}</td><td class="n">${num(x.programs)}</td><td class="n">${num(x.findings)}</td></tr>`).join('')}</tbody></table>
@@ -175,9 +210,14 @@ ${plot('plot-live', 'Live code: share of statements the program executes', m.liv
 /** The data the page's script plots: counts only, never per-test rows. */
 function pageData(m: ReportModel): unknown {
   const a = m.agg;
-  const pairs = (bins: readonly { bin: number; count: number }[]): [number, number][] => bins.map((b) => [b.bin, b.count]);
+  const pairs = (bins: readonly { bin: number; count: number }[]): [number, number][] =>
+    bins.map((b) => [b.bin, b.count]);
   const perConfig = new Map<string, number>();
-  for (const o of a.outcomes) perConfig.set(`${o.compiler} ${o.options}`.trim(), (perConfig.get(`${o.compiler} ${o.options}`.trim()) ?? 0) + o.count);
+  for (const o of a.outcomes)
+    perConfig.set(
+      `${o.compiler} ${o.options}`.trim(),
+      (perConfig.get(`${o.compiler} ${o.options}`.trim()) ?? 0) + o.count,
+    );
   const lastBin = Math.max(0, ...[...a.testsPerBin, ...a.findingsPerBin].map((b) => b.bin));
   const hist = (d: Distribution | undefined): unknown => d?.bins.map((b) => ({ lo: b.lo, hi: b.hi, count: b.count }));
   return {
@@ -188,7 +228,9 @@ function pageData(m: ReportModel): unknown {
     findings: pairs(a.findingsPerBin),
     newGroups: pairs(a.newGroupsPerBin),
     configs: m.configs,
-    outcomes: OUTCOME_ORDER.filter((o) => a.outcomes.some((x) => x.outcome === o)).concat([...new Set(a.outcomes.map((x) => x.outcome))].filter((o) => !OUTCOME_ORDER.includes(o))),
+    outcomes: OUTCOME_ORDER.filter((o) => a.outcomes.some((x) => x.outcome === o)).concat(
+      [...new Set(a.outcomes.map((x) => x.outcome))].filter((o) => !OUTCOME_ORDER.includes(o)),
+    ),
     heat: a.outcomes.map((o) => {
       const config = `${o.compiler} ${o.options}`.trim();
       return { config, outcome: o.outcome, count: o.count, share: o.count / (perConfig.get(config) ?? 1) };
@@ -209,12 +251,17 @@ function links(ls: readonly FileLink[]): string {
 
 /** JSON safe inside a script element (no `</script>`, no HTML comment openers). */
 function jsonForScript(v: unknown): string {
-  return JSON.stringify(v).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+  return JSON.stringify(v)
+    .replace(/</g, '\\u003c')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
 }
 
 /** Escapes text for HTML content and attribute values. */
 export function esc(s: string): string {
-  return s.replace(/[&<>"']/g, (ch) => (ch === '&' ? '&amp;' : ch === '<' ? '&lt;' : ch === '>' ? '&gt;' : ch === '"' ? '&quot;' : '&#39;'));
+  return s.replace(/[&<>"']/g, (ch) =>
+    ch === '&' ? '&amp;' : ch === '<' ? '&lt;' : ch === '>' ? '&gt;' : ch === '"' ? '&quot;' : '&#39;',
+  );
 }
 
 function num(n: number): string {

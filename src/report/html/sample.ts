@@ -27,8 +27,16 @@ export interface SampledProgram {
 export type SampleCache = Map<string, SampledProgram | null>;
 
 /** Programs per mode among the seeds (exact: the mode is drawn from the seed's hash). */
-export function modeMix(seeds: Iterable<bigint>, choice: ModeChoice, findingsBySeed: ReadonlyMap<bigint, number>): Record<Mode, { programs: number; findings: number }> {
-  const mix: Record<Mode, { programs: number; findings: number }> = { csmith: { programs: 0, findings: 0 }, yarpgen: { programs: 0, findings: 0 }, arith: { programs: 0, findings: 0 } };
+export function modeMix(
+  seeds: Iterable<bigint>,
+  choice: ModeChoice,
+  findingsBySeed: ReadonlyMap<bigint, number>,
+): Record<Mode, { programs: number; findings: number }> {
+  const mix: Record<Mode, { programs: number; findings: number }> = {
+    csmith: { programs: 0, findings: 0 },
+    yarpgen: { programs: 0, findings: 0 },
+    arith: { programs: 0, findings: 0 },
+  };
   for (const s of seeds) {
     const m = mix[modeFor(s, choice)];
     m.programs++;
@@ -45,7 +53,8 @@ export function modeMix(seeds: Iterable<bigint>, choice: ModeChoice, findingsByS
 export function sampleSeeds(seeds: Iterable<bigint>, n: number): bigint[] {
   if (n <= 0) return [];
   const keyed: { seed: bigint; key: string }[] = [];
-  for (const seed of seeds) keyed.push({ seed, key: createHash('sha1').update(`kiln-sample:${seed}`).digest('hex').slice(0, 12) });
+  for (const seed of seeds)
+    keyed.push({ seed, key: createHash('sha1').update(`kiln-sample:${seed}`).digest('hex').slice(0, 12) });
   keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   return keyed
     .slice(0, n)
@@ -58,7 +67,13 @@ export function sampleSeeds(seeds: Iterable<bigint>, n: number): bigint[] {
  * either, are skipped). At most `maxNew` programs missing from the cache are generated: a running
  * campaign's refresh grows its sample a few programs at a time instead of pausing for all of them.
  */
-export function measureSample(seeds: readonly bigint[], policy: Policy, choice: ModeChoice, cache: SampleCache = new Map(), maxNew = Infinity): SampledProgram[] {
+export function measureSample(
+  seeds: readonly bigint[],
+  policy: Policy,
+  choice: ModeChoice,
+  cache: SampleCache = new Map(),
+  maxNew = Infinity,
+): SampledProgram[] {
   const out: SampledProgram[] = [];
   let fresh = 0;
   for (const seed of seeds) {
@@ -91,8 +106,14 @@ function lineCount(text: string): number {
 }
 
 /** Share of sampled programs using each census feature, in the census's own order. */
-export function featureShares(sample: readonly SampledProgram[]): { feature: Feature; description: string; share: number }[] {
+export function featureShares(
+  sample: readonly SampledProgram[],
+): { feature: Feature; description: string; share: number }[] {
   const counts = new Map<Feature, number>();
   for (const p of sample) for (const f of p.features) counts.set(f, (counts.get(f) ?? 0) + 1);
-  return (Object.keys(FEATURES) as Feature[]).map((f) => ({ feature: f, description: FEATURES[f], share: sample.length ? (counts.get(f) ?? 0) / sample.length : 0 }));
+  return (Object.keys(FEATURES) as Feature[]).map((f) => ({
+    feature: f,
+    description: FEATURES[f],
+    share: sample.length ? (counts.get(f) ?? 0) / sample.length : 0,
+  }));
 }

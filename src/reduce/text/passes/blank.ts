@@ -73,7 +73,9 @@ export function tidyLayout(text: string): string {
 /** Tidies layout: re-indents and collapses blanks, or (if that is rejected) only drops blank lines. */
 export function blankPass(): Pass<number> {
   return editListPass('blank', (text) => {
-    const options = [tidyLayout(text), dropBlankLines(text)].filter((t, i, all) => t.length < text.length && all.indexOf(t) === i);
+    const options = [tidyLayout(text), dropBlankLines(text)].filter(
+      (t, i, all) => t.length < text.length && all.indexOf(t) === i,
+    );
     return options.map((t) => [{ start: 0, end: text.length, replacement: t }]);
   });
 }

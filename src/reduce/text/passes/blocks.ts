@@ -2,7 +2,13 @@ import { replaceNode, type Edit } from '../edits.js';
 import { editListPass, type Pass } from '../pass.js';
 import { codeChildren, namedNodes } from './syntax.js';
 
-const BODY_PARENTS: ReadonlySet<string> = new Set(['if_statement', 'else_clause', 'while_statement', 'for_statement', 'do_statement']);
+const BODY_PARENTS: ReadonlySet<string> = new Set([
+  'if_statement',
+  'else_clause',
+  'while_statement',
+  'for_statement',
+  'do_statement',
+]);
 
 /**
  * Removes braces: a block nested directly in a block (or a `case`) becomes its contents; a block
@@ -19,7 +25,8 @@ export function blocksPass(): Pass<number> {
       } else if (BODY_PARENTS.has(p)) {
         const inner = codeChildren(n);
         if (inner.length === 0) out.push([replaceNode(n, ';')]);
-        else if (inner.length === 1 && inner[0]!.type !== 'declaration' && inner[0]!.type !== 'type_definition') out.push([replaceNode(n, inner[0]!.text)]);
+        else if (inner.length === 1 && inner[0]!.type !== 'declaration' && inner[0]!.type !== 'type_definition')
+          out.push([replaceNode(n, inner[0]!.text)]);
       }
     }
     return out;

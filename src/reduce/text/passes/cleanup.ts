@@ -36,11 +36,16 @@ function redundantParens(p: SyntaxNode): boolean {
   const inner = p.namedChildren.find((c) => c.type !== 'comment');
   if (!parent || !inner || inner.type === 'compound_statement') return false;
   // `if (c)`, `while (c)`, `switch (c)`, `do … while (c)`: the parentheses belong to the statement.
-  if (isField(p, 'condition') && parent.type !== 'conditional_expression' && parent.type !== 'for_statement') return false;
+  if (isField(p, 'condition') && parent.type !== 'conditional_expression' && parent.type !== 'for_statement')
+    return false;
   if (parent.type === 'sizeof_expression' && !PRIMARY.has(inner.type)) return false;
   if (PRIMARY.has(inner.type)) return true;
   if (parent.type === 'subscript_expression' && isField(p, 'index')) return inner.type !== 'comma_expression';
-  return LOOSE_CONTEXTS.has(parent.type) && inner.type !== 'comma_expression' && !(parent.type === 'init_declarator' && !isField(p, 'value'));
+  return (
+    LOOSE_CONTEXTS.has(parent.type) &&
+    inner.type !== 'comma_expression' &&
+    !(parent.type === 'init_declarator' && !isField(p, 'value'))
+  );
 }
 
 /**
@@ -52,7 +57,9 @@ export function cleanupPass(): Pass<number> {
   return editListPass('cleanup', (text, tree) => {
     const nodes = namedNodes(tree.rootNode);
     const out: Edit[][] = [];
-    const comments = nodes.filter((n) => n.type === 'comment').map((n): Edit => ({ ...wholeLines(text, { start: n.startIndex, end: n.endIndex }), replacement: '' }));
+    const comments = nodes
+      .filter((n) => n.type === 'comment')
+      .map((n): Edit => ({ ...wholeLines(text, { start: n.startIndex, end: n.endIndex }), replacement: '' }));
     if (comments.length > 1) out.push(comments);
     for (const c of comments) out.push([c]);
     for (const n of nodes) {
@@ -68,7 +75,11 @@ export function cleanupPass(): Pass<number> {
           const c = n.childForFieldName(field);
           if (c) out.push([replaceNode(c, c.type === 'declaration' ? ';' : '')]);
         }
-      } else if (n.type === 'parameter_list' && n.parent?.type === 'function_declarator' && /^\(\s*void\s*\)$/.test(n.text)) {
+      } else if (
+        n.type === 'parameter_list' &&
+        n.parent?.type === 'function_declarator' &&
+        /^\(\s*void\s*\)$/.test(n.text)
+      ) {
         out.push([replaceNode(n, '()')]);
       } else if (n.type === 'type_qualifier' || n.type === 'storage_class_specifier') {
         // Take the blanks after the keyword too: `static int` → `int`.

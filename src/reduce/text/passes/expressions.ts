@@ -17,7 +17,12 @@ const IDENTIFIER_EXPRESSION_PARENTS: ReadonlySet<string> = new Set([
 ]);
 
 /** Statements whose `(condition)` is a parenthesized_expression node in tree-sitter-c. */
-const STATEMENT_CONDITION_PARENTS: ReadonlySet<string> = new Set(['if_statement', 'while_statement', 'do_statement', 'switch_statement']);
+const STATEMENT_CONDITION_PARENTS: ReadonlySet<string> = new Set([
+  'if_statement',
+  'while_statement',
+  'do_statement',
+  'switch_statement',
+]);
 
 /** Whether replacing `n` by a constant would leave a position that needs an lvalue or a function. */
 function needsLvalue(n: SyntaxNode): boolean {
@@ -47,7 +52,8 @@ function isReplaceable(n: SyntaxNode): boolean {
 
 /** The operands an expression may be replaced by (for a call: its arguments). */
 function operands(n: SyntaxNode): SyntaxNode[] {
-  if (n.type === 'call_expression') return n.childForFieldName('arguments')?.namedChildren.filter((c) => EXPRESSION_TYPES.has(c.type)) ?? [];
+  if (n.type === 'call_expression')
+    return n.childForFieldName('arguments')?.namedChildren.filter((c) => EXPRESSION_TYPES.has(c.type)) ?? [];
   return n.namedChildren.filter((c) => EXPRESSION_TYPES.has(c.type));
 }
 
@@ -63,7 +69,9 @@ function replaceable(tree: SyntaxTree): SyntaxNode[] {
  */
 export function expressionsZeroPass(): Pass<ChunkState> {
   return chunkedEditPass('expressions-zero', (text, ctx) =>
-    replaceable(ctx.parser.parse(text)).filter((n) => n.endIndex - n.startIndex > 1 && !needsLvalue(n)).map((n) => replaceNode(n, '0')),
+    replaceable(ctx.parser.parse(text))
+      .filter((n) => n.endIndex - n.startIndex > 1 && !needsLvalue(n))
+      .map((n) => replaceNode(n, '0')),
   );
 }
 

@@ -42,7 +42,17 @@ export interface PassGroups {
 /** The default schedule. */
 export const DEFAULT_PASS_GROUPS: PassGroups = {
   first: ['top-level', 'lines-coarse'],
-  main: ['top-level', 'statements', 'control-flow', 'blocks', 'call-args', 'expressions-zero', 'expressions', 'lines', 'cleanup'],
+  main: [
+    'top-level',
+    'statements',
+    'control-flow',
+    'blocks',
+    'call-args',
+    'expressions-zero',
+    'expressions',
+    'lines',
+    'cleanup',
+  ],
   last: ['rename', 'cleanup', 'blank'],
 };
 

@@ -4,7 +4,12 @@ import type { SyntaxNode } from '../parser.js';
 import { functionDeclarator, functionName, isField, namedNodes } from './syntax.js';
 
 /** Node types that hold a name. */
-const NAME_TYPES: ReadonlySet<string> = new Set(['identifier', 'type_identifier', 'field_identifier', 'statement_identifier']);
+const NAME_TYPES: ReadonlySet<string> = new Set([
+  'identifier',
+  'type_identifier',
+  'field_identifier',
+  'statement_identifier',
+]);
 
 /** Declarator wrappers through which a declared identifier is reached via their `declarator` field. */
 const DECLARATOR_PARENTS: ReadonlySet<string> = new Set([
@@ -33,7 +38,13 @@ function declares(n: SyntaxNode): boolean {
   const p = n.parent;
   if (!p) return false;
   if (n.type === 'statement_identifier') return p.type === 'labeled_statement';
-  if (p.type === 'enumerator' || p.type === 'struct_specifier' || p.type === 'union_specifier' || p.type === 'enum_specifier') return isField(n, 'name');
+  if (
+    p.type === 'enumerator' ||
+    p.type === 'struct_specifier' ||
+    p.type === 'union_specifier' ||
+    p.type === 'enum_specifier'
+  )
+    return isField(n, 'name');
   return DECLARATOR_PARENTS.has(p.type) && isField(n, 'declarator');
 }
 
@@ -70,7 +81,8 @@ export function renamePass(): Pass<number> {
       if (n.parent?.type === 'function_declarator') {
         let d: SyntaxNode | null = n.parent;
         while (d && d.type !== 'declaration' && d.type !== 'function_definition') d = d.parent;
-        if (d?.type === 'declaration' && functionDeclarator(d) && functionName(functionDeclarator(d)!) === n.text) prototypeOnly.add(n.text);
+        if (d?.type === 'declaration' && functionDeclarator(d) && functionName(functionDeclarator(d)!) === n.text)
+          prototypeOnly.add(n.text);
       }
     }
     for (const n of namedNodes(tree.rootNode)) {
@@ -90,7 +102,13 @@ export function renamePass(): Pass<number> {
     const fresh = freshNames(used).next().value as string;
     const ranked = [...occurrences.entries()]
       .filter(([name]) => name.length > fresh.length)
-      .sort((a, b) => (b[0].length - fresh.length) * b[1].length - (a[0].length - fresh.length) * a[1].length || (a[0] < b[0] ? -1 : 1));
-    return ranked.map(([, occ]): Edit[] => occ.map((n) => ({ start: n.startIndex, end: n.endIndex, replacement: fresh })));
+      .sort(
+        (a, b) =>
+          (b[0].length - fresh.length) * b[1].length - (a[0].length - fresh.length) * a[1].length ||
+          (a[0] < b[0] ? -1 : 1),
+      );
+    return ranked.map(([, occ]): Edit[] =>
+      occ.map((n) => ({ start: n.startIndex, end: n.endIndex, replacement: fresh })),
+    );
   });
 }

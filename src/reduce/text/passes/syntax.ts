@@ -23,7 +23,9 @@ export function codeChildren(node: SyntaxNode): SyntaxNode[] {
 export function isField(node: SyntaxNode, field: string): boolean {
   const p = node.parent;
   if (!p) return false;
-  return p.childrenForFieldName(field).some((f) => f.startIndex === node.startIndex && f.endIndex === node.endIndex && f.type === node.type);
+  return p
+    .childrenForFieldName(field)
+    .some((f) => f.startIndex === node.startIndex && f.endIndex === node.endIndex && f.type === node.type);
 }
 
 /** Expression node types of tree-sitter-c that may be replaced by another expression. */
@@ -55,7 +57,10 @@ export const EXPRESSION_TYPES: ReadonlySet<string> = new Set([
 export function functionDeclarator(decl: SyntaxNode): SyntaxNode | null {
   let d = decl.childForFieldName('declarator');
   // `int *f(void)`: the function declarator sits under pointer declarators.
-  while (d && (d.type === 'pointer_declarator' || d.type === 'parenthesized_declarator' || d.type === 'attributed_declarator')) {
+  while (
+    d &&
+    (d.type === 'pointer_declarator' || d.type === 'parenthesized_declarator' || d.type === 'attributed_declarator')
+  ) {
     d = d.childForFieldName('declarator') ?? d.namedChildren[0] ?? null;
   }
   return d && d.type === 'function_declarator' ? d : null;

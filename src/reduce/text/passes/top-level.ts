@@ -6,11 +6,13 @@ import { chunkedRemovalPass, type ChunkState, type Pass } from '../pass.js';
  * definitions, preprocessor lines), by binary partition over the translation unit's items.
  */
 export function topLevelPass(): Pass<ChunkState> {
-  return chunkedRemovalPass('top-level', (text, ctx): Range[] =>
-    ctx.parser
-      .parse(text)
-      .rootNode.namedChildren.filter((n) => n.type !== 'ERROR')
-      .map((n) => wholeLines(text, nodeWithSemicolon(n))),
+  return chunkedRemovalPass(
+    'top-level',
+    (text, ctx): Range[] =>
+      ctx.parser
+        .parse(text)
+        .rootNode.namedChildren.filter((n) => n.type !== 'ERROR')
+        .map((n) => wholeLines(text, nodeWithSemicolon(n))),
     { backward: true },
   );
 }
