@@ -74,7 +74,17 @@ interface Throughput {
 }
 
 function parseArgs(argv: readonly string[]): BenchArgs {
-  const a: BenchArgs = { timeMs: 180_000, slices: 3, compilers: ['gcc', 'clang', 'tcc'], optionSets: ['-O0', '-O2'], jobs: availableParallelism(), only: undefined, keep: false, fromSource: false, mode: 'csmith' };
+  const a: BenchArgs = {
+    timeMs: 180_000,
+    slices: 3,
+    compilers: ['gcc', 'clang', 'tcc'],
+    optionSets: ['-O0', '-O2'],
+    jobs: availableParallelism(),
+    only: undefined,
+    keep: false,
+    fromSource: false,
+    mode: 'csmith',
+  };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i]!;
     const value = (): string => {
@@ -94,7 +104,15 @@ function parseArgs(argv: readonly string[]): BenchArgs {
     } else if (flag === '--keep') a.keep = true;
     else if (flag === '--from-source') a.fromSource = true;
     else if (flag === '--mode') a.mode = value();
-    else if (flag === '--smoke') Object.assign(a, { timeMs: 6_000, slices: 2, compilers: ['gcc'], optionSets: ['-O0'], jobs: 1, fromSource: true });
+    else if (flag === '--smoke')
+      Object.assign(a, {
+        timeMs: 6_000,
+        slices: 2,
+        compilers: ['gcc'],
+        optionSets: ['-O0'],
+        jobs: 1,
+        fromSource: true,
+      });
     else usage(`unknown argument '${flag}'`);
   }
   if (!(a.jobs >= 1)) usage('-j takes a positive integer');
@@ -103,12 +121,18 @@ function parseArgs(argv: readonly string[]): BenchArgs {
 }
 
 function usage(msg: string): never {
-  process.stderr.write(`bench:campaign: ${msg}\nusage: npm run bench:campaign -- [--time 3m] [--compilers gcc,clang,tcc] [--opts '-O0;-O2'] [-j N] [--slices 3] [--only kiln|csmith] [--mode csmith|yarpgen|arith|mixed] [--from-source] [--keep] [--smoke]\n`);
+  process.stderr.write(
+    `bench:campaign: ${msg}\nusage: npm run bench:campaign -- [--time 3m] [--compilers gcc,clang,tcc] [--opts '-O0;-O2'] [-j N] [--slices 3] [--only kiln|csmith] [--mode csmith|yarpgen|arith|mixed] [--from-source] [--keep] [--smoke]\n`,
+  );
   process.exit(2);
 }
 
 /** Runs a command to completion; wall seconds from spawn to exit and the CPU seconds of its whole tree. */
-async function timedProcess(cmd: string, args: readonly string[], opts: { cwd: string; env?: NodeJS.ProcessEnv }): Promise<{ status: number | null; stdout: string; seconds: number; cpuSeconds: number }> {
+async function timedProcess(
+  cmd: string,
+  args: readonly string[],
+  opts: { cwd: string; env?: NodeJS.ProcessEnv },
+): Promise<{ status: number | null; stdout: string; seconds: number; cpuSeconds: number }> {
   const cpu0 = childrenCpuSeconds();
   const t0 = performance.now();
   const child = spawn(cmd, args, { cwd: opts.cwd, env: opts.env ?? process.env, stdio: ['ignore', 'pipe', 'inherit'] });
@@ -122,22 +146,53 @@ async function timedProcess(cmd: string, args: readonly string[], opts: { cwd: s
 }
 
 /** Kiln: one session of `kiln fuzz` (resuming after the first), timed as a process; its summary gives programs, tests and findings. */
-async function benchKiln(a: BenchArgs, entry: readonly string[], out: string, sliceMs: number, first: boolean): Promise<Throughput> {
+async function benchKiln(
+  a: BenchArgs,
+  entry: readonly string[],
+  out: string,
+  sliceMs: number,
+  first: boolean,
+): Promise<Throughput> {
   const matrix = first ? ['--compilers', a.compilers.join(','), '--opts', a.optionSets.join(';')] : ['--resume'];
-  const args = [...entry, 'fuzz', ...matrix, ...(first ? ['--mode', a.mode] : []), '--time', `${sliceMs}ms`, '-j', String(a.jobs), '--out', out];
+  const args = [
+    ...entry,
+    'fuzz',
+    ...matrix,
+    ...(first ? ['--mode', a.mode] : []),
+    '--time',
+    `${sliceMs}ms`,
+    '-j',
+    String(a.jobs),
+    '--out',
+    out,
+  ];
   const r = await timedProcess(process.execPath, args, { cwd: ROOT });
   if (r.status !== 0) throw new Error(`kiln fuzz exited with ${r.status}:\n${r.stdout}`);
-  const m = /this session (\d+) programs, (\d+) tests in ([\d.]+) s; campaign total \d+ programs, (\d+) findings/.exec(r.stdout);
+  const m = /this session (\d+) programs, (\d+) tests in ([\d.]+) s; campaign total \d+ programs, (\d+) findings/.exec(
+    r.stdout,
+  );
   if (!m) throw new Error(`cannot read kiln's summary:\n${r.stdout}`);
   // Both failure figures are the campaign's running totals: the last slice's are Kiln's totals.
-  return { programs: Number(m[1]), tests: Number(m[2]), seconds: r.seconds, cpuSeconds: r.cpuSeconds, failures: failingPrograms(out), findings: Number(m[4]), selfSeconds: Number(m[3]) };
+  return {
+    programs: Number(m[1]),
+    tests: Number(m[2]),
+    seconds: r.seconds,
+    cpuSeconds: r.cpuSeconds,
+    failures: failingPrograms(out),
+    findings: Number(m[4]),
+    selfSeconds: Number(m[3]),
+  };
 }
 
 /** Kiln's programs with a finding: distinct seeds among the finding folders (`<campaign>-<seed>-<configuration>`). */
 function failingPrograms(out: string): number {
   const dir = join(out, 'findings');
   if (!existsSync(dir)) return 0;
-  return new Set(readdirSync(dir).map((n) => /^\d+-(\d+)-/.exec(n)?.[1]).filter((x) => x !== undefined)).size;
+  return new Set(
+    readdirSync(dir)
+      .map((n) => /^\d+-(\d+)-/.exec(n)?.[1])
+      .filter((x) => x !== undefined),
+  ).size;
 }
 
 /**
@@ -151,7 +206,10 @@ function csmithLoopScript(configs: readonly Configuration[], noPacked: boolean):
   const limited = (s: { timeoutMs: number; memoryMb: number | undefined }): string =>
     `timeout -k 2 ${Math.ceil(s.timeoutMs / 1000)} ${s.memoryMb === undefined ? '' : `prlimit --as=${s.memoryMb * 1024 * 1024} -- `}`;
   const q = (w: string): string => `'${w.replace(/'/g, `'\\''`)}'`;
-  const compiles = configs.map((c, k) => `    ${limited(compile)}${[c.compiler.command, ...c.options].map(q).join(' ')} -I/usr/include/csmith -w prog.c -o prog${k} -lm >/dev/null 2>&1 && ok=1 || ok=0`);
+  const compiles = configs.map(
+    (c, k) =>
+      `    ${limited(compile)}${[c.compiler.command, ...c.options].map(q).join(' ')} -I/usr/include/csmith -w prog.c -o prog${k} -lm >/dev/null 2>&1 && ok=1 || ok=0`,
+  );
   return `#!/usr/bin/env bash
 # A plain csmith loop (written by bench/campaign.ts): generate, compile each configuration, run, compare.
 #   csmith-loop.sh DEADLINE_US FIRST_SEED JOBS WORKDIR
@@ -195,13 +253,21 @@ wait
 }
 
 /** The csmith loop for one slice, timed as a process: programs and failures are read from its results files. */
-async function benchCsmith(a: BenchArgs, script: string, work: string, sliceMs: number, firstSeed: number): Promise<Throughput> {
+async function benchCsmith(
+  a: BenchArgs,
+  script: string,
+  work: string,
+  sliceMs: number,
+  firstSeed: number,
+): Promise<Throughput> {
   const dir = mkdtempSync(join(work, 'loop-'));
   try {
     // The deadline is set before the spawn: the loop's start-up counts against its slice, as Kiln's
     // start-up is counted in its wall time.
     const deadlineUs = BigInt(Date.now() + sliceMs) * 1000n;
-    const r = await timedProcess('bash', [script, String(deadlineUs), String(firstSeed), String(a.jobs), dir], { cwd: dir });
+    const r = await timedProcess('bash', [script, String(deadlineUs), String(firstSeed), String(a.jobs), dir], {
+      cwd: dir,
+    });
     if (r.status !== 0) throw new Error(`the csmith loop exited with ${r.status}`);
     let programs = 0;
     let failures = 0;
@@ -259,7 +325,9 @@ function line(name: string, t: Throughput): string {
 
 async function main(): Promise<void> {
   const a = parseArgs(process.argv.slice(2));
-  const tools = spawnSync(process.execPath, [join(ROOT, 'scripts/ensure-tools.mjs'), '--profile', 'bench', '--check'], { stdio: 'inherit' });
+  const tools = spawnSync(process.execPath, [join(ROOT, 'scripts/ensure-tools.mjs'), '--profile', 'bench', '--check'], {
+    stdio: 'inherit',
+  });
   if (tools.status !== 0) throw new Error('missing tools: run node scripts/ensure-tools.mjs --profile bench');
   // Kiln's matrix, duplicates dropped: the configurations both sides test.
   const configs = buildMatrix(await resolveCompilers(a.compilers), a.optionSets);
@@ -275,22 +343,40 @@ async function main(): Promise<void> {
     const script = join(work, 'csmith-loop.sh');
     // tcc rejects csmith's `#pragma pack(push)` (it needs an argument): without packed structs
     // every csmith program is tested by every compiler, as Kiln's are.
-    writeFileSync(script, csmithLoopScript(configs, configs.some((c) => c.compiler.family === 'tcc')));
+    writeFileSync(
+      script,
+      csmithLoopScript(
+        configs,
+        configs.some((c) => c.compiler.family === 'tcc'),
+      ),
+    );
     for (let i = 0; i < a.slices; i++) {
-      if (a.only !== 'csmith') kiln = add(kiln, await benchKiln(a, entry, join(work, 'kiln-out'), sliceMs, i === 0), true);
+      if (a.only !== 'csmith')
+        kiln = add(kiln, await benchKiln(a, entry, join(work, 'kiln-out'), sliceMs, i === 0), true);
       if (a.only !== 'kiln') {
         const slice = await benchCsmith(a, script, work, sliceMs, 1 + i * 1_000_000);
         csmith = add(csmith, { ...slice, tests: slice.programs * configs.length }, false);
       }
     }
-    console.log(`programs: generated and tested with all ${configs.length} configurations; tests: compile+run of one configuration (Kiln's include its second run of each failure)`);
-    console.log('failing programs: Kiln: with a finding (a configuration off the expected output, crashed, hung or rejected it); csmith: whose configurations failed or disagreed, summed over slices');
-    console.log('seconds: wall time of the tool\'s processes from spawn to exit, start-up included; CPU: their whole process tree');
+    console.log(
+      `programs: generated and tested with all ${configs.length} configurations; tests: compile+run of one configuration (Kiln's include its second run of each failure)`,
+    );
+    console.log(
+      'failing programs: Kiln: with a finding (a configuration off the expected output, crashed, hung or rejected it); csmith: whose configurations failed or disagreed, summed over slices',
+    );
+    console.log(
+      "seconds: wall time of the tool's processes from spawn to exit, start-up included; CPU: their whole process tree",
+    );
     if (kiln) console.log(line('kiln', kiln));
-    if (kiln?.selfSeconds) console.log(`        (Kiln's own summaries count ${kiln.selfSeconds.toFixed(1)} s: ${(kiln.seconds - kiln.selfSeconds).toFixed(1)} s of start-up and shut-down are outside them)`);
+    if (kiln?.selfSeconds)
+      console.log(
+        `        (Kiln's own summaries count ${kiln.selfSeconds.toFixed(1)} s: ${(kiln.seconds - kiln.selfSeconds).toFixed(1)} s of start-up and shut-down are outside them)`,
+      );
     if (csmith) console.log(line('csmith', csmith));
     if (kiln && csmith && csmith.programs > 0) {
-      console.log(`ratio   kiln/csmith = ${(perHour(kiln) / perHour(csmith)).toFixed(2)}× programs per wall hour, ${(perCpuHour(kiln) / perCpuHour(csmith)).toFixed(2)}× per CPU hour (target ≥ 1.5×)`);
+      console.log(
+        `ratio   kiln/csmith = ${(perHour(kiln) / perHour(csmith)).toFixed(2)}× programs per wall hour, ${(perCpuHour(kiln) / perCpuHour(csmith)).toFixed(2)}× per CPU hour (target ≥ 1.5×)`,
+      );
     }
   } finally {
     if (a.keep) process.stderr.write(`bench:campaign: kept ${work}\n`);

@@ -28,21 +28,24 @@ const perKind = Number(arg('per-kind', smoke ? '1' : '50'));
 const cleanCount = Number(arg('clean', smoke ? '2' : '200'));
 const size = arg('size', 'small') as SizePreset;
 const jobs = Number(arg('jobs', String(Math.max(1, availableParallelism()))));
-const kinds = (arg('kinds', smoke ? 'signed-overflow,out-of-bounds' : INJECT_KINDS.join(',')).split(',') as InjectKind[]);
+const kinds = arg('kinds', smoke ? 'signed-overflow,out-of-bounds' : INJECT_KINDS.join(',')).split(',') as InjectKind[];
 
 /** Runs `f` over `items`, `n` at a time. */
 async function pool<T>(items: readonly T[], n: number, f: (x: T) => Promise<void>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: Math.min(n, items.length) }, async () => {
-    while (next < items.length) await f(items[next++]!);
-  }));
+  await Promise.all(
+    Array.from({ length: Math.min(n, items.length) }, async () => {
+      while (next < items.length) await f(items[next++]!);
+    }),
+  );
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'kiln-bench-check-'));
 try {
   const avail = await probeTools();
   const missing = CHECK_TOOLS.filter((t) => avail.tools.get(t) !== null);
-  if (missing.length > 0) console.log(`tools unavailable here: ${missing.map((t) => `${t} (${avail.tools.get(t)})`).join('; ')}`);
+  if (missing.length > 0)
+    console.log(`tools unavailable here: ${missing.map((t) => `${t} (${avail.tools.get(t)})`).join('; ')}`);
   const policy = parsePolicy({}, size);
   const t0 = performance.now();
 
@@ -69,7 +72,9 @@ try {
     got++;
   }
   // A smoke run takes three of them (one each of: never run, probed pointer, sub-array), not the twins.
-  for (const c of smoke ? EVA_ONLY_CASES.filter((x) => ['never-run', 'pointer', 'sub-array'].includes(x.name)) : EVA_ONLY_CASES) {
+  for (const c of smoke
+    ? EVA_ONLY_CASES.filter((x) => ['never-run', 'pointer', 'sub-array'].includes(x.name))
+    : EVA_ONLY_CASES) {
     const file = join(dir, `eva-only-${c.name}.c`);
     writeFileSync(file, c.text);
     jobsList.push({ kind: 'eva-only', file, line: c.line });
@@ -81,7 +86,17 @@ try {
   const genSec = (performance.now() - t0) / 1000;
 
   /** Verdicts of one set of programs, counted apart. */
-  interface Row { n: number; found: number; sameKind: number; sameLine: number; tools: Map<string, number>; clean: number; incomplete: number; errors: number; notes: string[] }
+  interface Row {
+    n: number;
+    found: number;
+    sameKind: number;
+    sameLine: number;
+    tools: Map<string, number>;
+    clean: number;
+    incomplete: number;
+    errors: number;
+    notes: string[];
+  }
   const rows = new Map<string, Row>();
   const t1 = performance.now();
   let done = 0;
@@ -89,9 +104,26 @@ try {
     const r: CheckResult = await checkProgram([j.file], avail);
     // Progress on stderr (the tables go to stdout at the end): a long run can be followed, and
     // its running counts kept if it is stopped.
-    const what = r.verdict === 'ub' ? `ub ${r.report.tool} ${r.report.kind} line ${r.report.line}${j.line !== undefined ? ` (UB at line ${j.line})` : ''}` : r.verdict === 'clean' ? 'clean' : `${r.verdict === 'incomplete' ? 'incomplete' : 'could not check'}: ${r.message}`;
-    process.stderr.write(`[${++done}/${jobsList.length} ${((performance.now() - t1) / 1000).toFixed(0)} s] ${j.kind} ${j.file.replace(/.*\//, '')}: ${what}\n`);
-    const row: Row = rows.get(j.kind) ?? { n: 0, found: 0, sameKind: 0, sameLine: 0, tools: new Map(), clean: 0, incomplete: 0, errors: 0, notes: [] };
+    const what =
+      r.verdict === 'ub'
+        ? `ub ${r.report.tool} ${r.report.kind} line ${r.report.line}${j.line !== undefined ? ` (UB at line ${j.line})` : ''}`
+        : r.verdict === 'clean'
+          ? 'clean'
+          : `${r.verdict === 'incomplete' ? 'incomplete' : 'could not check'}: ${r.message}`;
+    process.stderr.write(
+      `[${++done}/${jobsList.length} ${((performance.now() - t1) / 1000).toFixed(0)} s] ${j.kind} ${j.file.replace(/.*\//, '')}: ${what}\n`,
+    );
+    const row: Row = rows.get(j.kind) ?? {
+      n: 0,
+      found: 0,
+      sameKind: 0,
+      sameLine: 0,
+      tools: new Map(),
+      clean: 0,
+      incomplete: 0,
+      errors: 0,
+      notes: [],
+    };
     rows.set(j.kind, row);
     row.n++;
     if (r.verdict === 'clean') row.clean++;
@@ -108,29 +140,48 @@ try {
   });
   const checkSec = (performance.now() - t1) / 1000;
 
-  const empty: Row = { n: 0, found: 0, sameKind: 0, sameLine: 0, tools: new Map(), clean: 0, incomplete: 0, errors: 0, notes: [] };
-  console.log(`\nkiln check on UB-on-purpose programs (${size}, ${perKind} per kind), first report wins; tools run ${CHECK_TOOLS.join(' → ')}`);
+  const empty: Row = {
+    n: 0,
+    found: 0,
+    sameKind: 0,
+    sameLine: 0,
+    tools: new Map(),
+    clean: 0,
+    incomplete: 0,
+    errors: 0,
+    notes: [],
+  };
+  console.log(
+    `\nkiln check on UB-on-purpose programs (${size}, ${perKind} per kind), first report wins; tools run ${CHECK_TOOLS.join(' → ')}`,
+  );
   console.log(`| kind | programs | found | same kind | same line | caught by | clean | incomplete | could not check |`);
   console.log(`|---|---|---|---|---|---|---|---|---|`);
   for (const kind of [...kinds, 'eva-only']) {
     const r = rows.get(kind);
     if (!r) continue;
     const tools = [...r.tools].map(([t, n]) => `${t} ${n}`).join(', ');
-    console.log(`| ${kind} | ${r.n} | ${r.found} | ${r.sameKind} | ${r.sameLine} | ${tools || '-'} | ${r.clean} | ${r.incomplete} | ${r.errors} |`);
+    console.log(
+      `| ${kind} | ${r.n} | ${r.found} | ${r.sameKind} | ${r.sameLine} | ${tools || '-'} | ${r.clean} | ${r.incomplete} | ${r.errors} |`,
+    );
   }
-  const free = (r: Row): string => `${r.clean} of ${r.n} clean; ${r.found} reports; ${r.incomplete} incomplete; ${r.errors} could not check`;
+  const free = (r: Row): string =>
+    `${r.clean} of ${r.n} clean; ${r.found} reports; ${r.incomplete} incomplete; ${r.errors} could not check`;
   const clean = rows.get('clean') ?? empty;
   console.log(`\nUB-free Kiln programs: ${free(clean)}`);
   for (const a of clean.notes.slice(0, 10)) console.log(`  ${a}`);
   const evaOnly = rows.get('eva-only') ?? empty;
-  console.log(`\nEva-only UB on a shared line (hand-written, eva-only above): ${evaOnly.n} programs: ${evaOnly.found} UB, ${evaOnly.clean} clean (false), ${evaOnly.incomplete} incomplete, ${evaOnly.errors} could not check`);
+  console.log(
+    `\nEva-only UB on a shared line (hand-written, eva-only above): ${evaOnly.n} programs: ${evaOnly.found} UB, ${evaOnly.clean} clean (false), ${evaOnly.incomplete} incomplete, ${evaOnly.errors} could not check`,
+  );
   for (const a of evaOnly.notes) console.log(`  ${a}`);
   const twins = rows.get('eva-only-twin');
   if (twins) {
     console.log(`their UB-free twins: ${free(twins)}`);
     for (const a of twins.notes) console.log(`  ${a}`);
   }
-  console.log(`\ntime: generation ${genSec.toFixed(1)} s; checks ${checkSec.toFixed(1)} s for ${jobsList.length} programs with ${jobs} jobs (${((checkSec * jobs) / jobsList.length).toFixed(2)} s per program per job)`);
+  console.log(
+    `\ntime: generation ${genSec.toFixed(1)} s; checks ${checkSec.toFixed(1)} s for ${jobsList.length} programs with ${jobs} jobs (${((checkSec * jobs) / jobsList.length).toFixed(2)} s per program per job)`,
+  );
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

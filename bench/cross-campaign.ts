@@ -51,30 +51,58 @@ try {
   const chosen = pickCrossCompilers(await detectCompilers(), wanted, true);
   if (wanted) {
     const missing = wanted.split(',').filter((t) => !chosen.some((c) => c.target === t));
-    if (missing.length) throw new Error(`no cross gcc with its qemu on PATH for: ${missing.join(', ')} (scripts/ensure-tools.mjs --profile cross installs them)`);
+    if (missing.length)
+      throw new Error(
+        `no cross gcc with its qemu on PATH for: ${missing.join(', ')} (scripts/ensure-tools.mjs --profile cross installs them)`,
+      );
   }
-  if (!chosen.length) throw new Error('no cross gcc with its qemu on PATH: run scripts/ensure-tools.mjs --profile cross (as root)');
+  if (!chosen.length)
+    throw new Error('no cross gcc with its qemu on PATH: run scripts/ensure-tools.mjs --profile cross (as root)');
   const share = Math.max(1, Math.floor(seconds(totalText) / chosen.length));
-  console.log(`bench:cross-campaign: ${chosen.length} targets (${chosen.map((c) => c.target).join(', ')}), ${share} s each at ${LEVELS.replaceAll(';', ' ')}, -j ${jobs}; findings under ${outRoot}`);
+  console.log(
+    `bench:cross-campaign: ${chosen.length} targets (${chosen.map((c) => c.target).join(', ')}), ${share} s each at ${LEVELS.replaceAll(';', ' ')}, -j ${jobs}; findings under ${outRoot}`,
+  );
 
   const rows: Row[] = [];
   for (const cc of chosen) {
     const out = join(outRoot, cc.target!);
-    const figures = await runCampaign(kiln, out, ['--time', `${share}s`, '--compilers', cc.name, '--opts', LEVELS, '-j', jobs], (share + 1800) * 1000, cc.target!);
+    const figures = await runCampaign(
+      kiln,
+      out,
+      ['--time', `${share}s`, '--compilers', cc.name, '--opts', LEVELS, '-j', jobs],
+      (share + 1800) * 1000,
+      cc.target!,
+    );
     const row = { target: cc.target!, compiler: cc.version, ...figures };
     rows.push(row);
     console.log(`${row.target}: ${row.tests} tests, ${row.findings} findings in ${row.sec.toFixed(0)} s`);
   }
 
-  console.log('\n| target | compiler | wall s | programs | tests | tests per hour | findings | distinct buckets | internal | findings by outcome |');
+  console.log(
+    '\n| target | compiler | wall s | programs | tests | tests per hour | findings | distinct buckets | internal | findings by outcome |',
+  );
   console.log('|---|---|---|---|---|---|---|---|---|---|');
   for (const s of rows) {
     const outcomes = [...s.byOutcome].map(([o, n]) => `${o} ${n}`).join(', ') || '-';
-    console.log(`| ${s.target} | ${s.compiler} | ${s.sec.toFixed(0)} | ${s.programs} | ${s.tests} | ${Math.round((s.tests / s.sec) * 3600)} | ${s.findings} | ${s.buckets} | ${s.internal} | ${outcomes} |`);
+    console.log(
+      `| ${s.target} | ${s.compiler} | ${s.sec.toFixed(0)} | ${s.programs} | ${s.tests} | ${Math.round((s.tests / s.sec) * 3600)} | ${s.findings} | ${s.buckets} | ${s.internal} | ${outcomes} |`,
+    );
   }
-  const all = rows.reduce((a, s) => ({ sec: a.sec + s.sec, tests: a.tests + s.tests, findings: a.findings + s.findings, buckets: a.buckets + s.buckets }), { sec: 0, tests: 0, findings: 0, buckets: 0 });
-  console.log(`| all | | ${all.sec.toFixed(0)} | | ${all.tests} | ${Math.round((all.tests / all.sec) * 3600)} | ${all.findings} | ${all.buckets} | | |`);
-  console.log(`(a test: one program compiled with one option set and run under qemu-user, with -j ${jobs}; wall s: the whole kiln fuzz process, start-up and end-of-session work included)`);
+  const all = rows.reduce(
+    (a, s) => ({
+      sec: a.sec + s.sec,
+      tests: a.tests + s.tests,
+      findings: a.findings + s.findings,
+      buckets: a.buckets + s.buckets,
+    }),
+    { sec: 0, tests: 0, findings: 0, buckets: 0 },
+  );
+  console.log(
+    `| all | | ${all.sec.toFixed(0)} | | ${all.tests} | ${Math.round((all.tests / all.sec) * 3600)} | ${all.findings} | ${all.buckets} | | |`,
+  );
+  console.log(
+    `(a test: one program compiled with one option set and run under qemu-user, with -j ${jobs}; wall s: the whole kiln fuzz process, start-up and end-of-session work included)`,
+  );
   if (keep) console.log(`findings: kiln findings --out ${join(outRoot, '<target>')}`);
 } finally {
   rmSync(work, { recursive: true, force: true });

@@ -77,9 +77,12 @@ function probe(cc: Compiler): string {
 
 async function main(): Promise<void> {
   const compilers = pickCrossCompilers(await detectCompilers(), wanted);
-  if (compilers.length === 0) throw new Error('no cross gcc found on PATH: run scripts/ensure-tools.mjs --profile cross (as root)');
+  if (compilers.length === 0)
+    throw new Error('no cross gcc found on PATH: run scripts/ensure-tools.mjs --profile cross (as root)');
   const chosen = smoke ? compilers.slice(0, 1) : compilers;
-  console.log(`bench:cross: ${programs} programs per target × ${optionSets.join(' ')}; ${chosen.length} targets; ${jobs} tests at a time`);
+  console.log(
+    `bench:cross: ${programs} programs per target × ${optionSets.join(' ')}; ${chosen.length} targets; ${jobs} tests at a time`,
+  );
   const temp = TempRoot.create();
   let genMs = 0;
   let genCount = 0;
@@ -94,7 +97,10 @@ async function main(): Promise<void> {
       }
       const model = TARGETS.find((t) => t.name === cc.target)!;
       const seen = probe(cc);
-      if (seen !== probeExpected(model)) failures.push(`${cc.target}: model differs from ${cc.name}: sizeof(long) sizeof(void*) CHAR_MIN<0 endian _Alignof(short int long long-long void* double): compiler '${seen}', model '${probeExpected(model)}'`);
+      if (seen !== probeExpected(model))
+        failures.push(
+          `${cc.target}: model differs from ${cc.name}: sizeof(long) sizeof(void*) CHAR_MIN<0 endian _Alignof(short int long long-long void* double): compiler '${seen}', model '${probeExpected(model)}'`,
+        );
       else console.log(`${cc.target}: model agrees with ${cc.name} (${seen})`);
       const policy = { ...parsePolicy({}), target: cc.target! };
       const configs = buildMatrix([cc], optionSets);
@@ -137,7 +143,8 @@ async function main(): Promise<void> {
             const r = await testConfiguration(task.w.files, task.w.expected, task.c, DEFAULT_LIMITS, temp);
             results.push({ seed: task.w.seed, r });
             // Said at once, so a long run's log shows a failure before the run ends.
-            if (r.judgement.outcome !== 'ok') console.log(`  ${cc.target} seed ${task.w.seed} ${task.c.optionsText}: ${r.judgement.outcome}`);
+            if (r.judgement.outcome !== 'ok')
+              console.log(`  ${cc.target} seed ${task.w.seed} ${task.c.optionsText}: ${r.judgement.outcome}`);
           }
         }),
       ]);
@@ -145,7 +152,10 @@ async function main(): Promise<void> {
       const byOutcome = new Map<string, number>();
       for (const { seed, r } of results) {
         byOutcome.set(r.judgement.outcome, (byOutcome.get(r.judgement.outcome) ?? 0) + 1);
-        if (r.judgement.outcome !== 'ok') failures.push(`${cc.target} seed ${seed} ${r.config.compiler.name} ${r.config.optionsText}: ${r.judgement.outcome} ${r.judgement.detail ?? ''}`);
+        if (r.judgement.outcome !== 'ok')
+          failures.push(
+            `${cc.target} seed ${seed} ${r.config.compiler.name} ${r.config.optionsText}: ${r.judgement.outcome} ${r.judgement.detail ?? ''}`,
+          );
       }
       const compileMs = results.map((x) => x.r.compile.durationMs);
       const runMs = results.filter((x) => x.r.run).map((x) => x.r.run!.durationMs);
@@ -161,7 +171,9 @@ async function main(): Promise<void> {
   } finally {
     temp.dispose();
   }
-  console.log(`\ngeneration (all targets): ${genCount} seeds in ${(genMs / 1000).toFixed(1)} s, ${(genCount / (genMs / 1000)).toFixed(2)} programs/s in process`);
+  console.log(
+    `\ngeneration (all targets): ${genCount} seeds in ${(genMs / 1000).toFixed(1)} s, ${(genCount / (genMs / 1000)).toFixed(2)} programs/s in process`,
+  );
   console.log(`\n${rows.join('\n')}`);
   if (failures.length) {
     console.log(`\n${failures.length} tests did not print their expected output:\n${failures.join('\n')}`);

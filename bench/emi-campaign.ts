@@ -46,34 +46,63 @@ try {
   const compilers: string[] = [];
   for (const c of wanted) if (await which(c)) compilers.push(c);
   const missing = wanted.filter((c) => !compilers.includes(c));
-  if (missing.length) console.log(`not on PATH, left out of both sides: ${missing.join(', ')} (scripts/ensure-tools.mjs --profile fuzz installs them)`);
+  if (missing.length)
+    console.log(
+      `not on PATH, left out of both sides: ${missing.join(', ')} (scripts/ensure-tools.mjs --profile fuzz installs them)`,
+    );
   if (!compilers.length) throw new Error('bench:emi-campaign: none of the compilers is on PATH');
 
   const campaign = async (label: string, extra: string[]): Promise<Side> => ({
     label,
-    ...(await runCampaign(kiln, keep ? join(resolve(keep), label) : join(work, label), ['--time', time, '--compilers', compilers.join(','), '--opts', LEVELS, '-j', jobs, ...extra], 4 * 3600_000, label)),
+    ...(await runCampaign(
+      kiln,
+      keep ? join(resolve(keep), label) : join(work, label),
+      ['--time', time, '--compilers', compilers.join(','), '--opts', LEVELS, '-j', jobs, ...extra],
+      4 * 3600_000,
+      label,
+    )),
   });
 
-  console.log(`kiln fuzz --time ${time}, compilers ${compilers.join(', ')} at ${LEVELS.replaceAll(';', ' ')}, -j ${jobs}; first without EMI, then with --emi ${k}`);
+  console.log(
+    `kiln fuzz --time ${time}, compilers ${compilers.join(', ')} at ${LEVELS.replaceAll(';', ' ')}, -j ${jobs}; first without EMI, then with --emi ${k}`,
+  );
   const sides = [await campaign('plain', []), await campaign(`emi-${k}`, ['--emi', String(k)])];
-  console.log('\n| side | wall s | programs | tests | tests per hour | findings | distinct buckets | internal | findings by outcome |');
+  console.log(
+    '\n| side | wall s | programs | tests | tests per hour | findings | distinct buckets | internal | findings by outcome |',
+  );
   console.log('|---|---|---|---|---|---|---|---|---|');
   for (const s of sides) {
     const outcomes = [...s.byOutcome].map(([o, n]) => `${o} ${n}`).join(', ') || '-';
-    console.log(`| ${s.label} | ${s.sec.toFixed(0)} | ${s.programs} | ${s.tests} | ${Math.round((s.tests / s.sec) * 3600)} | ${s.findings} | ${s.buckets} | ${s.internal} | ${outcomes} |`);
+    console.log(
+      `| ${s.label} | ${s.sec.toFixed(0)} | ${s.programs} | ${s.tests} | ${Math.round((s.tests / s.sec) * 3600)} | ${s.findings} | ${s.buckets} | ${s.internal} | ${outcomes} |`,
+    );
   }
-  console.log('(programs: bases and variants alike, each a program Kiln generated and compiled; wall s includes start-up and the end-of-session work)');
+  console.log(
+    '(programs: bases and variants alike, each a program Kiln generated and compiled; wall s includes start-up and the end-of-session work)',
+  );
   if (keep) console.log(`findings: kiln findings --out ${join(resolve(keep), '<side>')}`);
 
   // Remarks per thousand lines of test code, variants against their bases.
   const remarkCompilers = [
-    { name: 'gcc', cmd: ['gcc', '-O3', '-w', '-fopt-info-all', '-c', '-o', '/dev/null'], re: /^[^:\n]+\.c:(\d+):\d+: (?:optimized|missed|note): /gm },
-    { name: 'clang', cmd: ['clang', '-O3', '-w', '-Rpass=.*', '-c', '-o', '/dev/null'], re: /^[^:\n]+\.c:(\d+):\d+: remark: /gm },
+    {
+      name: 'gcc',
+      cmd: ['gcc', '-O3', '-w', '-fopt-info-all', '-c', '-o', '/dev/null'],
+      re: /^[^:\n]+\.c:(\d+):\d+: (?:optimized|missed|note): /gm,
+    },
+    {
+      name: 'clang',
+      cmd: ['clang', '-O3', '-w', '-Rpass=.*', '-c', '-o', '/dev/null'],
+      re: /^[^:\n]+\.c:(\d+):\d+: remark: /gm,
+    },
   ].filter((c) => !smoke || c.name === 'gcc');
   const totals = new Map<string, { remarks: number; lines: number }>();
   for (let seed = 1; seed <= remarkSeeds; seed++) {
     const dir = join(work, `remarks-${seed}`);
-    const e = await runProcess(process.execPath, [...kiln, 'emi', '--seed', String(seed), '--variants', String(remarkVariants), '-o', dir, '--json'], { timeoutMs: 600_000, maxOutputBytes: 1 << 24 });
+    const e = await runProcess(
+      process.execPath,
+      [...kiln, 'emi', '--seed', String(seed), '--variants', String(remarkVariants), '-o', dir, '--json'],
+      { timeoutMs: 600_000, maxOutputBytes: 1 << 24 },
+    );
     if (e.status !== 0) throw new Error(`kiln emi --seed ${seed} failed: ${e.stderr}`);
     for (const line of e.stdout.trim().split('\n')) {
       const v = JSON.parse(line) as { variant: number; file: string };
@@ -81,7 +110,10 @@ try {
       const mainLine = text.split('\n').findIndex((l) => /^int main\(/.test(l)) + 1;
       const testLines = mainLine > 0 ? mainLine - 1 : text.split('\n').length;
       for (const c of remarkCompilers) {
-        const r = await runProcess(c.cmd[0]!, [...c.cmd.slice(1), v.file], { timeoutMs: 600_000, maxOutputBytes: 1 << 28 });
+        const r = await runProcess(c.cmd[0]!, [...c.cmd.slice(1), v.file], {
+          timeoutMs: 600_000,
+          maxOutputBytes: 1 << 28,
+        });
         const out = r.stdout + r.stderr;
         let n = 0;
         for (const m of out.matchAll(c.re)) if (Number(m[1]) < mainLine || mainLine === 0) n++;
@@ -93,7 +125,9 @@ try {
       }
     }
   }
-  console.log(`\nOptimisation remarks per thousand lines of test code (before main), seeds 1-${remarkSeeds}, ${remarkVariants} variants each`);
+  console.log(
+    `\nOptimisation remarks per thousand lines of test code (before main), seeds 1-${remarkSeeds}, ${remarkVariants} variants each`,
+  );
   console.log('| compiler | bases | variants | ratio |');
   console.log('|---|---|---|---|');
   for (const c of remarkCompilers) {

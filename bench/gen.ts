@@ -36,7 +36,9 @@ const batch = Number(arg('batch', smoke ? '3' : '150'));
 const size = arg('size', 'medium') as SizePreset;
 const fromSource = smoke || process.argv.includes('--from-source');
 
-const tools = spawnSync(process.execPath, [join(ROOT, 'scripts/ensure-tools.mjs'), '--profile', 'bench', '--check'], { stdio: 'inherit' });
+const tools = spawnSync(process.execPath, [join(ROOT, 'scripts/ensure-tools.mjs'), '--profile', 'bench', '--check'], {
+  stdio: 'inherit',
+});
 if (tools.status !== 0) throw new Error('could not install the benchmark tools (csmith)');
 
 const median = (xs: number[]): number => {
@@ -100,7 +102,11 @@ try {
   const kilnBatch = (name: string, jobs: string[]): { sec: number; lines: number[] } => {
     const out = join(dir, name);
     const t1 = performance.now();
-    const kg = spawnSync(process.execPath, [...entry, 'gen', '--seed', '1', '--count', String(batch), '--size', size, ...jobs, '-o', out], { cwd: dir, encoding: 'utf8' });
+    const kg = spawnSync(
+      process.execPath,
+      [...entry, 'gen', '--seed', '1', '--count', String(batch), '--size', size, ...jobs, '-o', out],
+      { cwd: dir, encoding: 'utf8' },
+    );
     const sec = (performance.now() - t1) / 1000;
     if (kg.status !== 0) throw new Error(`kiln gen failed (status ${kg.status}): ${kg.stderr.slice(-400)}`);
     const files = readdirSync(out).filter((f) => f.endsWith('.c'));
@@ -114,11 +120,15 @@ try {
   const row = (name: string, n: number, sec: number, lines: number[]) =>
     `${name.padEnd(28)} ${String(n).padStart(6)} ${sec.toFixed(1).padStart(8)} s ${(n / sec).toFixed(2).padStart(10)} ${String(median(lines)).padStart(12)} ${(sum(lines) / sec).toFixed(0).padStart(10)}`;
   const head = `generator                    programs     time   programs/s  median lines    lines/s`;
-  console.log(`\n1. in process (Kiln's generator in a warmed-up loop; csmith one process per program), size preset ${size}, one core each`);
+  console.log(
+    `\n1. in process (Kiln's generator in a warmed-up loop; csmith one process per program), size preset ${size}, one core each`,
+  );
   console.log(head);
   console.log(row('kiln', kilnLines.length, kilnSec, kilnLines));
   console.log(row('csmith', csmithCount, cs.sec, cs.lines));
-  console.log(`ratio (kiln / csmith): ${(kilnLines.length / kilnSec / (csmithCount / cs.sec)).toFixed(2)}× programs per second, ${(sum(kilnLines) / kilnSec / (sum(cs.lines) / cs.sec)).toFixed(2)}× lines per second`);
+  console.log(
+    `ratio (kiln / csmith): ${(kilnLines.length / kilnSec / (csmithCount / cs.sec)).toFixed(2)}× programs per second, ${(sum(kilnLines) / kilnSec / (sum(cs.lines) / cs.sec)).toFixed(2)}× lines per second`,
+  );
   console.log(
     `\n2. as processes, timed from outside (\`kiln gen --count ${batch}\`${fromSource ? ' from source through tsx' : ', compiled JavaScript'}, with -j 1 and with its default of one generation process per core (${cores} here); a loop of ${batch} \`csmith --seed N -o F\`, one at a time)`,
   );
@@ -130,7 +140,9 @@ try {
     `${(k.lines.length / k.sec / (batch / csBatch.sec)).toFixed(2)}× programs per second, ${(sum(k.lines) / k.sec / (sum(csBatch.lines) / csBatch.sec)).toFixed(2)}× lines per second`;
   console.log(`ratio (kiln / csmith), one core each (-j 1): ${ratio(serial)}`);
   console.log(`ratio (kiln / csmith), kiln on ${cores} cores (default): ${ratio(parallel)}`);
-  console.log(`\nkiln discarded ${discarded} of ${kilnCount} seeds in process, ${batch - parallel.lines.length} of ${batch} in the batch`);
+  console.log(
+    `\nkiln discarded ${discarded} of ${kilnCount} seeds in process, ${batch - parallel.lines.length} of ${batch} in the batch`,
+  );
   console.log(
     `wrapped operations: kiln ${wrapped} of ${operations} (${((100 * wrapped) / Math.max(1, operations)).toFixed(2)}%); csmith wraps all (${(cs.safe / csmithCount).toFixed(0)} safe-math calls per program)`,
   );

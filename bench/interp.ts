@@ -25,13 +25,27 @@ function loopProgram(t: IntType, outer: number, inner: number): Program {
     b.stmt(
       b.assign(
         elem(b.v(j)),
-        b.bin('^', b.bin('+', elem(b.v(j)), b.bin('&', b.v(i), b.v(j))), b.bin('>>', elem(b.bin('%', b.bin('+', b.v(j), b.lit(1)), b.lit(inner))), b.lit(3))),
+        b.bin(
+          '^',
+          b.bin('+', elem(b.v(j)), b.bin('&', b.v(i), b.v(j))),
+          b.bin('>>', elem(b.bin('%', b.bin('+', b.v(j), b.lit(1)), b.lit(inner))), b.lit(3)),
+        ),
       ),
     ),
     b.stmt(b.assign(b.v(s), b.bin('+', b.v(s), b.bin('&', elem(b.v(j)), mask)))),
   ]);
-  const innerLoop = b.for(b.assign(b.v(j), b.lit(0)), b.bin('<', b.v(j), b.lit(inner)), b.incdec('++', b.v(j), false), body);
-  const outerLoop = b.for(b.assign(b.v(i), b.lit(0)), b.bin('<', b.v(i), b.lit(outer)), b.incdec('++', b.v(i), false), b.block([innerLoop]));
+  const innerLoop = b.for(
+    b.assign(b.v(j), b.lit(0)),
+    b.bin('<', b.v(j), b.lit(inner)),
+    b.incdec('++', b.v(j), false),
+    body,
+  );
+  const outerLoop = b.for(
+    b.assign(b.v(i), b.lit(0)),
+    b.bin('<', b.v(i), b.lit(outer)),
+    b.incdec('++', b.v(i), false),
+    b.block([innerLoop]),
+  );
   const f1 = b.func('func_1', C.int32, [], b.block([outerLoop, b.ret(b.lit(0))], [i, j]));
   const main = b.func('main', C.int, [], b.block([b.stmt(b.call(f1, [])), b.hash(b.v(s))]));
   return b.program({ globals: [a, s], funcs: [f1, main], main });
@@ -89,13 +103,17 @@ function measure(name: string, p: Program, repeats: number): void {
   times.sort((a, b) => a - b);
   const median = times[Math.floor(times.length / 2)]!;
   const mops = ops / median / 1e6;
-  console.log(`${name.padEnd(28)} ${(ops / 1e6).toFixed(1).padStart(7)} M ops  median ${(median * 1000).toFixed(0).padStart(6)} ms  ${mops.toFixed(1).padStart(6)} M ops/s`);
+  console.log(
+    `${name.padEnd(28)} ${(ops / 1e6).toFixed(1).padStart(7)} M ops  median ${(median * 1000).toFixed(0).padStart(6)} ms  ${mops.toFixed(1).padStart(6)} M ops/s`,
+  );
 }
 
 const smoke = process.argv.includes('--smoke');
 const scale = smoke ? 50 : 1;
 const repeats = smoke ? 1 : 5;
-console.log(`interpreter throughput (executed IR operations per second, median of ${repeats} runs${smoke ? '; smoke size' : ''})`);
+console.log(
+  `interpreter throughput (executed IR operations per second, median of ${repeats} runs${smoke ? '; smoke size' : ''})`,
+);
 measure('loops over int32 arrays', loopProgram(C.int32, 2000 / scale, 500), repeats);
 measure('loops over uint8 arrays', loopProgram(C.uint8, 2000 / scale, 500), repeats);
 measure('loops over int64 arrays', loopProgram(C.int64, 1000 / scale, 500), repeats);

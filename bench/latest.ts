@@ -42,9 +42,7 @@ function arg(name: string, fallback: string): string {
 const smoke = process.argv.includes('--smoke');
 const programs = Number(arg('programs', smoke ? '2' : '40'));
 const seed0 = BigInt(arg('seed', '1'));
-const wanted = arg('compilers', 'gcc-snapshot,gcc-16,clang-22')
-  .split(',')
-  .filter(Boolean);
+const wanted = arg('compilers', 'gcc-snapshot,gcc-16,clang-22').split(',').filter(Boolean);
 const optionSets = smoke ? ['-O0', '-O2'] : DEFAULT_OPTION_SETS;
 const overheadPrograms = Number(arg('overhead-programs', String(Math.min(programs, 20))));
 
@@ -63,53 +61,59 @@ console.log(`bench:latest: ${sources.length} csmith-mode programs from seed ${se
 
 // 1. The launcher's cost: gcc-12 as itself and through a launcher, on the same files.
 if (overheadPrograms > 0) {
-const work = mkdtempSync(join(tmpdir(), 'kiln-bench-latest-'));
-try {
-  const root = join(work, 'root');
-  for (const d of ['usr', 'tmp', 'proc', 'dev', 'etc']) mkdirSync(join(root, d), { recursive: true });
-  for (const d of ['bin', 'lib', 'lib64', 'sbin']) symlinkSync(`usr/${d}`, join(root, d));
-  writeFileSync(join(root, '.kiln-root.json'), JSON.stringify({ suite: 'sid', packages: {} }));
-  writeLaunchers(root, join(work, 'bin'), [{ name: 'gcc-12', command: '/usr/bin/gcc-12' }]);
-  const dir = join(work, 'src');
-  mkdirSync(dir);
-  const measured = sources.slice(0, overheadPrograms);
-  for (const p of measured) writeFileSync(join(dir, `p${p.seed}.c`), p.text);
-  // One shell, in one namespace with /usr bound, times each compile as a whole process.
-  const lines = measured.flatMap((p) =>
-    optionSets.flatMap((o) => [
-      `t0=$(date +%s%N); gcc-12 ${o} p${p.seed}.c -o a -lm -static || exit 1; t1=$(date +%s%N); echo direct $((t1 - t0))`,
-      `t0=$(date +%s%N); "$L" ${o} p${p.seed}.c -o b -lm || exit 1; t1=$(date +%s%N); echo launcher $((t1 - t0))`,
-    ]),
-  );
-  const script = `mount --bind /usr "$R/usr" || exit 1\ncd "$D" || exit 1\n${lines.join('\n')}\n`;
-  const r = spawnSync('unshare', ['--mount', '--propagation', 'private', '--', '/bin/sh', '-c', script], {
-    encoding: 'utf8',
-    env: { ...process.env, R: root, D: dir, L: join(work, 'bin', 'gcc-12') },
-    maxBuffer: 16 << 20,
-  });
-  if (r.status !== 0) {
-    console.error(`bench:latest: the launcher comparison failed (status ${r.status}):\n${r.stderr}`);
-    process.exit(1);
+  const work = mkdtempSync(join(tmpdir(), 'kiln-bench-latest-'));
+  try {
+    const root = join(work, 'root');
+    for (const d of ['usr', 'tmp', 'proc', 'dev', 'etc']) mkdirSync(join(root, d), { recursive: true });
+    for (const d of ['bin', 'lib', 'lib64', 'sbin']) symlinkSync(`usr/${d}`, join(root, d));
+    writeFileSync(join(root, '.kiln-root.json'), JSON.stringify({ suite: 'sid', packages: {} }));
+    writeLaunchers(root, join(work, 'bin'), [{ name: 'gcc-12', command: '/usr/bin/gcc-12' }]);
+    const dir = join(work, 'src');
+    mkdirSync(dir);
+    const measured = sources.slice(0, overheadPrograms);
+    for (const p of measured) writeFileSync(join(dir, `p${p.seed}.c`), p.text);
+    // One shell, in one namespace with /usr bound, times each compile as a whole process.
+    const lines = measured.flatMap((p) =>
+      optionSets.flatMap((o) => [
+        `t0=$(date +%s%N); gcc-12 ${o} p${p.seed}.c -o a -lm -static || exit 1; t1=$(date +%s%N); echo direct $((t1 - t0))`,
+        `t0=$(date +%s%N); "$L" ${o} p${p.seed}.c -o b -lm || exit 1; t1=$(date +%s%N); echo launcher $((t1 - t0))`,
+      ]),
+    );
+    const script = `mount --bind /usr "$R/usr" || exit 1\ncd "$D" || exit 1\n${lines.join('\n')}\n`;
+    const r = spawnSync('unshare', ['--mount', '--propagation', 'private', '--', '/bin/sh', '-c', script], {
+      encoding: 'utf8',
+      env: { ...process.env, R: root, D: dir, L: join(work, 'bin', 'gcc-12') },
+      maxBuffer: 16 << 20,
+    });
+    if (r.status !== 0) {
+      console.error(`bench:latest: the launcher comparison failed (status ${r.status}):\n${r.stderr}`);
+      process.exit(1);
+    }
+    const ns = { direct: [] as number[], launcher: [] as number[] };
+    for (const l of r.stdout.split('\n')) {
+      const m = /^(direct|launcher) (\d+)$/.exec(l);
+      if (m) ns[m[1] as 'direct' | 'launcher'].push(Number(m[2]) / 1e6);
+    }
+    const mean = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
+    const d = mean(ns.direct);
+    const l = mean(ns.launcher);
+    console.log(
+      `launcher overhead (gcc-12 on the host against the same gcc-12 through a launcher, static links, ${ns.direct.length} compiles each): direct ${d.toFixed(1)} ms, launcher ${l.toFixed(1)} ms per compile, +${(l - d).toFixed(1)} ms (${((l / d - 1) * 100).toFixed(1)}%)`,
+    );
+  } finally {
+    rmSync(work, { recursive: true, force: true });
   }
-  const ns = { direct: [] as number[], launcher: [] as number[] };
-  for (const l of r.stdout.split('\n')) {
-    const m = /^(direct|launcher) (\d+)$/.exec(l);
-    if (m) ns[m[1] as 'direct' | 'launcher'].push(Number(m[2]) / 1e6);
-  }
-  const mean = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
-  const d = mean(ns.direct);
-  const l = mean(ns.launcher);
-  console.log(`launcher overhead (gcc-12 on the host against the same gcc-12 through a launcher, static links, ${ns.direct.length} compiles each): direct ${d.toFixed(1)} ms, launcher ${l.toFixed(1)} ms per compile, +${(l - d).toFixed(1)} ms (${((l / d - 1) * 100).toFixed(1)}%)`);
-} finally {
-  rmSync(work, { recursive: true, force: true });
-}
 }
 
 // 2. The real root's compilers against gcc-12, test by test.
 const installed = await detectCompilers();
-const roots = wanted.map((n) => installed.find((c) => c.name === n && c.root)).filter((c): c is Compiler => c !== undefined);
+const roots = wanted
+  .map((n) => installed.find((c) => c.name === n && c.root))
+  .filter((c): c is Compiler => c !== undefined);
 if (roots.length === 0) {
-  console.log(`no sid root with ${wanted.join(', ')} here (npm run setup -- --profile latest builds one): root compilers not measured`);
+  console.log(
+    `no sid root with ${wanted.join(', ')} here (npm run setup -- --profile latest builds one): root compilers not measured`,
+  );
   process.exit(0);
 }
 const gcc12 = await resolveCompiler('gcc-12');
@@ -118,14 +122,19 @@ const temp = TempRoot.create();
 const stats = new Map<string, { tests: number; ms: number; bad: string[] }>();
 const started = performance.now();
 let stopRequested = false;
-for (const sig of ['SIGINT', 'SIGTERM'] as const) process.on(sig, () => { stopRequested = true; });
+for (const sig of ['SIGINT', 'SIGTERM'] as const)
+  process.on(sig, () => {
+    stopRequested = true;
+  });
 let tested = 0;
 try {
   for (const [i, p] of sources.entries()) {
     if (stopRequested) break;
     if (i > 0 && i % 10 === 0) {
       const bad = [...stats.values()].reduce((a, s) => a + s.bad.length, 0);
-      console.error(`bench:latest: ${i}/${sources.length} programs tested, ${bad} not as expected, ${Math.round((performance.now() - started) / 1000)} s`);
+      console.error(
+        `bench:latest: ${i}/${sources.length} programs tested, ${bad} not as expected, ${Math.round((performance.now() - started) / 1000)} s`,
+      );
     }
     for (const c of buildMatrix(compilers, optionSets)) {
       const t = performance.now();
@@ -142,13 +151,23 @@ try {
   temp.dispose();
 }
 const base = stats.get(gcc12.name)!;
-console.log(`\n${tested} of ${sources.length} programs tested${tested < sources.length ? ' (stopped early)' : ''}; each test is one compile and one run of the binary, timed together`);
-console.log('\n| compiler | version | tests | not as expected | mean test (compile + run) | tests/hour/core | time against gcc-12 |');
+console.log(
+  `\n${tested} of ${sources.length} programs tested${tested < sources.length ? ' (stopped early)' : ''}; each test is one compile and one run of the binary, timed together`,
+);
+console.log(
+  '\n| compiler | version | tests | not as expected | mean test (compile + run) | tests/hour/core | time against gcc-12 |',
+);
 console.log('|---|---|---|---|---|---|---|');
 for (const c of compilers) {
   const s = stats.get(c.name)!;
   const mean = s.ms / s.tests;
-  console.log(`| ${c.name} | ${c.version} | ${s.tests} | ${s.bad.length} | ${(mean / 1000).toFixed(2)} s | ${Math.round(3_600_000 / mean)} | ${(mean / (base.ms / base.tests)).toFixed(2)}x |`);
+  console.log(
+    `| ${c.name} | ${c.version} | ${s.tests} | ${s.bad.length} | ${(mean / 1000).toFixed(2)} s | ${Math.round(3_600_000 / mean)} | ${(mean / (base.ms / base.tests)).toFixed(2)}x |`,
+  );
 }
 const bad = [...stats.entries()].flatMap(([n, s]) => s.bad.map((b) => `${n} ${b}`));
-console.log(bad.length ? `\nnot as expected (check each with kiln check, then kiln triage):\n${bad.join('\n')}` : '\nevery test printed its expected output');
+console.log(
+  bad.length
+    ? `\nnot as expected (check each with kiln check, then kiln triage):\n${bad.join('\n')}`
+    : '\nevery test printed its expected output',
+);

@@ -37,7 +37,9 @@ const policyFile = arg('policy', '');
 const RUN_LIMIT_MS = 10_000;
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
-const tools = spawnSync(process.execPath, [join(root, 'scripts/ensure-tools.mjs'), '--profile', 'bench'], { stdio: 'inherit' });
+const tools = spawnSync(process.execPath, [join(root, 'scripts/ensure-tools.mjs'), '--profile', 'bench'], {
+  stdio: 'inherit',
+});
 if (tools.status !== 0) throw new Error('could not install the benchmark tools (gcc, csmith)');
 
 /** What gcov saw of one program. */
@@ -68,7 +70,14 @@ const HARNESS_FUNCTIONS = new Set(['main', 'kiln_hash']);
 
 /** gcov's JSON format (gcc 9 and later), the parts read here. */
 interface GcovJson {
-  readonly files: readonly { readonly file: string; readonly lines: readonly { readonly line_number: number; readonly count: number; readonly function_name?: string }[] }[];
+  readonly files: readonly {
+    readonly file: string;
+    readonly lines: readonly {
+      readonly line_number: number;
+      readonly count: number;
+      readonly function_name?: string;
+    }[];
+  }[];
 }
 
 /** Generates the programs of one side as processes and returns the time taken, in seconds. */
@@ -79,7 +88,20 @@ function timed(f: () => void): number {
 }
 
 function generateKiln(dir: string): number {
-  const args = ['--import', 'tsx', join(root, 'src/cli/main.ts'), 'gen', '--seed', String(first), '--count', String(count), '-o', dir, '--size', size];
+  const args = [
+    '--import',
+    'tsx',
+    join(root, 'src/cli/main.ts'),
+    'gen',
+    '--seed',
+    String(first),
+    '--count',
+    String(count),
+    '-o',
+    dir,
+    '--size',
+    size,
+  ];
   if (policyFile) args.push('--policy', policyFile);
   return timed(() => {
     const r = spawnSync(process.execPath, args, { stdio: ['ignore', 'ignore', 'inherit'], cwd: root });
@@ -91,7 +113,10 @@ function generateCsmith(dir: string): number {
   return timed(() => {
     for (let s = first; s < first + count; s++) {
       // csmith writes platform.info into its working directory: keep it in the scratch folder.
-      const r = spawnSync('csmith', ['-s', String(s), '-o', join(dir, `csmith-${s}.c`)], { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
+      const r = spawnSync('csmith', ['-s', String(s), '-o', join(dir, `csmith-${s}.c`)], {
+        cwd: dir,
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
       if (r.status !== 0) throw new Error(`csmith failed on seed ${s}: ${r.stderr}`);
     }
   });
@@ -104,14 +129,36 @@ async function measure(src: string, work: string): Promise<Coverage> {
   const text = readFileSync(src, 'utf8');
   const lines = text.split('\n').length;
   const exe = join(work, base);
-  const cc = await runProcess('gcc', ['-O0', '--coverage', '-w', '-I/usr/include/csmith', src, '-o', exe], { cwd: work, timeoutMs: 300_000 });
+  const cc = await runProcess('gcc', ['-O0', '--coverage', '-w', '-I/usr/include/csmith', src, '-o', exe], {
+    cwd: work,
+    timeoutMs: 300_000,
+  });
   if (cc.status !== 0) throw new Error(`gcc failed on ${src}: ${cc.stderr.slice(0, 500)}`);
   const run = await runProcess(exe, [], { cwd: work, timeoutMs: RUN_LIMIT_MS });
-  if (run.timedOut) return { lines, executable: 0, executed: 0, testExecutable: 0, testExecuted: 0, executions: 0, testExecutions: 0, wholeExecutions: 0, finished: false };
+  if (run.timedOut)
+    return {
+      lines,
+      executable: 0,
+      executed: 0,
+      testExecutable: 0,
+      testExecuted: 0,
+      executions: 0,
+      testExecutions: 0,
+      wholeExecutions: 0,
+      finished: false,
+    };
   const gcov = await runProcess('gcov', ['--json-format', '-o', work, src], { cwd: work, timeoutMs: 120_000 });
   if (gcov.status !== 0) throw new Error(`gcov failed on ${src}: ${gcov.stderr.slice(0, 500)}`);
   const json = JSON.parse(gunzipSync(readFileSync(join(work, `${base}.gcov.json.gz`))).toString('utf8')) as GcovJson;
-  const c = { executable: 0, executed: 0, testExecutable: 0, testExecuted: 0, executions: 0, testExecutions: 0, wholeExecutions: 0 };
+  const c = {
+    executable: 0,
+    executed: 0,
+    testExecutable: 0,
+    testExecuted: 0,
+    executions: 0,
+    testExecutions: 0,
+    wholeExecutions: 0,
+  };
   for (const file of json.files) {
     const own = file.file === src || file.file.endsWith(`/${base}.c`) || file.file === `${base}.c`;
     const harnessFile = HARNESS_FILES.test(file.file);
@@ -160,36 +207,88 @@ try {
   const csmithDir = join(dir, 'csmith');
   mkdirSync(kilnDir);
   mkdirSync(csmithDir);
-  console.log(`bench:live: ${count} programs each, seeds ${first}..${first + count - 1}, gcc -O0 --coverage, one run each (limit ${RUN_LIMIT_MS / 1000} s)`);
+  console.log(
+    `bench:live: ${count} programs each, seeds ${first}..${first + count - 1}, gcc -O0 --coverage, one run each (limit ${RUN_LIMIT_MS / 1000} s)`,
+  );
   const kilnSec = generateKiln(kilnDir);
   const csmithSec = generateCsmith(csmithDir);
-  const kilnFiles = readdirSync(kilnDir).filter((f) => f.endsWith('.c')).map((f) => join(kilnDir, f));
-  const csmithFiles = readdirSync(csmithDir).filter((f) => f.endsWith('.c')).map((f) => join(csmithDir, f));
+  const kilnFiles = readdirSync(kilnDir)
+    .filter((f) => f.endsWith('.c'))
+    .map((f) => join(kilnDir, f));
+  const csmithFiles = readdirSync(csmithDir)
+    .filter((f) => f.endsWith('.c'))
+    .map((f) => join(csmithDir, f));
   const kiln = await pool(kilnFiles, (f) => measure(f, join(dir, 'work', 'k-' + f.split('/').pop())));
   const csmith = await pool(csmithFiles, (f) => measure(f, join(dir, 'work', 'c-' + f.split('/').pop())));
 
-  const fmt = (x: number, pct: boolean): string => (pct ? `${(100 * x).toFixed(1)}%` : x >= 1e4 ? x.toExponential(2) : x.toFixed(0));
+  const fmt = (x: number, pct: boolean): string =>
+    pct ? `${(100 * x).toFixed(1)}%` : x >= 1e4 ? x.toExponential(2) : x.toFixed(0);
   const row = (what: string, k: readonly number[], c: readonly number[], pct = false): string =>
-    `${what.padEnd(44)} ${quartiles(k).map((x) => fmt(x, pct)).join(' / ').padStart(26)}   ${quartiles(c).map((x) => fmt(x, pct)).join(' / ').padStart(26)}`;
+    `${what.padEnd(44)} ${quartiles(k)
+      .map((x) => fmt(x, pct))
+      .join(' / ')
+      .padStart(26)}   ${quartiles(c)
+      .map((x) => fmt(x, pct))
+      .join(' / ')
+      .padStart(26)}`;
   const done = (xs: readonly Coverage[]): Coverage[] => xs.filter((x) => x.finished);
   const share = (xs: readonly Coverage[]): number[] => done(xs).map((x) => x.executed / Math.max(1, x.executable));
   const big = (xs: readonly Coverage[]): Coverage[] => done(xs).filter((x) => x.executable >= 300);
   console.log(`\n${'quartiles (25% / median / 75%)'.padEnd(44)} ${'kiln'.padStart(26)}   ${'csmith'.padStart(26)}`);
-  console.log(row('lines per program', kiln.map((x) => x.lines), csmith.map((x) => x.lines)));
-  console.log(row('executable lines (gcov)', done(kiln).map((x) => x.executable), done(csmith).map((x) => x.executable)));
-  console.log(row('executed lines', done(kiln).map((x) => x.executed), done(csmith).map((x) => x.executed)));
+  console.log(
+    row(
+      'lines per program',
+      kiln.map((x) => x.lines),
+      csmith.map((x) => x.lines),
+    ),
+  );
+  console.log(
+    row(
+      'executable lines (gcov)',
+      done(kiln).map((x) => x.executable),
+      done(csmith).map((x) => x.executable),
+    ),
+  );
+  console.log(
+    row(
+      'executed lines',
+      done(kiln).map((x) => x.executed),
+      done(csmith).map((x) => x.executed),
+    ),
+  );
   console.log(row('share of executable lines executed', share(kiln), share(csmith), true));
   console.log(row('  the same, programs of 300+ executable lines', share(big(kiln)), share(big(csmith)), true));
-  const testShare = (xs: readonly Coverage[]): number[] => done(xs).map((x) => x.testExecuted / Math.max(1, x.testExecutable));
+  const testShare = (xs: readonly Coverage[]): number[] =>
+    done(xs).map((x) => x.testExecuted / Math.max(1, x.testExecutable));
   console.log(row('  the same, test code (no main, no harness)', testShare(kiln), testShare(csmith), true));
-  console.log(row('line executions, .c file', done(kiln).map((x) => x.executions), done(csmith).map((x) => x.executions)));
-  console.log(row('line executions, test code (all files)', done(kiln).map((x) => x.testExecutions), done(csmith).map((x) => x.testExecutions)));
-  console.log(row('line executions, whole program (all files)', done(kiln).map((x) => x.wholeExecutions), done(csmith).map((x) => x.wholeExecutions)));
+  console.log(
+    row(
+      'line executions, .c file',
+      done(kiln).map((x) => x.executions),
+      done(csmith).map((x) => x.executions),
+    ),
+  );
+  console.log(
+    row(
+      'line executions, test code (all files)',
+      done(kiln).map((x) => x.testExecutions),
+      done(csmith).map((x) => x.testExecutions),
+    ),
+  );
+  console.log(
+    row(
+      'line executions, whole program (all files)',
+      done(kiln).map((x) => x.wholeExecutions),
+      done(csmith).map((x) => x.wholeExecutions),
+    ),
+  );
   const late = (xs: readonly Coverage[]): number => xs.filter((x) => !x.finished).length;
-  console.log(`runs not finished within ${RUN_LIMIT_MS / 1000} s: kiln ${late(kiln)} of ${kiln.length}, csmith ${late(csmith)} of ${csmith.length} (left out of the figures above)`);
+  console.log(
+    `runs not finished within ${RUN_LIMIT_MS / 1000} s: kiln ${late(kiln)} of ${kiln.length}, csmith ${late(csmith)} of ${csmith.length} (left out of the figures above)`,
+  );
   console.log(
     `generation as processes: kiln ${(kilnFiles.length / kilnSec).toFixed(2)} programs/s (one 'kiln gen --count ${count}', one generation process per core (${availableParallelism()}), ${kilnSec.toFixed(1)} s), ` +
-      `csmith ${(csmithFiles.length / csmithSec).toFixed(2)} programs/s (${count} processes, ${csmithSec.toFixed(1)} s): ratio ${((kilnFiles.length / kilnSec) / (csmithFiles.length / csmithSec)).toFixed(2)}x`,
+      `csmith ${(csmithFiles.length / csmithSec).toFixed(2)} programs/s (${count} processes, ${csmithSec.toFixed(1)} s): ratio ${(kilnFiles.length / kilnSec / (csmithFiles.length / csmithSec)).toFixed(2)}x`,
   );
   if (kilnFiles.length < count) console.log(`kiln discarded ${count - kilnFiles.length} of ${count} seeds`);
 } finally {

@@ -73,10 +73,13 @@ function variantPolicy(v: Variant): Policy {
   // A placebo: every chance so small it never fires, but still drawn, so the random stream moves
   // as with the policies on. Compared with `off` it shows how much of a difference is sampling.
   if (v === 'placebo') {
-    const tiny = Object.fromEntries(Object.entries(policiesOff()).map(([k, x]) => [k, typeof x === 'boolean' ? false : 1e-12]));
+    const tiny = Object.fromEntries(
+      Object.entries(policiesOff()).map(([k, x]) => [k, typeof x === 'boolean' ? false : 1e-12]),
+    );
     return parsePolicy({ name: v, policies: tiny }, size);
   }
-  if (v.startsWith('+')) return parsePolicy({ name: v, policies: { ...policiesOff(), [one(v.slice(1))]: defaults[v.slice(1)] } }, size);
+  if (v.startsWith('+'))
+    return parsePolicy({ name: v, policies: { ...policiesOff(), [one(v.slice(1))]: defaults[v.slice(1)] } }, size);
   if (v.startsWith('-')) {
     const name = one(v.slice(1));
     return parsePolicy({ name: v, policies: { [name]: typeof defaults[name] === 'boolean' ? false : 0 } }, size);
@@ -122,7 +125,8 @@ const ALL_COMPILERS: readonly Compiler[] = [
 ];
 
 const chosen = arg('compilers', smoke ? 'gcc' : 'gcc,clang').split(',');
-for (const c of chosen) if (!ALL_COMPILERS.some((x) => x.name === c)) throw new Error(`unknown compiler ${c}: gcc or clang`);
+for (const c of chosen)
+  if (!ALL_COMPILERS.some((x) => x.name === c)) throw new Error(`unknown compiler ${c}: gcc or clang`);
 const COMPILERS = ALL_COMPILERS.filter((c) => chosen.includes(c.name));
 
 /**
@@ -215,12 +219,23 @@ function gccStatistics(dir: string, unit: string, into: Counters): void {
 }
 
 /** Compiles every translation unit of every program to an object file; returns the count of each kind of remark and the counters. */
-async function remarks(programs: readonly EmittedFile[][], cc: Compiler, dir: string): Promise<number[] & { counters: Counters; kinds: Counters; perProgram: number[] }> {
-  const totals = Object.assign(cc.remarks.map(() => 0), { counters: new Map<string, number>(), kinds: new Map<string, number>(), perProgram: programs.map(() => 0) });
+async function remarks(
+  programs: readonly EmittedFile[][],
+  cc: Compiler,
+  dir: string,
+): Promise<number[] & { counters: Counters; kinds: Counters; perProgram: number[] }> {
+  const totals = Object.assign(
+    cc.remarks.map(() => 0),
+    { counters: new Map<string, number>(), kinds: new Map<string, number>(), perProgram: programs.map(() => 0) },
+  );
   const units = programs.flatMap((files, i) => files.filter((f) => isTranslationUnit(f.name)).map((f) => ({ i, f })));
   await pool(units, jobs, async ({ i, f }) => {
     const cwd = join(dir, String(i));
-    const r = await runProcess(cc.name, [...cc.args, '-c', f.name, '-o', `${f.name}.${cc.name}.o`], { cwd, timeoutMs: 600_000, maxOutputBytes: 256 << 20 });
+    const r = await runProcess(cc.name, [...cc.args, '-c', f.name, '-o', `${f.name}.${cc.name}.o`], {
+      cwd,
+      timeoutMs: 600_000,
+      maxOutputBytes: 256 << 20,
+    });
     if (r.status !== 0) throw new Error(`${cc.name} failed on program ${i} ${f.name}: ${r.stderr.slice(0, 2000)}`);
     const out = r.stderr.split('\n');
     const start = harnessStart(f);
@@ -233,10 +248,11 @@ async function remarks(programs: readonly EmittedFile[][], cc: Compiler, dir: st
       for (const l of counted) add(totals.kinds, remarkKind(l), 1);
     });
     if (cc.name === 'gcc') gccStatistics(cwd, f.name, totals.counters);
-    else for (const l of out.filter(inTest)) {
-      const m = /\[-Rpass=([\w.-]+)\]/.exec(l);
-      if (m) add(totals.counters, m[1]!, 1);
-    }
+    else
+      for (const l of out.filter(inTest)) {
+        const m = /\[-Rpass=([\w.-]+)\]/.exec(l);
+        if (m) add(totals.counters, m[1]!, 1);
+      }
   });
   return totals;
 }
@@ -291,12 +307,17 @@ function ratioInterval(on: Sample, off: Sample, stat: Statistic): [number, numbe
     state ^= state << 5;
     return (state >>> 0) % n;
   };
-  const resample = (x: Sample): number => stat(x, x.remarks.map(() => next(x.remarks.length)));
+  const resample = (x: Sample): number =>
+    stat(
+      x,
+      x.remarks.map(() => next(x.remarks.length)),
+    );
   const ratios = Array.from({ length: 2000 }, () => resample(on) / resample(off)).sort((a, b) => a - b);
   return [ratios[100]!, ratios[1899]!];
 }
 
-const lines = (programs: readonly EmittedFile[][], all = false): number => linesPer(programs, all).reduce((a, b) => a + b, 0);
+const lines = (programs: readonly EmittedFile[][], all = false): number =>
+  linesPer(programs, all).reduce((a, b) => a + b, 0);
 const fmt = (x: number, d = 1): string => x.toFixed(d);
 
 const root = mkdtempSync(join(tmpdir(), 'kiln-bench-policy-'));
@@ -330,13 +351,18 @@ try {
         (kinds[cc.name] ??= {})[which] = ks.kinds;
         (samples[cc.remarks[0]!.label] ??= {})[which] = { remarks: ks.perProgram, lines: perLines };
         // How heavy the tail is: the share of the headline remarks carried by the top 5% of programs.
-        const top = [...ks.perProgram].sort((a, b) => b - a).slice(0, Math.ceil(ks.perProgram.length / 20)).reduce((a, b) => a + b, 0);
+        const top = [...ks.perProgram]
+          .sort((a, b) => b - a)
+          .slice(0, Math.ceil(ks.perProgram.length / 20))
+          .reduce((a, b) => a + b, 0);
         const headline = ` (${fmt((performance.now() - t0) / 1000)} s, top 5% of programs ${fmt((100 * top) / Math.max(1, ks[0]!), 0)}%)`;
         cc.remarks.forEach((kind, j) => {
           const k = ks[j]!;
           const per = (k / (kind.all ? nAll : n)) * 1000;
           (perThousand[kind.label] ??= {})[which] = per;
-          console.log(`  ${kind.label}: ${k} remarks, ${fmt(k / g.programs.length)} per program, ${fmt(per)} per 1000 lines${j === 0 ? headline : ''}`);
+          console.log(
+            `  ${kind.label}: ${k} remarks, ${fmt(k / g.programs.length)} per program, ${fmt(per)} per 1000 lines${j === 0 ? headline : ''}`,
+          );
         });
       }
     }
@@ -349,13 +375,19 @@ try {
         const [lo, hi] = ratioInterval(x, o, stat);
         return ` (90% interval ${fmt(lo, 2)}-${fmt(hi, 2)})`;
       };
-      const others = VARIANTS.filter((v) => v !== 'off').map((v) => `${v} ${fmt(r[v]!)} = ${fmt(r[v]! / r.off!, 2)}x${ci(v, pooled)}`);
+      const others = VARIANTS.filter((v) => v !== 'off').map(
+        (v) => `${v} ${fmt(r[v]!)} = ${fmt(r[v]! / r.off!, 2)}x${ci(v, pooled)}`,
+      );
       console.log(`${mode} ${label} remarks per 1000 lines: off ${fmt(r.off!)}; ${others.join('; ')}`);
       const per = samples[label];
       if (!per) continue;
       const t = (v: Variant): number => typical(per[v]!, everyIndex(per[v]!));
-      const typicalOthers = VARIANTS.filter((v) => v !== 'off').map((v) => `${v} ${fmt(t(v))} = ${fmt(t(v) / t('off'), 2)}x${ci(v, typical)}`);
-      console.log(`${mode} ${label} remarks per 1000 lines, typical program (geometric mean): off ${fmt(t('off'))}; ${typicalOthers.join('; ')}`);
+      const typicalOthers = VARIANTS.filter((v) => v !== 'off').map(
+        (v) => `${v} ${fmt(t(v))} = ${fmt(t(v) / t('off'), 2)}x${ci(v, typical)}`,
+      );
+      console.log(
+        `${mode} ${label} remarks per 1000 lines, typical program (geometric mean): off ${fmt(t('off'))}; ${typicalOthers.join('; ')}`,
+      );
     }
     // YARPGen's table: per counter, the ratio with policies to without (same number of programs),
     // counted better (> +5%), worse (< -5%) or comparable; and the geometric mean of the ratios.
@@ -364,14 +396,18 @@ try {
       for (const which of VARIANTS.filter((v) => v !== 'off')) {
         const on = byVariant[which]!;
         const off = byVariant.off!;
-        const keys = [...new Set([...on.keys(), ...off.keys()])].filter((k) => (on.get(k) ?? 0) + (off.get(k) ?? 0) >= 20);
+        const keys = [...new Set([...on.keys(), ...off.keys()])].filter(
+          (k) => (on.get(k) ?? 0) + (off.get(k) ?? 0) >= 20,
+        );
         const ratios = keys.map((k) => ((on.get(k) ?? 0) + 1) / ((off.get(k) ?? 0) + 1));
         const better = ratios.filter((r) => r > 1.05).length;
         const worse = ratios.filter((r) => r < 1 / 1.05).length;
         const geo = Math.exp(ratios.reduce((a, r) => a + Math.log(r), 0) / Math.max(1, ratios.length));
         // The same per thousand lines, for when the variants' programs differ in length.
         const perLine = geo * (linesOf.off! / linesOf[which]!);
-        console.log(`${mode} ${cc} counters, policies ${which} vs off: ${keys.length} counters, ${better} better, ${worse} worse, ${keys.length - better - worse} comparable; geometric mean ${fmt(geo, 2)}x (${fmt(perLine, 2)}x per line)`);
+        console.log(
+          `${mode} ${cc} counters, policies ${which} vs off: ${keys.length} counters, ${better} better, ${worse} worse, ${keys.length - better - worse} comparable; geometric mean ${fmt(geo, 2)}x (${fmt(perLine, 2)}x per line)`,
+        );
         const moved = keys
           .map((k) => ({ k, on: on.get(k) ?? 0, off: off.get(k) ?? 0 }))
           .sort((a, b) => Math.abs(b.on - b.off) - Math.abs(a.on - a.off))
@@ -385,7 +421,8 @@ try {
         for (const which of VARIANTS.filter((v) => v !== 'off')) {
           const on = byVariant[which]!;
           const off = byVariant.off!;
-          const rate = (m: Counters, k: string, v: Variant): number => (1000 * (m.get(k) ?? 0)) / Math.max(1, linesOf[v]!);
+          const rate = (m: Counters, k: string, v: Variant): number =>
+            (1000 * (m.get(k) ?? 0)) / Math.max(1, linesOf[v]!);
           const moved = [...new Set([...on.keys(), ...off.keys()])]
             .map((k) => ({ k, on: rate(on, k, which), off: rate(off, k, 'off') }))
             .sort((a, b) => Math.abs(b.on - b.off) - Math.abs(a.on - a.off))
@@ -400,4 +437,3 @@ try {
 } finally {
   rmSync(root, { recursive: true, force: true });
 }
-

@@ -21,7 +21,16 @@
 // times compare like with like only between rows that used the same test. Every result, whatever
 // test made it, is finally judged by the case's script (the `result` column).
 import { spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -85,7 +94,13 @@ const kilnText: ReducerEntry = {
   async run(c, r) {
     const test = new InterestingnessTest(c.test, c.fileName, r.testTimeoutMs);
     try {
-      const res = await reduceText({ text: readFileSync(r.file, 'utf8'), test, label: c.name, jobs: r.jobs, maxTimeMs: r.timeLimitMs });
+      const res = await reduceText({
+        text: readFileSync(r.file, 'utf8'),
+        test,
+        label: c.name,
+        jobs: r.jobs,
+        maxTimeMs: r.timeLimitMs,
+      });
       return { text: res.text, stopped: res.stoppedBy === 'time-limit', tests: res.tests };
     } finally {
       test.dispose();
@@ -98,19 +113,32 @@ function classicReducer(name: string, cmd: string): ReducerEntry {
   return {
     name,
     test: 'script',
-    unavailable: () => (hasCommand(cmd) ? null : `${cmd} is not installed (node scripts/ensure-tools.mjs --profile bench)`),
+    unavailable: () =>
+      hasCommand(cmd) ? null : `${cmd} is not installed (node scripts/ensure-tools.mjs --profile bench)`,
     supports: () => true,
     async run(_c, r) {
       const dir = join(r.file, '..');
       // C-Vise insists on a bare file name (no folder) for the test case, run from its folder.
-      const p = await runProcess(cmd, ['--n', String(r.jobs), '--timeout', String(Math.ceil(r.testTimeoutMs / 1000)), '--tidy', _c.test, basename(r.file)], {
-        cwd: dir,
-        // Killed at the time limit, C-Vise and C-Reduce leave their temporary folders behind: keep
-        // them inside the bench's scratch folder, which is removed at the end.
-        env: { TMPDIR: dir },
-        timeoutMs: r.timeLimitMs,
-        maxOutputBytes: 1 << 16,
-      });
+      const p = await runProcess(
+        cmd,
+        [
+          '--n',
+          String(r.jobs),
+          '--timeout',
+          String(Math.ceil(r.testTimeoutMs / 1000)),
+          '--tidy',
+          _c.test,
+          basename(r.file),
+        ],
+        {
+          cwd: dir,
+          // Killed at the time limit, C-Vise and C-Reduce leave their temporary folders behind: keep
+          // them inside the bench's scratch folder, which is removed at the end.
+          env: { TMPDIR: dir },
+          timeoutMs: r.timeLimitMs,
+          maxOutputBytes: 1 << 16,
+        },
+      );
       if (!p.timedOut && p.status !== 0) throw new Error(`${cmd} failed (status ${p.status}): ${p.stderr.slice(-500)}`);
       return { text: readFileSync(r.file, 'utf8'), stopped: p.timedOut };
     },
@@ -151,7 +179,11 @@ const kilnIRScript: ReducerEntry = {
     if (!g.ok) throw new Error(`${c.name}: seed ${f.seed} no longer generates a program`);
     const test = new InterestingnessTest(c.test, c.fileName, r.testTimeoutMs);
     try {
-      const res = await reduceIR(g.program, async (cand, signal) => (await test.run(cand.source, signal)) === 'interesting', { jobs: r.jobs, maxTimeMs: r.timeLimitMs });
+      const res = await reduceIR(
+        g.program,
+        async (cand, signal) => (await test.run(cand.source, signal)) === 'interesting',
+        { jobs: r.jobs, maxTimeMs: r.timeLimitMs },
+      );
       return { text: res.best.source, stopped: res.stats.ms >= r.timeLimitMs, tests: res.stats.tested };
     } finally {
       test.dispose();
@@ -160,7 +192,13 @@ const kilnIRScript: ReducerEntry = {
 };
 
 /** The reducers compared. */
-export const REDUCERS: ReducerEntry[] = [kilnIR, kilnIRScript, kilnText, classicReducer('cvise', 'cvise'), classicReducer('creduce', 'creduce')];
+export const REDUCERS: ReducerEntry[] = [
+  kilnIR,
+  kilnIRScript,
+  kilnText,
+  classicReducer('cvise', 'cvise'),
+  classicReducer('creduce', 'creduce'),
+];
 
 // ---------------------------------------------------------------------------------------------
 // Cases
@@ -216,7 +254,13 @@ export async function csmithCases(work: string, firstSeed: number): Promise<Benc
       const test = join(dir, 'test.sh');
       writeFileSync(test, crashScript({ fileName: 'prog.c', compiler, match: probe.signature }));
       chmodSync(test, 0o755);
-      out.push({ name: `csmith-${seed}-${bug}`, about: `fake ICE on ${FAKE_BUGS[bug]!.join(' + ')}`, file, fileName: 'prog.c', test });
+      out.push({
+        name: `csmith-${seed}-${bug}`,
+        about: `fake ICE on ${FAKE_BUGS[bug]!.join(' + ')}`,
+        file,
+        fileName: 'prog.c',
+        test,
+      });
       seed++;
       break;
     }
@@ -236,10 +280,23 @@ export async function wrongCodeCase(work: string): Promise<BenchCase> {
   const test = join(dir, 'test.sh');
   writeFileSync(
     test,
-    wrongCodeScript({ fileName: 'ring.c', failing: join(fixtures, 'fake-wrong-cc.sh'), reference: 'gcc -O0 -w', cflags: [], ...guards, runTimeoutS: 5 }),
+    wrongCodeScript({
+      fileName: 'ring.c',
+      failing: join(fixtures, 'fake-wrong-cc.sh'),
+      reference: 'gcc -O0 -w',
+      cflags: [],
+      ...guards,
+      runTimeoutS: 5,
+    }),
   );
   chmodSync(test, 0o755);
-  return { name: 'wrong-code-ring', about: `miscompiled ^=, UB-guarded (MSan ${guards.msan ? 'on' : 'off'})`, file, fileName: 'ring.c', test };
+  return {
+    name: 'wrong-code-ring',
+    about: `miscompiled ^=, UB-guarded (MSan ${guards.msan ? 'on' : 'off'})`,
+    file,
+    fileName: 'ring.c',
+    test,
+  };
 }
 
 /** Planted bugs of the fake compilers for Kiln programs: every pattern (grep -E) must occur. */
@@ -278,10 +335,31 @@ export async function kilnCases(work: string, firstSeed: number): Promise<BenchC
   chmodSync(wrong, 0o755);
   const out = join(work, 'kiln-out');
   const root = new URL('..', import.meta.url).pathname;
-  const tsx = spawnSync(process.execPath, ['--import', 'tsx', join(root, 'src/cli/main.ts'), 'fuzz', '--compilers', `gcc,${ice},${wrong}`, '--opts', '-O0', '--tests', '12', '--seed-start', String(firstSeed), '--mode', 'csmith', '--out', out], {
-    cwd: root,
-    encoding: 'utf8',
-  });
+  const tsx = spawnSync(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      join(root, 'src/cli/main.ts'),
+      'fuzz',
+      '--compilers',
+      `gcc,${ice},${wrong}`,
+      '--opts',
+      '-O0',
+      '--tests',
+      '12',
+      '--seed-start',
+      String(firstSeed),
+      '--mode',
+      'csmith',
+      '--out',
+      out,
+    ],
+    {
+      cwd: root,
+      encoding: 'utf8',
+    },
+  );
   if (tsx.status !== 0) throw new Error(`kiln fuzz failed: ${tsx.stderr.slice(-400)}`);
   const found = readdirSync(join(out, 'findings')).sort((a, b) => Number(a.split('-')[1]) - Number(b.split('-')[1]));
   const cases: BenchCase[] = [];
@@ -303,10 +381,32 @@ export async function kilnCases(work: string, firstSeed: number): Promise<BenchC
       // about UB in branches that never run (`x / 0` in dead code is valid C), so warnings-as-errors
       // guards would reject the original program.
       const guards = await probeWrongCodeGuards('prog.c', readFileSync(file, 'utf8'), []);
-      writeFileSync(test, wrongCodeScript({ fileName: 'prog.c', failing: compiler, reference: 'gcc -O0 -w', cflags: [], ...guards, gccErrors: [], clangErrors: [], runTimeoutS: 5 }));
+      writeFileSync(
+        test,
+        wrongCodeScript({
+          fileName: 'prog.c',
+          failing: compiler,
+          reference: 'gcc -O0 -w',
+          cflags: [],
+          ...guards,
+          gccErrors: [],
+          clangErrors: [],
+          runTimeoutS: 5,
+        }),
+      );
     }
     chmodSync(test, 0o755);
-    cases.push({ name: `kiln-${id}`, about: kind === 'ice' ? `fake ICE on ${KILN_ICE.join(' + ')}` : `fake wrong code on ${KILN_WRONG.join(' + ')}, UB-guarded test`, file, fileName: 'prog.c', test, finding: dir });
+    cases.push({
+      name: `kiln-${id}`,
+      about:
+        kind === 'ice'
+          ? `fake ICE on ${KILN_ICE.join(' + ')}`
+          : `fake wrong code on ${KILN_WRONG.join(' + ')}, UB-guarded test`,
+      file,
+      fileName: 'prog.c',
+      test,
+      finding: dir,
+    });
   }
   return cases;
 }
@@ -328,14 +428,23 @@ async function main(): Promise<void> {
   const onlyReducers = arg('reducers', '') ? arg('reducers', '').split(',') : null;
   const onlyCases = arg('cases', '') ? arg('cases', '').split(',') : null;
   // A smoke run skips the cases that need a campaign or a search over csmith seeds.
-  const wanted = (group: 'kiln' | 'csmith'): boolean => !smoke || (onlyCases?.some((n) => n.startsWith(group)) ?? false);
+  const wanted = (group: 'kiln' | 'csmith'): boolean =>
+    !smoke || (onlyCases?.some((n) => n.startsWith(group)) ?? false);
 
-  const tools = spawnSync(process.execPath, [new URL('../scripts/ensure-tools.mjs', import.meta.url).pathname, '--profile', 'bench', '--check'], { stdio: 'inherit' });
+  const tools = spawnSync(
+    process.execPath,
+    [new URL('../scripts/ensure-tools.mjs', import.meta.url).pathname, '--profile', 'bench', '--check'],
+    { stdio: 'inherit' },
+  );
   if (tools.status !== 0) throw new Error('could not install the benchmark tools (csmith, creduce, cvise)');
 
   const work = mkdtempSync(join(tmpdir(), 'kiln-bench-reduce-'));
   try {
-    const cases = [...(wanted('kiln') ? await kilnCases(work, seed) : []), ...(wanted('csmith') ? await csmithCases(work, seed) : []), await wrongCodeCase(work)].filter((c) => !onlyCases || onlyCases.some((n) => c.name.includes(n)));
+    const cases = [
+      ...(wanted('kiln') ? await kilnCases(work, seed) : []),
+      ...(wanted('csmith') ? await csmithCases(work, seed) : []),
+      await wrongCodeCase(work),
+    ].filter((c) => !onlyCases || onlyCases.some((n) => c.name.includes(n)));
     const reducers = REDUCERS.filter((r) => !onlyReducers || onlyReducers.includes(r.name));
     console.log(`bench:reduce  jobs=${jobs}  time limit ${timeLimitMs / 1000}s per run  (${new Date().toISOString()})`);
     for (const c of cases) {
@@ -364,9 +473,27 @@ async function main(): Promise<void> {
           const verdict = await check.run(out.text);
           check.dispose();
           const status = `${verdict === 'interesting' ? 'interesting' : 'NOT INTERESTING'}${out.stopped ? ' (time limit)' : ''}`;
-          row = [c.name, red.name, red.test, secs, String(size.bytes), String(size.lines), out.tests === undefined ? '-' : String(out.tests), status];
+          row = [
+            c.name,
+            red.name,
+            red.test,
+            secs,
+            String(size.bytes),
+            String(size.lines),
+            out.tests === undefined ? '-' : String(out.tests),
+            status,
+          ];
         } catch (e) {
-          row = [c.name, red.name, red.test, ((Date.now() - t0) / 1000).toFixed(1), '-', '-', '-', `error: ${(e as Error).message.split('\n')[0]}`];
+          row = [
+            c.name,
+            red.name,
+            red.test,
+            ((Date.now() - t0) / 1000).toFixed(1),
+            '-',
+            '-',
+            '-',
+            `error: ${(e as Error).message.split('\n')[0]}`,
+          ];
         }
         rows.push(row);
         console.log(row.join('  '));
@@ -374,8 +501,13 @@ async function main(): Promise<void> {
     }
     const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
     console.log('');
-    console.log(`test: "script" is the case's interestingness script, "own" Kiln's IR test (see the header of bench/reduce.ts); result: the final text judged by the case's script`);
-    for (const r of rows) console.log(r.map((cell, i) => (i >= 3 && i <= 6 ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!))).join('  '));
+    console.log(
+      `test: "script" is the case's interestingness script, "own" Kiln's IR test (see the header of bench/reduce.ts); result: the final text judged by the case's script`,
+    );
+    for (const r of rows)
+      console.log(
+        r.map((cell, i) => (i >= 3 && i <= 6 ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!))).join('  '),
+      );
   } finally {
     rmSync(work, { recursive: true, force: true });
   }

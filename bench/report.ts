@@ -48,7 +48,7 @@ function parseArgs(argv: string[]): Args {
 /** A small deterministic generator (the benchmark's campaign is the same on every run). */
 function lcg(seed: number): () => number {
   let s = seed >>> 0;
-  return () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+  return () => (s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32;
 }
 
 /** Programs × 25 configurations = tests; findings spread over programs with Zipf-like group sizes. */
@@ -73,14 +73,21 @@ function campaign(tests: number, findings: number): SynthProgram[] {
       bucket: `${outcome}:${k.name}:group-${g}`,
       ...(g % 2 === 0 ? { fingerprint: `${k.name.startsWith('clang') ? 'clang:Pass' : 'gcc:-fpass-'}${g}` } : {}),
       ...(rnd() < 0.1 ? { reduced: `int g_${g};\nint main(void) {\n  return g_${g};\n}\n` } : {}),
-      ...(outcome !== 'wrong-code' ? { stderr: `prog.c:${g}:1: internal compiler error: in pass_${g}, at file.cc:${g * 7}` } : {}),
+      ...(outcome !== 'wrong-code'
+        ? { stderr: `prog.c:${g}:1: internal compiler error: in pass_${g}, at file.cc:${g * 7}` }
+        : {}),
     };
     const list = perProgram.get(seed) ?? [];
     list.push(f);
     perProgram.set(seed, list);
     n++;
   }
-  return Array.from({ length: programs }, (_, i) => ({ seed: i + 1, minute: ((i + 0.5) * WEEK_MINUTES) / programs, genMs: 50 + 400 * rnd(), findings: perProgram.get(i + 1) ?? [] }));
+  return Array.from({ length: programs }, (_, i) => ({
+    seed: i + 1,
+    minute: ((i + 0.5) * WEEK_MINUTES) / programs,
+    genMs: 50 + 400 * rnd(),
+    findings: perProgram.get(i + 1) ?? [],
+  }));
 }
 
 function median(xs: number[]): number {
@@ -97,18 +104,37 @@ async function main(): Promise<void> {
   try {
     let t = performance.now();
     const programs = campaign(tests, findings);
-    synthesiseCampaign(out, { start: '2026-01-01T00:00:00.000Z', compilers: COMPILERS, optionSets: OPTIONS, mode: 'mixed', size: 'medium', programs, endMinute: WEEK_MINUTES, folders: true });
-    console.log(`store: ${programs.length} programs × ${COMPILERS.length * OPTIONS.length} configurations = ${(programs.length * 25).toLocaleString()} tests, ${findings.toLocaleString()} findings (synthesised in ${((performance.now() - t) / 1000).toFixed(1)} s)`);
+    synthesiseCampaign(out, {
+      start: '2026-01-01T00:00:00.000Z',
+      compilers: COMPILERS,
+      optionSets: OPTIONS,
+      mode: 'mixed',
+      size: 'medium',
+      programs,
+      endMinute: WEEK_MINUTES,
+      folders: true,
+    });
+    console.log(
+      `store: ${programs.length} programs × ${COMPILERS.length * OPTIONS.length} configurations = ${(programs.length * 25).toLocaleString()} tests, ${findings.toLocaleString()} findings (synthesised in ${((performance.now() - t) / 1000).toFixed(1)} s)`,
+    );
 
     const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
     t = performance.now();
-    const r = spawnSync(process.execPath, ['--import', tsx, join(ROOT, 'src/cli/main.ts'), 'report', '--out', out, '--sample', '0'], { encoding: 'utf8' });
+    const r = spawnSync(
+      process.execPath,
+      ['--import', tsx, join(ROOT, 'src/cli/main.ts'), 'report', '--out', out, '--sample', '0'],
+      { encoding: 'utf8' },
+    );
     const writeMs = performance.now() - t;
     if (r.status !== 0) throw new Error(`kiln report failed (${r.status}): ${r.stderr}`);
     const file = join(out, 'report.html');
     const bytes = statSync(file).size;
-    console.log(`kiln report (whole process, from TypeScript sources through tsx, --sample 0): ${(writeMs / 1000).toFixed(2)} s`);
-    console.log(`page size: ${(bytes / 1e6).toFixed(2)} MB (${bytes.toLocaleString()} bytes; target < 5 MB) ${bytes < 5e6 ? 'OK' : 'OVER'}`);
+    console.log(
+      `kiln report (whole process, from TypeScript sources through tsx, --sample 0): ${(writeMs / 1000).toFixed(2)} s`,
+    );
+    console.log(
+      `page size: ${(bytes / 1e6).toFixed(2)} MB (${bytes.toLocaleString()} bytes; target < 5 MB) ${bytes < 5e6 ? 'OK' : 'OVER'}`,
+    );
 
     const browser = await launchChromium();
     try {
@@ -125,16 +151,23 @@ async function main(): Promise<void> {
         blanks.push(b.loadMs);
         await b.page.close();
         const o = await openReport(browser, file);
-        if (o.errors.length || o.requests.length) throw new Error(`page errors ${JSON.stringify(o.errors)}, requests ${JSON.stringify(o.requests)}`);
+        if (o.errors.length || o.requests.length)
+          throw new Error(`page errors ${JSON.stringify(o.errors)}, requests ${JSON.stringify(o.requests)}`);
         loads.push(o.loadMs);
         cpu.push(o.mainThread.cpuMs);
         scripts.push(o.mainThread.scriptMs);
         await o.page.close();
       }
       const m = median(loads);
-      console.log(`load in Chromium (wall clock, navigation → first render done, fresh page each): median ${m} ms of ${loads.length} [${loads.join(', ')}]; target < 2000 ms ${m < 2000 ? 'OK' : 'OVER'}`);
-      console.log(`  CPU time of the page's main thread in those loads (CDP ThreadTime; other load on the machine barely moves it): median ${median(cpu)} ms [${cpu.join(', ')}]; time in scripts (wall) median ${median(scripts)} ms`);
-      console.log(`  an empty page in the same browser, loaded before each (the machine's baseline): median ${median(blanks)} ms [${blanks.join(', ')}]; load average ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} cores`);
+      console.log(
+        `load in Chromium (wall clock, navigation → first render done, fresh page each): median ${m} ms of ${loads.length} [${loads.join(', ')}]; target < 2000 ms ${m < 2000 ? 'OK' : 'OVER'}`,
+      );
+      console.log(
+        `  CPU time of the page's main thread in those loads (CDP ThreadTime; other load on the machine barely moves it): median ${median(cpu)} ms [${cpu.join(', ')}]; time in scripts (wall) median ${median(scripts)} ms`,
+      );
+      console.log(
+        `  an empty page in the same browser, loaded before each (the machine's baseline): median ${median(blanks)} ms [${blanks.join(', ')}]; load average ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} cores`,
+      );
     } finally {
       await browser.close();
     }

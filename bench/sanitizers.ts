@@ -25,7 +25,9 @@ const perCell = Number(arg('per-cell', smoke ? '1' : '30'));
 const cleanCount = Number(arg('clean', smoke ? '1' : '30'));
 const size = arg('size', 'small') as SizePreset;
 const jobs = Number(arg('jobs', String(Math.max(1, availableParallelism()))));
-const kinds = arg('kinds', smoke ? 'signed-overflow,out-of-bounds' : SANITIZED_KINDS.join(',')).split(',') as SanitizedKind[];
+const kinds = arg('kinds', smoke ? 'signed-overflow,out-of-bounds' : SANITIZED_KINDS.join(',')).split(
+  ',',
+) as SanitizedKind[];
 const compilerNames = arg('compilers', smoke ? 'gcc,clang' : 'gcc-12,clang-14').split(',');
 const levels = arg('opts', smoke ? '-O2' : '-O0,-O1,-O2,-Os,-O3').split(',');
 const seedBase = BigInt(arg('seed', '1'));
@@ -56,9 +58,11 @@ const baseOf = (slug: string): Configuration => configs.find((c) => slug.startsW
 /** Runs `f` over `items`, `n` at a time. */
 async function pool<T>(items: readonly T[], n: number, f: (x: T) => Promise<void>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: Math.min(n, items.length) }, async () => {
-    while (next < items.length) await f(items[next++]!);
-  }));
+  await Promise.all(
+    Array.from({ length: Math.min(n, items.length) }, async () => {
+      while (next < items.length) await f(items[next++]!);
+    }),
+  );
 }
 
 try {
@@ -75,7 +79,8 @@ try {
       return;
     }
     const r = await testSanitizerProgram(p, { configurations: configs, limits: DEFAULT_LIMITS, temp, slots });
-    if (++done % 10 === 0) process.stderr.write(`${done}/${work.length} programs, ${((performance.now() - t0) / 1000).toFixed(0)} s\n`);
+    if (++done % 10 === 0)
+      process.stderr.write(`${done}/${work.length} programs, ${((performance.now() - t0) / 1000).toFixed(0)} s\n`);
     const unconfirmed = new Map<string, UnconfirmedMiss>(r.unconfirmed.map((u) => [u.config.slug, u]));
     for (const f of r.results) {
       const base = baseOf(f.config.slug);
@@ -83,7 +88,9 @@ try {
         cleanRuns++;
         if (f.outcome !== 'ok') {
           falseAlarms++;
-          alarms.push(`seed ${seed} ${f.config.compiler.name} ${f.config.optionsText}: ${f.outcome}: ${f.result.judgement.detail ?? ''}`);
+          alarms.push(
+            `seed ${seed} ${f.config.compiler.name} ${f.config.optionsText}: ${f.outcome}: ${f.result.judgement.detail ?? ''}`,
+          );
         }
         continue;
       }
@@ -94,16 +101,30 @@ try {
       const u = unconfirmed.get(base.slug);
       if (f.outcome === 'sanitizer-miss') {
         cell.confirmed++;
-        misses.push({ seed, kind, config: `${base.compiler.name} ${base.optionsText}`, confirmed: true, note: String((f.facts?.sanitizer as { survival?: { note?: string } } | undefined)?.survival?.note ?? '') });
+        misses.push({
+          seed,
+          kind,
+          config: `${base.compiler.name} ${base.optionsText}`,
+          confirmed: true,
+          note: String((f.facts?.sanitizer as { survival?: { note?: string } } | undefined)?.survival?.note ?? ''),
+        });
       } else if (u) {
         cell.unconfirmed++;
-        misses.push({ seed, kind, config: `${base.compiler.name} ${base.optionsText}`, confirmed: false, note: u.evidence.note });
+        misses.push({
+          seed,
+          kind,
+          config: `${base.compiler.name} ${base.optionsText}`,
+          confirmed: false,
+          note: u.evidence.note,
+        });
       } else if (f.outcome === 'ok') cell.detected++;
     }
   });
   const wall = (performance.now() - t0) / 1000;
 
-  console.log(`Detection table: share of runs whose sanitizer reported the injected kind at its line (N programs per cell; size ${size}; ${compilers.map((c) => c.version).join('; ')})`);
+  console.log(
+    `Detection table: share of runs whose sanitizer reported the injected kind at its line (N programs per cell; size ${size}; ${compilers.map((c) => c.version).join('; ')})`,
+  );
   console.log('');
   console.log(`| kind | sanitizer | compiler | ${levels.join(' | ')} |`);
   console.log(`|---|---|---|${levels.map(() => '---').join('|')}|`);
@@ -120,12 +141,19 @@ try {
     }
   }
   console.log('');
-  console.log(`"miss K": runs counted as sanitizer-miss findings (the survival check confirmed the site); "unconf K": candidate misses the survival check did not confirm (not findings).`);
-  console.log(`UB-free programs: ${cleanCount} programs, ${cleanRuns} sanitized runs, ${falseAlarms} false alarms or other findings`);
+  console.log(
+    `"miss K": runs counted as sanitizer-miss findings (the survival check confirmed the site); "unconf K": candidate misses the survival check did not confirm (not findings).`,
+  );
+  console.log(
+    `UB-free programs: ${cleanCount} programs, ${cleanRuns} sanitized runs, ${falseAlarms} false alarms or other findings`,
+  );
   for (const a of alarms) console.log(`  ${a}`);
   const confirmed = misses.filter((m) => m.confirmed);
-  console.log(`candidate misses: ${misses.length} (${confirmed.length} confirmed as sanitizer-miss, ${misses.length - confirmed.length} not confirmed); ${discarded} seeds discarded`);
-  for (const m of misses) console.log(`  seed ${m.seed} ${m.kind} ${m.config}: ${m.confirmed ? 'MISS' : 'unconfirmed'}: ${m.note}`);
+  console.log(
+    `candidate misses: ${misses.length} (${confirmed.length} confirmed as sanitizer-miss, ${misses.length - confirmed.length} not confirmed); ${discarded} seeds discarded`,
+  );
+  for (const m of misses)
+    console.log(`  seed ${m.seed} ${m.kind} ${m.config}: ${m.confirmed ? 'MISS' : 'unconfirmed'}: ${m.note}`);
   console.log(`wall ${wall.toFixed(1)} s with ${jobs} concurrent builds`);
 } finally {
   temp.dispose();

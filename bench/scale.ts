@@ -54,7 +54,9 @@ function arg(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
   return i >= 0 && process.argv[i + 1] !== undefined ? process.argv[i + 1]! : fallback;
 }
-const counts = arg('workers', smoke ? '1' : '1,2,4,8,16,32').split(',').map(Number);
+const counts = arg('workers', smoke ? '1' : '1,2,4,8,16,32')
+  .split(',')
+  .map(Number);
 const sleepMs = Number(arg('sleep', smoke ? '10' : '100'));
 const seconds = Number(arg('seconds', smoke ? '3' : '30'));
 const ceilingWorkers = Number(arg('ceiling-workers', smoke ? '1' : '4'));
@@ -95,12 +97,17 @@ function run(args: readonly string[]): Promise<Run> {
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  return new Promise((resolve) => child.on('close', (status) => resolve({ wallMs: performance.now() - t0, status, stdout, stderr })));
+  return new Promise((resolve) =>
+    child.on('close', (status) => resolve({ wallMs: performance.now() - t0, status, stdout, stderr })),
+  );
 }
 
 /** Starts a sleeping worker; resolves once it is connected and waits for (or has joined) a campaign. */
 function startWorker(url: string, ms: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', TSX, join(ROOT, 'bench/lib/sleep-worker.ts'), url, String(ms)], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', TSX, join(ROOT, 'bench/lib/sleep-worker.ts'), url, String(ms)], {
+    cwd: ROOT,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   return new Promise((resolve, reject) => {
     let err = '';
     child.stderr!.on('data', (d: Buffer) => {
@@ -140,8 +147,11 @@ interface Rates {
 function steadyRate(out: string, skip: number): number {
   const db = new Database(join(out, 'kiln.db'), { readonly: true });
   try {
-    const times = (db.prepare('SELECT finished_at AS t FROM seeds ORDER BY finished_at').all() as { t: string }[]).map((r) => Date.parse(r.t));
-    if (times.length <= skip + 1) throw new Error(`only ${times.length} programs recorded: run longer (--seconds) for a steady rate`);
+    const times = (db.prepare('SELECT finished_at AS t FROM seeds ORDER BY finished_at').all() as { t: string }[]).map(
+      (r) => Date.parse(r.t),
+    );
+    if (times.length <= skip + 1)
+      throw new Error(`only ${times.length} programs recorded: run longer (--seconds) for a steady rate`);
     const from = times[skip - 1] ?? times[0]!;
     const to = times.at(-1)!;
     const n = times.filter((t) => t > from).length;
@@ -154,12 +164,32 @@ function steadyRate(out: string, skip: number): number {
 
 /** Runs one coordinator (`limit`: --time or --tests); returns its rates. */
 async function coordinate(url: string, limit: readonly string[], out: string, workerCount: number): Promise<Rates> {
-  const r = await run([...kiln, 'fuzz', '--queue', url, '--compilers', 'gcc', '--opts', opts, ...limit, '--seed-start', '1', '--out', out]);
+  const r = await run([
+    ...kiln,
+    'fuzz',
+    '--queue',
+    url,
+    '--compilers',
+    'gcc',
+    '--opts',
+    opts,
+    ...limit,
+    '--seed-start',
+    '1',
+    '--out',
+    out,
+  ]);
   if (r.status !== 0) throw new Error(`coordinator failed (${r.status}): ${r.stderr}`);
   const m = /this session (\d+) programs, (\d+) tests in ([\d.]+) s/.exec(r.stdout);
   if (!m) throw new Error(`unexpected coordinator summary: ${r.stdout}`);
   const tests = Number(m[2]);
-  return { tests, programs: Number(m[1]), steady: steadyRate(out, workerCount * DEFAULT_BATCH), session: tests / Number(m[3]), process: tests / (r.wallMs / 1000) };
+  return {
+    tests,
+    programs: Number(m[1]),
+    steady: steadyRate(out, workerCount * DEFAULT_BATCH),
+    session: tests / Number(m[3]),
+    process: tests / (r.wallMs / 1000),
+  };
 }
 
 /** Runs `measure` `repeat` times (each on a fresh output folder and an emptied queue). */
@@ -189,8 +219,12 @@ function range(runs: readonly Rates[]): string {
 function recordedOnce(out: string, programs: number): string | undefined {
   const db = new Database(join(out, 'kiln.db'), { readonly: true });
   try {
-    const r = db.prepare('SELECT COUNT(*) AS n, COUNT(DISTINCT seed) AS d FROM seeds').get() as { n: number; d: number };
-    if (r.n !== programs || r.d !== programs) return `the store holds ${r.n} programs (${r.d} distinct seeds), the coordinator reported ${programs}`;
+    const r = db.prepare('SELECT COUNT(*) AS n, COUNT(DISTINCT seed) AS d FROM seeds').get() as {
+      n: number;
+      d: number;
+    };
+    if (r.n !== programs || r.d !== programs)
+      return `the store holds ${r.n} programs (${r.d} distinct seeds), the coordinator reported ${programs}`;
     return undefined;
   } finally {
     db.close();
@@ -207,16 +241,45 @@ async function drain(client: Redis): Promise<void> {
 }
 
 const redisPort = await freePort();
-const redis = spawn('redis-server', ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', work, '--daemonize', 'no'], { stdio: 'ignore' });
+const redis = spawn(
+  'redis-server',
+  [
+    '--port',
+    String(redisPort),
+    '--bind',
+    '127.0.0.1',
+    '--save',
+    '',
+    '--appendonly',
+    'no',
+    '--dir',
+    work,
+    '--daemonize',
+    'no',
+  ],
+  { stdio: 'ignore' },
+);
 const workers: ChildProcess[] = [];
 let client: Redis | undefined;
 try {
   const url = `redis://127.0.0.1:${redisPort}`;
   for (let i = 0; ; i++) {
-    if (i > 200 || redis.exitCode !== null) throw new Error('redis-server did not start (is it installed? npm run tools)');
-    const c = new Redis({ host: '127.0.0.1', port: redisPort, lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 1 });
+    if (i > 200 || redis.exitCode !== null)
+      throw new Error('redis-server did not start (is it installed? npm run tools)');
+    const c = new Redis({
+      host: '127.0.0.1',
+      port: redisPort,
+      lazyConnect: true,
+      retryStrategy: () => null,
+      maxRetriesPerRequest: 1,
+    });
     c.on('error', () => undefined);
-    if (await c.connect().then(() => true, () => false)) {
+    if (
+      await c.connect().then(
+        () => true,
+        () => false,
+      )
+    ) {
       client = c;
       break;
     }
@@ -227,11 +290,19 @@ try {
     `bench:scale: simulated tests sleep ${sleepMs} ms; ${configsPerProgram} configurations (gcc ${opts}) per program; batches of ${DEFAULT_BATCH} seeds; ` +
       `${seconds} s per point; rates in tests recorded per second (steady: after every worker's first batch, to the last result; session: the coordinator's own elapsed time; process: coordinator spawn to exit)`,
   );
-  console.log(`workers  tests  ideal/s  steady/s  session/s  process/s  efficiency(steady/ideal)${repeat > 1 ? `   medians of ${repeat} runs; steady range` : ''}`);
+  console.log(
+    `workers  tests  ideal/s  steady/s  session/s  process/s  efficiency(steady/ideal)${repeat > 1 ? `   medians of ${repeat} runs; steady range` : ''}`,
+  );
   const row = (n: number, ideal: number, runs: readonly Rates[]): string => {
     const med = (f: (r: Rates) => number): number => median(runs.map(f));
     const steady = med((r) => r.steady);
-    return `${String(n).padStart(7)}  ${String(med((r) => r.tests)).padStart(5)}  ${ideal.toFixed(1).padStart(7)}  ${steady.toFixed(1).padStart(8)}  ${med((r) => r.session).toFixed(1).padStart(9)}  ${med((r) => r.process).toFixed(1).padStart(9)}  ${((100 * steady) / ideal).toFixed(0).padStart(5)}%${range(runs)}`;
+    return `${String(n).padStart(7)}  ${String(med((r) => r.tests)).padStart(5)}  ${ideal.toFixed(1).padStart(7)}  ${steady.toFixed(1).padStart(8)}  ${med(
+      (r) => r.session,
+    )
+      .toFixed(1)
+      .padStart(9)}  ${med((r) => r.process)
+      .toFixed(1)
+      .padStart(9)}  ${((100 * steady) / ideal).toFixed(0).padStart(5)}%${range(runs)}`;
   };
   for (const [i, n] of counts.entries()) {
     while (workers.length < n) workers.push(await startWorker(url, sleepMs));
@@ -241,8 +312,15 @@ try {
   await stopAll(workers);
 
   for (let i = 0; i < ceilingWorkers; i++) workers.push(await startWorker(url, 0));
-  const ceiling = await repeated(client, 'ceiling', (out) => coordinate(url, ['--tests', String(ceilingPrograms)], out, ceilingWorkers));
-  const c = { tests: median(ceiling.map((r) => r.tests)), steady: median(ceiling.map((r) => r.steady)), session: median(ceiling.map((r) => r.session)), process: median(ceiling.map((r) => r.process)) };
+  const ceiling = await repeated(client, 'ceiling', (out) =>
+    coordinate(url, ['--tests', String(ceilingPrograms)], out, ceilingWorkers),
+  );
+  const c = {
+    tests: median(ceiling.map((r) => r.tests)),
+    steady: median(ceiling.map((r) => r.steady)),
+    session: median(ceiling.map((r) => r.session)),
+    process: median(ceiling.map((r) => r.process)),
+  };
   console.log(
     `coordinator ceiling: ${c.tests} tests from ${ceilingWorkers} workers whose tests take no time: ${Number.isNaN(c.steady) ? 'no window for a' : c.steady.toFixed(0)} tests/s steady, ${c.session.toFixed(0)} in session, ${c.process.toFixed(0)} whole process (each program recorded in the store)${repeat > 1 ? `; medians of ${repeat} runs, steady${range(ceiling)}` : ''}`,
   );
@@ -261,16 +339,25 @@ try {
       if (p) problems.push(p);
       return r;
     });
-    console.log(`near the ceiling: ${ceilingWorkers} workers, tests sleeping ${nearSleep} ms (ideal ${((ceilingWorkers * 1000) / nearSleep).toFixed(0)} tests/s, about 80% of the ceiling):`);
+    console.log(
+      `near the ceiling: ${ceilingWorkers} workers, tests sleeping ${nearSleep} ms (ideal ${((ceilingWorkers * 1000) / nearSleep).toFixed(0)} tests/s, about 80% of the ceiling):`,
+    );
     console.log(row(ceilingWorkers, (ceilingWorkers * 1000) / nearSleep, near));
-    console.log(problems.length ? `near the ceiling, results lost or doubled: ${problems.join('; ')}` : 'near the ceiling: every program reported was recorded once');
+    console.log(
+      problems.length
+        ? `near the ceiling, results lost or doubled: ${problems.join('; ')}`
+        : 'near the ceiling: every program reported was recorded once',
+    );
     await stopAll(workers);
   }
 
   if (realPrograms > 0) {
     // One real `kiln worker -j 1`, measured like the ceiling: the coordinator's store, from its first batch to its last result.
     const real = await repeated(client, 'real', async (out) => {
-      const w = spawn(process.execPath, [...kiln, 'worker', '--queue', url, '-j', '1', '--quiet'], { cwd: ROOT, stdio: 'ignore' });
+      const w = spawn(process.execPath, [...kiln, 'worker', '--queue', url, '-j', '1', '--quiet'], {
+        cwd: ROOT,
+        stdio: 'ignore',
+      });
       workers.push(w);
       try {
         return await coordinate(url, ['--tests', String(realPrograms)], out, 1);
@@ -279,8 +366,12 @@ try {
       }
     });
     const rate = median(real.map((r) => r.steady));
-    console.log(`one real worker (kiln worker -j 1, gcc × ${configsPerProgram} option sets, default programs, ${realPrograms} programs per run): ${rate.toFixed(2)} tests/s steady${repeat > 1 ? ` (median of ${repeat}; ${Math.min(...real.map((r) => r.steady)).toFixed(2)}–${Math.max(...real.map((r) => r.steady)).toFixed(2)})` : ''}`);
-    console.log(`coordinator ceiling / one real worker, both steady rates from the store: ${(c.steady / rate).toFixed(0)}×`);
+    console.log(
+      `one real worker (kiln worker -j 1, gcc × ${configsPerProgram} option sets, default programs, ${realPrograms} programs per run): ${rate.toFixed(2)} tests/s steady${repeat > 1 ? ` (median of ${repeat}; ${Math.min(...real.map((r) => r.steady)).toFixed(2)}–${Math.max(...real.map((r) => r.steady)).toFixed(2)})` : ''}`,
+    );
+    console.log(
+      `coordinator ceiling / one real worker, both steady rates from the store: ${(c.steady / rate).toFixed(0)}×`,
+    );
   }
 } finally {
   client?.disconnect();

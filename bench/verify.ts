@@ -29,7 +29,8 @@ function arg(name: string, fallback: string): string {
 }
 
 const modeArg = arg('mode', 'csmith');
-if (modeArg !== 'all' && !(MODES as readonly string[]).includes(modeArg)) throw new Error(`--mode: one of ${MODES.join(', ')}, all`);
+if (modeArg !== 'all' && !(MODES as readonly string[]).includes(modeArg))
+  throw new Error(`--mode: one of ${MODES.join(', ')}, all`);
 const modes: Mode[] = modeArg === 'all' ? [...MODES] : [modeArg as Mode];
 const acceptance = modeArg !== 'csmith';
 // `--smoke`: two programs at -O0 and -O2, one under the sanitizers; checks the script works.
@@ -39,7 +40,10 @@ const sanitizerSeeds = Number(arg('sanitizer-seeds', smoke ? '1' : acceptance ? 
 const first = Number(arg('first', '1'));
 // `--policy FILE` (JSON or YAML, as `kiln gen --policy`), e.g. {"features": {"floats": true}}.
 const policyFile = arg('policy', '');
-const policy = parsePolicy(policyFile ? parseYaml(readFileSync(policyFile, 'utf8')) : {}, arg('size', 'medium') as SizePreset);
+const policy = parsePolicy(
+  policyFile ? parseYaml(readFileSync(policyFile, 'utf8')) : {},
+  arg('size', 'medium') as SizePreset,
+);
 const BATCH = 10;
 
 interface Case {
@@ -66,7 +70,11 @@ function generate(from: number, count: number, mode: Mode): { cases: Case[]; dis
     }
     // csmith-mode programs print one line and are batched BATCH to a translation unit.
     const unit = (): string => emitC(r.program, { prefix: `p${cases.length % BATCH}_` });
-    cases.push({ seed: s, expected: r.expected, ...(mode === 'csmith' ? { unit: unit() } : { files: emitFiles(r.program, { expected: r.expected }) }) });
+    cases.push({
+      seed: s,
+      expected: r.expected,
+      ...(mode === 'csmith' ? { unit: unit() } : { files: emitFiles(r.program, { expected: r.expected }) }),
+    });
   }
   return { cases, discarded, ms: performance.now() - t0 };
 }
@@ -88,7 +96,8 @@ async function check(cases: Case[], configs: Config[]): Promise<{ checked: numbe
   const dir = mkdtempSync(join(tmpdir(), 'kiln-verify-'));
   const jobs: { batch: Case[]; c: Config; k: number }[] = [];
   const step = cases.some((x) => x.files) ? 1 : BATCH;
-  for (let i = 0; i < cases.length; i += step) for (const c of configs) jobs.push({ batch: cases.slice(i, i + step), c, k: jobs.length });
+  for (let i = 0; i < cases.length; i += step)
+    for (const c of configs) jobs.push({ batch: cases.slice(i, i + step), c, k: jobs.length });
   const failures: string[] = [];
   let done = 0;
   let next = 0;
@@ -109,18 +118,26 @@ async function check(cases: Case[], configs: Config[]): Promise<{ checked: numbe
         writeFileSync(units[0]!, batchSource(j.batch.map((x) => x.unit!)));
       }
       const cr = await runProcess(j.c.cc, [...j.c.flags, '-w', ...units, '-o', exe, '-lm'], { timeoutMs: 600_000 });
-      if (cr.status !== 0) failures.push(`${j.c.name}: compile failed for seeds ${j.batch[0]!.seed}…: ${cr.stderr.slice(0, 300)}`);
+      if (cr.status !== 0)
+        failures.push(`${j.c.name}: compile failed for seeds ${j.batch[0]!.seed}…: ${cr.stderr.slice(0, 300)}`);
       else {
         const [cmd, ...args] = [...(j.c.runner ?? []), exe];
         const r = await runProcess(cmd!, args, { timeoutMs: 600_000, ...(j.c.env ? { env: j.c.env } : {}) });
         const lines = r.stdout.split('\n');
-        if (r.status !== 0 || r.stderr.trim()) failures.push(`${j.c.name}: seeds ${j.batch[0]!.seed}…: status ${r.status} ${r.stderr.slice(0, 500)}`);
+        if (r.status !== 0 || r.stderr.trim())
+          failures.push(`${j.c.name}: seeds ${j.batch[0]!.seed}…: status ${r.status} ${r.stderr.slice(0, 500)}`);
         if (one) {
           const x = j.batch[0]!;
-          if (r.stdout.trimEnd() !== x.expected) failures.push(`${j.c.name}: seed ${x.seed}: output differs (${r.stdout.includes('@NG@') ? 'self-check @NG@' : JSON.stringify(r.stdout.trimEnd().slice(-80))})`);
+          if (r.stdout.trimEnd() !== x.expected)
+            failures.push(
+              `${j.c.name}: seed ${x.seed}: output differs (${r.stdout.includes('@NG@') ? 'self-check @NG@' : JSON.stringify(r.stdout.trimEnd().slice(-80))})`,
+            );
         } else {
           j.batch.forEach((x, i) => {
-            if (lines[i] !== x.expected) failures.push(`${j.c.name}: seed ${x.seed}: got ${JSON.stringify(lines[i])}, expected ${JSON.stringify(x.expected)}`);
+            if (lines[i] !== x.expected)
+              failures.push(
+                `${j.c.name}: seed ${x.seed}: got ${JSON.stringify(lines[i])}, expected ${JSON.stringify(x.expected)}`,
+              );
           });
         }
       }
@@ -135,7 +152,9 @@ async function check(cases: Case[], configs: Config[]): Promise<{ checked: numbe
 }
 
 const levels = arg('levels', smoke ? '-O0,-O2' : acceptance ? '-O0,-O2,-O3' : '-O0,-O1,-O2,-Os,-O3').split(',');
-const compilerConfigs: Config[] = ['gcc', 'clang'].flatMap((cc) => levels.map((o) => ({ name: `${cc} ${o}`, cc, flags: [o] })));
+const compilerConfigs: Config[] = ['gcc', 'clang'].flatMap((cc) =>
+  levels.map((o) => ({ name: `${cc} ${o}`, cc, flags: [o] })),
+);
 // biome-ignore format: data table
 const sanitizerConfigs: Config[] = [
   { name: 'clang ASan+UBSan', cc: 'clang', flags: ['-O1', '-fsanitize=undefined,address', '-fno-sanitize-recover=all'], env: { ASAN_OPTIONS: 'detect_leaks=0' } },
@@ -147,15 +166,21 @@ let failed = 0;
 for (const mode of modes) {
   console.log(`[${mode}] generating ${seeds} programs (seeds ${first}…${first + seeds - 1})`);
   const main = generate(first, seeds, mode);
-  console.log(`[${mode}] generated ${main.cases.length} in ${(main.ms / 1000).toFixed(1)} s (${((1000 * seeds) / main.ms).toFixed(1)} programs/s), ${main.discarded} discarded`);
+  console.log(
+    `[${mode}] generated ${main.cases.length} in ${(main.ms / 1000).toFixed(1)} s (${((1000 * seeds) / main.ms).toFixed(1)} programs/s), ${main.discarded} discarded`,
+  );
   const r1 = await check(main.cases, compilerConfigs);
-  console.log(`[${mode}] compilers: ${main.cases.length} programs × ${compilerConfigs.length} configurations = ${r1.checked} runs, ${r1.failures.length} mismatches (${main.discarded} seeds discarded)`);
+  console.log(
+    `[${mode}] compilers: ${main.cases.length} programs × ${compilerConfigs.length} configurations = ${r1.checked} runs, ${r1.failures.length} mismatches (${main.discarded} seeds discarded)`,
+  );
   for (const f of r1.failures.slice(0, 20)) console.log(`  ${f}`);
   if (sanitizerSeeds > 0) {
     console.log(`[${mode}] generating ${sanitizerSeeds} programs for the sanitizers (seeds ${first + 100000}…)`);
     const san = generate(first + 100000, sanitizerSeeds, mode);
     const r2 = await check(san.cases, sanitizerConfigs);
-    console.log(`[${mode}] sanitizers: ${san.cases.length} programs × ${sanitizerConfigs.length} tools = ${r2.checked} runs, ${r2.failures.length} reports or mismatches`);
+    console.log(
+      `[${mode}] sanitizers: ${san.cases.length} programs × ${sanitizerConfigs.length} tools = ${r2.checked} runs, ${r2.failures.length} reports or mismatches`,
+    );
     for (const f of r2.failures.slice(0, 20)) console.log(`  ${f}`);
     failed += r2.failures.length;
   }

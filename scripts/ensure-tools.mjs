@@ -33,8 +33,36 @@ import { ensureLatestRoot } from './latest.mjs';
 
 // Each profile extends the one before it, so a tool the tests need is never missing from bench.
 const FUZZ = ['gcc', 'clang', 'tcc'];
-const TEST = [...FUZZ, 'pcc', 'libclang-rt-14-dev', 'valgrind', 'clang-15', 'csmith', 'libcsmith-dev', 'creduce', 'cvise', 'frama-c-base', 'chromium', 'qemu-user', 'gcc-12-m68k-linux-gnu', 'gcc-12-powerpc-linux-gnu', 'gcc-12-s390x-linux-gnu', 'redis-server'];
-const CROSS_TRIPLETS = ['i686-linux-gnu', 'm68k-linux-gnu', 'powerpc-linux-gnu', 'aarch64-linux-gnu', 'riscv64-linux-gnu', 'arm-linux-gnueabihf', 's390x-linux-gnu', 'mips-linux-gnu', 'alpha-linux-gnu', 'hppa-linux-gnu'];
+const TEST = [
+  ...FUZZ,
+  'pcc',
+  'libclang-rt-14-dev',
+  'valgrind',
+  'clang-15',
+  'csmith',
+  'libcsmith-dev',
+  'creduce',
+  'cvise',
+  'frama-c-base',
+  'chromium',
+  'qemu-user',
+  'gcc-12-m68k-linux-gnu',
+  'gcc-12-powerpc-linux-gnu',
+  'gcc-12-s390x-linux-gnu',
+  'redis-server',
+];
+const CROSS_TRIPLETS = [
+  'i686-linux-gnu',
+  'm68k-linux-gnu',
+  'powerpc-linux-gnu',
+  'aarch64-linux-gnu',
+  'riscv64-linux-gnu',
+  'arm-linux-gnueabihf',
+  's390x-linux-gnu',
+  'mips-linux-gnu',
+  'alpha-linux-gnu',
+  'hppa-linux-gnu',
+];
 const CROSS = [...TEST, ...CROSS_TRIPLETS.map((t) => `gcc-12-${t}`).filter((p) => !TEST.includes(p))];
 const PROFILES = {
   fuzz: FUZZ,
@@ -43,7 +71,17 @@ const PROFILES = {
   cross: CROSS,
   // The host's older versions complete each version line the root starts (kiln triage):
   // GCC 11 and 12, LLVM 13 to 16, and the alpha cross gcc-12 beside the root's alpha gccs.
-  latest: [...FUZZ, 'debootstrap', 'debian-archive-keyring', 'gcc-11', 'clang-13', 'clang-15', 'clang-16', 'gcc-12-alpha-linux-gnu', 'qemu-user'],
+  latest: [
+    ...FUZZ,
+    'debootstrap',
+    'debian-archive-keyring',
+    'gcc-11',
+    'clang-13',
+    'clang-15',
+    'clang-16',
+    'gcc-12-alpha-linux-gnu',
+    'qemu-user',
+  ],
 };
 
 function parseArgs(argv) {
@@ -57,7 +95,9 @@ function parseArgs(argv) {
     else if (a === '-h' || a === '--help') {
       console.log('usage: ensure-tools.mjs [--profile test|fuzz|bench|cross|latest] [--check] [--update]');
       console.log('  --profile latest  also build or complete the sid root of the newest compilers (needs root)');
-      console.log('  --update          with latest: upgrade the root to the suite of today, keeping the old versions on record');
+      console.log(
+        '  --update          with latest: upgrade the root to the suite of today, keeping the old versions on record',
+      );
       process.exit(0);
     } else {
       console.error(`ensure-tools: unknown argument '${a}' (expected --profile NAME or --check)`);
@@ -97,7 +137,9 @@ if (!hasDpkg) {
 const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
 if (opts.profile === 'latest' && !isRoot) {
   // Checked first: the root needs chroot and mounts whatever the host already has.
-  console.error('ensure-tools: error[KILN_ROOT_PRIVILEGES]: the latest profile builds a Debian root with debootstrap and chroot, which need root privileges');
+  console.error(
+    'ensure-tools: error[KILN_ROOT_PRIVILEGES]: the latest profile builds a Debian root with debootstrap and chroot, which need root privileges',
+  );
   console.error('ensure-tools: hint: run it as root: sudo npm run setup -- --profile latest');
   process.exit(1);
 }

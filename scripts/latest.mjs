@@ -36,14 +36,39 @@ function fail(code, message, hint) {
 }
 
 function sh(cmd, args, what, opts = {}) {
-  const r = spawnSync(cmd, args, { stdio: opts.capture ? ['ignore', 'pipe', 'inherit'] : 'inherit', encoding: 'utf8', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive', LC_ALL: 'C' } });
-  if (r.status !== 0 && !opts.allowFail) fail('KILN_ROOT_SETUP', `${what} failed (${cmd} ${args.slice(0, 6).join(' ')} … exit ${r.status ?? r.signal})`, 'fix the message above and run the same command again; the steps already done are kept');
+  const r = spawnSync(cmd, args, {
+    stdio: opts.capture ? ['ignore', 'pipe', 'inherit'] : 'inherit',
+    encoding: 'utf8',
+    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive', LC_ALL: 'C' },
+  });
+  if (r.status !== 0 && !opts.allowFail)
+    fail(
+      'KILN_ROOT_SETUP',
+      `${what} failed (${cmd} ${args.slice(0, 6).join(' ')} … exit ${r.status ?? r.signal})`,
+      'fix the message above and run the same command again; the steps already done are kept',
+    );
   return r;
 }
 
 /** Runs a command inside the root, with /proc mounted in a private mount namespace (apt and dpkg need it). */
 function inRoot(root, argv, what, opts = {}) {
-  return sh('unshare', ['--mount', '--propagation', 'private', '--', '/bin/sh', '-c', 'mount -t proc proc "$1/proc" && exec chroot "$@"', 'kiln-root', root, ...argv], what, opts);
+  return sh(
+    'unshare',
+    [
+      '--mount',
+      '--propagation',
+      'private',
+      '--',
+      '/bin/sh',
+      '-c',
+      'mount -t proc proc "$1/proc" && exec chroot "$@"',
+      'kiln-root',
+      root,
+      ...argv,
+    ],
+    what,
+    opts,
+  );
 }
 
 /** The mirror the host's apt uses for Debian (so the root comes from the same archive), if one is configured. */
@@ -51,7 +76,8 @@ function hostMirror() {
   const texts = [];
   for (const f of ['/etc/apt/sources.list']) if (existsSync(f)) texts.push(readFileSync(f, 'utf8'));
   try {
-    for (const f of readdirSync('/etc/apt/sources.list.d')) if (/\.(list|sources)$/.test(f)) texts.push(readFileSync(join('/etc/apt/sources.list.d', f), 'utf8'));
+    for (const f of readdirSync('/etc/apt/sources.list.d'))
+      if (/\.(list|sources)$/.test(f)) texts.push(readFileSync(join('/etc/apt/sources.list.d', f), 'utf8'));
   } catch {
     // no folder: the default mirror
   }
@@ -102,7 +128,12 @@ export function ensureLatestRoot({ update = false } = {}) {
   let state = readRootState(root);
   if (!state && existsSync(root) && readdirSync(root).length > 0) {
     const mounts = mountsUnder(root);
-    if (mounts.length) fail('KILN_ROOT_BROKEN', `the half-built root ${root} has mounts inside it (${mounts.join(', ')})`, `unmount them (umount -R ${mounts[0]}) and run the setup again`);
+    if (mounts.length)
+      fail(
+        'KILN_ROOT_BROKEN',
+        `the half-built root ${root} has mounts inside it (${mounts.join(', ')})`,
+        `unmount them (umount -R ${mounts[0]}) and run the setup again`,
+      );
     const aside = `${root}.broken-${new Date().toISOString().replace(/[:.]/g, '-')}`;
     console.log(`ensure-tools: ${root} is half-built (no ${ROOT_STATE}); moving it to ${aside} and starting again`);
     renameSync(root, aside);
@@ -112,9 +143,21 @@ export function ensureLatestRoot({ update = false } = {}) {
   if (!state) {
     mkdirSync(join(cache, 'roots'), { recursive: true });
     const mirror = hostMirror();
-    console.log(`ensure-tools: building a ${SUITE} root at ${root} with debootstrap (minbase${mirror ? `, from ${mirror}` : ''}); this downloads about 150 MB`);
+    console.log(
+      `ensure-tools: building a ${SUITE} root at ${root} with debootstrap (minbase${mirror ? `, from ${mirror}` : ''}); this downloads about 150 MB`,
+    );
     const t = Date.now();
-    sh('debootstrap', ['--variant=minbase', '--keyring=/usr/share/keyrings/debian-archive-keyring.gpg', SUITE, root, ...(mirror ? [mirror] : [])], 'debootstrap');
+    sh(
+      'debootstrap',
+      [
+        '--variant=minbase',
+        '--keyring=/usr/share/keyrings/debian-archive-keyring.gpg',
+        SUITE,
+        root,
+        ...(mirror ? [mirror] : []),
+      ],
+      'debootstrap',
+    );
     done.push(`built the root with debootstrap in ${Math.round((Date.now() - t) / 1000)} s`);
     state = { suite: SUITE, built: new Date().toISOString(), packages: {}, history: [] };
     // Written now: an interrupted install below is completed by the next run, not rebuilt.
@@ -132,12 +175,20 @@ export function ensureLatestRoot({ update = false } = {}) {
   // past it. A mirror that is a dated snapshot (or a clock ahead of the archive) is past it for
   // good, and the root could never be completed: the date check is off in the root's apt only.
   const aptConf = join(root, 'etc/apt/apt.conf.d/99kiln-valid-until');
-  if (!existsSync(aptConf)) writeFileSync(aptConf, '// Written by Kiln (scripts/latest.mjs): accept a Release file past its Valid-Until date.\nAcquire::Check-Valid-Until "false";\n');
+  if (!existsSync(aptConf))
+    writeFileSync(
+      aptConf,
+      '// Written by Kiln (scripts/latest.mjs): accept a Release file past its Valid-Until date.\nAcquire::Check-Valid-Until "false";\n',
+    );
   const wanted = [...LATEST_PACKAGES, ...LATEST_OPTIONAL];
   let have = rootPackageVersions(root, wanted);
   let missing = LATEST_PACKAGES.filter((p) => !(p in have));
   let updated = false;
-  if (update || missing.length > 0 || LATEST_OPTIONAL.some((p) => !(p in have) && !(state.unavailable ?? []).includes(p))) {
+  if (
+    update ||
+    missing.length > 0 ||
+    LATEST_OPTIONAL.some((p) => !(p in have) && !(state.unavailable ?? []).includes(p))
+  ) {
     inRoot(root, ['apt-get', 'update'], 'apt-get update in the root');
     updated = true;
   }
@@ -155,13 +206,22 @@ export function ensureLatestRoot({ update = false } = {}) {
     if (toInstall.length) {
       const t = Date.now();
       console.log(`ensure-tools: installing into the root: ${toInstall.join(' ')}`);
-      inRoot(root, ['apt-get', 'install', '-y', '--no-install-recommends', ...toInstall], 'apt-get install in the root');
+      inRoot(
+        root,
+        ['apt-get', 'install', '-y', '--no-install-recommends', ...toInstall],
+        'apt-get install in the root',
+      );
       inRoot(root, ['apt-get', 'clean'], 'apt-get clean in the root', { allowFail: true });
       done.push(`installed ${toInstall.length} packages in ${Math.round((Date.now() - t) / 1000)} s`);
     }
     have = rootPackageVersions(root, wanted);
     missing = LATEST_PACKAGES.filter((p) => !(p in have));
-    if (missing.length) fail('KILN_ROOT_SETUP', `still missing in the root after the install: ${missing.join(' ')}`, `the suite may have dropped them; check 'chroot ${root} apt-cache policy ${missing[0]}'`);
+    if (missing.length)
+      fail(
+        'KILN_ROOT_SETUP',
+        `still missing in the root after the install: ${missing.join(' ')}`,
+        `the suite may have dropped them; check 'chroot ${root} apt-cache policy ${missing[0]}'`,
+      );
   }
   const compilers = rootCompilers(root);
   const names = writeLaunchers(root, bin, compilers);
@@ -173,10 +233,16 @@ export function ensureLatestRoot({ update = false } = {}) {
   }
   const secs = Math.round((Date.now() - started) / 1000);
   if (done.length === 0) {
-    console.log(`ensure-tools: the ${SUITE} root at ${root} is complete; nothing to do (${compilers.length} compilers: ${names.join(' ')})`);
+    console.log(
+      `ensure-tools: the ${SUITE} root at ${root} is complete; nothing to do (${compilers.length} compilers: ${names.join(' ')})`,
+    );
     return;
   }
   console.log(`ensure-tools: ${done.join('; ')}`);
-  console.log(`ensure-tools: the ${SUITE} root at ${root} holds ${compilers.length} compilers (${names.join(' ')}); ${du(root)} on disk; ${secs} s in all`);
-  console.log(`ensure-tools: launchers in ${bin}; 'kiln compilers' lists them, 'kiln fuzz --compilers gcc-snapshot,clang-22' tests them`);
+  console.log(
+    `ensure-tools: the ${SUITE} root at ${root} holds ${compilers.length} compilers (${names.join(' ')}); ${du(root)} on disk; ${secs} s in all`,
+  );
+  console.log(
+    `ensure-tools: launchers in ${bin}; 'kiln compilers' lists them, 'kiln fuzz --compilers gcc-snapshot,clang-22' tests them`,
+  );
 }

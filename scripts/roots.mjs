@@ -55,7 +55,8 @@ export function rootCompilers(root) {
   } catch {
     names = [];
   }
-  for (const n of names.sort()) if (/^[a-z0-9_]+-linux-gnu[a-z]*-gcc-\d+$/.test(n) && !/^x86_64-/.test(n)) add(n, `/usr/bin/${n}`);
+  for (const n of names.sort())
+    if (/^[a-z0-9_]+-linux-gnu[a-z]*-gcc-\d+$/.test(n) && !/^x86_64-/.test(n)) add(n, `/usr/bin/${n}`);
   return out;
 }
 
@@ -81,11 +82,15 @@ for a in "$@"; do
   case $a in
     -c|-S|-E|-M|-MM|-fsyntax-only|--version|-v|-dumpmachine|-dumpversion|-dumpfullversion|-print-*|-shared|'-###') static=; link= ;;
     -fsanitize=*) static= ;;
-  esac${gcc ? `
+  esac${
+    gcc
+      ? `
   # gcc links its sanitizer runtimes as shared libraries, which the host has only in its own
   # (older) versions: the root's are linked into the binary instead.
   case $a in -fsanitize=*address*) san="$san -static-libasan" ;; esac
-  case $a in -fsanitize=*undefined*) san="$san -static-libubsan" ;; esac` : ''}
+  case $a in -fsanitize=*undefined*) san="$san -static-libubsan" ;; esac`
+      : ''
+  }
 done
 [ -n "$link" ] || san=
 if [ "$(id -u)" = 0 ]; then ns=; else ns=--map-root-user; fi
@@ -122,7 +127,10 @@ export function writeLaunchers(root, binDir, compilers = rootCompilers(root)) {
     chmodSync(p, 0o755);
     written++;
   }
-  return Object.assign(compilers.map((c) => c.name), { written });
+  return Object.assign(
+    compilers.map((c) => c.name),
+    { written },
+  );
 }
 
 /** The state file of a root, or undefined when the root is missing or half-built. */
@@ -136,7 +144,9 @@ export function readRootState(root) {
 
 /** Versions of the named packages installed in a root (`dpkg-query` inside it), name → version. */
 export function rootPackageVersions(root, packages) {
-  const r = spawnSync('chroot', [root, 'dpkg-query', '-W', '-f=${Package} ${Status} ${Version}\\n', ...packages], { encoding: 'utf8' });
+  const r = spawnSync('chroot', [root, 'dpkg-query', '-W', '-f=${Package} ${Status} ${Version}\\n', ...packages], {
+    encoding: 'utf8',
+  });
   const out = {};
   for (const line of (r.stdout ?? '').split('\n')) {
     const m = /^(\S+) install ok installed (\S+)$/.exec(line.trim());

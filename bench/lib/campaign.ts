@@ -15,16 +15,39 @@ export interface CampaignFigures {
 }
 
 /** Runs `kiln fuzz ARGS --out OUT` (`kiln` is the node arguments that start Kiln) and reads its figures. */
-export async function runCampaign(kiln: readonly string[], out: string, args: readonly string[], timeoutMs: number, label: string): Promise<CampaignFigures> {
+export async function runCampaign(
+  kiln: readonly string[],
+  out: string,
+  args: readonly string[],
+  timeoutMs: number,
+  label: string,
+): Promise<CampaignFigures> {
   const t0 = performance.now();
-  const r = await runProcess(process.execPath, [...kiln, 'fuzz', ...args, '--out', out], { timeoutMs, maxOutputBytes: 1 << 26 });
+  const r = await runProcess(process.execPath, [...kiln, 'fuzz', ...args, '--out', out], {
+    timeoutMs,
+    maxOutputBytes: 1 << 26,
+  });
   const sec = (performance.now() - t0) / 1000;
   const text = r.stdout + r.stderr;
-  const m = /this session (\d+) programs, (\d+) tests in [\d.]+ s; campaign total \d+ programs, (\d+) findings, (\d+) internal/.exec(text);
+  const m =
+    /this session (\d+) programs, (\d+) tests in [\d.]+ s; campaign total \d+ programs, (\d+) findings, (\d+) internal/.exec(
+      text,
+    );
   if (!m) throw new Error(`kiln fuzz (${label}) did not end as expected:\n${text.slice(-2000)}`);
-  const f = await runProcess(process.execPath, [...kiln, 'findings', '--json', '--group', 'bucket', '--out', out], { timeoutMs: 120_000, maxOutputBytes: 1 << 26 });
+  const f = await runProcess(process.execPath, [...kiln, 'findings', '--json', '--group', 'bucket', '--out', out], {
+    timeoutMs: 120_000,
+    maxOutputBytes: 1 << 26,
+  });
   const list = JSON.parse(f.stdout) as { bucket: string; outcome: string }[];
   const byOutcome = new Map<string, number>();
   for (const x of list) byOutcome.set(x.outcome, (byOutcome.get(x.outcome) ?? 0) + 1);
-  return { sec, programs: Number(m[1]), tests: Number(m[2]), findings: Number(m[3]), buckets: new Set(list.map((x) => x.bucket)).size, internal: Number(m[4]), byOutcome };
+  return {
+    sec,
+    programs: Number(m[1]),
+    tests: Number(m[2]),
+    findings: Number(m[3]),
+    buckets: new Set(list.map((x) => x.bucket)).size,
+    internal: Number(m[4]),
+    byOutcome,
+  };
 }

@@ -17,10 +17,25 @@ export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export function kilnEntry(work: string, fromSource: boolean): string[] {
   // A build made already (the test suite's, for the smoke runs): the same command, no second build.
   if (process.env.KILN_ENTRY) return [process.env.KILN_ENTRY];
-  if (fromSource) return ['--import', pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href, join(ROOT, 'src/cli/main.ts')];
+  if (fromSource)
+    return [
+      '--import',
+      pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href,
+      join(ROOT, 'src/cli/main.ts'),
+    ];
   const build = join(work, 'build');
   mkdirSync(build, { recursive: true });
-  spawnSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', join(build, 'dist')], { stdio: 'ignore' });
+  spawnSync(
+    process.execPath,
+    [
+      join(ROOT, 'node_modules/typescript/bin/tsc'),
+      '-p',
+      join(ROOT, 'tsconfig.build.json'),
+      '--outDir',
+      join(build, 'dist'),
+    ],
+    { stdio: 'ignore' },
+  );
   const main = join(build, 'dist/cli/main.js');
   if (!existsSync(main)) throw new Error('cannot build Kiln (tsc -p tsconfig.build.json); try --from-source');
   copyFileSync(join(ROOT, 'package.json'), join(build, 'package.json'));

@@ -27,7 +27,9 @@ await runWorker({
   resolve: async (meta) => ({
     meta,
     configurations: buildMatrix(
-      meta.settings.compilers.map((c): Compiler => ({ name: c.name, command: c.command, realPath: c.command, family: 'gcc', version: c.version })),
+      meta.settings.compilers.map(
+        (c): Compiler => ({ name: c.name, command: c.command, realPath: c.command, family: 'gcc', version: c.version }),
+      ),
       meta.settings.optionSets,
     ),
   }),
@@ -39,12 +41,61 @@ await runWorker({
         await nap(sleepMs);
         // Steps the size of a real worker's: the sandbox's argv around the compile and the run, and
         // the checksum line the binary prints, so the coordinator decodes and stores as much.
-        const sandbox = ['timeout', '-s', 'KILL', '10', 'setarch', '-R', 'prlimit', '--as=1073741824', 'env', '-i', 'LC_ALL=C', 'PATH=/usr/local/bin:/usr/bin:/bin', `KILN_TAG=kiln-${process.pid}-000000000000`];
-        const compile = { command: [...sandbox, config.compiler.command, ...config.options, 'prog.c', '-o', 'prog', '-lm'], status: 0, signal: null, timedOut: false, durationMs: sleepMs / 2, stdout: '', stderr: '' };
-        const run = { command: [...sandbox, './prog'], status: 0, signal: null, timedOut: false, durationMs: sleepMs / 2, stdout: 'checksum = 0x5d3f8a21\n', stderr: '' };
-        results.push({ slug: config.slug, outcome: 'ok' as const, flaky: false, result: { judgement: { outcome: 'ok' as const }, compile, run, output: 'checksum = 0x5d3f8a21', durationMs: sleepMs, aborted: false } });
+        const sandbox = [
+          'timeout',
+          '-s',
+          'KILL',
+          '10',
+          'setarch',
+          '-R',
+          'prlimit',
+          '--as=1073741824',
+          'env',
+          '-i',
+          'LC_ALL=C',
+          'PATH=/usr/local/bin:/usr/bin:/bin',
+          `KILN_TAG=kiln-${process.pid}-000000000000`,
+        ];
+        const compile = {
+          command: [...sandbox, config.compiler.command, ...config.options, 'prog.c', '-o', 'prog', '-lm'],
+          status: 0,
+          signal: null,
+          timedOut: false,
+          durationMs: sleepMs / 2,
+          stdout: '',
+          stderr: '',
+        };
+        const run = {
+          command: [...sandbox, './prog'],
+          status: 0,
+          signal: null,
+          timedOut: false,
+          durationMs: sleepMs / 2,
+          stdout: 'checksum = 0x5d3f8a21\n',
+          stderr: '',
+        };
+        results.push({
+          slug: config.slug,
+          outcome: 'ok' as const,
+          flaky: false,
+          result: {
+            judgement: { outcome: 'ok' as const },
+            compile,
+            run,
+            output: 'checksum = 0x5d3f8a21',
+            durationMs: sleepMs,
+            aborted: false,
+          },
+        });
       }
-      programs.push({ seed: String(seed), status: 'tested', genMs: 0, mode: 'csmith', expected: 'checksum = 0', results });
+      programs.push({
+        seed: String(seed),
+        status: 'tested',
+        genMs: 0,
+        mode: 'csmith',
+        expected: 'checksum = 0',
+        results,
+      });
     }
     return { programs, confirmations: [], tests: programs.length * c.configurations.length };
   },

@@ -31,7 +31,9 @@ const CONFIGS = [
   { cc: 'clang', flags: ['-std=c11', '-O0'] },
 ];
 
-const VALUES = new Map<IntType, ValueList>(C.allInts.map((t) => [t, makeValueList(t, boundaryValues(t), (v) => isCoreValue(t, v))]));
+const VALUES = new Map<IntType, ValueList>(
+  C.allInts.map((t) => [t, makeValueList(t, boundaryValues(t), (v) => isCoreValue(t, v))]),
+);
 const COUNTS = new Map<IntType, ValueList>(
   C.allInts.map((t) => [t, makeValueList(t, shiftCountValues(t), (v) => isCoreValue(t, v) || (v >= 0n && v <= 65n))]),
 );
@@ -65,11 +67,15 @@ describe('src/c against C: boundary values of every integer type', () => {
 
   it('every binary operator × every pair of the 11 classic types', async () => {
     const combos: Combo[] = [];
-    for (const op of BINARY_OPS) for (const ta of C.classic) for (const tb of C.classic) combos.push(binaryCombo(op, ta, tb, CLASSIC_TARGET, 'either'));
+    for (const op of BINARY_OPS)
+      for (const ta of C.classic)
+        for (const tb of C.classic) combos.push(binaryCombo(op, ta, tb, CLASSIC_TARGET, 'either'));
     expect(combos.length).toBe(18 * 121);
     const t0 = Date.now();
     const rep = await checkCombos(combos, CONFIGS);
-    console.log(`boundary classic pairs: ${rep.combos} combos, ${rep.cases} cases (${rep.ubCases} UB) in ${Date.now() - t0} ms ${JSON.stringify(rep.ms)}`);
+    console.log(
+      `boundary classic pairs: ${rep.combos} combos, ${rep.cases} cases (${rep.ubCases} UB) in ${Date.now() - t0} ms ${JSON.stringify(rep.ms)}`,
+    );
     expect(rep.cases).toBeGreaterThan(1_000_000);
     // LP64's trap, read back from the oracle's _Generic column (Kiln already had to match it).
     expect(resultTypeOf(rep.lines, '+', 'unsigned long', 'long long')).toBe('unsigned long long');
@@ -81,11 +87,14 @@ describe('src/c against C: boundary values of every integer type', () => {
     const isExact = (t: IntType): boolean => C.exact.includes(t);
     for (const op of BINARY_OPS)
       for (const ta of C.allInts)
-        for (const tb of C.allInts) if (isExact(ta) || isExact(tb)) combos.push(binaryCombo(op, ta, tb, ALIAS_TARGET, 'both'));
+        for (const tb of C.allInts)
+          if (isExact(ta) || isExact(tb)) combos.push(binaryCombo(op, ta, tb, ALIAS_TARGET, 'both'));
     expect(combos.length).toBe(18 * (19 * 19 - 11 * 11));
     const t0 = Date.now();
     const rep = await checkCombos(combos, CONFIGS);
-    console.log(`boundary alias pairs: ${rep.combos} combos, ${rep.cases} cases (${rep.ubCases} UB) in ${Date.now() - t0} ms ${JSON.stringify(rep.ms)}`);
+    console.log(
+      `boundary alias pairs: ${rep.combos} combos, ${rep.cases} cases (${rep.ubCases} UB) in ${Date.now() - t0} ms ${JSON.stringify(rep.ms)}`,
+    );
     // Examples read back from the oracle's _Generic result type column (Kiln already had to match it).
     expect(resultTypeOf(rep.lines, '+', 'int64_t', 'long long')).toBe('long long');
     expect(resultTypeOf(rep.lines, '+', 'uint64_t', 'long long')).toBe('unsigned long long');
@@ -99,7 +108,9 @@ describe('src/c against C: boundary values of every integer type', () => {
     for (const from of C.allInts) for (const to of C.allInts) combos.push({ kind: 'cast', a: VALUES.get(from)!, to });
     const t0 = Date.now();
     const rep = await checkCombos(combos, CONFIGS);
-    console.log(`boundary unary+casts: ${rep.combos} combos, ${rep.cases} cases (${rep.ubCases} UB) in ${Date.now() - t0} ms ${JSON.stringify(rep.ms)}`);
+    console.log(
+      `boundary unary+casts: ${rep.combos} combos, ${rep.cases} cases (${rep.ubCases} UB) in ${Date.now() - t0} ms ${JSON.stringify(rep.ms)}`,
+    );
     expect(rep.combos).toBe(4 * 19 + 19 * 19);
   });
 });

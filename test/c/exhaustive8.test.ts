@@ -16,7 +16,10 @@ const TYPES8: readonly IntType[] = [C.char, C.schar, C.uchar, C.int8, C.uint8];
 /** Every value of an 8-bit type in ascending order (the C side iterates the same array). */
 function allValues(t: IntType): ValueList {
   const lo = t.signed ? -128 : 0;
-  return makeValueList(t, Array.from({ length: 256 }, (_, i) => BigInt(lo + i)));
+  return makeValueList(
+    t,
+    Array.from({ length: 256 }, (_, i) => BigInt(lo + i)),
+  );
 }
 
 const LISTS = new Map(TYPES8.map((t) => [t, allValues(t)]));
@@ -37,12 +40,21 @@ describe('src/c against C: exhaustive 8-bit operands', () => {
     const combos: Combo[] = [];
     for (const op of BINARY_OPS)
       for (const ta of TYPES8)
-        for (const tb of TYPES8) combos.push({ kind: 'binary', op, a: LISTS.get(ta)!, b: LISTS.get(tb)!, sel: { stride: 1, mulBorder: false } });
+        for (const tb of TYPES8)
+          combos.push({
+            kind: 'binary',
+            op,
+            a: LISTS.get(ta)!,
+            b: LISTS.get(tb)!,
+            sel: { stride: 1, mulBorder: false },
+          });
     expect(combos.length).toBe(18 * 25);
     const t0 = Date.now();
     const rep = await checkCombos(combos, CONFIGS);
     expect(rep.cases).toBe(18 * 25 * 65536);
-    console.log(`exhaustive8 binary: ${rep.combos} combos, ${rep.cases} cases (${rep.ubCases} UB) in ${Date.now() - t0} ms ${JSON.stringify(rep.ms)}`);
+    console.log(
+      `exhaustive8 binary: ${rep.combos} combos, ${rep.cases} cases (${rep.ubCases} UB) in ${Date.now() - t0} ms ${JSON.stringify(rep.ms)}`,
+    );
   }, 300_000);
 
   it('every unary operator × 5 types × 256 values', async () => {

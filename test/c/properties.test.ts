@@ -10,13 +10,28 @@
 // and an exact BigInt reference model of C11 6.5 that evalBinary/evalUnary must match.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { binaryOperationType, binaryResultType, evalBinary, evalUnary, unaryResultType, type EvalResult } from '../../src/c/eval.js';
+import {
+  binaryOperationType,
+  binaryResultType,
+  evalBinary,
+  evalUnary,
+  unaryResultType,
+  type EvalResult,
+} from '../../src/c/eval.js';
 import { converter } from '../../src/c/convert.js';
 import { BINARY_OPS, UNARY_OPS, isShift, type BinaryOp, type UnaryOp } from '../../src/c/ops.js';
 import { C, promote, usualArithmetic, type IntType } from '../../src/c/types.js';
 import { compileC, runExe } from '../support/cc.js';
 import { caseText, chunkFunctions, kilnEval, kilnType, oracleBlock, type Case } from './support/cases.js';
-import { ORACLE_HEADER, categoryName, categoryOf, jsValue, kilnCanonicalName, representationError, valueHex } from './support/oracle.js';
+import {
+  ORACLE_HEADER,
+  categoryName,
+  categoryOf,
+  jsValue,
+  kilnCanonicalName,
+  representationError,
+  valueHex,
+} from './support/oracle.js';
 import { boundaryValues, maxOf, minOf } from './support/values.js';
 
 const SEED = 20240611;
@@ -46,7 +61,9 @@ function binaryCaseArb(as: readonly IntType[], bs: readonly IntType[]): fc.Arbit
   return fc
     .tuple(fc.constantFrom(...BINARY_OPS), fc.constantFrom(...as), fc.constantFrom(...bs))
     .chain(([op, ta, tb]) =>
-      fc.tuple(valueArb(ta), isShift(op) ? countArb(tb) : valueArb(tb)).map(([a, b]): Case => ({ kind: 'binary', op, ta, tb, a, b })),
+      fc
+        .tuple(valueArb(ta), isShift(op) ? countArb(tb) : valueArb(tb))
+        .map(([a, b]): Case => ({ kind: 'binary', op, ta, tb, a, b })),
     );
 }
 
@@ -89,10 +106,14 @@ async function checkBatch(label: string, cases: readonly Case[], cc: string): Pr
       if (k.ok && k.type.kind === 'int') {
         const bad = representationError(k.value, k.type);
         if (bad) diffs.push(`${caseText(c)}: ${bad}`);
-        if (kilnCanonicalName(k.type) !== kilnCanonicalName(st)) diffs.push(`${caseText(c)}: evaluated type ${k.type.name}, static type ${st.name}`);
+        if (kilnCanonicalName(k.type) !== kilnCanonicalName(st))
+          diffs.push(`${caseText(c)}: evaluated type ${k.type.name}, static type ${st.name}`);
       }
     });
-    expect(diffs.length, `${label} (seed ${SEED}, ${cc}): ${diffs.length} of ${cases.length} cases differ:\n${diffs.slice(0, 15).join('\n')}`).toBe(0);
+    expect(
+      diffs.length,
+      `${label} (seed ${SEED}, ${cc}): ${diffs.length} of ${cases.length} cases differ:\n${diffs.slice(0, 15).join('\n')}`,
+    ).toBe(0);
     console.log(`properties ${label}: ${cases.length} cases (${ub} UB) agree with ${cc}`);
   } finally {
     bin.cleanup();
@@ -113,7 +134,10 @@ describe('src/c against C on fast-check cases (fixed seed)', () => {
     },
     {
       label: 'unary operators and casts',
-      cases: () => [...fc.sample(unaryCaseArb(), { seed: SEED + 2, numRuns: 700 }), ...fc.sample(castCaseArb(), { seed: SEED + 3, numRuns: 800 })],
+      cases: () => [
+        ...fc.sample(unaryCaseArb(), { seed: SEED + 2, numRuns: 700 }),
+        ...fc.sample(castCaseArb(), { seed: SEED + 3, numRuns: 800 }),
+      ],
       cc: 'clang',
     },
   ];
@@ -144,7 +168,13 @@ const big = (v: number | bigint): bigint => (typeof v === 'bigint' ? v : BigInt(
 const RUNS = { seed: SEED, numRuns: 4000 };
 
 /** Exact reference semantics (C11 6.3, 6.5.3.3, 6.5.5–6.5.14) on BigInts; types from Kiln's model (proved against C elsewhere). */
-function reference(op: BinaryOp, ta: IntType, a: bigint, tb: IntType, b: bigint): { ub: string } | { value: bigint; type: IntType } {
+function reference(
+  op: BinaryOp,
+  ta: IntType,
+  a: bigint,
+  tb: IntType,
+  b: bigint,
+): { ub: string } | { value: bigint; type: IntType } {
   if (op === '&&') return { value: a !== 0n && b !== 0n ? 1n : 0n, type: C.int };
   if (op === '||') return { value: a !== 0n || b !== 0n ? 1n : 0n, type: C.int };
   if (op === '<<' || op === '>>') {
@@ -162,7 +192,11 @@ function reference(op: BinaryOp, ta: IntType, a: bigint, tb: IntType, b: bigint)
   const x = asType(a, u);
   const y = asType(b, u);
   const fit = (m: bigint): { ub: string } | { value: bigint; type: IntType } =>
-    u.signed ? (m < minOf(u) || m > maxOf(u) ? { ub: 'signed-overflow' } : { value: m, type: u }) : { value: asType(m, u), type: u };
+    u.signed
+      ? m < minOf(u) || m > maxOf(u)
+        ? { ub: 'signed-overflow' }
+        : { value: m, type: u }
+      : { value: asType(m, u), type: u };
   switch (op) {
     case '+':
       return fit(x + y);
@@ -173,7 +207,8 @@ function reference(op: BinaryOp, ta: IntType, a: bigint, tb: IntType, b: bigint)
     case '/':
     case '%':
       if (y === 0n) return { ub: 'division-by-zero' };
-      if (u.signed && x === minOf(u) && y === -1n) return { ub: op === '/' ? 'division-overflow' : 'remainder-overflow' };
+      if (u.signed && x === minOf(u) && y === -1n)
+        return { ub: op === '/' ? 'division-overflow' : 'remainder-overflow' };
       return { value: op === '/' ? x / y : x % y, type: u };
     case '&':
       return { value: asType(x & y, u), type: u };
@@ -207,7 +242,13 @@ function referenceUnary(op: UnaryOp, t: IntType, a: bigint): { ub: string } | { 
 
 function sameOutcome(k: EvalResult, r: { ub: string } | { value: bigint; type: IntType }): boolean {
   if ('ub' in r) return !k.ok && k.ub === r.ub;
-  return k.ok && k.type.kind === 'int' && big(k.value) === r.value && sameCanon(k.type, r.type) && representationError(k.value, k.type) === undefined;
+  return (
+    k.ok &&
+    k.type.kind === 'int' &&
+    big(k.value) === r.value &&
+    sameCanon(k.type, r.type) &&
+    representationError(k.value, k.type) === undefined
+  );
 }
 
 function show(k: EvalResult): string {
@@ -320,7 +361,10 @@ describe('src/c properties without a compiler', () => {
       fc.property(fc.constantFrom(...BINARY_OPS), typedValue, typedValue, (op, x, y) => {
         const k = evalBinary(op, { type: x.t, value: jsValue(x.v, x.t) }, { type: y.t, value: jsValue(y.v, y.t) });
         const r = reference(op, x.t, x.v, y.t, y.v);
-        expect(sameOutcome(k, r), `(${x.t.name})${x.v} ${op} (${y.t.name})${y.v}: Kiln ${show(k)}, reference ${'ub' in r ? `UB ${r.ub}` : `${r.value} : ${r.type.name}`}`).toBe(true);
+        expect(
+          sameOutcome(k, r),
+          `(${x.t.name})${x.v} ${op} (${y.t.name})${y.v}: Kiln ${show(k)}, reference ${'ub' in r ? `UB ${r.ub}` : `${r.value} : ${r.type.name}`}`,
+        ).toBe(true);
         if (k.ok) expect(sameCanon(k.type as IntType, binaryResultType(op, x.t, y.t) as IntType)).toBe(true);
       }),
       { seed: SEED, numRuns: 20000 },
@@ -329,11 +373,19 @@ describe('src/c properties without a compiler', () => {
 
   it('shifts match the reference model on counts around the width', () => {
     fc.assert(
-      fc.property(fc.constantFrom<BinaryOp>('<<', '>>'), typedValue, anyType.chain((t) => countArb(t).map((v) => ({ t, v }))), (op, x, y) => {
-        const k = evalBinary(op, { type: x.t, value: jsValue(x.v, x.t) }, { type: y.t, value: jsValue(y.v, y.t) });
-        const r = reference(op, x.t, x.v, y.t, y.v);
-        expect(sameOutcome(k, r), `(${x.t.name})${x.v} ${op} (${y.t.name})${y.v}: Kiln ${show(k)}, reference ${'ub' in r ? `UB ${r.ub}` : `${r.value}`}`).toBe(true);
-      }),
+      fc.property(
+        fc.constantFrom<BinaryOp>('<<', '>>'),
+        typedValue,
+        anyType.chain((t) => countArb(t).map((v) => ({ t, v }))),
+        (op, x, y) => {
+          const k = evalBinary(op, { type: x.t, value: jsValue(x.v, x.t) }, { type: y.t, value: jsValue(y.v, y.t) });
+          const r = reference(op, x.t, x.v, y.t, y.v);
+          expect(
+            sameOutcome(k, r),
+            `(${x.t.name})${x.v} ${op} (${y.t.name})${y.v}: Kiln ${show(k)}, reference ${'ub' in r ? `UB ${r.ub}` : `${r.value}`}`,
+          ).toBe(true);
+        },
+      ),
       { seed: SEED, numRuns: 10000 },
     );
   });

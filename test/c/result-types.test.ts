@@ -33,15 +33,36 @@ function queries(): Query[] {
     q.push({ key: `bits ${t.name}`, cExpr: `(int)sizeof(${t.name}) * 8`, format: '%d', kiln: String(t.bits) });
     q.push({ key: `signed ${t.name}`, cExpr: `(int)((${t.name})-1 < 0)`, format: '%d', kiln: t.signed ? '1' : '0' });
     q.push({ key: `promote ${t.name}`, cExpr: `TNAME(+${v(i)})`, format: '%s', kiln: kilnCanonicalName(promote(t)) });
-    for (const op of UNARY_OPS) q.push({ key: `unary ${op} ${t.name}`, cExpr: `TNAME(${op}${v(i)})`, format: '%s', kiln: nameOf(unaryResultType(op, t)) });
+    for (const op of UNARY_OPS)
+      q.push({
+        key: `unary ${op} ${t.name}`,
+        cExpr: `TNAME(${op}${v(i)})`,
+        format: '%s',
+        kiln: nameOf(unaryResultType(op, t)),
+      });
   });
   T.forEach((ta, i) =>
     T.forEach((tb, j) => {
       for (const op of BINARY_OPS) {
-        q.push({ key: `${ta.name} ${op} ${tb.name}`, cExpr: `TNAME(${v(i)} ${op} ${v(j)})`, format: '%s', kiln: nameOf(binaryResultType(op, ta, tb)) });
+        q.push({
+          key: `${ta.name} ${op} ${tb.name}`,
+          cExpr: `TNAME(${v(i)} ${op} ${v(j)})`,
+          format: '%s',
+          kiln: nameOf(binaryResultType(op, ta, tb)),
+        });
       }
-      q.push({ key: `usual ${ta.name}, ${tb.name}`, cExpr: `TNAME(1 ? ${v(i)} : ${v(j)})`, format: '%s', kiln: nameOf(usualArithmetic(ta, tb)) });
-      q.push({ key: `cond ${ta.name}, ${tb.name}`, cExpr: `TNAME(0 ? ${v(i)} : ${v(j)})`, format: '%s', kiln: nameOf(conditionalResultType(ta, tb)) });
+      q.push({
+        key: `usual ${ta.name}, ${tb.name}`,
+        cExpr: `TNAME(1 ? ${v(i)} : ${v(j)})`,
+        format: '%s',
+        kiln: nameOf(usualArithmetic(ta, tb)),
+      });
+      q.push({
+        key: `cond ${ta.name}, ${tb.name}`,
+        cExpr: `TNAME(0 ? ${v(i)} : ${v(j)})`,
+        format: '%s',
+        kiln: nameOf(conditionalResultType(ta, tb)),
+      });
     }),
   );
   return q;

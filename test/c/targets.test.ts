@@ -14,7 +14,10 @@ import { boundaryValues, isCoreValue, shiftCountValues } from './support/values.
 describe('target models', () => {
   it('name each ABI its widths, char sign, byte order and alignments', () => {
     // Read off each psABI (and checked with the cross compilers: see bench/cross.ts's probe).
-    const expected: Record<string, [long: number, ptr: number, charSigned: boolean, endian: string, alignInt: number, alignLongLong: number]> = {
+    const expected: Record<
+      string,
+      [long: number, ptr: number, charSigned: boolean, endian: string, alignInt: number, alignLongLong: number]
+    > = {
       x86_64: [64, 64, true, 'little', 4, 8],
       i686: [32, 32, true, 'little', 4, 4],
       m68k: [32, 32, true, 'big', 2, 2],
@@ -30,7 +33,14 @@ describe('target models', () => {
     expect(TARGETS.map((t) => t.name)).toEqual(Object.keys(expected));
     for (const t of TARGETS) {
       const [long, ptr, charSigned, endian, alignInt, alignLongLong] = expected[t.name]!;
-      expect([t.longBits, t.pointerBits, t.charSigned, t.endian, t.align.int, t.align.longLong], t.name).toEqual([long, ptr, charSigned, endian, alignInt, alignLongLong]);
+      expect([t.longBits, t.pointerBits, t.charSigned, t.endian, t.align.int, t.align.longLong], t.name).toEqual([
+        long,
+        ptr,
+        charSigned,
+        endian,
+        alignInt,
+        alignLongLong,
+      ]);
       // Kiln's arithmetic assumes these on every model (int is the promotion target everywhere).
       expect([t.charBits, t.shortBits, t.intBits, t.longLongBits], t.name).toEqual([8, 16, 32, 64]);
       expect(t.stdint[64], t.name).toBe(t.longBits === 64 ? 'long' : 'long long');
@@ -62,7 +72,10 @@ describe('target models', () => {
 /** Every value of an 8-bit type in ascending order. */
 function all8(t: IntType): ValueList {
   const lo = t.signed ? -128 : 0;
-  return makeValueList(t, Array.from({ length: 256 }, (_, i) => BigInt(lo + i)));
+  return makeValueList(
+    t,
+    Array.from({ length: 256 }, (_, i) => BigInt(lo + i)),
+  );
 }
 
 describe('src/c against C: unsigned plain char (arm, aarch64, powerpc, riscv64, s390x)', () => {
@@ -79,12 +92,26 @@ describe('src/c against C: unsigned plain char (arm, aarch64, powerpc, riscv64, 
     const combos: Combo[] = [];
     for (const op of BINARY_OPS)
       for (const ta of TYPES8)
-        for (const tb of TYPES8) if (ta === U.char || tb === U.char) combos.push({ kind: 'binary', op, a: LISTS.get(ta)!, b: LISTS.get(tb)!, sel: { stride: 1, mulBorder: false } });
+        for (const tb of TYPES8)
+          if (ta === U.char || tb === U.char)
+            combos.push({
+              kind: 'binary',
+              op,
+              a: LISTS.get(ta)!,
+              b: LISTS.get(tb)!,
+              sel: { stride: 1, mulBorder: false },
+            });
     for (const op of UNARY_OPS) combos.push({ kind: 'unary', op, a: LISTS.get(U.char)! });
-    for (const t of U.allInts) combos.push({ kind: 'cast', a: makeValueList(t, boundaryValues(t)), to: U.char }, { kind: 'cast', a: LISTS.get(U.char)!, to: t });
+    for (const t of U.allInts)
+      combos.push(
+        { kind: 'cast', a: makeValueList(t, boundaryValues(t)), to: U.char },
+        { kind: 'cast', a: LISTS.get(U.char)!, to: t },
+      );
     const rep = await checkCombos(combos, CONFIGS);
     expect(rep.cases).toBeGreaterThan(18 * 9 * 65536);
-    console.log(`unsigned char: ${rep.combos} combos, ${rep.cases} cases (${rep.ubCases} UB) ${JSON.stringify(rep.ms)}`);
+    console.log(
+      `unsigned char: ${rep.combos} combos, ${rep.cases} cases (${rep.ubCases} UB) ${JSON.stringify(rep.ms)}`,
+    );
   }, 600_000);
 });
 
@@ -95,22 +122,39 @@ describe('src/c against C: 32-bit long (ILP32, m68k under qemu-m68k)', () => {
     { cc: 'm68k-linux-gnu-gcc-12', flags: ['-std=c11', '-O2'], run: ['qemu-m68k', '-L', '/usr/m68k-linux-gnu'] },
   ];
   const VALUES = new Map(M.allInts.map((t) => [t, makeValueList(t, boundaryValues(t), (v) => isCoreValue(t, v))]));
-  const COUNTS = new Map(M.allInts.map((t) => [t, makeValueList(t, shiftCountValues(t), (v) => isCoreValue(t, v) || (v >= 0n && v <= 65n))]));
+  const COUNTS = new Map(
+    M.allInts.map((t) => [t, makeValueList(t, shiftCountValues(t), (v) => isCoreValue(t, v) || (v >= 0n && v <= 65n))]),
+  );
   const combo = (op: BinaryOp, ta: IntType, tb: IntType): Combo => {
     const a = VALUES.get(ta)!;
     const b = (isShift(op) ? COUNTS : VALUES).get(tb)!;
-    return { kind: 'binary', op, a, b, sel: { stride: Math.max(1, Math.ceil((a.values.length * b.values.length) / 600)), mulBorder: op === '*', core: 'either' } };
+    return {
+      kind: 'binary',
+      op,
+      a,
+      b,
+      sel: {
+        stride: Math.max(1, Math.ceil((a.values.length * b.values.length) / 600)),
+        mulBorder: op === '*',
+        core: 'either',
+      },
+    };
   };
 
   it('every binary operator × every pairing of long/unsigned long/int64_t/uint64_t with all 19 spellings, unary operators and casts', async () => {
     const wide = [M.long, M.ulong, M.int64, M.uint64];
     const combos: Combo[] = [];
-    for (const op of BINARY_OPS) for (const ta of M.allInts) for (const tb of M.allInts) if (wide.includes(ta) || wide.includes(tb)) combos.push(combo(op, ta, tb));
+    for (const op of BINARY_OPS)
+      for (const ta of M.allInts)
+        for (const tb of M.allInts) if (wide.includes(ta) || wide.includes(tb)) combos.push(combo(op, ta, tb));
     for (const op of UNARY_OPS) for (const t of wide) combos.push({ kind: 'unary', op, a: VALUES.get(t)! });
-    for (const t of M.allInts) for (const w of wide) combos.push({ kind: 'cast', a: VALUES.get(t)!, to: w }, { kind: 'cast', a: VALUES.get(w)!, to: t });
+    for (const t of M.allInts)
+      for (const w of wide)
+        combos.push({ kind: 'cast', a: VALUES.get(t)!, to: w }, { kind: 'cast', a: VALUES.get(w)!, to: t });
     const rep = await checkCombos(combos, CONFIGS);
     console.log(`m68k long: ${rep.combos} combos, ${rep.cases} cases (${rep.ubCases} UB) ${JSON.stringify(rep.ms)}`);
-    const typeOf = (op: string, a: string, b: string): string | undefined => rep.lines.map((l) => l.split('\t')).find((f) => f[0] === op && f[1] === a && f[2] === b)?.[3];
+    const typeOf = (op: string, a: string, b: string): string | undefined =>
+      rep.lines.map((l) => l.split('\t')).find((f) => f[0] === op && f[1] === a && f[2] === b)?.[3];
     // The ILP32 rules, read back from the cross compiler's _Generic column (Kiln had to match them).
     expect(typeOf('+', 'long', 'unsigned int')).toBe('unsigned long');
     expect(typeOf('+', 'unsigned long', 'long long')).toBe('long long');

@@ -26,7 +26,8 @@ const PER_DEFINED_BUCKET = 40;
 
 /** UBSan's wording for each of Kiln's UB kinds (gcc 12 and clang 14 word them alike). */
 const MESSAGE: Readonly<Record<string, RegExp>> = {
-  'signed-overflow': /runtime error: (signed integer overflow: .* cannot be represented in type|negation of -?\d+ cannot be represented in type)/,
+  'signed-overflow':
+    /runtime error: (signed integer overflow: .* cannot be represented in type|negation of -?\d+ cannot be represented in type)/,
   'division-by-zero': /runtime error: division by zero/,
   'division-overflow': /runtime error: division of -\d+ by -1 cannot be represented in type/,
   'remainder-overflow': /runtime error: division of -\d+ by -1 cannot be represented in type/,
@@ -49,9 +50,27 @@ function specials(t: IntType): bigint[] {
 }
 
 function counts(t: IntType): bigint[] {
-  return [-70n, -1n, 0n, 1n, 7n, 8n, 15n, 16n, 30n, 31n, 32n, 33n, 62n, 63n, 64n, 65n, 1n << 40n, minOf(t), maxOf(t)].filter(
-    (v) => v >= minOf(t) && v <= maxOf(t),
-  );
+  return [
+    -70n,
+    -1n,
+    0n,
+    1n,
+    7n,
+    8n,
+    15n,
+    16n,
+    30n,
+    31n,
+    32n,
+    33n,
+    62n,
+    63n,
+    64n,
+    65n,
+    1n << 40n,
+    minOf(t),
+    maxOf(t),
+  ].filter((v) => v >= minOf(t) && v <= maxOf(t));
 }
 
 /** The candidate pool: every UB-capable operator on every ordered pair of the 19 spellings. */
@@ -142,7 +161,8 @@ const SANITIZE = ['-std=c11', '-O0', '-fsanitize=undefined'];
 /** One binary running only the case named by argv[1], with operands in volatile variables. */
 function singleCaseProgram(cases: readonly Case[]): string {
   const arms = cases.map(
-    (c, i) => `    case ${i}: { ${caseDecls(c, 'volatile ')} __typeof__(${caseExpr(c)}) r = ${caseExpr(c)}; printf("%016llx\\n", BITS_OF(r)); break; }`,
+    (c, i) =>
+      `    case ${i}: { ${caseDecls(c, 'volatile ')} __typeof__(${caseExpr(c)}) r = ${caseExpr(c)}; printf("%016llx\\n", BITS_OF(r)); break; }`,
   );
   return `${ORACLE_HEADER}
 int main(int argc, char **argv) {
@@ -159,7 +179,8 @@ ${arms.join('\n')}
 /** One binary running every case in order, printing each value. */
 function allCasesProgram(cases: readonly Case[]): string {
   const stmts = cases.map(
-    (c, i) => `{ ${caseDecls(c, 'volatile ')} __typeof__(${caseExpr(c)}) r = ${caseExpr(c)}; printf("${i} %016llx\\n", BITS_OF(r)); }`,
+    (c, i) =>
+      `{ ${caseDecls(c, 'volatile ')} __typeof__(${caseExpr(c)}) r = ${caseExpr(c)}; printf("${i} %016llx\\n", BITS_OF(r)); }`,
   );
   const { src, names } = chunkFunctions(stmts);
   return `${ORACLE_HEADER}\n${src}\nint main(void) {\n${names.map((n) => `  ${n}();`).join('\n')}\n  return 0;\n}\n`;
@@ -177,7 +198,12 @@ async function inPool<T>(items: readonly T[], width: number, f: (x: T, i: number
   );
 }
 
-async function withBuild<T>(src: string, cc: string, flags: readonly string[], f: (b: Compiled) => Promise<T>): Promise<T> {
+async function withBuild<T>(
+  src: string,
+  cc: string,
+  flags: readonly string[],
+  f: (b: Compiled) => Promise<T>,
+): Promise<T> {
   const b = await compileC(src, { cc, flags });
   try {
     return await f(b);
@@ -215,18 +241,31 @@ async function checkUbCases(cases: readonly Case[], cc: string): Promise<Case[]>
       const run = await runExe(b.exe, [String(i)], 30_000, ENV);
       const line = run.stderr.split('\n').find((l) => l.includes('runtime error')) ?? '';
       // After reporting, a recovering binary goes on to divide, which traps on x86-64 (SIGFPE).
-      const trapped = run.signal === 'SIGFPE' && (kind === 'division-by-zero' || kind === 'division-overflow' || kind === 'remainder-overflow');
-      if (run.status !== 0 && !trapped) failures.push(`${caseText(c)}: exit status ${run.status} ${run.signal ?? ''} ${run.stderr.slice(0, 300)}`);
-      else if (kind === undefined) failures.push(`${caseText(c)}: Kiln says defined (${show(r)}) but it was sampled as UB`);
+      const trapped =
+        run.signal === 'SIGFPE' &&
+        (kind === 'division-by-zero' || kind === 'division-overflow' || kind === 'remainder-overflow');
+      if (run.status !== 0 && !trapped)
+        failures.push(`${caseText(c)}: exit status ${run.status} ${run.signal ?? ''} ${run.stderr.slice(0, 300)}`);
+      else if (kind === undefined)
+        failures.push(`${caseText(c)}: Kiln says defined (${show(r)}) but it was sampled as UB`);
       else if (!line && cc === 'clang' && clangMissesShiftCount(c)) knownMisses.push(c);
-      else if (!line) failures.push(`${caseText(c)}: Kiln says UB '${kind}', ${cc} UBSan is silent (printed ${run.stdout.trim()})`);
-      else if (!MESSAGE[kind]!.test(line)) failures.push(`${caseText(c)}: Kiln says '${kind}', ${cc} UBSan says: ${line.replace(/^.*?runtime error/, 'runtime error')}`);
+      else if (!line)
+        failures.push(`${caseText(c)}: Kiln says UB '${kind}', ${cc} UBSan is silent (printed ${run.stdout.trim()})`);
+      else if (!MESSAGE[kind]!.test(line))
+        failures.push(
+          `${caseText(c)}: Kiln says '${kind}', ${cc} UBSan says: ${line.replace(/^.*?runtime error/, 'runtime error')}`,
+        );
     });
-    expect(failures.length, `${failures.length} of ${cases.length} UB cases disagree with ${cc} UBSan:\n${failures.slice(0, 20).join('\n')}`).toBe(0);
+    expect(
+      failures.length,
+      `${failures.length} of ${cases.length} UB cases disagree with ${cc} UBSan:\n${failures.slice(0, 20).join('\n')}`,
+    ).toBe(0);
   });
   if (knownMisses.length > 0) {
     // The clang false negatives must be real UB by gcc's sanitizer, and must stay a small minority.
-    expect(knownMisses.length, `clang missed ${knownMisses.length} shift counts`).toBeLessThanOrEqual(Math.max(3, cases.length / 20));
+    expect(knownMisses.length, `clang missed ${knownMisses.length} shift counts`).toBeLessThanOrEqual(
+      Math.max(3, cases.length / 20),
+    );
     const gccMisses = await checkUbCases(knownMisses, 'gcc');
     expect(gccMisses).toEqual([]);
   }
@@ -238,7 +277,10 @@ async function checkDefinedCases(cases: readonly Case[], cc: string): Promise<vo
     const run = await runExe(b.exe, [], 60_000, ENV);
     const lines = run.stdout.trimEnd().split('\n');
     const reached = lines.length;
-    expect(run.stderr, `${cc} UBSan fired on a case Kiln calls defined: ${cases[reached] ? caseText(cases[reached]) : '?'}\n${run.stderr.slice(0, 1000)}`).toBe('');
+    expect(
+      run.stderr,
+      `${cc} UBSan fired on a case Kiln calls defined: ${cases[reached] ? caseText(cases[reached]) : '?'}\n${run.stderr.slice(0, 1000)}`,
+    ).toBe('');
     expect(run.status).toBe(0);
     expect(lines.length).toBe(cases.length);
     const diffs: string[] = [];
@@ -261,7 +303,9 @@ describe('Kiln UB classification against UBSan', () => {
     const kinds = new Set(s.ub.map((c) => (kilnEval(c) as { ub: string }).ub));
     expect([...kinds].sort()).toEqual(Object.keys(MESSAGE).sort());
     const opTypes = new Set(s.ub.map(opTypeName));
-    expect([...opTypes].sort()).toEqual(['int', 'long', 'long long', 'unsigned int', 'unsigned long', 'unsigned long long'].sort());
+    expect([...opTypes].sort()).toEqual(
+      ['int', 'long', 'long long', 'unsigned int', 'unsigned long', 'unsigned long long'].sort(),
+    );
     expect(s.ub.length).toBeGreaterThan(200);
     expect(s.defined.length).toBeGreaterThan(1000);
     console.log(`ubsan: pool ${s.pool} cases; ${s.ub.length} UB cases and ${s.defined.length} defined cases sampled`);

@@ -13,7 +13,13 @@ import { emitFiles } from '../../src/emit/files.js';
 import { parsePolicy } from '../../src/gen/policy.js';
 import { missingEmulator, resolveCompiler, type Compiler } from '../../src/harness/compilers.js';
 import { runArgv, testConfiguration } from '../../src/harness/execute.js';
-import { buildMatrix, configEmulator, configMissingEmulator, configTarget, DEFAULT_LIMITS } from '../../src/harness/matrix.js';
+import {
+  buildMatrix,
+  configEmulator,
+  configMissingEmulator,
+  configTarget,
+  DEFAULT_LIMITS,
+} from '../../src/harness/matrix.js';
 import { reproScript } from '../../src/harness/repro.js';
 import type { FindingReduction } from '../../src/reduce/finding.js';
 import { markdownReport, targetSanitizerCheck } from '../../src/report/bundle.js';
@@ -57,11 +63,26 @@ describe('cross targets (m68k under qemu-m68k)', () => {
     expect(missingEmulator(m68k)).toBeUndefined();
     expect(missingEmulator({ ...m68k, emulator: undefined })).toBe('qemu-m68k');
     expect(configTarget(buildMatrix([m68k], ['-O2'])[0]!).name).toBe('m68k');
-    const gcc: Compiler = { name: 'gcc', command: '/usr/bin/gcc', realPath: '/usr/bin/gcc', family: 'gcc', version: 'gcc' };
+    const gcc: Compiler = {
+      name: 'gcc',
+      command: '/usr/bin/gcc',
+      realPath: '/usr/bin/gcc',
+      family: 'gcc',
+      version: 'gcc',
+    };
     expect(buildMatrix([gcc], ['-O2', '-O2 -m32']).map((c) => configTarget(c).name)).toEqual(['x86_64', 'i686']);
     // clang --target=<triplet>: the model from the triplet, run under that target's qemu.
-    const clang: Compiler = { name: 'clang', command: '/usr/bin/clang', realPath: '/usr/bin/clang', family: 'clang', version: 'clang' };
-    const [native, cross, other] = buildMatrix([clang], ['-O2', '--target=m68k-linux-gnu -O2', '-target powerpc-linux-gnu']);
+    const clang: Compiler = {
+      name: 'clang',
+      command: '/usr/bin/clang',
+      realPath: '/usr/bin/clang',
+      family: 'clang',
+      version: 'clang',
+    };
+    const [native, cross, other] = buildMatrix(
+      [clang],
+      ['-O2', '--target=m68k-linux-gnu -O2', '-target powerpc-linux-gnu'],
+    );
     expect([native!, cross!, other!].map((c) => configTarget(c).name)).toEqual(['x86_64', 'm68k', 'powerpc']);
     expect(configEmulator(native!)).toBeUndefined();
     expect(configEmulator(cross!)).toEqual(m68k.emulator);
@@ -95,7 +116,9 @@ describe('cross targets (m68k under qemu-m68k)', () => {
       const p = program(seed, 'm68k');
       for (const c of configs) {
         const r = await testConfiguration(p.text, p.expected, c, DEFAULT_LIMITS, temp);
-        expect(r.judgement, `seed ${seed} ${c.optionsText}: ${r.run?.stderr ?? r.compile.stderr}`).toEqual({ outcome: 'ok' });
+        expect(r.judgement, `seed ${seed} ${c.optionsText}: ${r.run?.stderr ?? r.compile.stderr}`).toEqual({
+          outcome: 'ok',
+        });
         expect(r.run!.command.slice(0, 3)).toEqual([...m68k.emulator!]);
       }
     }
@@ -110,7 +133,13 @@ describe('cross targets (m68k under qemu-m68k)', () => {
     const p = program(4, 'm68k');
     writeFileSync(join(work, 'prog.c'), p.text);
     const script = (expected: string): string => {
-      const s = reproScript({ id: 't', config: c, judgement: { outcome: 'wrong-code', bucket: 'b', detail: 'printed x' }, expected, limits: DEFAULT_LIMITS });
+      const s = reproScript({
+        id: 't',
+        config: c,
+        judgement: { outcome: 'wrong-code', bucket: 'b', detail: 'printed x' },
+        expected,
+        limits: DEFAULT_LIMITS,
+      });
       writeFileSync(join(work, 'repro.sh'), s);
       chmodSync(join(work, 'repro.sh'), 0o755);
       return s;
@@ -122,7 +151,7 @@ describe('cross targets (m68k under qemu-m68k)', () => {
     expect(spawnSync('sh', ['repro.sh'], { cwd: work }).status).toBe(0);
   }, 120_000);
 
-  it('a reduced finding\'s report names the target and runs the binary under its qemu', () => {
+  it("a reduced finding's report names the target and runs the binary under its qemu", () => {
     const report = (c: ReturnType<typeof buildMatrix>[number]): string => {
       const r = {
         finding: { outcome: 'wrong-code', mode: 'csmith', seed: '63' },
@@ -139,8 +168,12 @@ describe('cross targets (m68k under qemu-m68k)', () => {
     };
     const cross = report(buildMatrix([m68k], ['-O2'])[0]!);
     expect(cross).toContain('- Target: m68k Linux (m68k-linux-gnu; ILP32, big-endian, signed plain char)');
-    expect(cross).toMatch(/^m68k-linux-gnu-gcc-12 -O2 prog\.c -o prog .*&& qemu-m68k -L \/usr\/m68k-linux-gnu \.\/prog$/m);
-    const host = report(buildMatrix([{ ...m68k, name: 'gcc', command: 'gcc', target: undefined, emulator: undefined }], ['-O2'])[0]!);
+    expect(cross).toMatch(
+      /^m68k-linux-gnu-gcc-12 -O2 prog\.c -o prog .*&& qemu-m68k -L \/usr\/m68k-linux-gnu \.\/prog$/m,
+    );
+    const host = report(
+      buildMatrix([{ ...m68k, name: 'gcc', command: 'gcc', target: undefined, emulator: undefined }], ['-O2'])[0]!,
+    );
     expect(host).toContain('- Target: x86-64 Linux (LP64)');
     expect(host).toMatch(/^gcc -O2 prog\.c -o prog .*&& \.\/prog$/m);
   });
@@ -151,9 +184,12 @@ describe('cross targets (m68k under qemu-m68k)', () => {
     const clean = await targetSanitizerCheck([{ name: 'prog.c', content: p.text }], c);
     expect(clean).toMatchObject({ status: 'clean', compiler: CROSS });
     // Debian has no UBSan runtime for m68k: the checks trap instead.
-    expect(clean.status === 'clean' && clean.how).toMatch(/-fsanitize=undefined -fsanitize-undefined-trap-on-error.*run under qemu-m68k/);
+    expect(clean.status === 'clean' && clean.how).toMatch(
+      /-fsanitize=undefined -fsanitize-undefined-trap-on-error.*run under qemu-m68k/,
+    );
     // A signed overflow that only a check catches (it prints the same either way).
-    const overflow = '#include <limits.h>\n#include <stdio.h>\nint main(int argc, char **argv) { int x = INT_MAX; x += argc; (void)argv; printf("%d\\n", x > 0); return 0; }\n';
+    const overflow =
+      '#include <limits.h>\n#include <stdio.h>\nint main(int argc, char **argv) { int x = INT_MAX; x += argc; (void)argv; printf("%d\\n", x > 0); return 0; }\n';
     const bad = await targetSanitizerCheck([{ name: 'prog.c', content: overflow }], c);
     expect(bad).toMatchObject({ status: 'error', compiler: CROSS });
     expect(bad.status === 'error' && bad.detail).toMatch(/a check trapped \(SIG(ILL|TRAP)\)/);
@@ -168,7 +204,9 @@ describe('cross targets (m68k under qemu-m68k)', () => {
       lines: 1,
       complete: true,
     } as unknown as FindingReduction;
-    expect(markdownReport(r, clean)).toMatch(/^- It also runs cleanly under `m68k-linux-gnu-gcc-12 -fsanitize=undefined -fsanitize-undefined-trap-on-error` \(no UBSan runtime for this target: each check traps\), run under qemu-m68k\.$/m);
+    expect(markdownReport(r, clean)).toMatch(
+      /^- It also runs cleanly under `m68k-linux-gnu-gcc-12 -fsanitize=undefined -fsanitize-undefined-trap-on-error` \(no UBSan runtime for this target: each check traps\), run under qemu-m68k\.$/m,
+    );
     expect(markdownReport(r, bad)).toMatch(/^- Warning: under `m68k-linux-gnu-gcc-12 .*, a check trapped/m);
   }, 240_000);
 
@@ -185,7 +223,19 @@ describe('cross targets (m68k under qemu-m68k)', () => {
 
   it('kiln fuzz --compilers m68k-linux-gnu-gcc-12 needs nothing more', async () => {
     const out = join(work, 'out');
-    const r = await runKiln(['fuzz', '--compilers', CROSS, '--opts', '-O0;-O2', '--tests', '2', '-j', '2', '--out', out]);
+    const r = await runKiln([
+      'fuzz',
+      '--compilers',
+      CROSS,
+      '--opts',
+      '-O0;-O2',
+      '--tests',
+      '2',
+      '-j',
+      '2',
+      '--out',
+      out,
+    ]);
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/this session 2 programs, 4 tests .*campaign total 2 programs, 0 findings, 0 internal/);
   }, 300_000);
@@ -194,12 +244,20 @@ describe('cross targets (m68k under qemu-m68k)', () => {
     const bin = join(work, 'bin');
     spawnSync('mkdir', ['-p', bin]);
     // An emulator that cannot run anything, as qemu-sh4 is with dynamically linked binaries.
-    writeFileSync(join(bin, 'qemu-m68k'), '#!/bin/sh\necho "qemu: uncaught target signal 11 (Segmentation fault)" >&2\nexit 139\n');
+    writeFileSync(
+      join(bin, 'qemu-m68k'),
+      '#!/bin/sh\necho "qemu: uncaught target signal 11 (Segmentation fault)" >&2\nexit 139\n',
+    );
     chmodSync(join(bin, 'qemu-m68k'), 0o755);
-    const r = await runKiln(['fuzz', '--compilers', CROSS, '--opts', '-O0', '--tests', '1', '--out', join(work, 'out2')], { env: { PATH: `${bin}:${process.env.PATH}` } });
+    const r = await runKiln(
+      ['fuzz', '--compilers', CROSS, '--opts', '-O0', '--tests', '1', '--out', join(work, 'out2')],
+      { env: { PATH: `${bin}:${process.env.PATH}` } },
+    );
     expect(r.status).toBe(2);
     const lines = r.stderr.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^kiln: error\[KILN_BROKEN_COMPILER\]: configuration 'm68k-linux-gnu-gcc-12 -O0' does not work: its binary/);
+    expect(lines[0]).toMatch(
+      /^kiln: error\[KILN_BROKEN_COMPILER\]: configuration 'm68k-linux-gnu-gcc-12 -O0' does not work: its binary/,
+    );
     expect(r.stderr).not.toMatch(/\n\s+at /);
   }, 120_000);
 });

@@ -44,7 +44,17 @@ int main(void) {
 /** The facts of a model, as the probe prints them. */
 function claimed(m: TargetModel): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const k of ['charBits', 'shortBits', 'intBits', 'longBits', 'longLongBits', 'pointerBits', 'charSigned', 'endian'] as const) out[k] = String(m[k]);
+  for (const k of [
+    'charBits',
+    'shortBits',
+    'intBits',
+    'longBits',
+    'longLongBits',
+    'pointerBits',
+    'charSigned',
+    'endian',
+  ] as const)
+    out[k] = String(m[k]);
   for (const [k, v] of Object.entries(m.align)) out[`align.${k}`] = String(v);
   for (const [k, v] of Object.entries(m.stdint)) out[`stdint.${k}`] = v;
   return out;
@@ -81,7 +91,10 @@ describe('target models against their compilers', () => {
       const dir = join(work, name);
       mkdirSync(dir, { recursive: true });
       writeFileSync(join(dir, 'probe.c'), PROBE);
-      const build = await runProcess(cc, ['-std=c11', '-O0', '-Wall', '-Werror', 'probe.c', '-o', 'probe'], { cwd: dir, timeoutMs: 120_000 });
+      const build = await runProcess(cc, ['-std=c11', '-O0', '-Wall', '-Werror', 'probe.c', '-o', 'probe'], {
+        cwd: dir,
+        timeoutMs: 120_000,
+      });
       expect(build.status, build.stderr).toBe(0);
       const [cmd, ...args] = emulated ? [model!.qemu, '-L', `/usr/${model!.triplet}`, './probe'] : ['./probe'];
       const run = await runProcess(cmd!, args, { cwd: dir, timeoutMs: 120_000 });

@@ -47,7 +47,15 @@ function pathExists(path: string): boolean {
   const pattern = new RegExp(
     `^${path
       .split(/(\*\*\/|\*\*|\*)/)
-      .map((part) => (part === '**/' ? '(?:.*/)?' : part === '**' ? '.*' : part === '*' ? '[^/]*' : part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')))
+      .map((part) =>
+        part === '**/'
+          ? '(?:.*/)?'
+          : part === '**'
+            ? '.*'
+            : part === '*'
+              ? '[^/]*'
+              : part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'),
+      )
       .join('')}`,
   );
   return REPO_FILES.some((f) => pattern.test(f));
@@ -63,7 +71,10 @@ function slug(heading: string): string {
 
 /** A heading's text as displayed: links reduced to their text, code marks dropped. */
 function plainHeading(heading: string): string {
-  return heading.replace(/\[([^\]]*)\]\([^)]*\)/g, '$1').replace(/`/g, '').trim();
+  return heading
+    .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .replace(/`/g, '')
+    .trim();
 }
 
 /** The headings of a markdown file outside its code blocks. */
@@ -114,7 +125,11 @@ function namedPaths(text: string): { path: string; index: number }[] {
 
 /** Sections cited as a markdown file followed by a quoted heading, with or without a comma or brackets. */
 function citedSections(text: string): { file: string; section: string; index: number }[] {
-  return [...text.matchAll(/\b([\w./-]+\.md),?\s+\(?"([^"]+)"/g)].map((m) => ({ file: m[1]!, section: m[2]!, index: m.index }));
+  return [...text.matchAll(/\b([\w./-]+\.md),?\s+\(?"([^"]+)"/g)].map((m) => ({
+    file: m[1]!,
+    section: m[2]!,
+    index: m.index,
+  }));
 }
 
 function checkText(file: string, text: string, offsetLine = 0): Problem[] {
@@ -156,7 +171,13 @@ function checkMarkdown(file: string): Problem[] {
 /** The comments of a TypeScript or JavaScript file, each with the line it starts on. */
 function comments(path: string): { text: string; line: number }[] {
   const text = readFileSync(path, 'utf8');
-  const source = ts.createSourceFile(path, text, ts.ScriptTarget.Latest, true, path.endsWith('.ts') ? ts.ScriptKind.TS : ts.ScriptKind.JS);
+  const source = ts.createSourceFile(
+    path,
+    text,
+    ts.ScriptTarget.Latest,
+    true,
+    path.endsWith('.ts') ? ts.ScriptKind.TS : ts.ScriptKind.JS,
+  );
   const found = new Map<number, string>();
   const take = (ranges: readonly ts.CommentRange[] | undefined): void => {
     for (const r of ranges ?? []) found.set(r.pos, text.slice(r.pos, r.end));
@@ -170,7 +191,13 @@ function comments(path: string): { text: string; line: number }[] {
   return [...found].map(([pos, comment]) => ({ text: comment, line: source.getLineAndCharacterOfPosition(pos).line }));
 }
 
-const MARKDOWN = ['README.md', 'ARCHITECTURE.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+const MARKDOWN = [
+  'README.md',
+  'ARCHITECTURE.md',
+  ...readdirSync(join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
 const CODE = ['src', 'test', 'bench', 'scripts'].flatMap((f) =>
   walk(join(ROOT, f), (p) => /\.(ts|mts|mjs|js)$/.test(p)).map((p) => relative(ROOT, p)),
 );
@@ -194,9 +221,16 @@ describe('references in documents and comments', () => {
     expect(checkText('x.ts', '// see src/harness/nothing-here.ts')).toHaveLength(1);
     expect(checkText('x.ts', '/** DESIGN.md, and notes/sequencing.md */')).toHaveLength(2);
     expect(checkText('x.ts', '// ARCHITECTURE.md, "No such section"')).toHaveLength(1);
-    expect(checkText('x.ts', '// src/harness/oracle.ts, bench/*.ts, test/**/*.test.ts, ARCHITECTURE.md ("Campaigns")')).toEqual([]);
+    expect(
+      checkText('x.ts', '// src/harness/oracle.ts, bench/*.ts, test/**/*.test.ts, ARCHITECTURE.md ("Campaigns")'),
+    ).toEqual([]);
     // Paths that are not the repository's: a campaign's output, the user's machine, a URL.
-    expect(checkText('x.md', 'kiln-out/findings/1-2-gcc-O2/reduced/report.md, ~/.cache/kiln/bin, /usr/lib/gcc-snapshot/bin/gcc, https://example.org/src/x.ts')).toEqual([]);
+    expect(
+      checkText(
+        'x.md',
+        'kiln-out/findings/1-2-gcc-O2/reduced/report.md, ~/.cache/kiln/bin, /usr/lib/gcc-snapshot/bin/gcc, https://example.org/src/x.ts',
+      ),
+    ).toEqual([]);
     expect(anchors(join(ROOT, 'ARCHITECTURE.md')).has('campaigns-srcharness-srcstore')).toBe(true);
   });
 });
@@ -208,7 +242,7 @@ describe('README', () => {
     expect(readme.trimEnd().split('\n').length).toBeLessThan(200);
   });
 
-  it("has every command of kiln --help in its command table", () => {
+  it('has every command of kiln --help in its command table', () => {
     const entry = process.env.KILN_ENTRY;
     if (!entry) throw new Error('KILN_ENTRY is not set: the global set-up builds the kiln command');
     const help = spawnSync(process.execPath, [entry, '--help'], { encoding: 'utf8' });

@@ -41,7 +41,11 @@ describe('kiln gen --ub', () => {
         // Eva, the only tool for unsequenced accesses, stops a path at its false alarm on an
         // element and its sub-array (src/edge/reports.ts); kiln check says so, and such a seed
         // cannot show the injected site.
-        if (c.verdict === 'clean' && c.runs.some((x) => x.tool === 'eva' && /not checked after line/.test(x.detail ?? ''))) continue;
+        if (
+          c.verdict === 'clean' &&
+          c.runs.some((x) => x.tool === 'eva' && /not checked after line/.test(x.detail ?? ''))
+        )
+          continue;
         expect(c.verdict, `seed ${seed}: ${JSON.stringify(c)}`).toBe('ub');
         if (c.verdict !== 'ub') return;
         expect(c.report.kind).toBe(kind);
@@ -60,7 +64,9 @@ describe('kiln gen --ub', () => {
     const row = JSON.parse(r.stdout) as { ub: { kind: string; file: string; line: number; column: number } };
     expect(row.ub).toMatchObject({ kind: 'division-by-zero', file: 'cli.c' });
     const text = readFileSync(out, 'utf8');
-    expect(text.split('\n')[0]).toBe(`/* kiln: undefined behaviour "division-by-zero" at line ${row.ub.line}, column ${row.ub.column} */`);
+    expect(text.split('\n')[0]).toBe(
+      `/* kiln: undefined behaviour "division-by-zero" at line ${row.ub.line}, column ${row.ub.column} */`,
+    );
     expect(text.split('\n')[row.ub.line - 1]!.slice(row.ub.column - 1)).toMatch(/^[/%] /);
     const bad = await runKiln(['gen', '--ub', 'stack-smash']);
     expect(bad.status).toBe(2);

@@ -40,12 +40,27 @@ function nodes(p: Program): Node[] {
 /** The relaxed construct each relaxation leaves in the IR. */
 const SIGNS: Record<Relaxation, (before: Node[], after: Node[]) => boolean> = {
   nullDeref: (_, a) => a.some((n) => n.kind === 'deref' && n.ptr.kind === 'null'),
-  dangling: (b, a) => a.filter((n) => n.kind === 'var-decl' && n.name.startsWith('dead_')).length > b.filter((n) => n.kind === 'var-decl' && n.name.startsWith('dead_')).length,
-  uninitialised: (b, a) => a.filter((n) => n.kind === 'var-decl' && n.init === undefined).length > b.filter((n) => n.kind === 'var-decl' && n.init === undefined).length,
+  dangling: (b, a) =>
+    a.filter((n) => n.kind === 'var-decl' && n.name.startsWith('dead_')).length >
+    b.filter((n) => n.kind === 'var-decl' && n.name.startsWith('dead_')).length,
+  uninitialised: (b, a) =>
+    a.filter((n) => n.kind === 'var-decl' && n.init === undefined).length >
+    b.filter((n) => n.kind === 'var-decl' && n.init === undefined).length,
   goto: (b, a) => a.filter((n) => n.kind === 'goto').length > b.filter((n) => n.kind === 'goto').length,
-  arrayBounds: (_, a) => a.some((n) => n.kind === 'index' && n.index.kind === 'binary' && n.index.right.kind === 'const'),
-  paramAddress: (_, a) => a.some((n) => n.kind === 'addr' && n.target.kind === 'var' && a.some((d) => d.kind === 'var-decl' && d.storage === 'param' && d.id === (n.target as { decl: number }).decl)),
-  conflicts: (_, a) => a.some((n) => n.kind === 'assign' && n.target.kind === 'var' && n.value.kind === 'binary' && n.value.right.kind === 'incdec'),
+  arrayBounds: (_, a) =>
+    a.some((n) => n.kind === 'index' && n.index.kind === 'binary' && n.index.right.kind === 'const'),
+  paramAddress: (_, a) =>
+    a.some(
+      (n) =>
+        n.kind === 'addr' &&
+        n.target.kind === 'var' &&
+        a.some((d) => d.kind === 'var-decl' && d.storage === 'param' && d.id === (n.target as { decl: number }).decl),
+    ),
+  conflicts: (_, a) =>
+    a.some(
+      (n) =>
+        n.kind === 'assign' && n.target.kind === 'var' && n.value.kind === 'binary' && n.value.right.kind === 'incdec',
+    ),
 };
 
 describe('CsmithEdge relaxations', () => {
@@ -70,14 +85,15 @@ describe('CsmithEdge relaxations', () => {
         expect(SIGNS[r](nodes(g.program), nodes(x.program))).toBe(true);
         const file = join(dir, `${r}-${seed}.c`);
         writeFileSync(file, emitC(x.program, {}));
-        for (const cc of ['gcc', 'clang', 'tcc']) execFileSync(cc, ['-w', '-c', file, '-o', join(dir, 'x.o')], { stdio: 'pipe' });
+        for (const cc of ['gcc', 'clang', 'tcc'])
+          execFileSync(cc, ['-w', '-c', file, '-o', join(dir, 'x.o')], { stdio: 'pipe' });
         seen = true;
       }
       expect(seen, `no seed in 1..40 gave ${r} an opportunity`).toBe(true);
     });
   }
 
-  it('draws each enabled relaxation with the policy\'s chance and a rate in its range; disabled ones never', () => {
+  it("draws each enabled relaxation with the policy's chance and a rate in its range; disabled ones never", () => {
     const policy = parsePolicy({ relax: { nullDeref: [0.2, 0.4], goto: false } });
     const on: Record<string, number> = {};
     for (let i = 0; i < 400; i++) {
@@ -89,10 +105,11 @@ describe('CsmithEdge relaxations', () => {
         expect(v).toBeLessThanOrEqual(k === 'nullDeref' ? 0.4 : 1);
       }
     }
-    for (const r of RELAXATIONS.filter((x) => x !== 'goto')) expect(on[r]! / 400).toBeGreaterThan(0.4), expect(on[r]! / 400).toBeLessThan(0.6);
+    for (const r of RELAXATIONS.filter((x) => x !== 'goto'))
+      expect(on[r]! / 400).toBeGreaterThan(0.4), expect(on[r]! / 400).toBeLessThan(0.6);
   });
 
-  it('with every rate 0 the program is the seed\'s program; the same seed relaxes to the same bytes', () => {
+  it("with every rate 0 the program is the seed's program; the same seed relaxes to the same bytes", () => {
     const zero: Record<string, unknown> = { enable: 1 };
     for (const x of RELAXATIONS) zero[x] = [0, 0];
     const policy = parsePolicy({ relax: zero }, 'small');
@@ -110,7 +127,21 @@ describe('CsmithEdge relaxations', () => {
 
   it('a relaxed program the interpreter finds UB-free prints the expected output it states', () => {
     requireTool('gcc');
-    const policy = parsePolicy({ relax: { enable: 1, nullDeref: false, dangling: false, arrayBounds: false, conflicts: false, paramAddress: false, uninitialised: [0, 0.05], goto: [0, 0.02] } }, 'small');
+    const policy = parsePolicy(
+      {
+        relax: {
+          enable: 1,
+          nullDeref: false,
+          dangling: false,
+          arrayBounds: false,
+          conflicts: false,
+          paramAddress: false,
+          uninitialised: [0, 0.05],
+          goto: [0, 0.02],
+        },
+      },
+      'small',
+    );
     let checked = 0;
     for (let seed = 1n; seed <= 30n && checked < 3; seed++) {
       const r = generateRelaxedProgram(seed, policy);
@@ -119,7 +150,9 @@ describe('CsmithEdge relaxations', () => {
       const file = join(dir, `ok-${seed}.c`);
       writeFileSync(file, r.text);
       execFileSync('gcc', ['-w', '-O0', file, '-o', join(dir, 'ok'), '-lm']);
-      expect(execFileSync(join(dir, 'ok'), { encoding: 'utf8', timeout: 20_000 }).trim()).toBe(r.relaxed.verdict.output);
+      expect(execFileSync(join(dir, 'ok'), { encoding: 'utf8', timeout: 20_000 }).trim()).toBe(
+        r.relaxed.verdict.output,
+      );
       checked++;
     }
     expect(checked).toBeGreaterThan(0);
@@ -133,7 +166,10 @@ describe('CsmithEdge relaxations', () => {
   it('kiln gen --relax --json reports rates, sites and the UB found; --relax with --ub is refused', async () => {
     const r = await runKiln(['gen', '--seed', '2', '--size', 'small', '--relax', '--json']);
     expect(r.status, r.stderr).toBe(0);
-    const j = JSON.parse(r.stdout) as { relax: { rates: Record<string, number>; sites: Record<string, number>; ub: string | null }; expected: string | null };
+    const j = JSON.parse(r.stdout) as {
+      relax: { rates: Record<string, number>; sites: Record<string, number>; ub: string | null };
+      expected: string | null;
+    };
     expect(Object.keys(j.relax.sites).sort()).toEqual(Object.keys(j.relax.rates).sort());
     expect(j.expected === null).toBe(j.relax.ub !== null);
     const bad = await runKiln(['gen', '--relax', '--ub', 'shift']);

@@ -44,7 +44,12 @@ describe('kiln check on a line holding several statements', () => {
     const shared = await runKiln(['check', write('never-run-cli.c', c.text), '--tools', 'eva']);
     expect(shared.status, shared.stdout).toBe(1);
     expect(shared.stdout).toMatch(/ub: eva unsequenced at never-run-cli\.c:6/);
-    const apart = await runKiln(['check', write('never-run-apart.c', c.text.replace('x = 1; } else { i', 'x = 1;\n  } else {\n    i')), '--tools', 'eva']);
+    const apart = await runKiln([
+      'check',
+      write('never-run-apart.c', c.text.replace('x = 1; } else { i', 'x = 1;\n  } else {\n    i')),
+      '--tools',
+      'eva',
+    ]);
     expect(apart.status, apart.stdout).toBe(1);
   });
 });

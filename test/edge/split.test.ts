@@ -59,9 +59,12 @@ describe('splitSequencePoints', () => {
 });
 
 describe('what a probe build can name at a statement', () => {
-  const text = 'int g = 1;\nconst int k = 2;\nint *p = &g;\nint f(int q, int *r) {\n  int l = 3;\n  {\n    int m = *r;\n    l += *p + m;\n  }\n  int later = 0;\n  return l + later;\n}\n';
+  const text =
+    'int g = 1;\nconst int k = 2;\nint *p = &g;\nint f(int q, int *r) {\n  int l = 3;\n  {\n    int m = *r;\n    l += *p + m;\n  }\n  int later = 0;\n  return l + later;\n}\n';
   it('lists the objects in scope before the statement, innermost last, not later ones', () => {
-    expect(objectsInScope(text, statementsOnLine(text, 8)[0]!).map((o) => `${o.name}${o.isConst ? '(const)' : ''}`)).toEqual(['g', 'k(const)', 'p', 'q', 'r', 'l', 'm']);
+    expect(
+      objectsInScope(text, statementsOnLine(text, 8)[0]!).map((o) => `${o.name}${o.isConst ? '(const)' : ''}`),
+    ).toEqual(['g', 'k(const)', 'p', 'q', 'r', 'l', 'm']);
   });
 
   it("finds a statement's dereferences of a pointer and its plain reads of a variable", () => {

@@ -67,17 +67,24 @@ describe("the interpreter's UB verdicts against the sanitizers", () => {
       const file = join(dir, `ub-${x.seed}.c`);
       writeFileSync(file, emitC(x.program));
       const c = await checkProgram([file], avail, { tools: ['ubsan'] });
-      if (c.verdict !== 'ub') missed.push(`seed ${x.seed}: interpreter ${x.interp}, UBSan ${c.verdict === 'error' ? c.message : 'clean'}`);
-      else if (c.report.kind !== x.kind) otherKind.push(`seed ${x.seed}: interpreter ${x.interp}, UBSan ${c.report.kind} (${c.report.message})`);
+      if (c.verdict !== 'ub')
+        missed.push(`seed ${x.seed}: interpreter ${x.interp}, UBSan ${c.verdict === 'error' ? c.message : 'clean'}`);
+      else if (c.report.kind !== x.kind)
+        otherKind.push(`seed ${x.seed}: interpreter ${x.interp}, UBSan ${c.report.kind} (${c.report.message})`);
     });
     const alarms: string[] = [];
     await mapPool(clean, 2, async (x) => {
       const file = join(dir, `clean-${x.seed}.c`);
       writeFileSync(file, emitC(x.program));
       const c = await checkProgram([file], avail, { tools: ['asan', 'msan', 'ubsan'] });
-      if (c.verdict !== 'clean') alarms.push(`seed ${x.seed}: ${c.verdict === 'ub' ? `${c.report.tool} ${c.report.kind} ${c.report.message}` : c.message}`);
+      if (c.verdict !== 'clean')
+        alarms.push(
+          `seed ${x.seed}: ${c.verdict === 'ub' ? `${c.report.tool} ${c.report.kind} ${c.report.message}` : c.message}`,
+        );
     });
-    console.log(`verdicts: ${UB_PROGRAMS} UB programs (${missed.length} missed, ${otherKind.length} reported as another kind), ${CLEAN_PROGRAMS} clean (${alarms.length} alarms)`);
+    console.log(
+      `verdicts: ${UB_PROGRAMS} UB programs (${missed.length} missed, ${otherKind.length} reported as another kind), ${CLEAN_PROGRAMS} clean (${alarms.length} alarms)`,
+    );
     // Every UB verdict is confirmed, and clean ones stay clean: either way a disagreement is a bug
     // in the interpreter (or, rarely, in a sanitizer), to be looked at, never averaged away.
     expect(missed).toEqual([]);

@@ -27,7 +27,8 @@ describe('compact emission', () => {
       if (!g.ok) continue;
       const src = emitC(g.program, { expected: g.expected, compact: true, header: [`compact, seed ${seed}.`] });
       if (g.program.records.some((r) => r.kind === 'struct' && r.packed)) packed++;
-      for (const line of src.split('\n')) if (line.includes('#pragma')) expect(line.trim()).toMatch(/^#pragma pack\((push, 1|pop)\)$/);
+      for (const line of src.split('\n'))
+        if (line.includes('#pragma')) expect(line.trim()).toMatch(/^#pragma pack\((push, 1|pop)\)$/);
       const file = join(work, `c${seed}.c`);
       writeFileSync(file, src);
       const cc = spawnSync('gcc', ['-w', '-O0', file, '-o', join(work, `c${seed}`)], { encoding: 'utf8' });
@@ -50,8 +51,18 @@ describe('null pointers under * and ->', () => {
       b.stmt(b.assign(b.deref(b.comma(b.v(g), b.nullptr(p))), b.lit(2, C.uint8))),
       b.stmt(b.assign(b.deref(b.cond(b.v(g), b.nullptr(p), b.nullptr(p))), b.lit(3, C.uint8))),
     ]);
-    const main = b.func('main', C.int, [], b.block([b.if(b.bin('==', b.v(g), b.lit(0, C.uint8)), dead), b.hash(b.v(g))]), undefined, false);
-    const src = emitC(b.program({ globals: [g], funcs: [main], main, meta: { mode: 'csmith', safeMath: 'function' } }), { expected: '' });
+    const main = b.func(
+      'main',
+      C.int,
+      [],
+      b.block([b.if(b.bin('==', b.v(g), b.lit(0, C.uint8)), dead), b.hash(b.v(g))]),
+      undefined,
+      false,
+    );
+    const src = emitC(
+      b.program({ globals: [g], funcs: [main], main, meta: { mode: 'csmith', safeMath: 'function' } }),
+      { expected: '' },
+    );
     const file = join(work, 'null.c');
     writeFileSync(file, src);
     const cc = spawnSync('gcc', ['-w', '-O0', '-c', file, '-o', join(work, 'null.o')], { encoding: 'utf8' });

@@ -46,7 +46,10 @@ function usesFloat(p: Program): boolean {
  * Compiles batches of programs (one translation unit each, every program with its own prefix)
  * and compares each program's lines: a program prints as many lines as it is expected to.
  */
-async function check(cases: readonly Case[], configs: readonly { cc: string; flags: readonly string[] }[]): Promise<string[]> {
+async function check(
+  cases: readonly Case[],
+  configs: readonly { cc: string; flags: readonly string[] }[],
+): Promise<string[]> {
   const batches: Case[][] = [];
   for (let i = 0; i < cases.length; i += BATCH) batches.push(cases.slice(i, i + BATCH));
   const failures: string[] = [];
@@ -55,10 +58,15 @@ async function check(cases: readonly Case[], configs: readonly { cc: string; fla
     2,
     async ({ batch, c }) => {
       const what = `${c.cc} ${c.flags.join(' ')}`;
-      const bin = await compileC(batchSource(batch.map((x) => x.program)), { cc: c.cc, flags: c.flags, timeoutMs: 300_000 });
+      const bin = await compileC(batchSource(batch.map((x) => x.program)), {
+        cc: c.cc,
+        flags: c.flags,
+        timeoutMs: 300_000,
+      });
       try {
         const r = await runExe(bin.exe, [], 60_000);
-        if (r.status !== 0 || r.stderr.trim() !== '') failures.push(`${what} seeds ${batch[0]!.seed}…: status ${r.status}, stderr ${r.stderr.slice(0, 500)}`);
+        if (r.status !== 0 || r.stderr.trim() !== '')
+          failures.push(`${what} seeds ${batch[0]!.seed}…: status ${r.status}, stderr ${r.stderr.slice(0, 500)}`);
         const lines = r.stdout.split('\n');
         let at = 0;
         for (const x of batch) {
@@ -67,7 +75,9 @@ async function check(cases: readonly Case[], configs: readonly { cc: string; fla
           at += want.length;
           if (got.join('\n') !== x.expected) {
             const i = want.findIndex((l, k) => got[k] !== l);
-            failures.push(`seed ${x.seed} ${what}: line ${i + 1} is ${JSON.stringify(got[i])}, expected ${JSON.stringify(want[i])}`);
+            failures.push(
+              `seed ${x.seed} ${what}: line ${i + 1} is ${JSON.stringify(got[i])}, expected ${JSON.stringify(want[i])}`,
+            );
           }
         }
       } finally {
@@ -104,7 +114,10 @@ describe('arith programs on real compilers', () => {
   it('10 seeds are silent under clang UBSan with float-cast-overflow', async () => {
     requireTool('clang');
     const failures = await check(cases.slice(0, 10), [
-      { cc: 'clang', flags: ['-O1', '-fsanitize=undefined,float-cast-overflow,float-divide-by-zero', '-fno-sanitize-recover=all'] },
+      {
+        cc: 'clang',
+        flags: ['-O1', '-fsanitize=undefined,float-cast-overflow,float-divide-by-zero', '-fno-sanitize-recover=all'],
+      },
     ]);
     expect(failures).toEqual([]);
   }, 300_000);

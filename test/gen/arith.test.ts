@@ -21,7 +21,8 @@ function mainStmts(p: Program): readonly Stmt[] {
 function assignments(p: Program): [number, Expr][] {
   const out: [number, Expr][] = [];
   for (const s of mainStmts(p)) {
-    if (s.kind === 'expr' && s.expr.kind === 'assign' && s.expr.target.kind === 'var') out.push([s.expr.target.decl, s.expr.value]);
+    if (s.kind === 'expr' && s.expr.kind === 'assign' && s.expr.target.kind === 'var')
+      out.push([s.expr.target.decl, s.expr.value]);
   }
   return out;
 }
@@ -45,7 +46,8 @@ describe('arith mode: generation', () => {
     const a = generateProgram(7, SMALL, 'arith');
     const b = generateProgram(7, SMALL, 'arith');
     expect(a.ok && b.ok).toBe(true);
-    if (a.ok && b.ok) expect(emitC(b.program, { expected: b.expected })).toBe(emitC(a.program, { expected: a.expected }));
+    if (a.ok && b.ok)
+      expect(emitC(b.program, { expected: b.expected })).toBe(emitC(a.program, { expected: a.expected }));
   });
 
   it('assigns each t-variable exactly once, before any read, and only reads earlier ones', () => {
@@ -56,16 +58,29 @@ describe('arith mode: generation', () => {
       const tIds = new Set(results.map((r) => r.decl.id));
       const writes = new Map<number, number>();
       walkProgram(program, (n) => {
-        if (n.kind === 'assign' && n.target.kind === 'var') writes.set(n.target.decl, (writes.get(n.target.decl) ?? 0) + 1);
+        if (n.kind === 'assign' && n.target.kind === 'var')
+          writes.set(n.target.decl, (writes.get(n.target.decl) ?? 0) + 1);
         if (n.kind === 'incdec') throw new Error('arith programs have no ++/--');
       });
       for (const id of tIds) expect(writes.get(id)).toBe(1);
       for (const id of writes.keys()) expect(tIds.has(id)).toBe(true);
       const done = new Set<number>();
       for (const [decl, e] of assignments(program)) {
-        walkProgram({ ...program, globals: [], funcs: [{ ...program.funcs[0]!, body: { kind: 'block', id: -1, locals: [], stmts: [{ kind: 'expr', id: -2, expr: e }] } }] }, (n) => {
-          if (n.kind === 'var' && tIds.has(n.decl)) expect(done.has(n.decl)).toBe(true);
-        });
+        walkProgram(
+          {
+            ...program,
+            globals: [],
+            funcs: [
+              {
+                ...program.funcs[0]!,
+                body: { kind: 'block', id: -1, locals: [], stmts: [{ kind: 'expr', id: -2, expr: e }] },
+              },
+            ],
+          },
+          (n) => {
+            if (n.kind === 'var' && tIds.has(n.decl)) expect(done.has(n.decl)).toBe(true);
+          },
+        );
         done.add(decl);
       }
       expect(done.size).toBe(results.length);
@@ -145,7 +160,13 @@ describe('arith mode: UB removal and self-checks', () => {
     }
     expect(flips).toBeGreaterThan(0);
     expect(insertions).toBeGreaterThan(0);
-    for (const k of ['signed-overflow:flip', 'division-by-zero:flip', 'division-by-zero:insert', 'shift-count-too-large:insert', 'shift-negative-value:insert']) {
+    for (const k of [
+      'signed-overflow:flip',
+      'division-by-zero:flip',
+      'division-by-zero:insert',
+      'shift-count-too-large:insert',
+      'shift-negative-value:insert',
+    ]) {
       expect(kinds).toContain(k);
     }
     const noFlip = parsePolicy({ arith: { flipping: false } });
@@ -161,7 +182,11 @@ describe('arith mode: UB removal and self-checks', () => {
   it('a check prints @NG@ when the value differs from the expected one', () => {
     const raw = generateArithRaw(3, SMALL);
     const main = raw.program.funcs[0]!;
-    const stmts = main.body.stmts.map((s) => (s.kind === 'check' && s === main.body.stmts.find((x) => x.kind === 'check') ? { ...s, expected: bump(s.expected) } : s));
+    const stmts = main.body.stmts.map((s) =>
+      s.kind === 'check' && s === main.body.stmts.find((x) => x.kind === 'check')
+        ? { ...s, expected: bump(s.expected) }
+        : s,
+    );
     const broken: Program = { ...raw.program, funcs: [{ ...main, body: { ...main.body, stmts } }] };
     const r = interpret(broken);
     expect(r.ok).toBe(true);

@@ -28,7 +28,11 @@ describe('determinism: the same seed and options give the same program, byte for
     const here = text(12, 'medium');
     const script = `import { generateProgram } from './src/repair/generate.ts'; import { emitC } from './src/emit/c.ts'; import { CSMITH_POLICY } from './src/gen/policy.ts';
 const r = generateProgram(12, CSMITH_POLICY); process.stdout.write(r.ok ? emitC(r.program, { expected: r.expected }) : 'discarded: ' + r.reason);`;
-    const out = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8', cwd: process.cwd(), maxBuffer: 64 << 20 });
+    const out = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      encoding: 'utf8',
+      cwd: process.cwd(),
+      maxBuffer: 64 << 20,
+    });
     expect(out.stderr).toBe('');
     expect(out.stdout).toBe(here);
   });
@@ -68,15 +72,26 @@ describe('random source', () => {
 
   it('int and bigint stay in range; weighted choice never picks a zero weight', () => {
     fc.assert(
-      fc.property(fc.integer(), fc.integer({ min: -1000, max: 1000 }), fc.integer({ min: 0, max: 5000 }), (seed, lo, span) => {
-        const r = Rng.seeded(seed);
-        const v = r.int(lo, lo + span);
-        expect(v).toBeGreaterThanOrEqual(lo);
-        expect(v).toBeLessThanOrEqual(lo + span);
-        const big = r.bigint(-(1n << 63n), (1n << 64n) - 1n);
-        expect(big >= -(1n << 63n) && big <= (1n << 64n) - 1n).toBe(true);
-        expect(r.weighted([['a', 0], ['b', 3], ['c', 0]])).toBe('b');
-      }),
+      fc.property(
+        fc.integer(),
+        fc.integer({ min: -1000, max: 1000 }),
+        fc.integer({ min: 0, max: 5000 }),
+        (seed, lo, span) => {
+          const r = Rng.seeded(seed);
+          const v = r.int(lo, lo + span);
+          expect(v).toBeGreaterThanOrEqual(lo);
+          expect(v).toBeLessThanOrEqual(lo + span);
+          const big = r.bigint(-(1n << 63n), (1n << 64n) - 1n);
+          expect(big >= -(1n << 63n) && big <= (1n << 64n) - 1n).toBe(true);
+          expect(
+            r.weighted([
+              ['a', 0],
+              ['b', 3],
+              ['c', 0],
+            ]),
+          ).toBe('b');
+        },
+      ),
       { numRuns: 300, seed: 3 },
     );
   });
@@ -84,7 +99,13 @@ describe('random source', () => {
   it('weighted choice follows the weights', () => {
     const r = Rng.seeded(9);
     const counts = { x: 0, y: 0 };
-    for (let i = 0; i < 20000; i++) counts[r.weighted<'x' | 'y'>([['x', 1], ['y', 3]])]++;
+    for (let i = 0; i < 20000; i++)
+      counts[
+        r.weighted<'x' | 'y'>([
+          ['x', 1],
+          ['y', 3],
+        ])
+      ]++;
     expect(counts.y / counts.x).toBeGreaterThan(2.7);
     expect(counts.y / counts.x).toBeLessThan(3.3);
   });
@@ -92,10 +113,26 @@ describe('random source', () => {
 
 describe('policy', () => {
   it("defaults are Csmith's Tables 3.1-3.3 and command-line limits", () => {
-    expect(CSMITH_POLICY.statements).toMatchObject({ assign: 40, if: 15, for: 15, arrayLoop: 10, return: 5, goto: 5, break: 5, continue: 5 });
+    expect(CSMITH_POLICY.statements).toMatchObject({
+      assign: 40,
+      if: 15,
+      for: 15,
+      arrayLoop: 10,
+      return: 5,
+      goto: 5,
+      break: 5,
+      continue: 5,
+    });
     expect(CSMITH_POLICY.expressions).toMatchObject({ call: 70, variable: 20, constant: 10, comma: 10, assign: 10 });
     expect(CSMITH_POLICY.scopes).toEqual({ global: 35, local: 30, param: 30, new: 5 });
-    expect(CSMITH_POLICY.limits).toMatchObject({ maxFuncs: 10, maxBlockSize: 4, maxBlockDepth: 5, maxExprComplexity: 10, maxArrayDims: 3, maxArrayLen: 10 });
+    expect(CSMITH_POLICY.limits).toMatchObject({
+      maxFuncs: 10,
+      maxBlockSize: 4,
+      maxBlockDepth: 5,
+      maxExprComplexity: 10,
+      maxArrayDims: 3,
+      maxArrayLen: 10,
+    });
     expect(CSMITH_POLICY.argumentExpressions.call).toBeLessThan(CSMITH_POLICY.expressions.call);
   });
 
@@ -103,7 +140,9 @@ describe('policy', () => {
     expect(() => parsePolicy({ limits: { maxFuncs: -1 } })).toThrow(/limits\.maxFuncs/);
     expect(() => parsePolicy({ statements: { iff: 1 } })).toThrow(/statements\.iff/);
     expect(() => parsePolicy({ features: { goto: 'yes' } })).toThrow(PolicyError);
-    expect(() => parsePolicy({ features: { goto: 'yes' } })).toThrow(expect.objectContaining({ field: 'features.goto' }));
+    expect(() => parsePolicy({ features: { goto: 'yes' } })).toThrow(
+      expect.objectContaining({ field: 'features.goto' }),
+    );
   });
 
   it('a partial policy keeps every other default; size presets scale the limits', () => {

@@ -49,7 +49,10 @@ describe('floating conversions', () => {
     expect(r).toEqual({ ok: false, ub: 'float-inexact' });
     const ok = evalBinary('+', { type: C.int, value: 2 ** 24 + 1 }, { type: C.double, value: 1 });
     expect(ok).toEqual({ ok: true, type: C.double, value: 2 ** 24 + 2 });
-    expect(evalBinary('/', { type: C.double, value: 7 }, { type: C.double, value: 2 })).toEqual({ ok: false, ub: 'float-inexact' });
+    expect(evalBinary('/', { type: C.double, value: 7 }, { type: C.double, value: 2 })).toEqual({
+      ok: false,
+      ub: 'float-inexact',
+    });
   });
 
   it('the interpreter reports an inexact implicit conversion at its operator', () => {

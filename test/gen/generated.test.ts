@@ -35,7 +35,10 @@ function generate(first: number, count: number, policy: Policy = CSMITH_POLICY):
   return out;
 }
 
-async function check(cases: readonly Case[], configs: readonly { cc: string; flags: readonly string[]; env?: Record<string, string> }[]): Promise<string[]> {
+async function check(
+  cases: readonly Case[],
+  configs: readonly { cc: string; flags: readonly string[]; env?: Record<string, string> }[],
+): Promise<string[]> {
   const batches: Case[][] = [];
   for (let i = 0; i < cases.length; i += BATCH) batches.push(cases.slice(i, i + BATCH));
   const failures: string[] = [];
@@ -43,13 +46,23 @@ async function check(cases: readonly Case[], configs: readonly { cc: string; fla
     batches.flatMap((batch) => configs.map((c) => ({ batch, c }))),
     2,
     async ({ batch, c }) => {
-      const bin = await compileC(batchSource(batch.map((x) => x.program)), { cc: c.cc, flags: c.flags, timeoutMs: 300_000 });
+      const bin = await compileC(batchSource(batch.map((x) => x.program)), {
+        cc: c.cc,
+        flags: c.flags,
+        timeoutMs: 300_000,
+      });
       try {
         const r = await runExe(bin.exe, [], 60_000, c.env);
         const lines = r.stdout.split('\n');
-        if (r.status !== 0 || r.stderr.trim() !== '') failures.push(`${c.cc} ${c.flags.join(' ')} seeds ${batch[0]!.seed}…: status ${r.status}, stderr ${r.stderr.slice(0, 500)}`);
+        if (r.status !== 0 || r.stderr.trim() !== '')
+          failures.push(
+            `${c.cc} ${c.flags.join(' ')} seeds ${batch[0]!.seed}…: status ${r.status}, stderr ${r.stderr.slice(0, 500)}`,
+          );
         batch.forEach((x, i) => {
-          if (lines[i] !== x.expected) failures.push(`seed ${x.seed} ${c.cc} ${c.flags.join(' ')}: got ${JSON.stringify(lines[i])}, expected ${JSON.stringify(x.expected)}`);
+          if (lines[i] !== x.expected)
+            failures.push(
+              `seed ${x.seed} ${c.cc} ${c.flags.join(' ')}: got ${JSON.stringify(lines[i])}, expected ${JSON.stringify(x.expected)}`,
+            );
         });
       } finally {
         bin.cleanup();
@@ -111,7 +124,11 @@ describe('csmith mode with floating point (features.floats)', () => {
   function floatOps(p: Program): number {
     let n = 0;
     walkProgram(p, (x) => {
-      if ((x.kind === 'binary' && (x.left.type.kind === 'float' || x.right.type.kind === 'float')) || (x.kind === 'cast' && (x.type.kind === 'float' || x.operand.type.kind === 'float'))) n++;
+      if (
+        (x.kind === 'binary' && (x.left.type.kind === 'float' || x.right.type.kind === 'float')) ||
+        (x.kind === 'cast' && (x.type.kind === 'float' || x.operand.type.kind === 'float'))
+      )
+        n++;
     });
     return n;
   }

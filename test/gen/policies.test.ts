@@ -9,12 +9,15 @@ import { Rng } from '../../src/random/rng.js';
 
 /** Every YARPGen policy and swarm off, then `on` applied. */
 function only(on: Record<string, number | boolean>, size: 'small' | 'medium' = 'small') {
-  const off = Object.fromEntries(Object.entries(CSMITH_POLICY.policies).map(([k, v]) => [k, typeof v === 'boolean' ? false : 0]));
+  const off = Object.fromEntries(
+    Object.entries(CSMITH_POLICY.policies).map(([k, v]) => [k, typeof v === 'boolean' ? false : 0]),
+  );
   return parsePolicy({ policies: { ...off, ...on } }, size);
 }
 
 /** A node's shape: its text without ids, so copies of one subexpression compare equal. */
-const shape = (n: Node): string => JSON.stringify(n, (k, v: unknown) => (k === 'id' ? undefined : typeof v === 'bigint' ? String(v) : v));
+const shape = (n: Node): string =>
+  JSON.stringify(n, (k, v: unknown) => (k === 'id' ? undefined : typeof v === 'bigint' ? String(v) : v));
 
 /** Of all loads (`a[i]`, `s.f`, `*p`) in statements, the share that repeat one seen earlier in the same function. */
 function repeatedLoads(policy: ReturnType<typeof only>): number {
@@ -87,7 +90,14 @@ function elementwiseLoops(policy: ReturnType<typeof only>): number {
         const { target, value } = s.expr;
         if (target.kind === 'index' && target.index.kind === 'var' && target.index.decl === iv) indexed = true;
         walk(value, (n) => {
-          if (n.kind === 'call' || n.kind === 'assign' || n.kind === 'incdec' || n.kind === 'comma' || (n.kind === 'binary' && (n.op === '/' || n.op === '%'))) plain = false;
+          if (
+            n.kind === 'call' ||
+            n.kind === 'assign' ||
+            n.kind === 'incdec' ||
+            n.kind === 'comma' ||
+            (n.kind === 'binary' && (n.op === '/' || n.op === '%'))
+          )
+            plain = false;
         });
       }
       if (plain && indexed) found++;
@@ -156,7 +166,6 @@ describe('generation policies', () => {
     expect(invariants).toBeGreaterThan(plain * 3 + 200);
   });
 
-
   it('the CSE buffer reuses loads as well as operations (GVN and LICM targets)', () => {
     const plain = repeatedLoads(only({}));
     const cse = repeatedLoads(only({ cse: 1 }));
@@ -165,7 +174,18 @@ describe('generation policies', () => {
 
   it('swarm testing switches features off per program, and none at chance 0', () => {
     const all = programPolicy(parsePolicy({ policies: { swarm: 1 } }), Rng.seeded(1)).features;
-    for (const f of ['goto', 'comma', 'embeddedAssign', 'incDec', 'compoundAssign', 'math64', 'pointers', 'structs', 'loops'] as const) expect(all[f], f).toBe(false);
+    for (const f of [
+      'goto',
+      'comma',
+      'embeddedAssign',
+      'incDec',
+      'compoundAssign',
+      'math64',
+      'pointers',
+      'structs',
+      'loops',
+    ] as const)
+      expect(all[f], f).toBe(false);
     const none = programPolicy(parsePolicy({ policies: { swarm: 0 } }), Rng.seeded(1)).features;
     expect(none).toEqual(CSMITH_POLICY.features);
     // At the default chance programs differ in what they lack, and most lack something.
@@ -246,7 +266,13 @@ describe('policy validation', () => {
   it('every policy it accepts generates programs without a generator error', () => {
     // The ones that used to end in "weighted choice with no positive weight" deep in the generator,
     // with one positive weight left: valid, and the generator copes.
-    const lean = parsePolicy({ expressions: { ...zero(CSMITH_POLICY.expressions), constant: 1 }, scopes: { ...zero(CSMITH_POLICY.scopes), global: 1 } }, 'small');
+    const lean = parsePolicy(
+      {
+        expressions: { ...zero(CSMITH_POLICY.expressions), constant: 1 },
+        scopes: { ...zero(CSMITH_POLICY.scopes), global: 1 },
+      },
+      'small',
+    );
     for (let seed = 1; seed <= 5; seed++) expect(() => generateRaw(seed, lean)).not.toThrow();
   });
 });

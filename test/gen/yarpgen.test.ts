@@ -26,7 +26,8 @@ function gen(seed: number, policy = SMALL): Generated {
   return r;
 }
 
-const files = (g: Generated): EmittedFile[] => emitFiles(g.program, { expected: g.expected, header: [`seed ${g.seed}`] });
+const files = (g: Generated): EmittedFile[] =>
+  emitFiles(g.program, { expected: g.expected, header: [`seed ${g.seed}`] });
 const file = (fs: readonly EmittedFile[], name: string): string => fs.find((f) => f.name === name)!.content;
 
 describe('yarpgen mode: generation', () => {
@@ -43,7 +44,11 @@ describe('yarpgen mode: generation', () => {
     const here = JSON.stringify(files(gen(12, MEDIUM)));
     const script = `import { generateProgram } from './src/repair/generate.ts'; import { emitFiles } from './src/emit/files.ts'; import { parsePolicy } from './src/gen/policy.ts';
 const r = generateProgram(12, parsePolicy({}), 'yarpgen'); process.stdout.write(r.ok ? JSON.stringify(emitFiles(r.program, { expected: r.expected, header: ['seed 12'] })) : 'discarded');`;
-    const out = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8', cwd: process.cwd(), maxBuffer: 64 << 20 });
+    const out = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      encoding: 'utf8',
+      cwd: process.cwd(),
+      maxBuffer: 64 << 20,
+    });
     expect(out.stderr).toBe('');
     expect(out.stdout).toBe(here);
   });
@@ -72,11 +77,26 @@ const r = generateProgram(12, parsePolicy({}), 'yarpgen'); process.stdout.write(
         walk(f.body, (n) => {
           kinds.set(n.kind, (kinds.get(n.kind) ?? 0) + 1);
           // Assignments only as whole statements (checked below), never nested.
-          if (n.kind === 'expr' && n.expr.kind === 'assign') walk(n.expr.value, (m) => void expect(['assign', 'incdec', 'call', 'comma']).not.toContain(m.kind));
+          if (n.kind === 'expr' && n.expr.kind === 'assign')
+            walk(n.expr.value, (m) => void expect(['assign', 'incdec', 'call', 'comma']).not.toContain(m.kind));
         });
       }
     }
-    for (const banned of ['for', 'switch', 'case', 'goto', 'label', 'break', 'continue', 'call', 'incdec', 'comma', 'deref', 'addr']) expect(kinds.get(banned) ?? 0, banned).toBe(0);
+    for (const banned of [
+      'for',
+      'switch',
+      'case',
+      'goto',
+      'label',
+      'break',
+      'continue',
+      'call',
+      'incdec',
+      'comma',
+      'deref',
+      'addr',
+    ])
+      expect(kinds.get(banned) ?? 0, banned).toBe(0);
     // What the test functions are made of: assignments, ifs, new locals, operators of every kind.
     expect(kinds.get('if')).toBeGreaterThan(20);
     expect(kinds.get('assign')).toBeGreaterThan(100);
@@ -95,7 +115,10 @@ const r = generateProgram(12, parsePolicy({}), 'yarpgen'); process.stdout.write(
             let t = n.target;
             while (t.kind === 'index') t = t.base;
             if (t.kind === 'var') expect(inputs.has(t.decl), `seed ${seed}: input written in ${f.name}`).toBe(false);
-            walk(n.value, (m) => void (m.kind === 'var' && expect(outputs.has(m.decl), `seed ${seed}: output read`).toBe(false)));
+            walk(
+              n.value,
+              (m) => void (m.kind === 'var' && expect(outputs.has(m.decl), `seed ${seed}: output read`).toBe(false)),
+            );
             return false;
           }
           if (n.kind === 'var') expect(outputs.has(n.decl), `seed ${seed}: output read in ${f.name}`).toBe(false);
@@ -122,7 +145,21 @@ const r = generateProgram(12, parsePolicy({}), 'yarpgen'); process.stdout.write(
   it('applies the generation policies: with every subtree in an operator context, comparisons almost vanish', () => {
     const policy = parsePolicy({ policies: { contexts: 1, allConstant: 0, halfConstant: 0, cse: 0.5 } }, 'small');
     const text = Array.from({ length: 10 }, (_, i) => file(files(gen(i + 1, policy)), SPLIT_FILES.func)).join('\n');
-    const off = parsePolicy({ policies: { contexts: 0, allConstant: 0, halfConstant: 0, bitRunConstant: 0, reuseConstant: 0, cse: 0, shuffle: false, swarm: 0 } }, 'small');
+    const off = parsePolicy(
+      {
+        policies: {
+          contexts: 0,
+          allConstant: 0,
+          halfConstant: 0,
+          bitRunConstant: 0,
+          reuseConstant: 0,
+          cse: 0,
+          shuffle: false,
+          swarm: 0,
+        },
+      },
+      'small',
+    );
     const plain = Array.from({ length: 10 }, (_, i) => file(files(gen(i + 1, off)), SPLIT_FILES.func)).join('\n');
     // With every subtree in one context, comparisons (which no context contains) become rare.
     const cmp = (s: string): number => (s.match(/ (<|>|<=|>=|==|!=) /g) ?? []).length;
@@ -135,7 +172,12 @@ describe('yarpgen mode: separate translation units', () => {
     for (let seed = 1; seed <= 25; seed++) {
       const g = gen(seed);
       const fs = files(g);
-      expect(fs.map((f) => f.name)).toEqual([SPLIT_FILES.header, SPLIT_FILES.init, SPLIT_FILES.func, SPLIT_FILES.driver]);
+      expect(fs.map((f) => f.name)).toEqual([
+        SPLIT_FILES.header,
+        SPLIT_FILES.init,
+        SPLIT_FILES.func,
+        SPLIT_FILES.driver,
+      ]);
       const header = file(fs, SPLIT_FILES.header);
       const func = file(fs, SPLIT_FILES.func);
       const init = file(fs, SPLIT_FILES.init);
@@ -170,7 +212,20 @@ describe('yarpgen mode: separate translation units', () => {
     try {
       for (const f of fs) writeFileSync(join(dir, f.name), f.content);
       for (const unit of [SPLIT_FILES.init, SPLIT_FILES.func, SPLIT_FILES.driver]) {
-        const r = await runProcess('gcc', ['-std=c11', '-O1', '-c', '-Wmissing-declarations', '-Wimplicit-function-declaration', '-Werror=implicit-function-declaration', '-Werror=missing-declarations', unit], { cwd: dir, timeoutMs: 60_000 });
+        const r = await runProcess(
+          'gcc',
+          [
+            '-std=c11',
+            '-O1',
+            '-c',
+            '-Wmissing-declarations',
+            '-Wimplicit-function-declaration',
+            '-Werror=implicit-function-declaration',
+            '-Werror=missing-declarations',
+            unit,
+          ],
+          { cwd: dir, timeoutMs: 60_000 },
+        );
         expect(r.status, `${unit}: ${r.stderr}`).toBe(0);
       }
     } finally {
@@ -204,12 +259,19 @@ describe('yarpgen mode: differential test against gcc and clang', () => {
       const builds = ['gcc', 'clang'].flatMap((cc) => ['-O0', '-O2', '-O3'].map((opt) => ({ cc, opt })));
       const mismatches = await mapPool(builds, 2, async ({ cc, opt }) => {
         const exe = join(root, `prog-${cc}${opt}`);
-        const c = await runProcess(cc, [opt, '-w', SPLIT_FILES.init, SPLIT_FILES.func, SPLIT_FILES.driver, '-o', exe], { cwd: root, timeoutMs: 300_000 });
+        const c = await runProcess(cc, [opt, '-w', SPLIT_FILES.init, SPLIT_FILES.func, SPLIT_FILES.driver, '-o', exe], {
+          cwd: root,
+          timeoutMs: 300_000,
+        });
         if (c.status !== 0) return [`${cc} ${opt}: compile failed: ${c.stderr.slice(0, 1000)}`];
         const r = await runProcess(exe, [], { cwd: root, timeoutMs: 30_000 });
         const lines = r.stdout.trimEnd().split('\n');
         expect(lines, `${cc} ${opt}`).toHaveLength(programs.length);
-        return programs.flatMap((g, i) => (lines[i] === g.expected ? [] : [`seed ${g.seed} ${cc} ${opt}: printed '${lines[i]}', expected '${g.expected}'`]));
+        return programs.flatMap((g, i) =>
+          lines[i] === g.expected
+            ? []
+            : [`seed ${g.seed} ${cc} ${opt}: printed '${lines[i]}', expected '${g.expected}'`],
+        );
       });
       expect(mismatches.flat()).toEqual([]);
     } finally {
@@ -228,7 +290,10 @@ describe('yarpgen mode: differential test against gcc and clang', () => {
         mkdirSync(dir);
         for (const f of files(g)) writeFileSync(join(dir, f.name), f.content);
         for (const cc of ['gcc', 'clang']) {
-          const c = await runProcess(cc, ['-O2', '-w', 'init.c', 'func.c', 'driver.c', '-o', 'prog'], { cwd: dir, timeoutMs: 120_000 });
+          const c = await runProcess(cc, ['-O2', '-w', 'init.c', 'func.c', 'driver.c', '-o', 'prog'], {
+            cwd: dir,
+            timeoutMs: 120_000,
+          });
           expect(c.status, c.stderr).toBe(0);
           const r = await runProcess(join(dir, 'prog'), [], { cwd: dir, timeoutMs: 10_000 });
           expect(r.stdout.trimEnd()).toBe(g.expected);

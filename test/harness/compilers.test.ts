@@ -72,7 +72,10 @@ describe('compiler detection', () => {
       [notExe, /no executable file at that path/],
       [silent, /printed nothing/],
     ] as const) {
-      await expect(resolveCompiler(spec)).rejects.toMatchObject({ code: 'KILN_UNKNOWN_COMPILER', message: expect.stringMatching(why) });
+      await expect(resolveCompiler(spec)).rejects.toMatchObject({
+        code: 'KILN_UNKNOWN_COMPILER',
+        message: expect.stringMatching(why),
+      });
     }
   });
 });

@@ -44,15 +44,35 @@ describe('a campaign with a compiler that hangs on every program', () => {
     if (work) rmSync(work, { recursive: true, force: true });
   });
 
-  const fakeConfig = async (name: string, fault: Parameters<typeof writeFake>[2], seeds: number[]): Promise<Configuration> =>
+  const fakeConfig = async (
+    name: string,
+    fault: Parameters<typeof writeFake>[2],
+    seeds: number[],
+  ): Promise<Configuration> =>
     buildMatrix([await resolveCompiler(writeFake(join(work, 'bin'), name, fault, seeds))], ['-O0'])[0]!;
 
   it('tests many programs with -j 2, not one, and leaves the unchecked hangs suspected', async () => {
-    const hang = await fakeConfig('hang-all', 'hang', Array.from({ length: 200 }, (_, i) => i + 1));
-    const limits: Limits = { compile: { timeoutMs: 60_000, memoryMb: 2048 }, run: { timeoutMs: 10_000, memoryMb: 2048 } };
+    const hang = await fakeConfig(
+      'hang-all',
+      'hang',
+      Array.from({ length: 200 }, (_, i) => i + 1),
+    );
+    const limits: Limits = {
+      compile: { timeoutMs: 60_000, memoryMb: 2048 },
+      run: { timeoutMs: 10_000, memoryMb: 2048 },
+    };
     const reports: ProgramReport[] = [];
     const summary = await runCampaign(
-      { configurations: [gcc, hang], limits, policy, mode: 'csmith', jobs: 2, seeds: seedsFrom(1n), timeMs: 12_000, hangFloor: { compileMs: 1000, runMs: 1000 } },
+      {
+        configurations: [gcc, hang],
+        limits,
+        policy,
+        mode: 'csmith',
+        jobs: 2,
+        seeds: seedsFrom(1n),
+        timeMs: 12_000,
+        hangFloor: { compileMs: 1000, runMs: 1000 },
+      },
       { onProgram: (r) => void reports.push(r) },
     );
     // With the 60 s limit alone, not one program would have finished in 12 s.
@@ -72,7 +92,16 @@ describe('a campaign with a compiler that hangs on every program', () => {
     const reports: ProgramReport[] = [];
     const checks: HangConfirmation[] = [];
     const summary = await runCampaign(
-      { configurations: [gcc, hang, slow, binhang], limits, policy, mode: 'csmith', jobs: 2, seeds: seedsFrom(1n), timeMs: 30_000, hangFloor: { compileMs: 1000, runMs: 1000 } },
+      {
+        configurations: [gcc, hang, slow, binhang],
+        limits,
+        policy,
+        mode: 'csmith',
+        jobs: 2,
+        seeds: seedsFrom(1n),
+        timeMs: 30_000,
+        hangFloor: { compileMs: 1000, runMs: 1000 },
+      },
       {
         onProgram: (r) => void reports.push(r),
         onConfirm: (c) => {
@@ -96,9 +125,24 @@ describe('a campaign with a compiler that hangs on every program', () => {
   }, 90_000);
 
   it('runs for the time asked even when it exceeds what a Node timer holds (600 h)', async () => {
-    const limits: Limits = { compile: { timeoutMs: 600 * 3_600_000, memoryMb: 2048 }, run: { timeoutMs: 10_000, memoryMb: 2048 } };
+    const limits: Limits = {
+      compile: { timeoutMs: 600 * 3_600_000, memoryMb: 2048 },
+      run: { timeoutMs: 10_000, memoryMb: 2048 },
+    };
     const reports: ProgramReport[] = [];
-    const summary = await runCampaign({ configurations: [gcc], limits, policy, mode: 'csmith', jobs: 1, seeds: seedsFrom(1n), timeMs: 600 * 3_600_000, maxPrograms: 1 }, { onProgram: (r) => void reports.push(r) });
+    const summary = await runCampaign(
+      {
+        configurations: [gcc],
+        limits,
+        policy,
+        mode: 'csmith',
+        jobs: 1,
+        seeds: seedsFrom(1n),
+        timeMs: 600 * 3_600_000,
+        maxPrograms: 1,
+      },
+      { onProgram: (r) => void reports.push(r) },
+    );
     expect(summary.stoppedBy).toBe('tests');
     expect(reports[0]!.results[0]!.outcome).toBe('ok');
   }, 60_000);

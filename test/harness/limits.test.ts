@@ -9,7 +9,6 @@ import { startKiln } from './support/cli.js';
 import { writeFake } from './support/fakes.js';
 import { alive, dies } from '../support/proc.js';
 
-
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 describe('limits after kill -9 of kiln', () => {
@@ -28,7 +27,27 @@ describe('limits after kill -9 of kiln', () => {
     const fake = writeFake(join(work, 'bin'), 'hangpid', 'hang-pid', [1]);
     const pids = join(work, 'bin', 'hangpid.state', 'pids');
     const limitMs = 4000;
-    const { child, done } = startKiln(['fuzz', '--mode', 'csmith', '--compilers', fake, '--opts', '-O0', '--compile-timeout', '4s', '--tests', '1', '--seed-start', '1', '--size', 'small', '-j', '1', '--out', join(work, 'out')]);
+    const { child, done } = startKiln([
+      'fuzz',
+      '--mode',
+      'csmith',
+      '--compilers',
+      fake,
+      '--opts',
+      '-O0',
+      '--compile-timeout',
+      '4s',
+      '--tests',
+      '1',
+      '--seed-start',
+      '1',
+      '--size',
+      'small',
+      '-j',
+      '1',
+      '--out',
+      join(work, 'out'),
+    ]);
     // Wait for the compiler to start (generation comes first).
     const deadline = Date.now() + 60_000;
     while (!existsSync(pids) && Date.now() < deadline) await sleep(50);
@@ -48,7 +67,27 @@ describe('limits after kill -9 of kiln', () => {
   it('leaves no process that escaped with setsid: the next campaign kills it', async () => {
     const fake = writeFake(join(work, 'bin'), 'escaper', 'escape', [1]);
     const pids = join(work, 'bin', 'escaper.state', 'pids');
-    const { child, done } = startKiln(['fuzz', '--mode', 'csmith', '--compilers', fake, '--opts', '-O0', '--compile-timeout', '30s', '--tests', '1', '--seed-start', '1', '--size', 'small', '-j', '1', '--out', join(work, 'out-escape')]);
+    const { child, done } = startKiln([
+      'fuzz',
+      '--mode',
+      'csmith',
+      '--compilers',
+      fake,
+      '--opts',
+      '-O0',
+      '--compile-timeout',
+      '30s',
+      '--tests',
+      '1',
+      '--seed-start',
+      '1',
+      '--size',
+      'small',
+      '-j',
+      '1',
+      '--out',
+      join(work, 'out-escape'),
+    ]);
     const deadline = Date.now() + 60_000;
     while (!existsSync(pids) && Date.now() < deadline) await sleep(50);
     const pid = Number(readFileSync(pids, 'utf8').trim());
@@ -57,7 +96,23 @@ describe('limits after kill -9 of kiln', () => {
     await sleep(500);
     // Outside the compiler's process group, nothing but its tag ties it to the dead campaign.
     expect(alive(pid)).toBe(true);
-    const { done: next } = startKiln(['fuzz', '--mode', 'csmith', '--compilers', 'gcc', '--opts', '-O0', '--tests', '1', '--size', 'small', '-j', '1', '--out', join(work, 'out-next')]);
+    const { done: next } = startKiln([
+      'fuzz',
+      '--mode',
+      'csmith',
+      '--compilers',
+      'gcc',
+      '--opts',
+      '-O0',
+      '--tests',
+      '1',
+      '--size',
+      'small',
+      '-j',
+      '1',
+      '--out',
+      join(work, 'out-next'),
+    ]);
     expect((await next).status).toBe(0);
     expect(await dies(pid)).toBe(true);
   }, 120_000);

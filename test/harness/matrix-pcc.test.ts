@@ -36,7 +36,10 @@ describe('pcc option levels', () => {
 
   it('so the matrix keeps one optimising configuration of pcc, and every level of gcc', async () => {
     requireTool('pcc');
-    const m = buildMatrix([await resolveCompiler('gcc'), await resolveCompiler('pcc')], ['-O0', '-O1', '-O2', '-Os', '-O3', '-O2 -g']);
+    const m = buildMatrix(
+      [await resolveCompiler('gcc'), await resolveCompiler('pcc')],
+      ['-O0', '-O1', '-O2', '-Os', '-O3', '-O2 -g'],
+    );
     expect(m.filter((c) => c.compiler.name === 'pcc').map((c) => c.optionsText)).toEqual(['-O0', '-O1', '-O2 -g']);
     expect(m.filter((c) => c.compiler.name === 'gcc')).toHaveLength(6);
   });

@@ -4,14 +4,23 @@ import { durationMs, memoryMb, parseFuzzConfig } from '../../src/harness/config.
 import { isKilnError } from '../../src/diag/errors.js';
 import { buildMatrix, DEFAULT_LIMITS, limitsFor, optionKey, splitOptionSets } from '../../src/harness/matrix.js';
 
-const cc = (name: string, realPath = `/usr/bin/${name}`): Compiler => ({ name, command: `/usr/bin/${name}`, realPath, family: 'gcc', version: name });
+const cc = (name: string, realPath = `/usr/bin/${name}`): Compiler => ({
+  name,
+  command: `/usr/bin/${name}`,
+  realPath,
+  family: 'gcc',
+  version: name,
+});
 
 describe('option sets', () => {
   it('splits lists on semicolons, or on commas that start a new set', () => {
     expect(splitOptionSets('-O0;-O2 -fno-strict-aliasing')).toEqual(['-O0', '-O2 -fno-strict-aliasing']);
     expect(splitOptionSets('-O0,-O1, -O3  -march=native')).toEqual(['-O0', '-O1', '-O3 -march=native']);
     // Commas inside options stay: sanitizer lists, linker and assembler pass-through.
-    expect(splitOptionSets('-O1 -fsanitize=address,undefined,-O2 -Wl,--gc-sections')).toEqual(['-O1 -fsanitize=address,undefined', '-O2 -Wl,--gc-sections']);
+    expect(splitOptionSets('-O1 -fsanitize=address,undefined,-O2 -Wl,--gc-sections')).toEqual([
+      '-O1 -fsanitize=address,undefined',
+      '-O2 -Wl,--gc-sections',
+    ]);
     expect(splitOptionSets('-O2 -Wl,-O1;-O3')).toEqual(['-O2 -Wl,-O1', '-O3']);
   });
 
@@ -69,7 +78,13 @@ describe('configuration file', () => {
 
   it('validates every field and names the first bad one', () => {
     const cfg = parseFuzzConfig(
-      { compilers: ['gcc'], options: ['-O2 -flto'], limits: { compile: { timeout: '2m', memory: '4GiB' }, run: { timeout: 3 } }, policy: { name: 'p' }, size: 'small' },
+      {
+        compilers: ['gcc'],
+        options: ['-O2 -flto'],
+        limits: { compile: { timeout: '2m', memory: '4GiB' }, run: { timeout: 3 } },
+        policy: { name: 'p' },
+        size: 'small',
+      },
       'kiln.yaml',
     );
     expect(cfg.limits).toEqual({ compile: { timeout: 120_000, memory: 4096 }, run: { timeout: 3000 } });

@@ -36,7 +36,25 @@ describe('kiln fuzz --mode yarpgen with fault-injecting compilers', () => {
     out = join(work, 'out');
     const wrong = writeFake(join(work, 'bin'), 'fake-wrong', 'wrong-code', [2]);
     const ice = writeFake(join(work, 'bin'), 'fake-ice', 'ice', [1]);
-    run = await runKiln(['fuzz', '--mode', 'yarpgen', '--size', 'small', '--compilers', ['gcc', wrong, ice].join(','), '--opts', '-O0', '--tests', '2', '--seed-start', '1', '-j', '2', '--out', out]);
+    run = await runKiln([
+      'fuzz',
+      '--mode',
+      'yarpgen',
+      '--size',
+      'small',
+      '--compilers',
+      ['gcc', wrong, ice].join(','),
+      '--opts',
+      '-O0',
+      '--tests',
+      '2',
+      '--seed-start',
+      '1',
+      '-j',
+      '2',
+      '--out',
+      out,
+    ]);
     const listed = await runKiln(['findings', '--out', out, '--json']);
     expect(listed.status, listed.stderr).toBe(0);
     findings = JSON.parse(listed.stdout) as FindingJson[];
@@ -48,19 +66,29 @@ describe('kiln fuzz --mode yarpgen with fault-injecting compilers', () => {
 
   it('finds exactly the injected faults (gcc compiles every program of several files correctly)', () => {
     expect(run.status, run.stderr).toBe(0);
-    expect(findings.map((f) => `${f.seed} ${f.compiler} ${f.outcome}`).sort()).toEqual(['1 fake-ice compiler-crash', '2 fake-wrong wrong-code']);
+    expect(findings.map((f) => `${f.seed} ${f.compiler} ${f.outcome}`).sort()).toEqual([
+      '1 fake-ice compiler-crash',
+      '2 fake-wrong wrong-code',
+    ]);
   });
 
   it('keeps every file of the program in the finding folder, exactly as the campaign generated it', () => {
     for (const f of findings) {
       expect(readdirSync(f.dir).sort()).toEqual([...SPLIT, 'finding.json', 'repro.sh'].sort());
-      const j = JSON.parse(readFileSync(join(f.dir, 'finding.json'), 'utf8')) as { mode: string; files: string[]; command: string; policy: unknown; seed: string };
+      const j = JSON.parse(readFileSync(join(f.dir, 'finding.json'), 'utf8')) as {
+        mode: string;
+        files: string[];
+        command: string;
+        policy: unknown;
+        seed: string;
+      };
       expect(j.mode).toBe('yarpgen');
       expect(j.files).toEqual(SPLIT);
       expect(j.command).toMatch(/ -O0 init\.c func\.c driver\.c -o prog/);
       const g = generateProgram(j.seed, parsePolicy(j.policy), 'yarpgen');
       if (!g.ok) expect.unreachable(g.reason);
-      for (const file of campaignFiles(g, parsePolicy(j.policy))) expect(readFileSync(join(f.dir, file.name), 'utf8')).toBe(file.content);
+      for (const file of campaignFiles(g, parsePolicy(j.policy)))
+        expect(readFileSync(join(f.dir, file.name), 'utf8')).toBe(file.content);
     }
   });
 
@@ -76,11 +104,17 @@ describe('kiln fuzz --mode yarpgen with fault-injecting compilers', () => {
       // All files present, unchanged: still interesting.
       const same = mkdtempSync(join(work, 'cand-'));
       for (const n of SPLIT) copyFileSync(join(f.dir, n), join(same, n));
-      expect(spawnSync(join(f.dir, 'repro.sh'), [], { cwd: same, encoding: 'utf8', timeout: 60_000 }).status, f.id).toBe(0);
+      expect(
+        spawnSync(join(f.dir, 'repro.sh'), [], { cwd: same, encoding: 'utf8', timeout: 60_000 }).status,
+        f.id,
+      ).toBe(0);
       // Only the file being reduced is present (the others come from the finding folder), and it
       // no longer triggers the fake's fault (another seed in its header): not interesting.
       const one = mkdtempSync(join(work, 'cand-'));
-      writeFileSync(join(one, 'driver.c'), readFileSync(join(f.dir, 'driver.c'), 'utf8').replace(/, seed \d+\./, ', seed 99.'));
+      writeFileSync(
+        join(one, 'driver.c'),
+        readFileSync(join(f.dir, 'driver.c'), 'utf8').replace(/, seed \d+\./, ', seed 99.'),
+      );
       const r = spawnSync(join(f.dir, 'repro.sh'), [], { cwd: one, encoding: 'utf8', timeout: 60_000 });
       expect(r.status, `${f.id}: ${r.stderr}`).toBe(1);
     }

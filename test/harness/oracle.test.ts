@@ -5,12 +5,28 @@ import { buildMatrix } from '../../src/harness/matrix.js';
 import { internalDisagreement, judgeCompile, judgeRun, type ObservedRun } from '../../src/harness/oracle.js';
 import type { RunResult } from '../../src/harness/process.js';
 
-const GCC: Compiler = { name: 'gcc', command: '/usr/bin/gcc', realPath: '/usr/bin/gcc-12', family: 'gcc', version: 'gcc 12' };
+const GCC: Compiler = {
+  name: 'gcc',
+  command: '/usr/bin/gcc',
+  realPath: '/usr/bin/gcc-12',
+  family: 'gcc',
+  version: 'gcc 12',
+};
 const [C_O2] = buildMatrix([GCC], ['-O2']);
 const config = C_O2!;
 
 function result(p: Partial<RunResult>): RunResult {
-  return { status: 0, signal: null, stdout: '', stderr: '', timedOut: false, aborted: false, truncated: false, durationMs: 1, ...p };
+  return {
+    status: 0,
+    signal: null,
+    stdout: '',
+    stderr: '',
+    timedOut: false,
+    aborted: false,
+    truncated: false,
+    durationMs: 1,
+    ...p,
+  };
 }
 
 const GCC_ICE_A = `/tmp/kiln-fuzz-4411-AbCdEf/cc-x1y2z3/prog.c: In function 'func_3':
@@ -33,7 +49,10 @@ during RTL pass: expand
 0xe35f3f crash_signal
 	../../src/gcc/toplev.cc:314`;
 
-const clangCrash = (fn: string, file: string): string => `PLEASE submit a bug report to https://github.com/llvm/llvm-project/issues/ and include the crash backtrace, preprocessed source, and associated run script.
+const clangCrash = (
+  fn: string,
+  file: string,
+): string => `PLEASE submit a bug report to https://github.com/llvm/llvm-project/issues/ and include the crash backtrace, preprocessed source, and associated run script.
 Stack dump:
 0.	Program arguments: /usr/lib/llvm-14/bin/clang -cc1 -triple x86_64-pc-linux-gnu -O2 ${file}
 1.	<eof> parser at end of file
@@ -52,14 +71,19 @@ describe('crash signatures', () => {
     expect(looksLikeCrash("prog.c:3:1: error: expected ';' before '}' token")).toBe(false);
     expect(looksLikeCrash('gcc: fatal error: Killed signal terminated program cc1')).toBe(true);
     expect(looksLikeCrash('cc1: out of memory allocating 4072 bytes after a total of 2130341888 bytes')).toBe(true);
-    expect(crashMessage('cc1: out of memory allocating 4072 bytes after a total of 2130341888 bytes')).toEqual({ raw: 'out of memory', key: 'out of memory' });
+    expect(crashMessage('cc1: out of memory allocating 4072 bytes after a total of 2130341888 bytes')).toEqual({
+      raw: 'out of memory',
+      key: 'out of memory',
+    });
   });
 
   it('gives one key to one ICE seen in different programs, folders and compiler builds', () => {
     const a = crashMessage(GCC_ICE_A);
     const b = crashMessage(GCC_ICE_B);
     expect(a.key).toBe(b.key);
-    expect(a.key).toBe('during GIMPLE pass: vect | internal compiler error: in vect_get_vec_defs_for_operand, at tree-vect-stmts.cc');
+    expect(a.key).toBe(
+      'during GIMPLE pass: vect | internal compiler error: in vect_get_vec_defs_for_operand, at tree-vect-stmts.cc',
+    );
     // The raw text is what a repro script greps for: it occurs verbatim in the diagnostics.
     expect(GCC_ICE_A).toContain(a.raw);
   });
@@ -82,22 +106,35 @@ describe('crash signatures', () => {
   });
 
   it('normalises paths, locations, addresses, temp names and generated identifiers', () => {
-    expect(normaliseMessage('/a/b/c/file.c:12:5: error at 0xdeadbeef in func_12 (g_45) /tmp/ccAbC123.s')).toBe('file.c: error at 0x in func_ (g_) <tmp>');
-    expect(errorMessage("prog.c:3:1: error: expected ';' before '}' token\n").key).toBe("error: expected ';' before '}' token");
+    expect(normaliseMessage('/a/b/c/file.c:12:5: error at 0xdeadbeef in func_12 (g_45) /tmp/ccAbC123.s')).toBe(
+      'file.c: error at 0x in func_ (g_) <tmp>',
+    );
+    expect(errorMessage("prog.c:3:1: error: expected ';' before '}' token\n").key).toBe(
+      "error: expected ';' before '}' token",
+    );
   });
 });
 
 describe('judging compiles and runs', () => {
   it('classifies compiler outcomes', () => {
     expect(judgeCompile(result({}), config, true)).toBeUndefined();
-    expect(judgeCompile(result({ timedOut: true, status: null, signal: 'SIGKILL' }), config, false)).toMatchObject({ outcome: 'compiler-hang', bucket: 'compiler-hang:gcc' });
-    expect(judgeCompile(result({ status: null, signal: 'SIGSEGV' }), config, false)).toMatchObject({ outcome: 'compiler-crash', bucket: 'compiler-crash:gcc:SIGSEGV', signal: 'SIGSEGV' });
+    expect(judgeCompile(result({ timedOut: true, status: null, signal: 'SIGKILL' }), config, false)).toMatchObject({
+      outcome: 'compiler-hang',
+      bucket: 'compiler-hang:gcc',
+    });
+    expect(judgeCompile(result({ status: null, signal: 'SIGSEGV' }), config, false)).toMatchObject({
+      outcome: 'compiler-crash',
+      bucket: 'compiler-crash:gcc:SIGSEGV',
+      signal: 'SIGSEGV',
+    });
     expect(judgeCompile(result({ status: 1, stderr: GCC_SEGV }), config, false)).toMatchObject({
       outcome: 'compiler-crash',
       bucket: 'compiler-crash:gcc:during RTL pass: expand | internal compiler error: Segmentation fault',
       match: 'internal compiler error: Segmentation fault',
     });
-    expect(judgeCompile(result({ status: 1, stderr: "prog.c:3:1: error: expected ';' before '}' token" }), config, false)).toMatchObject({
+    expect(
+      judgeCompile(result({ status: 1, stderr: "prog.c:3:1: error: expected ';' before '}' token" }), config, false),
+    ).toMatchObject({
       outcome: 'rejected-valid',
       bucket: "rejected-valid:gcc:error: expected ';' before '}' token",
     });
@@ -107,17 +144,36 @@ describe('judging compiles and runs', () => {
   it('classifies binary outcomes against the expected line', () => {
     const exp = 'checksum = 0123456789ABCDEF';
     expect(judgeRun(result({ stdout: `${exp}\n` }), exp, config)).toEqual({ outcome: 'ok' });
-    expect(judgeRun(result({ stdout: 'checksum = 0123456789ABCDEE\n' }), exp, config)).toMatchObject({ outcome: 'wrong-code', bucket: 'wrong-code:gcc:-O2' });
+    expect(judgeRun(result({ stdout: 'checksum = 0123456789ABCDEE\n' }), exp, config)).toMatchObject({
+      outcome: 'wrong-code',
+      bucket: 'wrong-code:gcc:-O2',
+    });
     expect(judgeRun(result({ stdout: '' }), exp, config)).toMatchObject({ outcome: 'wrong-code' });
-    expect(judgeRun(result({ timedOut: true, status: null, signal: 'SIGKILL' }), exp, config)).toMatchObject({ outcome: 'binary-hang', bucket: 'binary-hang:gcc:-O2' });
-    expect(judgeRun(result({ status: null, signal: 'SIGFPE' }), exp, config)).toMatchObject({ outcome: 'binary-crash', bucket: 'binary-crash:gcc:SIGFPE' });
-    expect(judgeRun(result({ status: 3, stdout: `${exp}\n` }), exp, config)).toMatchObject({ outcome: 'binary-crash', bucket: 'binary-crash:gcc:exit 3', exitStatus: 3 });
-    expect(judgeRun(result({ status: 139 }), exp, config)).toMatchObject({ outcome: 'binary-crash', bucket: 'binary-crash:gcc:SIGSEGV' });
+    expect(judgeRun(result({ timedOut: true, status: null, signal: 'SIGKILL' }), exp, config)).toMatchObject({
+      outcome: 'binary-hang',
+      bucket: 'binary-hang:gcc:-O2',
+    });
+    expect(judgeRun(result({ status: null, signal: 'SIGFPE' }), exp, config)).toMatchObject({
+      outcome: 'binary-crash',
+      bucket: 'binary-crash:gcc:SIGFPE',
+    });
+    expect(judgeRun(result({ status: 3, stdout: `${exp}\n` }), exp, config)).toMatchObject({
+      outcome: 'binary-crash',
+      bucket: 'binary-crash:gcc:exit 3',
+      exitStatus: 3,
+    });
+    expect(judgeRun(result({ status: 139 }), exp, config)).toMatchObject({
+      outcome: 'binary-crash',
+      bucket: 'binary-crash:gcc:SIGSEGV',
+    });
   });
 
   it('blames the interpreter only when every configuration that ran agrees against it', () => {
     const exp = 'checksum = 1';
-    const ran = (output: string): ObservedRun => ({ judgement: { outcome: output === exp ? 'ok' : 'wrong-code' }, output });
+    const ran = (output: string): ObservedRun => ({
+      judgement: { outcome: output === exp ? 'ok' : 'wrong-code' },
+      output,
+    });
     const crashed: ObservedRun = { judgement: { outcome: 'binary-crash' } };
     expect(internalDisagreement(exp, [ran('checksum = 2'), ran('checksum = 2'), crashed])).toBe('checksum = 2');
     expect(internalDisagreement(exp, [ran('checksum = 2'), ran(exp)])).toBeUndefined();

@@ -3,9 +3,18 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MAX_TIMER_MS, runProcess, setLongTimeout } from '../../src/harness/process.js';
-import { newTag, noRandomizeShell, RUN_DIR_LENGTH, runDirIn, runDirShell, sandboxArgv, sandboxShell, timeoutSeconds, type SandboxSpec } from '../../src/harness/sandbox.js';
+import {
+  newTag,
+  noRandomizeShell,
+  RUN_DIR_LENGTH,
+  runDirIn,
+  runDirShell,
+  sandboxArgv,
+  sandboxShell,
+  timeoutSeconds,
+  type SandboxSpec,
+} from '../../src/harness/sandbox.js';
 import { dies } from '../support/proc.js';
-
 
 const HOURS_600 = 600 * 3_600_000;
 
@@ -74,9 +83,10 @@ describe('runProcess', () => {
     expect(await dies(pid)).toBe(true);
   });
 
-  it('keeps the head and the tail of a long stderr, and stdout\'s head', async () => {
+  it("keeps the head and the tail of a long stderr, and stdout's head", async () => {
     // 100,000 numbered lines on each stream, 4 KiB kept of each.
-    const script = 'i=0; while [ $i -lt 100000 ]; do echo "line $i"; echo "err $i" >&2; i=$((i+1)); done; echo "collect2: error: last" >&2';
+    const script =
+      'i=0; while [ $i -lt 100000 ]; do echo "line $i"; echo "err $i" >&2; i=$((i+1)); done; echo "collect2: error: last" >&2';
     const r = await runProcess('sh', ['-c', script], { timeoutMs: 60_000, maxOutputBytes: 4096 });
     expect(r.truncated).toBe(true);
     expect(r.stdout.startsWith('line 0\nline 1\n')).toBe(true);
@@ -85,24 +95,40 @@ describe('runProcess', () => {
     expect(r.stderr.trimEnd().endsWith('err 99999\ncollect2: error: last')).toBe(true);
     expect(r.stderr).toMatch(/\n\[\.\.\. \d+ bytes left out \.\.\.\]\n/);
     // Short output is kept whole, byte for byte, with no marker.
-    const short = await runProcess('sh', ['-c', 'printf "é%.0s" $(seq 1 1500) >&2'], { timeoutMs: 10_000, maxOutputBytes: 4096 });
+    const short = await runProcess('sh', ['-c', 'printf "é%.0s" $(seq 1 1500) >&2'], {
+      timeoutMs: 10_000,
+      maxOutputBytes: 4096,
+    });
     expect(short.truncated).toBe(false);
     expect(short.stderr).toBe('é'.repeat(1500));
   });
 
   it('still reports a command that cannot be started', async () => {
-    await expect(runProcess('/nonexistent/kiln-cc', [], { timeoutMs: 5000 })).rejects.toMatchObject({ name: 'SpawnError', code: 'ENOENT' });
+    await expect(runProcess('/nonexistent/kiln-cc', [], { timeoutMs: 5000 })).rejects.toMatchObject({
+      name: 'SpawnError',
+      code: 'ENOENT',
+    });
   });
 });
 
 describe('the sandbox', () => {
-  const spec = (over: Partial<SandboxSpec> = {}): SandboxSpec => ({ kind: 'run', timeoutMs: 2500, memoryMb: 64, tag: newTag(), ...over });
+  const spec = (over: Partial<SandboxSpec> = {}): SandboxSpec => ({
+    kind: 'run',
+    timeoutMs: 2500,
+    memoryMb: 64,
+    tag: newTag(),
+    ...over,
+  });
 
   it('builds one command for Node and for sh: the shell form expands to the same argv', () => {
     for (const s of [spec(), spec({ kind: 'compile', tmpdir: '/tmp/kiln-x', memoryMb: undefined })]) {
       const argv = sandboxArgv(s, ['/opt/my cc/bin/cc', '-O2', "it's", 'prog.c']);
       const text = sandboxShell(s, ['/opt/my cc/bin/cc', '-O2', "it's", 'prog.c']);
-      const expanded = execFileSync('sh', ['-c', `TAG=${s.tag}; WORK=/tmp/kiln-x; ${noRandomizeShell()}; set -- ${text}; printf '%s\\n' "$@"`], { encoding: 'utf8' });
+      const expanded = execFileSync(
+        'sh',
+        ['-c', `TAG=${s.tag}; WORK=/tmp/kiln-x; ${noRandomizeShell()}; set -- ${text}; printf '%s\\n' "$@"`],
+        { encoding: 'utf8' },
+      );
       expect(expanded.trimEnd().split('\n')).toEqual(argv);
     }
   });
@@ -112,18 +138,26 @@ describe('the sandbox', () => {
     expect(argv.slice(0, 4)).toEqual(['timeout', '-s', 'KILL', '2.5']);
     expect(argv).toContain('-R');
     expect(argv.slice(argv.indexOf('env'), argv.indexOf('env') + 2)).toEqual(['env', '-i']);
-    const r = spawnSync(argv[0]!, [...argv.slice(1, -1), 'sh', '-c', 'cat /proc/self/personality; env | sort'], { encoding: 'utf8' });
+    const r = spawnSync(argv[0]!, [...argv.slice(1, -1), 'sh', '-c', 'cat /proc/self/personality; env | sort'], {
+      encoding: 'utf8',
+    });
     expect(r.status, r.stderr).toBe(0);
     const [personality, ...env] = r.stdout.trim().split('\n');
     expect(parseInt(personality!, 16) & 0x0040000).toBe(0x0040000); // ADDR_NO_RANDOMIZE
-    expect(env.filter((l) => !l.startsWith('PWD=') && !l.startsWith('SHLVL=') && !l.startsWith('_=')).map((l) => l.split('=')[0])).toEqual(['KILN_TAG', 'LC_ALL', 'PATH']);
+    expect(
+      env
+        .filter((l) => !l.startsWith('PWD=') && !l.startsWith('SHLVL=') && !l.startsWith('_='))
+        .map((l) => l.split('=')[0]),
+    ).toEqual(['KILN_TAG', 'LC_ALL', 'PATH']);
   });
 
   it('gives the run folder a path of fixed length, the same in Node and in sh', () => {
     for (const parent of ['/tmp/a', '/tmp/kiln-fuzz-123456-abcdef/run-XYZ123']) {
       const dir = runDirIn(parent);
       expect(dir).toHaveLength(RUN_DIR_LENGTH);
-      const sh = execFileSync('sh', ['-c', `WORK=${parent}; ${runDirShell().join('; ')}; printf %s "$RUN"`], { encoding: 'utf8' });
+      const sh = execFileSync('sh', ['-c', `WORK=${parent}; ${runDirShell().join('; ')}; printf %s "$RUN"`], {
+        encoding: 'utf8',
+      });
       expect(sh).toBe(dir);
     }
   });

@@ -25,7 +25,13 @@ describe('repro.sh with hostile strings', () => {
     mkdirSync(evilDir);
     const gcc = spawnSync('sh', ['-c', 'command -v gcc'], { encoding: 'utf8' }).stdout.trim();
     symlinkSync(gcc, join(evilDir, 'gcc'));
-    cc = { name: 'gcc\ntouch INJECTED_NAME', command: join(evilDir, 'gcc'), realPath: gcc, family: 'gcc', version: 'gcc 12\ntouch INJECTED_VERSION\r' };
+    cc = {
+      name: 'gcc\ntouch INJECTED_NAME',
+      command: join(evilDir, 'gcc'),
+      realPath: gcc,
+      family: 'gcc',
+      version: 'gcc 12\ntouch INJECTED_VERSION\r',
+    };
   });
 
   afterAll(() => {
@@ -36,7 +42,17 @@ describe('repro.sh with hostile strings', () => {
     const config = buildMatrix([cc], ['-O0'])[0]!;
     const dir = mkdtempSync(join(work, 'finding-'));
     writeFileSync(join(dir, 'prog.c'), PROGRAM);
-    writeFileSync(join(dir, 'repro.sh'), reproScript({ id: '1-1-x', config, judgement: { outcome: 'wrong-code', bucket: 'wrong-code:x:-O0', detail }, expected, limits: DEFAULT_LIMITS }), { mode: 0o755 });
+    writeFileSync(
+      join(dir, 'repro.sh'),
+      reproScript({
+        id: '1-1-x',
+        config,
+        judgement: { outcome: 'wrong-code', bucket: 'wrong-code:x:-O0', detail },
+        expected,
+        limits: DEFAULT_LIMITS,
+      }),
+      { mode: 0o755 },
+    );
     return dir;
   };
 
@@ -52,7 +68,9 @@ describe('repro.sh with hostile strings', () => {
     expect(readdirSync(run).filter((n) => n.startsWith('INJECTED'))).toEqual([]);
     expect(existsSync(join(bug, 'INJECTED_NAME'))).toBe(false);
     // Each header line is one comment line.
-    const header = spawnSync('sed', ['-n', '1,/^set -u$/p', join(bug, 'repro.sh')], { encoding: 'utf8' }).stdout.trim().split('\n');
+    const header = spawnSync('sed', ['-n', '1,/^set -u$/p', join(bug, 'repro.sh')], { encoding: 'utf8' })
+      .stdout.trim()
+      .split('\n');
     for (const line of header.slice(1, -1)) expect(line).toMatch(/^# /);
   });
 
@@ -67,7 +85,9 @@ describe('repro.sh with hostile strings', () => {
           id: '1-1-x',
           config,
           judgement: { outcome: 'wrong-code', bucket: 'wrong-code:x:-O0' },
-          ...(alternatives ? { alternatives: [{ outcome: 'binary-crash', bucket: 'binary-crash:x:SIGABRT', signal: 'SIGABRT' }] } : {}),
+          ...(alternatives
+            ? { alternatives: [{ outcome: 'binary-crash', bucket: 'binary-crash:x:SIGABRT', signal: 'SIGABRT' }] }
+            : {}),
           expected: 'checksum = 1',
           limits: DEFAULT_LIMITS,
         }),
@@ -84,7 +104,17 @@ describe('repro.sh with hostile strings', () => {
     const verdict = (program: string, judgement: Parameters<typeof reproScript>[0]['judgement']): number | null => {
       const dir = mkdtempSync(join(work, 'signal-'));
       writeFileSync(join(dir, 'prog.c'), program);
-      writeFileSync(join(dir, 'repro.sh'), reproScript({ id: '1-1-x', config, judgement, expected: 'checksum = 1', limits: { ...DEFAULT_LIMITS, run: { ...DEFAULT_LIMITS.run, timeoutMs: 2000 } } }), { mode: 0o755 });
+      writeFileSync(
+        join(dir, 'repro.sh'),
+        reproScript({
+          id: '1-1-x',
+          config,
+          judgement,
+          expected: 'checksum = 1',
+          limits: { ...DEFAULT_LIMITS, run: { ...DEFAULT_LIMITS.run, timeoutMs: 2000 } },
+        }),
+        { mode: 0o755 },
+      );
       return spawnSync(join(dir, 'repro.sh'), [], { cwd: dir, timeout: 60_000 }).status;
     };
     const fpe = { outcome: 'binary-crash', bucket: 'binary-crash:x:SIGFPE', signal: 'SIGFPE' } as const;

@@ -45,9 +45,31 @@ describe('findings that depend on how the binary is started', () => {
     requireTool('gcc');
     work = mkdtempSync(join(tmpdir(), 'kiln-repro-e2e-'));
     bin = join(work, 'bin');
-    const fakes = [writeFake(bin, 'fake-stack', 'stack', [1, 2]), writeFake(bin, 'fake-alt', 'alternating', [1]), writeFake(bin, 'fake-env', 'report-env', [2])];
+    const fakes = [
+      writeFake(bin, 'fake-stack', 'stack', [1, 2]),
+      writeFake(bin, 'fake-alt', 'alternating', [1]),
+      writeFake(bin, 'fake-env', 'report-env', [2]),
+    ];
     out = join(work, 'out');
-    const r = await runKiln(['fuzz', '--mode', 'csmith', '--compilers', ['gcc', ...fakes].join(','), '--opts', '-O0', '--tests', '2', '--seed-start', '1', '--size', 'small', '-j', '2', '--out', out]);
+    const r = await runKiln([
+      'fuzz',
+      '--mode',
+      'csmith',
+      '--compilers',
+      ['gcc', ...fakes].join(','),
+      '--opts',
+      '-O0',
+      '--tests',
+      '2',
+      '--seed-start',
+      '1',
+      '--size',
+      'small',
+      '-j',
+      '2',
+      '--out',
+      out,
+    ]);
     expect(r.status, r.stderr).toBe(0);
     const listed = await runKiln(['findings', '--out', out, '--json']);
     expect(listed.status, listed.stderr).toBe(0);
@@ -62,7 +84,9 @@ describe('findings that depend on how the binary is started', () => {
     const f = findings.find((x) => x.compiler === 'fake-env')!;
     expect(f.outcome).toBe('binary-crash');
     expect(spawnSync(join(f.dir, 'repro.sh'), [], { cwd: work, timeout: 60_000 }).status).toBe(0);
-    const entries = readFileSync(join(bin, 'fake-env.state', 'env.log'), 'utf8').split('---\n').filter((e) => e.trim() !== '');
+    const entries = readFileSync(join(bin, 'fake-env.state', 'env.log'), 'utf8')
+      .split('---\n')
+      .filter((e) => e.trim() !== '');
     expect(entries).toHaveLength(3); // the campaign's test, its re-run, repro.sh
     expect(new Set(entries).size).toBe(1);
     const lines = entries[0]!.trim().split('\n');
@@ -89,13 +113,23 @@ describe('findings that depend on how the binary is started', () => {
   it('keeps a failure that varies between runs, marked nondeterministic with every behaviour seen', () => {
     const f = findings.find((x) => x.compiler === 'fake-alt')!;
     expect(f).toMatchObject({ outcome: 'wrong-code', nondeterministic: true });
-    const j = JSON.parse(readFileSync(join(f.dir, 'finding.json'), 'utf8')) as { nondeterministic: boolean; behaviours: { outcome: string; output?: string; signal?: string }[] };
+    const j = JSON.parse(readFileSync(join(f.dir, 'finding.json'), 'utf8')) as {
+      nondeterministic: boolean;
+      behaviours: { outcome: string; output?: string; signal?: string }[];
+    };
     expect(j.nondeterministic).toBe(true);
-    expect(j.behaviours).toEqual([expect.objectContaining({ outcome: 'wrong-code', output: 'checksum = 0000000000000000' }), expect.objectContaining({ outcome: 'binary-crash', signal: 'SIGSEGV' })]);
+    expect(j.behaviours).toEqual([
+      expect.objectContaining({ outcome: 'wrong-code', output: 'checksum = 0000000000000000' }),
+      expect.objectContaining({ outcome: 'binary-crash', signal: 'SIGSEGV' }),
+    ]);
     const db = new Database(join(out, 'kiln.db'), { readonly: true });
     try {
-      expect(db.prepare('SELECT nondeterministic FROM findings WHERE id = ?').get(f.id)).toEqual({ nondeterministic: 1 });
-      expect(db.prepare("SELECT flaky FROM tests WHERE compiler = 'fake-alt' AND seed = 1").all()).toEqual([{ flaky: 0 }]);
+      expect(db.prepare('SELECT nondeterministic FROM findings WHERE id = ?').get(f.id)).toEqual({
+        nondeterministic: 1,
+      });
+      expect(db.prepare("SELECT flaky FROM tests WHERE compiler = 'fake-alt' AND seed = 1").all()).toEqual([
+        { flaky: 0 },
+      ]);
     } finally {
       db.close();
     }
@@ -106,7 +140,10 @@ describe('findings that depend on how the binary is started', () => {
   // A reduced nondeterministic finding's repro.sh must accept each behaviour it showed (a crash by
   // its signal), so it reproduces in every run, not only in the runs that show the first one.
   it('reduces both kinds of finding', { timeout: 600_000 }, async () => {
-    for (const f of [findings.find((x) => x.compiler === 'fake-alt')!, findings.find((x) => x.compiler === 'fake-stack' && x.seed === '1')!]) {
+    for (const f of [
+      findings.find((x) => x.compiler === 'fake-alt')!,
+      findings.find((x) => x.compiler === 'fake-stack' && x.seed === '1')!,
+    ]) {
       const { reduction: r, bundle } = await reduceAndBundle(f.dir, { jobs: 2 });
       expect(r.lines).toBeLessThan(r.original.lines);
       expect(readdirSync(bundle.folder)).toContain('repro.sh');

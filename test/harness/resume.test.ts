@@ -25,7 +25,9 @@ function snapshot(dbPath: string): Snapshot | undefined {
     db = new Database(dbPath, { readonly: true, fileMustExist: true });
     const seeds = (db.prepare('SELECT seed FROM seeds ORDER BY seed').all() as { seed: number }[]).map((r) => r.seed);
     const findings = db.prepare('SELECT id, seed FROM findings ORDER BY seed').all() as { id: string; seed: number }[];
-    const c = db.prepare('SELECT programs FROM campaigns ORDER BY id DESC LIMIT 1').get() as { programs: number } | undefined;
+    const c = db.prepare('SELECT programs FROM campaigns ORDER BY id DESC LIMIT 1').get() as
+      | { programs: number }
+      | undefined;
     return { seeds, findings, programs: c?.programs ?? 0 };
   } catch {
     return undefined; // schema not created yet
@@ -57,7 +59,20 @@ describe('kiln fuzz --resume', () => {
     out = join(work, 'out');
     dbPath = join(out, 'kiln.db');
     const fake = writeFake(join(work, 'bin'), 'fake-wrong', 'wrong-code', ODD);
-    args = ['--mode', 'csmith', '--compilers', `gcc,${fake}`, '--opts', '-O0', '--size', 'small', '-j', '2', '--out', out];
+    args = [
+      '--mode',
+      'csmith',
+      '--compilers',
+      `gcc,${fake}`,
+      '--opts',
+      '-O0',
+      '--size',
+      'small',
+      '-j',
+      '2',
+      '--out',
+      out,
+    ];
   });
 
   afterAll(() => {
@@ -74,7 +89,9 @@ describe('kiln fuzz --resume', () => {
     const afterKill = snapshot(dbPath)!;
     expect(afterKill.seeds.length, 'the campaign must be killed mid-run').toBeLessThan(TESTS);
     for (const f of beforeKill.findings) expect(afterKill.findings).toContainEqual(f);
-    const killedFolders = new Map(afterKill.findings.map((f) => [f.id, readFileSync(join(out, 'findings', f.id, 'prog.c'), 'utf8')]));
+    const killedFolders = new Map(
+      afterKill.findings.map((f) => [f.id, readFileSync(join(out, 'findings', f.id, 'prog.c'), 'utf8')]),
+    );
 
     // 2. Resume, and stop it with Ctrl-C after one more program: it must stop cleanly (exit 0).
     const second = startKiln(['fuzz', '--resume', '--out', out, '-j', '2']);
@@ -86,7 +103,10 @@ describe('kiln fuzz --resume', () => {
     const afterInt = snapshot(dbPath)!;
     const db1 = new Database(dbPath, { readonly: true });
     try {
-      expect(db1.prepare('SELECT end_reason, running_pid FROM campaigns').get()).toEqual({ end_reason: 'interrupted', running_pid: null });
+      expect(db1.prepare('SELECT end_reason, running_pid FROM campaigns').get()).toEqual({
+        end_reason: 'interrupted',
+        running_pid: null,
+      });
     } finally {
       db1.close();
     }
@@ -102,15 +122,21 @@ describe('kiln fuzz --resume', () => {
     // Exactly the injected findings, and nothing found before a kill or an interrupt was lost or rewritten.
     expect(final.findings.map((f) => f.seed)).toEqual(ODD);
     for (const f of [...afterKill.findings, ...afterInt.findings]) expect(final.findings).toContainEqual(f);
-    for (const [id, text] of killedFolders) expect(readFileSync(join(out, 'findings', id, 'prog.c'), 'utf8')).toBe(text);
+    for (const [id, text] of killedFolders)
+      expect(readFileSync(join(out, 'findings', id, 'prog.c'), 'utf8')).toBe(text);
 
     const db = new Database(dbPath, { readonly: true });
     try {
-      const dupTests = db.prepare('SELECT seed, compiler, COUNT(*) AS n FROM tests GROUP BY seed, compiler HAVING n > 1').all();
+      const dupTests = db
+        .prepare('SELECT seed, compiler, COUNT(*) AS n FROM tests GROUP BY seed, compiler HAVING n > 1')
+        .all();
       expect(dupTests).toEqual([]);
       expect((db.prepare('SELECT COUNT(*) AS n FROM tests').get() as { n: number }).n).toBe(TESTS * 2);
       expect(db.prepare('SELECT COUNT(*) AS n FROM campaigns').get()).toEqual({ n: 1 });
-      const sessions = db.prepare('SELECT pid, end_reason FROM sessions ORDER BY rowid').all() as { pid: number; end_reason: string | null }[];
+      const sessions = db.prepare('SELECT pid, end_reason FROM sessions ORDER BY rowid').all() as {
+        pid: number;
+        end_reason: string | null;
+      }[];
       expect(sessions.map((s) => s.end_reason)).toEqual(['killed', 'interrupted', 'tests']);
       // The killed process's temporary folder was swept by the resumed campaign.
       expect(readdirSync(tmpdir()).filter((n) => n.startsWith(`kiln-fuzz-${first.child.pid}-`))).toEqual([]);

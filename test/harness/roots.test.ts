@@ -5,7 +5,16 @@
 // runs inside the root on the campaign's folder, links statically, leaves no mount behind, and
 // `kiln compilers`, `kiln fuzz` and the errors for a broken root behave as docs/latest.md says.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -27,18 +36,33 @@ describe('compilers of a sid root, through their launchers', () => {
 
   /** Runs argv with the fake root's /usr bound, in a mount namespace that ends with the command. */
   const inNamespace = (argv: readonly string[], cwd = work): Ran => {
-    const r = spawnSync('unshare', ['--mount', '--propagation', 'private', '--', '/bin/sh', '-c', 'mount --bind /usr "$0/usr" && exec "$@"', root, ...argv], {
-      cwd,
-      encoding: 'utf8',
-      env: { ...process.env, KILN_CACHE_DIR: cache },
-      timeout: 600_000,
-    });
+    const r = spawnSync(
+      'unshare',
+      [
+        '--mount',
+        '--propagation',
+        'private',
+        '--',
+        '/bin/sh',
+        '-c',
+        'mount --bind /usr "$0/usr" && exec "$@"',
+        root,
+        ...argv,
+      ],
+      {
+        cwd,
+        encoding: 'utf8',
+        env: { ...process.env, KILN_CACHE_DIR: cache },
+        timeout: 600_000,
+      },
+    );
     return { status: r.status, stdout: r.stdout, stderr: r.stderr };
   };
   const kiln = (args: readonly string[]): Ran => inNamespace([process.execPath, ...kilnArgs(), ...args], ROOT);
 
   beforeAll(() => {
-    if (process.getuid?.() !== 0) throw new Error('this test needs root (chroot and mount namespaces), as .ci/run has: run it as root');
+    if (process.getuid?.() !== 0)
+      throw new Error('this test needs root (chroot and mount namespaces), as .ci/run has: run it as root');
     work = mkdtempSync(join(tmpdir(), 'kiln-roots-'));
     root = join(work, 'root');
     cache = join(work, 'cache');
@@ -66,13 +90,21 @@ describe('compilers of a sid root, through their launchers', () => {
     expect(spawnSync(join(dir, 'a'), { encoding: 'utf8' }).stdout).toBe('hello from the root\n');
     expect(spawnSync('readelf', ['-l', join(dir, 'a')], { encoding: 'utf8' }).stdout).not.toMatch(/INTERP/);
     // A compile-only command gets no -static (clang would warn that it is unused).
-    const c = inNamespace([join(cache, 'bin', 'gcc-snapshot'), '-c', 'a.c', '-o', 'a.o', '-Wall', '-Wextra', '-Werror'], dir);
+    const c = inNamespace(
+      [join(cache, 'bin', 'gcc-snapshot'), '-c', 'a.c', '-o', 'a.o', '-Wall', '-Wextra', '-Werror'],
+      dir,
+    );
     expect(c.status).toBe(0);
     // A sanitizer build cannot be static; gcc is told to link its runtimes into the binary.
     writeFileSync(join(dir, 'oob.c'), 'int main(void) { int a[2] = {0}; volatile int i = 2; return a[i]; }\n');
-    const san = inNamespace([join(cache, 'bin', 'gcc-snapshot'), '-O0', '-fsanitize=address,undefined', 'oob.c', '-o', 'oob'], dir);
+    const san = inNamespace(
+      [join(cache, 'bin', 'gcc-snapshot'), '-O0', '-fsanitize=address,undefined', 'oob.c', '-o', 'oob'],
+      dir,
+    );
     expect(san.status, san.stderr).toBe(0);
-    expect(spawnSync('readelf', ['-d', join(dir, 'oob')], { encoding: 'utf8' }).stdout).not.toMatch(/NEEDED.*lib(asan|ubsan)/);
+    expect(spawnSync('readelf', ['-d', join(dir, 'oob')], { encoding: 'utf8' }).stdout).not.toMatch(
+      /NEEDED.*lib(asan|ubsan)/,
+    );
     expect(spawnSync(join(dir, 'oob'), { encoding: 'utf8' }).stderr).toMatch(/AddressSanitizer: stack-buffer-overflow/);
     expect(readFileSync('/proc/self/mounts', 'utf8')).not.toContain(root);
     // A folder outside /tmp is bound on the same path inside the root.
@@ -82,7 +114,11 @@ describe('compilers of a sid root, through their launchers', () => {
   it('lists the root compiler with its origin, and runs a campaign on it by name', () => {
     const list = kiln(['compilers', '--json']);
     expect(list.status).toBe(0);
-    const compilers = JSON.parse(list.stdout) as { name: string; family: string; root?: { path: string; command: string } }[];
+    const compilers = JSON.parse(list.stdout) as {
+      name: string;
+      family: string;
+      root?: { path: string; command: string };
+    }[];
     const snap = compilers.find((c) => c.name === 'gcc-snapshot');
     expect(snap).toMatchObject({ family: 'gcc', root: { path: root, command: '/usr/bin/gcc-12' } });
     // clang-22's command is missing from the root: left out, and said why.
@@ -92,7 +128,23 @@ describe('compilers of a sid root, through their launchers', () => {
     expect(text.stderr).toMatch(/clang-22 left out: error\[KILN_UNKNOWN_COMPILER\].*missing from the root/);
 
     const out = join(work, 'campaign');
-    const fuzz = kiln(['fuzz', '--compilers', 'gcc-snapshot', '--opts', '-O0;-O2', '--tests', '3', '--mode', 'csmith', '--size', 'small', '-j', '1', '--out', out]);
+    const fuzz = kiln([
+      'fuzz',
+      '--compilers',
+      'gcc-snapshot',
+      '--opts',
+      '-O0;-O2',
+      '--tests',
+      '3',
+      '--mode',
+      'csmith',
+      '--size',
+      'small',
+      '-j',
+      '1',
+      '--out',
+      out,
+    ]);
     expect(fuzz.stderr).not.toMatch(/error\[/);
     expect(fuzz.status).toBe(0);
     const findings = kiln(['findings', '--out', out, '--json']);
@@ -103,12 +155,16 @@ describe('compilers of a sid root, through their launchers', () => {
   it('refuses a compiler missing from the root, a half-built root and a name no root has, each with one coded line', () => {
     const missing = kiln(['fuzz', '--compilers', 'clang-22', '--tests', '1', '--out', join(work, 'x1')]);
     expect(missing.status).toBe(2);
-    expect(missing.stderr).toMatch(/^kiln: error\[KILN_UNKNOWN_COMPILER\]: compiler 'clang-22' is missing from the root .*npm run setup -- --profile latest/ms);
+    expect(missing.stderr).toMatch(
+      /^kiln: error\[KILN_UNKNOWN_COMPILER\]: compiler 'clang-22' is missing from the root .*npm run setup -- --profile latest/ms,
+    );
     expect(missing.stderr).not.toMatch(/\n\s+at /); // no stack trace
 
     const unknown = kiln(['fuzz', '--compilers', 'gcc-19', '--tests', '1', '--out', join(work, 'x2')]);
     expect(unknown.status).toBe(2);
-    expect(unknown.stderr).toMatch(/KILN_UNKNOWN_COMPILER.*no sid root holds it; 'npm run setup -- --profile latest' installs it/);
+    expect(unknown.stderr).toMatch(
+      /KILN_UNKNOWN_COMPILER.*no sid root holds it; 'npm run setup -- --profile latest' installs it/,
+    );
 
     unlinkSync(join(root, '.kiln-root.json'));
     try {
@@ -129,12 +185,26 @@ describe('compilers of a sid root, through their launchers', () => {
   });
 
   it('set-up of the latest profile without root privileges says what to run, and builds nothing', () => {
-    const r = spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, join(ROOT, 'scripts', 'ensure-tools.mjs'), '--profile', 'latest'], {
-      encoding: 'utf8',
-      env: { ...process.env, KILN_CACHE_DIR: join(work, 'never') },
-    });
+    const r = spawnSync(
+      'setpriv',
+      [
+        '--reuid=65534',
+        '--regid=65534',
+        '--clear-groups',
+        process.execPath,
+        join(ROOT, 'scripts', 'ensure-tools.mjs'),
+        '--profile',
+        'latest',
+      ],
+      {
+        encoding: 'utf8',
+        env: { ...process.env, KILN_CACHE_DIR: join(work, 'never') },
+      },
+    );
     expect(r.status).toBe(1);
-    expect(r.stderr).toMatch(/^ensure-tools: error\[KILN_ROOT_PRIVILEGES\]: .*\nensure-tools: hint: run it as root: sudo npm run setup -- --profile latest\n$/);
+    expect(r.stderr).toMatch(
+      /^ensure-tools: error\[KILN_ROOT_PRIVILEGES\]: .*\nensure-tools: hint: run it as root: sudo npm run setup -- --profile latest\n$/,
+    );
     expect(existsSync(join(work, 'never'))).toBe(false);
   });
 });

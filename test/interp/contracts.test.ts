@@ -72,14 +72,32 @@ describe('pure and const contracts, checked on every executed call', () => {
       [q],
       b.block(
         [
-          b.for(undefined, b.bin('<', b.v(loopVar), b.lit(3)), b.incdec('++', b.v(loopVar), false), b.block([b.stmt(b.assign(b.v(u), b.bin('+', b.call(inner, [b.v(u)]), b.v(loopVar))))])),
+          b.for(
+            undefined,
+            b.bin('<', b.v(loopVar), b.lit(3)),
+            b.incdec('++', b.v(loopVar), false),
+            b.block([b.stmt(b.assign(b.v(u), b.bin('+', b.call(inner, [b.v(u)]), b.v(loopVar))))]),
+          ),
           b.ret(b.v(u)),
         ],
         [u, loopVar],
       ),
     );
-    for (const [a, c] of [['const', 'const'], ['pure', 'const'], ['pure', 'pure']] as const) {
-      const r = run(b, [g], [withAttr(inner, c), withAttr(outer, a)], [b.stmt(b.assign(b.v(g), b.call(outer, [b.lit(4)]))), b.stmt(b.assign(b.v(g), b.call(outer, [b.v(g)]))), b.hash(b.v(g))]);
+    for (const [a, c] of [
+      ['const', 'const'],
+      ['pure', 'const'],
+      ['pure', 'pure'],
+    ] as const) {
+      const r = run(
+        b,
+        [g],
+        [withAttr(inner, c), withAttr(outer, a)],
+        [
+          b.stmt(b.assign(b.v(g), b.call(outer, [b.lit(4)]))),
+          b.stmt(b.assign(b.v(g), b.call(outer, [b.v(g)]))),
+          b.hash(b.v(g)),
+        ],
+      );
       expectClean(r);
     }
   });
@@ -96,13 +114,26 @@ describe('pure and const contracts, checked on every executed call', () => {
     const s = b.local('s', C.int, b.lit(0));
     const calls = (f: FuncDecl): Stmt[] => [b.stmt(b.assign(b.v(s), b.call(f, [b.addr(b.v(x))]))), b.hash(b.v(s))];
     expectClean(run(b, [], [withAttr(reader, 'pure')], calls(reader), [x, s]));
-    expectViolation(run(b, [], [withAttr(reader, 'const')], calls(reader), [x, s]), readThrough, 'reader (const) reads');
+    expectViolation(
+      run(b, [], [withAttr(reader, 'const')], calls(reader), [x, s]),
+      readThrough,
+      'reader (const) reads',
+    );
     expectViolation(run(b, [], [withAttr(writer, 'pure')], calls(writer), [x, s]), store, 'writer (pure) writes');
     // A pure caller's own local, written by a pure callee through a pointer: the callee's
     // contract is broken even though the object belongs to its caller's call.
     const local = b.local('own', C.int, b.lit(1));
-    const caller = b.func('caller', C.int, [], b.block([b.stmt(b.call(writer, [b.addr(b.v(local))])), b.ret(b.v(local))], [local]));
-    expectViolation(run(b, [], [withAttr(writer, 'pure'), withAttr(caller, 'pure')], [b.hash(b.call(caller, []))]), store, 'writer (pure) writes');
+    const caller = b.func(
+      'caller',
+      C.int,
+      [],
+      b.block([b.stmt(b.call(writer, [b.addr(b.v(local))])), b.ret(b.v(local))], [local]),
+    );
+    expectViolation(
+      run(b, [], [withAttr(writer, 'pure'), withAttr(caller, 'pure')], [b.hash(b.call(caller, []))]),
+      store,
+      'writer (pure) writes',
+    );
     // The same caller passing its local to a pure reader keeps both contracts.
     const local2 = b.local('own2', C.int, b.lit(1));
     const caller2 = b.func('caller2', C.int, [], b.block([b.ret(b.call(reader, [b.addr(b.v(local2))]))], [local2]));
@@ -116,10 +147,16 @@ describe('pure and const contracts, checked on every executed call', () => {
     const peek = b.func('peek', C.int, [], b.block([b.ret(read)]));
     const wrap = b.func('wrap', C.int, [], b.block([b.ret(b.call(peek, []))]));
     for (const inner of ['pure', 'noinline'] as const) {
-      expectViolation(run(b, [g], [withAttr(peek, inner), withAttr(wrap, 'const')], [b.hash(b.call(wrap, []))]), read, 'wrap (const) reads');
+      expectViolation(
+        run(b, [g], [withAttr(peek, inner), withAttr(wrap, 'const')], [b.hash(b.call(wrap, []))]),
+        read,
+        'wrap (const) reads',
+      );
     }
     // After the const call returns, the caller's own reads are unchecked again.
-    expectClean(run(b, [g], [withAttr(peek, 'pure'), withAttr(wrap, 'pure')], [b.hash(b.call(wrap, [])), b.hash(b.v(g))]));
+    expectClean(
+      run(b, [g], [withAttr(peek, 'pure'), withAttr(wrap, 'pure')], [b.hash(b.call(wrap, [])), b.hash(b.v(g))]),
+    );
   });
 
   it('volatile objects, checksum updates and printed lines are effects a pure call may not have', () => {
@@ -140,7 +177,12 @@ describe('pure and const contracts, checked on every executed call', () => {
     const b = new IRBuilder();
     const g = b.global('g', C.int, b.lit(0));
     const x = b.param('x', C.int);
-    const f = b.func('f', C.int, [x], b.block([b.if(b.bin('>', b.v(x), b.lit(100)), b.block([b.stmt(b.assign(b.v(g), b.v(x)))])), b.ret(b.v(x))]));
+    const f = b.func(
+      'f',
+      C.int,
+      [x],
+      b.block([b.if(b.bin('>', b.v(x), b.lit(100)), b.block([b.stmt(b.assign(b.v(g), b.v(x)))])), b.ret(b.v(x))]),
+    );
     expectClean(run(b, [g], [withAttr(f, 'pure')], [b.hash(b.call(f, [b.lit(1)]))]));
     const r = run(b, [g], [withAttr(f, 'pure')], [b.hash(b.call(f, [b.lit(1)])), b.hash(b.call(f, [b.lit(101)]))]);
     expect(r.ok ? 'clean' : r.ub.kind).toBe('attribute-contract');

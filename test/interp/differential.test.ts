@@ -50,14 +50,18 @@ describe('interpreter vs gcc and clang on random UB-free programs', () => {
         expect(r.status).toBe(0);
         j.batch.forEach((x, i) => {
           if (lines[i] + '\n' !== x.expected) {
-            mismatches.push(`seed ${x.seed} ${j.cc} ${j.flags.join(' ')}: got ${JSON.stringify(lines[i])}, expected ${JSON.stringify(x.expected)}`);
+            mismatches.push(
+              `seed ${x.seed} ${j.cc} ${j.flags.join(' ')}: got ${JSON.stringify(lines[i])}, expected ${JSON.stringify(x.expected)}`,
+            );
           }
         });
       } finally {
         bin.cleanup();
       }
     });
-    console.log(`differential: ${programs.length} programs × ${configs.length} configurations, ${skippedForUB} candidates skipped for UB`);
+    console.log(
+      `differential: ${programs.length} programs × ${configs.length} configurations, ${skippedForUB} candidates skipped for UB`,
+    );
     expect(mismatches).toEqual([]);
   }, 600_000);
 });

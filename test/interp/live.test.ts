@@ -26,7 +26,9 @@ function kindsOf(p: Program): Map<string, number> {
 }
 
 describe('live statements', () => {
-  const generated = SEEDS.map((s) => ({ seed: s, g: generateProgram(s, policy, 'csmith') })).filter((x): x is { seed: bigint; g: Generated } => x.g.ok);
+  const generated = SEEDS.map((s) => ({ seed: s, g: generateProgram(s, policy, 'csmith') })).filter(
+    (x): x is { seed: bigint; g: Generated } => x.g.ok,
+  );
 
   it('the report sample counts live code exactly as liveStats does, on programs with switch cases and labels', () => {
     // The comparison only means something where the two definitions could differ.
@@ -43,7 +45,10 @@ describe('live statements', () => {
     expect(sample.map((m) => m.seed)).toEqual(generated.map((x) => String(x.seed)));
     for (const [i, m] of sample.entries()) {
       const s = liveStats(generated[i]!.g.program, generated[i]!.g.profile);
-      expect({ statements: m.statements, live: m.liveStatements }, `seed ${m.seed}`).toEqual({ statements: s.statements, live: s.liveStatements });
+      expect({ statements: m.statements, live: m.liveStatements }, `seed ${m.seed}`).toEqual({
+        statements: s.statements,
+        live: s.liveStatements,
+      });
     }
   });
 
@@ -52,7 +57,9 @@ describe('live statements', () => {
       const k = kindsOf(g.program);
       const all = [...k.values()].reduce((a, b) => a + b, 0);
       const s = liveStats(g.program, g.profile);
-      expect(s.statements, `seed ${seed}`).toBe(all - (k.get('block') ?? 0) - (k.get('label') ?? 0) - (k.get('case') ?? 0));
+      expect(s.statements, `seed ${seed}`).toBe(
+        all - (k.get('block') ?? 0) - (k.get('label') ?? 0) - (k.get('case') ?? 0),
+      );
       expect(s.liveStatements).toBeGreaterThan(0);
       expect(s.liveStatements).toBeLessThanOrEqual(s.statements);
     }

@@ -7,7 +7,14 @@ import { arrayOf, pointerTo, qualify, VOID } from '../../src/ir/types.js';
 import { interpret } from '../../src/interp/interpret.js';
 
 /** Builds `main` around some globals and statements (locals optional), runs it, and returns the UB report. */
-function run(b: IRBuilder, globals: VarDecl[], stmts: Stmt[], locals: VarDecl[] = [], funcs: FuncDecl[] = [], maxSteps?: number) {
+function run(
+  b: IRBuilder,
+  globals: VarDecl[],
+  stmts: Stmt[],
+  locals: VarDecl[] = [],
+  funcs: FuncDecl[] = [],
+  maxSteps?: number,
+) {
   const main = b.func('main', C.int, [], b.block(stmts, locals));
   const p: Program = b.program({ globals, funcs: [...funcs, main], main });
   return interpret(p, maxSteps ? { limits: { maxSteps } } : {});
@@ -97,7 +104,11 @@ describe('interpreter UB detection: each kind at the right node', () => {
     const b2 = new IRBuilder();
     const arr = b2.local('arr', arrayOf(C.uint8, 3));
     const el = b2.idx(b2.v(arr), b2.lit(1));
-    expectUB(run(b2, [], [b2.stmt(b2.assign(b2.idx(b2.v(arr), b2.lit(0)), b2.lit(1))), b2.stmt(el)], [arr]), 'uninitialised-read', el);
+    expectUB(
+      run(b2, [], [b2.stmt(b2.assign(b2.idx(b2.v(arr), b2.lit(0)), b2.lit(1))), b2.stmt(el)], [arr]),
+      'uninitialised-read',
+      el,
+    );
   });
 
   it('unsequenced accesses: x + (x = 1), i = i++, a[i] = i++', () => {
@@ -121,11 +132,15 @@ describe('interpreter UB detection: each kind at the right node', () => {
   it('sequenced side effects are fine: x = x + 1, (x = 1) && x, f(x++) as a full expression', () => {
     const b = new IRBuilder();
     const x = b.global('x', C.int32, b.lit(0));
-    const r = run(b, [x], [
-      b.stmt(b.assign(b.v(x), b.bin('+', b.v(x), b.lit(1)))),
-      b.stmt(b.bin('&&', b.assign(b.v(x), b.lit(1)), b.v(x))),
-      b.stmt(b.comma(b.incdec('++', b.v(x), false), b.v(x))),
-    ]);
+    const r = run(
+      b,
+      [x],
+      [
+        b.stmt(b.assign(b.v(x), b.bin('+', b.v(x), b.lit(1)))),
+        b.stmt(b.bin('&&', b.assign(b.v(x), b.lit(1)), b.v(x))),
+        b.stmt(b.comma(b.incdec('++', b.v(x), false), b.v(x))),
+      ],
+    );
     expect(r.ok).toBe(true);
   });
 
@@ -201,10 +216,14 @@ describe('interpreter UB detection: each kind at the right node', () => {
     const l2 = b2.local('l2', C.int32, b2.lit(1));
     const inner = b2.block([b2.stmt(b2.assign(b2.v(gp), b2.addr(b2.v(l2))))], [l2]);
     const use = b2.v(gp);
-    expectUB(run(b2, [gp], [inner, b2.stmt(b2.bin('==', use, b2.nullptr(pointerTo(C.int32))))]), 'dangling-pointer-use', use);
+    expectUB(
+      run(b2, [gp], [inner, b2.stmt(b2.bin('==', use, b2.nullptr(pointerTo(C.int32))))]),
+      'dangling-pointer-use',
+      use,
+    );
   });
 
-  it("a pointer to a local of an earlier call is dangling in a later call of the same function, whose frame reuses the object", () => {
+  it('a pointer to a local of an earlier call is dangling in a later call of the same function, whose frame reuses the object', () => {
     // f(first): { int32 l = 1; if (!first) g = *gp; gp = &l; }   main: f(1); f(0);
     // The second call's l is the same interpreter object as the first call's (frames of returned
     // calls are reused), alive again: only its new lifetime tells the stale pointer apart.
@@ -215,7 +234,11 @@ describe('interpreter UB detection: each kind at the right node', () => {
     const l = b.local('l', C.int32, b.lit(1));
     const stale = b.v(gp);
     const body = b.block(
-      [b.if(b.un('!', b.v(first)), b.block([b.stmt(b.assign(b.v(g), b.deref(stale)))])), b.stmt(b.assign(b.v(gp), b.addr(b.v(l)))), b.ret(b.lit(0))],
+      [
+        b.if(b.un('!', b.v(first)), b.block([b.stmt(b.assign(b.v(g), b.deref(stale)))])),
+        b.stmt(b.assign(b.v(gp), b.addr(b.v(l)))),
+        b.ret(b.lit(0)),
+      ],
       [l],
     );
     const f = b.func('f', C.int32, [first], body);
@@ -226,7 +249,12 @@ describe('interpreter UB detection: each kind at the right node', () => {
     const b1 = new IRBuilder();
     const gp1 = b1.global('gp', pointerTo(C.int32), b1.nullptr(pointerTo(C.int32)));
     const l1 = b1.local('l', C.int32, b1.lit(1));
-    const f1 = b1.func('f', C.int32, [], b1.block([b1.stmt(b1.assign(b1.v(gp1), b1.addr(b1.v(l1)))), b1.ret(b1.lit(0))], [l1]));
+    const f1 = b1.func(
+      'f',
+      C.int32,
+      [],
+      b1.block([b1.stmt(b1.assign(b1.v(gp1), b1.addr(b1.v(l1)))), b1.ret(b1.lit(0))], [l1]),
+    );
     expect(run(b1, [gp1], [b1.stmt(b1.call(f1, [])), b1.stmt(b1.call(f1, []))], [], [f1]).ok).toBe(true);
   });
 

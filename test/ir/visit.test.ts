@@ -25,6 +25,28 @@ describe('visitors', () => {
       }
     }
     // Every statement and expression kind the generators produce was seen.
-    for (const k of ['binary', 'unary', 'cast', 'cond', 'call', 'assign', 'incdec', 'comma', 'index', 'field', 'deref', 'addr', 'init-list', 'if', 'for', 'switch', 'goto', 'label', 'hash', 'check']) expect(kinds).toContain(k);
+    for (const k of [
+      'binary',
+      'unary',
+      'cast',
+      'cond',
+      'call',
+      'assign',
+      'incdec',
+      'comma',
+      'index',
+      'field',
+      'deref',
+      'addr',
+      'init-list',
+      'if',
+      'for',
+      'switch',
+      'goto',
+      'label',
+      'hash',
+      'check',
+    ])
+      expect(kinds).toContain(k);
   });
 });

@@ -49,7 +49,26 @@ describe('kiln fuzz --emi', () => {
   });
 
   const campaign = (out: string, extra: string[]) =>
-    runKiln(['fuzz', '--mode', 'csmith', '--size', 'small', '--compilers', `gcc,${fake}`, '--opts', '-O0', '--tests', '16', '--seed-start', '4', '-j', '2', '--out', out, ...extra]);
+    runKiln([
+      'fuzz',
+      '--mode',
+      'csmith',
+      '--size',
+      'small',
+      '--compilers',
+      `gcc,${fake}`,
+      '--opts',
+      '-O0',
+      '--tests',
+      '16',
+      '--seed-start',
+      '4',
+      '-j',
+      '2',
+      '--out',
+      out,
+      ...extra,
+    ]);
 
   it('without --emi: no finding (no base program has the shape)', async () => {
     const out = join(work, 'plain');

@@ -16,7 +16,8 @@ describe('EMI variants compiled', () => {
       if (!('members' in fam)) continue;
       const f = fam as EmiFamily;
       rejected += f.rejected.length;
-      for (const m of f.members) jobs.push({ seed, variant: m.variant, source: m.files[0]!.content, expected: f.base.expected });
+      for (const m of f.members)
+        jobs.push({ seed, variant: m.variant, source: m.files[0]!.content, expected: f.base.expected });
     }
     expect(jobs.length).toBeGreaterThanOrEqual(24); // 8 programs × 4 variants, less the seeds and variants not proven
     expect(rejected).toBeLessThanOrEqual(jobs.length / 10);
@@ -34,7 +35,10 @@ describe('EMI variants compiled', () => {
         const bin = await compileC(j.source, { cc: c[0], flags: [c[1]] });
         try {
           const r = await runExe(bin.exe, [], 20_000);
-          if (r.stdout.trimEnd() !== j.expected) failures.push(`seed ${j.seed} variant ${j.variant} ${c.join(' ')}: ${r.stdout.trim()} (status ${r.status})`);
+          if (r.stdout.trimEnd() !== j.expected)
+            failures.push(
+              `seed ${j.seed} variant ${j.variant} ${c.join(' ')}: ${r.stdout.trim()} (status ${r.status})`,
+            );
         } finally {
           bin.cleanup();
         }

@@ -24,11 +24,13 @@ function promised(f: FuncDecl): 'pure' | 'const' | undefined {
 /** Functions whose attribute promises more than the program grants. */
 function unheld(p: Program): string[] {
   const held = contractsOf(p);
-  return p.funcs.filter((f) => {
-    const want = promised(f);
-    const have = held.get(f.id);
-    return want !== undefined && (have === undefined || (want === 'const' && have !== 'const'));
-  }).map((f) => `${f.name} is ${promised(f)}, the program grants ${held.get(f.id) ?? 'nothing'}`);
+  return p.funcs
+    .filter((f) => {
+      const want = promised(f);
+      const have = held.get(f.id);
+      return want !== undefined && (have === undefined || (want === 'const' && have !== 'const'));
+    })
+    .map((f) => `${f.name} is ${promised(f)}, the program grants ${held.get(f.id) ?? 'nothing'}`);
 }
 
 function variantsOf(g: Generated, indices: readonly number[]): Variant[] {
@@ -56,7 +58,14 @@ describe('pure and const on variants', () => {
     expect(v9!.contractsDropped).toEqual({ removed: 0, weakened: 1 });
     // The variant as drawn before the re-check (func_4 const) fails its proof run: the guard's
     // read of a global inside a const call.
-    const asDrawn: Program = { ...v9!.program, funcs: v9!.program.funcs.map((f) => (f === f9 ? { ...f, attributes: [...f.attributes!.filter((a) => a.name !== 'pure'), { name: 'const' as const }] } : f)) };
+    const asDrawn: Program = {
+      ...v9!.program,
+      funcs: v9!.program.funcs.map((f) =>
+        f === f9
+          ? { ...f, attributes: [...f.attributes!.filter((a) => a.name !== 'pure'), { name: 'const' as const }] }
+          : f,
+      ),
+    };
     const r = interpret(asDrawn);
     expect(r.ok ? 'clean' : r.ub.kind).toBe('attribute-contract');
     if (!r.ok) expect(r.ub.detail?.message).toContain('func_4 (const) reads');
@@ -71,7 +80,14 @@ describe('pure and const on variants', () => {
     const writes = b.func('writes', C.int, [y], b.block([b.stmt(b.assign(b.v(g), b.v(y))), b.ret(b.v(y))]));
     const z = b.param('z', C.int);
     const own = b.func('own', C.int, [z], b.block([b.ret(b.v(z))]));
-    const main = b.func('main', C.int, [], b.block([b.hash(b.call(reads, [b.call(own, [b.lit(2)])]))]), undefined, false);
+    const main = b.func(
+      'main',
+      C.int,
+      [],
+      b.block([b.hash(b.call(reads, [b.call(own, [b.lit(2)])]))]),
+      undefined,
+      false,
+    );
     const p = b.program({
       globals: [g],
       funcs: [
@@ -84,7 +100,12 @@ describe('pure and const on variants', () => {
     });
     const r = keepHeldContracts(p);
     expect(r).toMatchObject({ removed: 1, weakened: 1 });
-    expect(r.program.funcs.map((f) => f.attributes?.map((a) => a.name))).toEqual([['noinline', 'pure'], undefined, ['cold', 'const'], undefined]);
+    expect(r.program.funcs.map((f) => f.attributes?.map((a) => a.name))).toEqual([
+      ['noinline', 'pure'],
+      undefined,
+      ['cold', 'const'],
+      undefined,
+    ]);
     expect('attributes' in r.program.funcs[1]!).toBe(false);
     expect(unheld(r.program)).toEqual([]);
     expect(keepHeldContracts(r.program).program).toBe(r.program);
@@ -103,7 +124,9 @@ describe('pure and const on variants', () => {
         expect(unheld(v.program), `seed ${seed} variant ${v.index}`).toEqual([]);
         // The proof run again: with contracts on every executed call of an attributed function.
         const r = interpret(v.program);
-        expect(r.ok ? r.output : `${r.ub.kind}: ${r.ub.detail?.message ?? ''}`, `seed ${seed} variant ${v.index}`).toBe(g.expected + '\n');
+        expect(r.ok ? r.output : `${r.ub.kind}: ${r.ub.detail?.message ?? ''}`, `seed ${seed} variant ${v.index}`).toBe(
+          g.expected + '\n',
+        );
         for (const f of v.program.funcs) {
           if (!promised(f)) continue;
           carried++;

@@ -63,12 +63,20 @@ describe('value profile at sampled points', () => {
     const s1 = b.stmt(b.assign(b.fld(b.v(gs), 'a'), b.lit(7)));
     const s2 = b.stmt(b.assign(b.idx(b.v(ga), b.lit(1)), b.lit(9)));
     const f = b.func('func_1', VOID, [], b.block([s1, s2]));
-    const main = b.func('main', C.int, [], b.block([b.stmt(b.call({ id: f.id, ret: VOID, params: [] }, [])), b.hash(b.fld(b.v(gs), 'a'))]), undefined, false);
+    const main = b.func(
+      'main',
+      C.int,
+      [],
+      b.block([b.stmt(b.call({ id: f.id, ret: VOID, params: [] }, [])), b.hash(b.fld(b.v(gs), 'a'))]),
+      undefined,
+      false,
+    );
     const p = b.program({ records: [rec], globals: [gs, ga], funcs: [f, main], main });
     // Probability 1: every candidate statement of func_1 is a point.
     const base = profileBase(p, Rng.seeded(1), 1);
     const at2 = base.sites.find((s) => s.stmt === s2.id)!;
-    const value = (name: string): bigint[] | undefined => at2.env.find((o) => `${o.decl.name}${JSON.stringify(o.path)}` === name)?.values as bigint[] | undefined;
+    const value = (name: string): bigint[] | undefined =>
+      at2.env.find((o) => `${o.decl.name}${JSON.stringify(o.path)}` === name)?.values as bigint[] | undefined;
     expect(value('gs[{"field":0}]')).toEqual([7n]);
     expect(value('gs[{"field":1}]')).toEqual([6n]);
     expect(value('ga[{"index":1}]')).toEqual([2n]);
@@ -107,7 +115,6 @@ describe('predicate synthesis (Hermes Algorithm 2)', () => {
   });
 });
 
-
 describe('passes', () => {
   it('Orion deletes only statements that never ran, and the program still prints its output', () => {
     for (const g of bases) {
@@ -117,7 +124,9 @@ describe('passes', () => {
       for (const id of gone) expect(g.profile.stmtCounts.has(id)).toBe(false);
       proven(r.program, g);
     }
-    expect(bases.some((g) => orion(g.program, context(profileBase(g.program, Rng.seeded(2)), 'o'), 1).applied > 0)).toBe(true);
+    expect(
+      bases.some((g) => orion(g.program, context(profileBase(g.program, Rng.seeded(2)), 'o'), 1).applied > 0),
+    ).toBe(true);
   });
 
   it('FCB, TG, TCB and site facts apply at the sites and keep the output', () => {
@@ -125,7 +134,14 @@ describe('passes', () => {
       const base = profileBase(g.program, Rng.seeded(3), 0.3);
       for (const pass of ['fcb', 'tg', 'tcb', 'facts'] as const) {
         const cx = context(base, pass);
-        const r = pass === 'fcb' ? fcb(g.program, cx, base.sites, true) : pass === 'tg' ? tg(g.program, cx, base.sites) : pass === 'tcb' ? tcb(g.program, cx, base.sites) : siteFacts(g.program, cx, base.sites);
+        const r =
+          pass === 'fcb'
+            ? fcb(g.program, cx, base.sites, true)
+            : pass === 'tg'
+              ? tg(g.program, cx, base.sites)
+              : pass === 'tcb'
+                ? tcb(g.program, cx, base.sites)
+                : siteFacts(g.program, cx, base.sites);
         if (base.sites.some((s) => s.env.some((o) => o.values.length))) expect(r.applied, pass).toBeGreaterThan(0);
         proven({ ...r.program, nextId: cx.b.nextId }, g);
         if (pass === 'tg') for (const s of base.sites) expect(ids(r.program).has(s.stmt)).toBe(true);
@@ -151,11 +167,24 @@ describe('passes', () => {
     const base = profileBase(g.program, Rng.seeded(5));
     const site = base.sites[0]!;
     const b = IRBuilder.continuing(g.program);
-    const p = edit.rewriteStmts(g.program, (s) => (s.id === site.stmt ? [{ kind: 'unreachable', id: b.id() }, s] : undefined));
+    const p = edit.rewriteStmts(g.program, (s) =>
+      s.id === site.stmt ? [{ kind: 'unreachable', id: b.id() }, s] : undefined,
+    );
     const r = interpret({ ...p, nextId: b.nextId });
     expect(r.ok ? 'clean' : r.ub.kind).toBe('unreachable-reached');
     const o = site.env.find((x) => x.values.length)!;
-    const q = edit.rewriteStmts(g.program, (s) => (s.id === site.stmt ? [{ kind: 'assume', id: b.id(), cond: b.bin('!=', access(b, o), b.lit(o.values[0]!, o.type.bits > 32 ? o.type : C.int)) }, s] : undefined));
+    const q = edit.rewriteStmts(g.program, (s) =>
+      s.id === site.stmt
+        ? [
+            {
+              kind: 'assume',
+              id: b.id(),
+              cond: b.bin('!=', access(b, o), b.lit(o.values[0]!, o.type.bits > 32 ? o.type : C.int)),
+            },
+            s,
+          ]
+        : undefined,
+    );
     const rq = interpret({ ...q, nextId: b.nextId });
     expect(rq.ok ? 'clean' : rq.ub.kind).toBe('unreachable-reached');
   });
@@ -182,7 +211,9 @@ describe('passes', () => {
         const cs = contractsOf(gen.program);
         for (const f of r.program.funcs) {
           const names = (f.attributes ?? []).map((a) => a.name);
-          expect(names.filter((n) => n === 'noinline' || n === 'noipa' || n === 'always_inline').length).toBeLessThanOrEqual(1);
+          expect(
+            names.filter((n) => n === 'noinline' || n === 'noipa' || n === 'always_inline').length,
+          ).toBeLessThanOrEqual(1);
           expect(names.includes('cold') && names.includes('hot')).toBe(false);
           if (names.includes('pure') || names.includes('const')) expect(cs.has(f.id)).toBe(true);
           if (names.includes('const')) expect(cs.get(f.id)).toBe('const');
@@ -213,7 +244,7 @@ describe('variants', () => {
     expect(proved).toBe(total);
   });
 
-  it('are redrawn when a draw fails its proof (a snippet in a callee meets its caller\'s full expression)', () => {
+  it("are redrawn when a draw fails its proof (a snippet in a callee meets its caller's full expression)", () => {
     // Seed 1020 (medium): a first draw of some variant puts a snippet in a function called from a
     // full expression that also assigns a global the snippet touches; the interpreter reports
     // order-dependence. The variant is then drawn again and proven. (The example was found with
@@ -221,7 +252,14 @@ describe('variants', () => {
     // 10,000-step live target and a 30,000-step budget.)
     const g = generateProgram(
       1020,
-      parsePolicy({ limits: { maxStatements: 280 }, live: { stepTarget: 10_000, roundStatements: 175 }, repair: { maxSteps: 30_000 } }, 'medium'),
+      parsePolicy(
+        {
+          limits: { maxStatements: 280 },
+          live: { stepTarget: 10_000, roundStatements: 175 },
+          repair: { maxSteps: 30_000 },
+        },
+        'medium',
+      ),
       'csmith',
     );
     if (!g.ok) throw new Error('seed 1020 is discarded: pick another example');
@@ -235,6 +273,9 @@ describe('variants', () => {
         if (v.redrawn > 0) redrawn.push(i);
       }
     }
-    expect(redrawn.length, 'no variant of seed 1020 needed a second draw any more: pick another example').toBeGreaterThan(0);
+    expect(
+      redrawn.length,
+      'no variant of seed 1020 needed a second draw any more: pick another example',
+    ).toBeGreaterThan(0);
   });
 });

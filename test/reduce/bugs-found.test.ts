@@ -32,9 +32,13 @@ function quotedPrograms(doc: string): Quoted[] {
   for (let i = 0; i < lines.length; i++) {
     if (lines[i] !== '```c') continue;
     const marker = /^<!-- compile: (.*) -->$/.exec(lines[i - 1] ?? '');
-    if (!marker) throw new Error(`docs/bugs-found.md:${i + 1}: a program without a <!-- compile: … --> comment before it`);
+    if (!marker)
+      throw new Error(`docs/bugs-found.md:${i + 1}: a program without a <!-- compile: … --> comment before it`);
     const end = lines.indexOf('```', i + 1);
-    const compilers = marker[1]!.split(',').map((s) => s.trim()).map((s) => ({ name: s.replace(/\?$/, ''), optional: s.endsWith('?') }));
+    const compilers = marker[1]!
+      .split(',')
+      .map((s) => s.trim())
+      .map((s) => ({ name: s.replace(/\?$/, ''), optional: s.endsWith('?') }));
     out.push({ line: i + 1, compilers, program: lines.slice(i + 1, end).join('\n') + '\n' });
   }
   return out;
@@ -58,9 +62,15 @@ async function compilesPlainly(c: Compiler, source: string): Promise<string | un
   const dir = mkdtempSync(join(tmpdir(), 'kiln-doc-'));
   try {
     writeFileSync(join(dir, 'prog.c'), source);
-    const r = await runProcess(c.command, ['-c', 'prog.c', '-o', 'prog.o'], { cwd: dir, timeoutMs: 60_000, env: { LC_ALL: 'C' } });
+    const r = await runProcess(c.command, ['-c', 'prog.c', '-o', 'prog.o'], {
+      cwd: dir,
+      timeoutMs: 60_000,
+      env: { LC_ALL: 'C' },
+    });
     const output = r.stdout + r.stderr;
-    return r.status === 0 && !/error/i.test(output) ? undefined : `${c.name}: status ${r.status}: ${output.trim().split('\n')[0] ?? ''}`;
+    return r.status === 0 && !/error/i.test(output)
+      ? undefined
+      : `${c.name}: status ${r.status}: ${output.trim().split('\n')[0] ?? ''}`;
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -94,7 +104,8 @@ describe('docs/bugs-found.md', () => {
       if (!v.ok) failures.push(`line ${q.line}: ${validitySummary(v, 5)}`);
       if (v.inconclusive.length > 0) failures.push(`line ${q.line}: ${v.inconclusive.join(', ')} crashed or timed out`);
     }
-    if (missing.size > 0) console.log(`docs/bugs-found.md: not installed here, not checked: ${[...missing].join(', ')}`);
+    if (missing.size > 0)
+      console.log(`docs/bugs-found.md: not installed here, not checked: ${[...missing].join(', ')}`);
     expect(failures).toEqual([]);
   }, 300_000);
 });

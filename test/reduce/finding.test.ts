@@ -30,17 +30,60 @@ describe('kiln reduce FINDING_DIR', () => {
     requireTool('clang');
     work = mkdtempSync(join(tmpdir(), 'kiln-redf-'));
     const bin = join(work, 'bin');
-    const fakes = [writeFake(bin, 'fake-wrong', 'wrong-code', [1]), writeFake(bin, 'fake-ice', 'ice', [2]), writeFake(bin, 'fake-bincrash', 'binary-crash', [2])];
+    const fakes = [
+      writeFake(bin, 'fake-wrong', 'wrong-code', [1]),
+      writeFake(bin, 'fake-ice', 'ice', [2]),
+      writeFake(bin, 'fake-bincrash', 'binary-crash', [2]),
+    ];
     const out = join(work, 'out');
-    const r = await runKiln(['fuzz', '--compilers', ['gcc', ...fakes].join(','), '--opts', '-O0', '--tests', '2', '--seed-start', '1', '--size', 'small', '--mode', 'csmith', '--jobs', '2', '--out', out]);
+    const r = await runKiln([
+      'fuzz',
+      '--compilers',
+      ['gcc', ...fakes].join(','),
+      '--opts',
+      '-O0',
+      '--tests',
+      '2',
+      '--seed-start',
+      '1',
+      '--size',
+      'small',
+      '--mode',
+      'csmith',
+      '--jobs',
+      '2',
+      '--out',
+      out,
+    ]);
     expect(r.status, r.stderr).toBe(0);
     // The other modes: in mixed mode seed 1 is a yarpgen program (several translation units) and
     // seed 2 an arith program (self-checking, several output lines).
     const modes = join(work, 'out-modes');
     const fake = writeFake(bin, 'fake-wrong-m', 'wrong-code', [1, 2]);
-    const m = await runKiln(['fuzz', '--compilers', `gcc,${fake}`, '--opts', '-O0', '--tests', '2', '--seed-start', '1', '--size', 'small', '--mode', 'mixed', '--jobs', '2', '--out', modes]);
+    const m = await runKiln([
+      'fuzz',
+      '--compilers',
+      `gcc,${fake}`,
+      '--opts',
+      '-O0',
+      '--tests',
+      '2',
+      '--seed-start',
+      '1',
+      '--size',
+      'small',
+      '--mode',
+      'mixed',
+      '--jobs',
+      '2',
+      '--out',
+      modes,
+    ]);
     expect(m.status, m.stderr).toBe(0);
-    findings = [...readdirSync(join(out, 'findings')).map((d) => join(out, 'findings', d)), ...readdirSync(join(modes, 'findings')).map((d) => join(modes, 'findings', d))];
+    findings = [
+      ...readdirSync(join(out, 'findings')).map((d) => join(out, 'findings', d)),
+      ...readdirSync(join(modes, 'findings')).map((d) => join(modes, 'findings', d)),
+    ];
     for (const dir of findings) reduced.set(dir, await reduceAndBundle(dir, { jobs: 2 }));
   }, 600_000);
 
@@ -48,7 +91,8 @@ describe('kiln reduce FINDING_DIR', () => {
     if (work) rmSync(work, { recursive: true, force: true });
   });
 
-  const finding = (dir: string): FindingJson => JSON.parse(readFileSync(join(dir, 'finding.json'), 'utf8')) as FindingJson;
+  const finding = (dir: string): FindingJson =>
+    JSON.parse(readFileSync(join(dir, 'finding.json'), 'utf8')) as FindingJson;
 
   it('found one finding per injected fault', () => {
     expect(findings.map((d) => `${finding(d).compiler} ${finding(d).outcome} ${finding(d).mode}`).sort()).toEqual([
@@ -68,7 +112,11 @@ describe('kiln reduce FINDING_DIR', () => {
       expect(r.lines).toBeLessThan(r.original.lines);
       expect(r.failing.judgement.outcome).toBe(f.outcome);
       if (f.outcome !== 'wrong-code') expect(r.failing.judgement.bucket).toBe(f.bucket);
-      const json = JSON.parse(readFileSync(join(bundle.folder, 'reduced.json'), 'utf8')) as { outcome: string; bucket: string; lines: number };
+      const json = JSON.parse(readFileSync(join(bundle.folder, 'reduced.json'), 'utf8')) as {
+        outcome: string;
+        bucket: string;
+        lines: number;
+      };
       expect(json).toMatchObject({ outcome: f.outcome, bucket: f.bucket, lines: r.lines });
       expect(readFileSync(join(dir, 'reduced.c'), 'utf8')).toBe(r.source);
     }
@@ -90,7 +138,9 @@ describe('kiln reduce FINDING_DIR', () => {
       expect(r.failing.output).not.toBe(r.expected);
       // The reference compiler prints the recomputed expected output.
       const bin = join(work, 'ref');
-      const cc = spawnSync('gcc', ['-O0', '-w', '-x', 'c', '-', '-o', bin], { input: r.files.length === 1 ? r.source : '' });
+      const cc = spawnSync('gcc', ['-O0', '-w', '-x', 'c', '-', '-o', bin], {
+        input: r.files.length === 1 ? r.source : '',
+      });
       expect(r.files.length, 'a split program the fake miscompiles as one file too is reported as one file').toBe(1);
       expect(cc.status).toBe(0);
       expect(spawnSync(bin, [], { encoding: 'utf8' }).stdout.trimEnd()).toBe(r.expected);
@@ -101,7 +151,8 @@ describe('kiln reduce FINDING_DIR', () => {
   it('writes a bundle whose repro.sh reproduces the bug and whose report states the facts', () => {
     for (const dir of findings) {
       const { bundle, reduction: r } = reduced.get(dir)!;
-      for (const f of ['prog.c', 'repro.sh', 'report.md', 'reduced.json']) expect(existsSync(join(bundle.folder, f)), f).toBe(true);
+      for (const f of ['prog.c', 'repro.sh', 'report.md', 'reduced.json'])
+        expect(existsSync(join(bundle.folder, f)), f).toBe(true);
       const repro = spawnSync('sh', [join(bundle.folder, 'repro.sh')], { cwd: work, encoding: 'utf8' });
       expect(repro.status, repro.stderr).toBe(0);
       expect(bundle.report).toContain(r.config.compiler.version);
@@ -118,9 +169,18 @@ describe('kiln reduce FINDING_DIR', () => {
     expect(readFileSync(join(work, 'cli.c'), 'utf8')).toBe(readFileSync(join(dir, 'reduced.c'), 'utf8'));
     // The store of the output folder knows the reduced size and the fingerprint (the crash bucket).
     const listed = await runKiln(['findings', '--out', join(dir, '..', '..'), '--json']);
-    const rows = JSON.parse(listed.stdout) as { id: string; reducedLines: number | null; fingerprint: string | null; bucket: string }[];
+    const rows = JSON.parse(listed.stdout) as {
+      id: string;
+      reducedLines: number | null;
+      fingerprint: string | null;
+      bucket: string;
+    }[];
     const row = rows.find((x) => dir.endsWith(x.id))!;
-    expect(row.reducedLines).toBe(readFileSync(join(dir, 'reduced.c'), 'utf8').split('\n').filter((l) => l.trim() !== '').length);
+    expect(row.reducedLines).toBe(
+      readFileSync(join(dir, 'reduced.c'), 'utf8')
+        .split('\n')
+        .filter((l) => l.trim() !== '').length,
+    );
     expect(row.fingerprint).toBe(row.bucket);
     expect(existsSync(join(dir, 'reduced', 'triage.json'))).toBe(true);
     const bad = await runKiln(['reduce', work]);
@@ -132,7 +192,24 @@ describe('kiln reduce FINDING_DIR', () => {
     const bin = join(work, 'bin2');
     const fake = writeFake(bin, 'fake-ice2', 'ice', [2, 3]);
     const out = join(work, 'out-reduce');
-    const r = await runKiln(['fuzz', '--compilers', `gcc,${fake}`, '--opts', '-O0', '--tests', '3', '--seed-start', '1', '--size', 'small', '--jobs', '2', '--out', out, '--reduce']);
+    const r = await runKiln([
+      'fuzz',
+      '--compilers',
+      `gcc,${fake}`,
+      '--opts',
+      '-O0',
+      '--tests',
+      '3',
+      '--seed-start',
+      '1',
+      '--size',
+      'small',
+      '--jobs',
+      '2',
+      '--out',
+      out,
+      '--reduce',
+    ]);
     expect(r.status, r.stderr).toBe(0);
     const dirs = readdirSync(join(out, 'findings'));
     expect(dirs.length).toBe(2);
@@ -140,12 +217,17 @@ describe('kiln reduce FINDING_DIR', () => {
     const reducedDirs = dirs.filter((d) => existsSync(join(out, 'findings', d, 'reduced.c')));
     expect(reducedDirs.length).toBe(1);
     expect(r.stdout).toMatch(new RegExp(`reduced ${reducedDirs[0]}: \\d+ → \\d+ lines`));
-    const json = JSON.parse(readFileSync(join(out, 'findings', reducedDirs[0]!, 'reduced', 'reduced.json'), 'utf8')) as { complete: boolean; lines: number };
+    const json = JSON.parse(
+      readFileSync(join(out, 'findings', reducedDirs[0]!, 'reduced', 'reduced.json'), 'utf8'),
+    ) as { complete: boolean; lines: number };
     expect(json.complete).toBe(true);
     expect(json.lines).toBeLessThanOrEqual(15);
     // Before it was reduced, the finding was placed on its version line (which versions are
     // installed differs between machines; its own compiler is always tried, and fails).
-    const versions = JSON.parse(readFileSync(join(out, 'findings', reducedDirs[0]!, 'versions.json'), 'utf8')) as { label: string; tried: { compiler: string; result: string; own: boolean }[] };
+    const versions = JSON.parse(readFileSync(join(out, 'findings', reducedDirs[0]!, 'versions.json'), 'utf8')) as {
+      label: string;
+      tried: { compiler: string; result: string; own: boolean }[];
+    };
     expect(['live', 'regression', 'fixed', 'untested']).toContain(versions.label);
     expect(versions.tried.find((t) => t.own)).toMatchObject({ compiler: 'fake-ice2', result: 'fails' });
   }, 300_000);

@@ -36,7 +36,7 @@ describe('reductionLimits', () => {
     expect(reductionLimits('compiler-hang', DEFAULT_LIMITS, 30_000).compile.timeoutMs).toBe(30_000);
   });
 
-  it('calibrates a compile-hang limit on the compiler\'s -O0 time: 20×, at least 2 s, at most the floor', () => {
+  it("calibrates a compile-hang limit on the compiler's -O0 time: 20×, at least 2 s, at most the floor", () => {
     expect(calibratedHangLimit(50, 10_000)).toBe(2_000);
     expect(calibratedHangLimit(200, 10_000)).toBe(4_000);
     expect(calibratedHangLimit(3_000, 10_000)).toBe(10_000);
@@ -49,7 +49,11 @@ describe('a suspected hang is checked with the configured limit before it is red
   const g = generateProgram(1n, policy);
   if (!g.ok) throw new Error('seed 1 gives no program');
   const files = campaignFiles(g, policy);
-  const manifest = (compileMs: number) => ({ outcome: 'compiler-hang', limits: { compile: { timeoutMs: compileMs, memoryMb: 2048 }, run: { timeoutMs: 5000, memoryMb: 2048 } } }) as unknown as FindingManifest;
+  const manifest = (compileMs: number) =>
+    ({
+      outcome: 'compiler-hang',
+      limits: { compile: { timeoutMs: compileMs, memoryMb: 2048 }, run: { timeoutMs: 5000, memoryMb: 2048 } },
+    }) as unknown as FindingManifest;
   let work: string;
   let temp: TempRoot;
   beforeAll(() => {
@@ -63,7 +67,10 @@ describe('a suspected hang is checked with the configured limit before it is red
   });
 
   it('gives the time of a compile that finishes within it, for the caller to judge as a slow compile', async () => {
-    const slow = buildMatrix([await resolveCompiler(writeFake(join(work, 'bin'), 'slow-one', 'slow', [1]))], ['-O0'])[0]!;
+    const slow = buildMatrix(
+      [await resolveCompiler(writeFake(join(work, 'bin'), 'slow-one', 'slow', [1]))],
+      ['-O0'],
+    )[0]!;
     const ms = await confirmHang(manifest(20_000), 'F', files, g.expected, slow, temp);
     expect(ms).toBeGreaterThanOrEqual(3_000);
     expect(ms).toBeLessThan(20_000);
@@ -72,14 +79,22 @@ describe('a suspected hang is checked with the configured limit before it is red
   it('refuses a run that finishes within it, saying how long it took', async () => {
     const gcc = buildMatrix([await resolveCompiler('gcc')], ['-O0'])[0]!;
     const runHang = { ...manifest(20_000), outcome: 'binary-hang' } as FindingManifest;
-    const err = await confirmHang(runHang, 'F', files, g.expected, gcc, temp).then(() => undefined, (e: unknown) => e);
+    const err = await confirmHang(runHang, 'F', files, g.expected, gcc, temp).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(KilnError);
     expect((err as KilnError).code).toBe('KILN_STATE');
-    expect((err as KilnError).message).toMatch(/^F: not a hang: gcc -O0 ran in \d+\.\d s, within the configured limit of 5 s \(ok\)/);
+    expect((err as KilnError).message).toMatch(
+      /^F: not a hang: gcc -O0 ran in \d+\.\d s, within the configured limit of 5 s \(ok\)/,
+    );
   }, 60_000);
 
   it('lets a compile that still hangs go on to the reduction', async () => {
-    const hang = buildMatrix([await resolveCompiler(writeFake(join(work, 'bin'), 'hang-one', 'hang', [1]))], ['-O0'])[0]!;
+    const hang = buildMatrix(
+      [await resolveCompiler(writeFake(join(work, 'bin'), 'hang-one', 'hang', [1]))],
+      ['-O0'],
+    )[0]!;
     await expect(confirmHang(manifest(2_000), 'F', files, g.expected, hang, temp)).resolves.toBeUndefined();
   }, 60_000);
 });

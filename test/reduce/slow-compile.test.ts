@@ -21,7 +21,27 @@ describe('kiln reduce on a suspected compile hang that is a slow compile', () =>
     // far over 20 times gcc -O0's time even on a loaded machine.
     const fake = writeFake(join(work, 'bin'), 'fake-slow', 'slow-opt', [1]);
     const out = join(work, 'out');
-    const r = await runKiln(['fuzz', '--compilers', fake, '--opts', '-O2', '--tests', '1', '--seed-start', '1', '--size', 'small', '--mode', 'csmith', '--compile-timeout', '60s', '--jobs', '1', '--out', out]);
+    const r = await runKiln([
+      'fuzz',
+      '--compilers',
+      fake,
+      '--opts',
+      '-O2',
+      '--tests',
+      '1',
+      '--seed-start',
+      '1',
+      '--size',
+      'small',
+      '--mode',
+      'csmith',
+      '--compile-timeout',
+      '60s',
+      '--jobs',
+      '1',
+      '--out',
+      out,
+    ]);
     expect(r.status, r.stderr).toBe(0);
     const dirs = readdirSync(join(out, 'findings'));
     expect(dirs).toHaveLength(1);
@@ -33,7 +53,10 @@ describe('kiln reduce on a suspected compile hang that is a slow compile', () =>
   });
 
   it('the campaign flagged it as a suspected compile hang', () => {
-    expect(JSON.parse(readFileSync(join(finding, 'finding.json'), 'utf8'))).toMatchObject({ outcome: 'compiler-hang', hangStatus: 'suspected' });
+    expect(JSON.parse(readFileSync(join(finding, 'finding.json'), 'utf8'))).toMatchObject({
+      outcome: 'compiler-hang',
+      hangStatus: 'suspected',
+    });
   });
 
   it('reduces it to a program that is still slow to optimise, and says so in the report', async () => {
@@ -45,7 +68,12 @@ describe('kiln reduce on a suspected compile hang that is a slow compile', () =>
     const reduced = readFileSync(join(finding, 'reduced.c'), 'utf8');
     // The fake is slow only on a for loop: the reducer kept one.
     expect(reduced).toContain('for (');
-    const json = JSON.parse(readFileSync(join(finding, 'reduced', 'reduced.json'), 'utf8')) as { outcome: string; lines: number; originalLines: number; slowCompile: { ms: number; baselineMs: number; limitMs: number } };
+    const json = JSON.parse(readFileSync(join(finding, 'reduced', 'reduced.json'), 'utf8')) as {
+      outcome: string;
+      lines: number;
+      originalLines: number;
+      slowCompile: { ms: number; baselineMs: number; limitMs: number };
+    };
     expect(json.outcome).toBe('compiler-hang');
     expect(json.lines).toBeLessThan(json.originalLines / 2);
     expect(json.slowCompile.ms).toBeGreaterThanOrEqual(25_000);
@@ -57,7 +85,10 @@ describe('kiln reduce on a suspected compile hang that is a slow compile', () =>
     expect(report).toMatch(/It still takes more than \d+\.\d+ s on the reduced program/);
     expect(existsSync(join(finding, 'reduced', 'repro.sh'))).toBe(true);
     // The check with the configured limit settled the suspected hang: kiln findings says so.
-    expect(JSON.parse(readFileSync(join(finding, 'finding.json'), 'utf8'))).toMatchObject({ hangStatus: 'cleared', hangCheck: { verdict: 'cleared', limitMs: 60_000 } });
+    expect(JSON.parse(readFileSync(join(finding, 'finding.json'), 'utf8'))).toMatchObject({
+      hangStatus: 'cleared',
+      hangCheck: { verdict: 'cleared', limitMs: 60_000 },
+    });
     const listed = await runKiln(['findings', '--out', join(work, 'out')]);
     expect(listed.stdout).toContain('cleared: finished within the configured limit (a slow compile)');
     expect(listed.stdout).not.toContain('suspected hang');

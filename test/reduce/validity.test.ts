@@ -6,13 +6,26 @@ import { CSMITH_POLICY } from '../../src/gen/policy.js';
 import { MODES } from '../../src/gen/mode.js';
 import { detectCompilers, type Compiler } from '../../src/harness/compilers.js';
 import { corpusOfSeed, type CorpusCase } from '../../src/reduce/validity-corpus.js';
-import { invalidating, ValidityChecker, validityCompilers, validitySummary, versionNumbers } from '../../src/reduce/validity.js';
+import {
+  invalidating,
+  ValidityChecker,
+  validityCompilers,
+  validitySummary,
+  versionNumbers,
+} from '../../src/reduce/validity.js';
 import { requireTool } from '../support/cc.js';
 
 /** Seeds per mode checked here; `npm run bench:validity` checks 200 (see its header). */
 const SEEDS_PER_MODE = 4;
 
-const fake = (name: string, family: Compiler['family'], version: string, target?: string): Compiler => ({ name, command: `/usr/bin/${name}`, realPath: `/usr/bin/${name}`, family, version, ...(target ? { target } : {}) });
+const fake = (name: string, family: Compiler['family'], version: string, target?: string): Compiler => ({
+  name,
+  command: `/usr/bin/${name}`,
+  realPath: `/usr/bin/${name}`,
+  family,
+  version,
+  ...(target ? { target } : {}),
+});
 
 /** One definition of each GCC 14 error, as a program would get it from a careless edit. */
 const BAD = `int *p; long q; static x = 1;
@@ -32,7 +45,11 @@ describe('validity check', () => {
       fake('tcc', 'tcc', 'tcc version 0.9.27 (x86_64 Linux)'),
     ];
     expect(validityCompilers(list).map((c) => c.name)).toEqual(['gcc', 'clang-15']);
-    const later = [...list, fake('gcc-16', 'gcc', 'gcc-16 (GCC) 16.0.0 20260110 (experimental)'), fake('clang-22', 'clang', 'clang version 22.0.0git (https://github.com/llvm/llvm-project abc)')];
+    const later = [
+      ...list,
+      fake('gcc-16', 'gcc', 'gcc-16 (GCC) 16.0.0 20260110 (experimental)'),
+      fake('clang-22', 'clang', 'clang version 22.0.0git (https://github.com/llvm/llvm-project abc)'),
+    ];
     expect(validityCompilers(later).map((c) => c.name)).toEqual(['gcc-16', 'clang-22']);
     expect(versionNumbers('gcc (Debian 12.2.0-14+deb12u1) 12.2.0')).toEqual([12, 2, 0]);
     expect(validityCompilers([list[4]!])).toEqual([]);
@@ -65,12 +82,23 @@ describe('validity check', () => {
     requireTool('clang');
     const checker = new ValidityChecker(validityCompilers(await detectCompilers()));
     expect(checker.compilers.map((c) => c.family)).toEqual(['gcc', 'clang']);
-    const [bad, good] = await checker.checkMany([[{ name: 'prog.c', content: BAD }], [{ name: 'prog.c', content: 'int main(void) { int unused; return 0; }\n' }]]);
+    const [bad, good] = await checker.checkMany([
+      [{ name: 'prog.c', content: BAD }],
+      [{ name: 'prog.c', content: 'int main(void) { int unused; return 0; }\n' }],
+    ]);
     expect(good!.ok, validitySummary(good!)).toBe(true);
     expect(bad!.ok).toBe(false);
     for (const c of checker.compilers) {
       const codes = new Set(bad!.diagnostics.filter((d) => d.compiler === c.name).map((d) => d.code));
-      for (const code of ['implicit-function-declaration', 'implicit-int', 'int-conversion', 'incompatible-pointer-types', 'return-mismatch', 'declaration-missing-parameter-type']) expect(codes.has(code as never), `${c.name}: ${code}`).toBe(true);
+      for (const code of [
+        'implicit-function-declaration',
+        'implicit-int',
+        'int-conversion',
+        'incompatible-pointer-types',
+        'return-mismatch',
+        'declaration-missing-parameter-type',
+      ])
+        expect(codes.has(code as never), `${c.name}: ${code}`).toBe(true);
     }
   });
 
@@ -81,14 +109,22 @@ describe('validity check', () => {
     const cases: CorpusCase[] = [];
     for (const mode of MODES) {
       // About one relaxed program in ten is UB-free: csmith mode goes on until it has one (bounded).
-      for (let seed = 1; seed <= SEEDS_PER_MODE || (mode === 'csmith' && seed <= 30 && !cases.some((c) => c.kind === 'relaxed')); seed++) cases.push(...corpusOfSeed(mode, seed, CSMITH_POLICY).cases);
+      for (
+        let seed = 1;
+        seed <= SEEDS_PER_MODE || (mode === 'csmith' && seed <= 30 && !cases.some((c) => c.kind === 'relaxed'));
+        seed++
+      )
+        cases.push(...corpusOfSeed(mode, seed, CSMITH_POLICY).cases);
     }
     // Every mode, and every kind of program, is there.
-    for (const mode of MODES) expect(cases.filter((c) => c.mode === mode && c.kind === 'base').length).toBeGreaterThan(SEEDS_PER_MODE / 2);
+    for (const mode of MODES)
+      expect(cases.filter((c) => c.mode === mode && c.kind === 'base').length).toBeGreaterThan(SEEDS_PER_MODE / 2);
     expect(cases.some((c) => c.kind === 'emi')).toBe(true);
     expect(cases.some((c) => c.kind === 'relaxed')).toBe(true);
     const results = await checker.checkMany(cases.map((c) => c.files));
-    const bad = results.flatMap((r, i) => (r.ok ? [] : [`${cases[i]!.mode} seed ${cases[i]!.seed} (${cases[i]!.kind}): ${validitySummary(r)}`]));
+    const bad = results.flatMap((r, i) =>
+      r.ok ? [] : [`${cases[i]!.mode} seed ${cases[i]!.seed} (${cases[i]!.kind}): ${validitySummary(r)}`],
+    );
     expect(bad).toEqual([]);
     expect(results.every((r) => r.inconclusive.length === 0)).toBe(true);
   }, 240_000);

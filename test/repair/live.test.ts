@@ -33,7 +33,13 @@ describe('liveStats', () => {
       b.assign(b.v(i), b.lit(0)),
       b.bin('<', b.v(i), b.lit(4)),
       b.incdec('++', b.v(i), false),
-      b.block([b.if(b.bin('&', b.v(i), b.lit(1)), b.block([b.stmt(b.assign(b.v(x), b.lit(1), '+='))]), b.block([b.stmt(b.assign(b.v(x), b.lit(2), '+='))]))]),
+      b.block([
+        b.if(
+          b.bin('&', b.v(i), b.lit(1)),
+          b.block([b.stmt(b.assign(b.v(x), b.lit(1), '+='))]),
+          b.block([b.stmt(b.assign(b.v(x), b.lit(2), '+='))]),
+        ),
+      ]),
     );
     const dead = b.if(b.lit(0), b.block([b.stmt(b.assign(b.v(x), b.lit(3)))]));
     const f = b.func('func_1', C.int32, [], b.block([loop, dead, b.ret(b.lit(0))], [i]));
@@ -64,7 +70,9 @@ describe('live-guided generation', () => {
     expect(on.runs.length).toBeGreaterThanOrEqual(6);
     const share = (xs: readonly LiveStats[]) => median(xs.map((s) => s.liveStatements / s.statements));
     expect(share(on.stats)).toBeGreaterThan(2 * share(off.stats));
-    expect(median(on.stats.map((s) => s.liveFunctions / s.functions))).toBeGreaterThan(median(off.stats.map((s) => s.liveFunctions / s.functions)));
+    expect(median(on.stats.map((s) => s.liveFunctions / s.functions))).toBeGreaterThan(
+      median(off.stats.map((s) => s.liveFunctions / s.functions)),
+    );
     expect(median(on.runs.map((r) => r.profile.steps))).toBeGreaterThan(median(off.runs.map((r) => r.profile.steps)));
   });
 

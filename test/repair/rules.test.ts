@@ -12,19 +12,33 @@ import { Editor } from '../../src/repair/edit.js';
 import { repairOnce } from '../../src/repair/repair.js';
 import { RepairState } from '../../src/repair/state.js';
 
-function program(b: IRBuilder, globals: VarDecl[], stmts: Stmt[], locals: VarDecl[] = [], funcs: FuncDecl[] = []): Program {
+function program(
+  b: IRBuilder,
+  globals: VarDecl[],
+  stmts: Stmt[],
+  locals: VarDecl[] = [],
+  funcs: FuncDecl[] = [],
+): Program {
   const main = b.func('main', C.int, [], b.block(stmts, locals));
   return b.program({ globals, funcs: [...funcs, main], main });
 }
 
 /** Runs, repairs the first report once, and returns the rule, the new program and its run. */
-function repairFirst(p: Program, st = new RepairState('t', 3), maxSteps?: number): { rule: string; program: Program; after: RunOutcome } {
+function repairFirst(
+  p: Program,
+  st = new RepairState('t', 3),
+  maxSteps?: number,
+): { rule: string; program: Program; after: RunOutcome } {
   const r = interpret(p, maxSteps ? { limits: { maxSteps } } : {});
   if (r.ok) throw new Error('expected UB');
   const ed = new Editor(p);
   const fixed = repairOnce(ed, r.ub, r.profile, st);
   if (!fixed) throw new Error(`no rule for ${r.ub.kind}`);
-  return { rule: fixed.rule, program: fixed.program, after: interpret(fixed.program, maxSteps ? { limits: { maxSteps } } : {}) };
+  return {
+    rule: fixed.rule,
+    program: fixed.program,
+    after: interpret(fixed.program, maxSteps ? { limits: { maxSteps } } : {}),
+  };
 }
 
 /** The C text of every expression statement of main, for shape assertions. */
@@ -33,7 +47,12 @@ function mainText(p: Program): string {
 }
 
 function nodeText(p: Program, pred: (e: Expr) => boolean): string[] {
-  const names = { vars: new Map<number, string>(), labels: new Map<number, string>(), funcs: new Map<number, string>(), prefix: '' };
+  const names = {
+    vars: new Map<number, string>(),
+    labels: new Map<number, string>(),
+    funcs: new Map<number, string>(),
+    prefix: '',
+  };
   walkProgram(p, (n) => {
     if (n.kind === 'var-decl') names.vars.set(n.id, n.name);
   });
@@ -64,7 +83,9 @@ describe('arithmetic rules (YARPGen Table 1, then safe math)', () => {
     const b2 = new IRBuilder();
     const m = b2.global('m', C.int32, b2.lit(-(2n ** 31n)));
     const n = b2.global('n', C.int32, b2.lit(-1));
-    const r2 = repairFirst(program(b2, [m, n], [b2.stmt(b2.assign(b2.v(m), b2.bin('*', b2.v(m), b2.v(n)))), b2.hash(b2.v(m))]));
+    const r2 = repairFirst(
+      program(b2, [m, n], [b2.stmt(b2.assign(b2.v(m), b2.bin('*', b2.v(m), b2.v(n)))), b2.hash(b2.v(m))]),
+    );
     expect(mainText(r2.program)).toContain('m = (m - n);');
     expect(r2.after.ok).toBe(true);
   });
@@ -79,7 +100,9 @@ describe('arithmetic rules (YARPGen Table 1, then safe math)', () => {
     const b2 = new IRBuilder();
     const m = b2.global('m', C.int64, b2.lit(-(2n ** 63n), C.int64));
     const n = b2.global('n', C.int64, b2.lit(-1, C.int64));
-    const r2 = repairFirst(program(b2, [m, n], [b2.stmt(b2.assign(b2.v(m), b2.bin('/', b2.v(m), b2.v(n)))), b2.hash(b2.v(m))]));
+    const r2 = repairFirst(
+      program(b2, [m, n], [b2.stmt(b2.assign(b2.v(m), b2.bin('/', b2.v(m), b2.v(n)))), b2.hash(b2.v(m))]),
+    );
     expect(r2.rule).toBe('rewrite-min-div-minus-one-to-sub');
     expect(r2.after.ok).toBe(true);
   });
@@ -105,7 +128,9 @@ describe('arithmetic rules (YARPGen Table 1, then safe math)', () => {
       const b = new IRBuilder();
       const x = b.global('x', C.int32, b.lit(1000));
       const c = b.global('c', C.int32, b.lit(count));
-      const r = repairFirst(program(b, [x, c], [b.stmt(b.assign(b.v(x), b.bin('<<', b.v(x), b.v(c)))), b.hash(b.v(x))]));
+      const r = repairFirst(
+        program(b, [x, c], [b.stmt(b.assign(b.v(x), b.bin('<<', b.v(x), b.v(c)))), b.hash(b.v(x))]),
+      );
       expect(r.rule).toBe(rule);
       // 1000 has 10 significant bits: a signed 32-bit left shift must stay below 31 - 10 + 1 = 22.
       expect(r.after.ok).toBe(true);
@@ -127,7 +152,10 @@ describe('arithmetic rules (YARPGen Table 1, then safe math)', () => {
     const x = b.global('x', C.int32, b.lit(2147483000));
     const y = b.global('y', C.int32, b.lit(1000));
     const st = new RepairState('t', 0); // no rewrites allowed: the first repair is the wrapper
-    const r = repairFirst(program(b, [x, y], [b.stmt(b.assign(b.v(x), b.bin('+', b.v(x), b.v(y)))), b.hash(b.v(x))]), st);
+    const r = repairFirst(
+      program(b, [x, y], [b.stmt(b.assign(b.v(x), b.bin('+', b.v(x), b.v(y)))), b.hash(b.v(x))]),
+      st,
+    );
     expect(r.rule).toBe('wrap-safe-math');
     expect(mainText(r.program)).toContain('x = kiln_add_i32(x, y);');
     expect(r.after.ok).toBe(true);
@@ -233,7 +261,9 @@ describe('evaluation-order rules', () => {
     const g = b.global('g', C.int32, b.lit(0));
     const x = b.global('x', C.int32, b.lit(0));
     const f = b.func('f', C.int32, [], b.block([b.stmt(b.assign(b.v(g), b.lit(7))), b.ret(b.lit(1))]));
-    const r = repairFirst(program(b, [g, x], [b.stmt(b.assign(b.v(x), b.bin('+', b.v(g), b.call(f, [])))), b.hash(b.v(x))], [], [f]));
+    const r = repairFirst(
+      program(b, [g, x], [b.stmt(b.assign(b.v(x), b.bin('+', b.v(g), b.call(f, [])))), b.hash(b.v(x))], [], [f]),
+    );
     expect(r.rule).toBe('hoist-call-to-temporary');
     const text = mainText(r.program);
     expect(text).toMatch(/t_\d+ = f\(\);\n\s+x = \(g \+ t_\d+\);/);
@@ -244,7 +274,9 @@ describe('evaluation-order rules', () => {
     const b = new IRBuilder();
     const x = b.global('x', C.int32, b.lit(0));
     const y = b.global('y', C.int32, b.lit(0));
-    const r = repairFirst(program(b, [x, y], [b.stmt(b.assign(b.v(y), b.bin('+', b.v(x), b.assign(b.v(x), b.lit(1))))), b.hash(b.v(y))]));
+    const r = repairFirst(
+      program(b, [x, y], [b.stmt(b.assign(b.v(y), b.bin('+', b.v(x), b.assign(b.v(x), b.lit(1))))), b.hash(b.v(y))]),
+    );
     expect(r.rule).toBe('replace-effectful-operand');
     expect(r.after.ok).toBe(true);
   });
@@ -267,7 +299,12 @@ describe('termination rules', () => {
     const s = b.global('s', C.int32, b.lit(0));
     const body: Stmt[] = [b.stmt(b.assign(b.v(s), b.lit(1), '^='))];
     if (bodyResets) body.push(b.stmt(b.assign(b.v(i), b.lit(0))));
-    const loop = b.for(b.assign(b.v(i), b.lit(0)), b.bin('<', b.v(i), b.lit(bodyResets ? 5 : 400_000)), b.incdec('++', b.v(i), false), b.block(body));
+    const loop = b.for(
+      b.assign(b.v(i), b.lit(0)),
+      b.bin('<', b.v(i), b.lit(bodyResets ? 5 : 400_000)),
+      b.incdec('++', b.v(i), false),
+      b.block(body),
+    );
     return program(b, [i, s], [loop, b.hash(b.v(s))]);
   };
 
@@ -289,7 +326,11 @@ describe('termination rules', () => {
     const b = new IRBuilder();
     const s = b.global('s', C.int32, b.lit(0));
     const lbl = b.label('lbl_1');
-    const prog = program(b, [s], [lbl, b.stmt(b.assign(b.v(s), b.lit(1), '^=')), b.if(b.lit(1), b.block([b.goto(lbl)])), b.hash(b.v(s))]);
+    const prog = program(
+      b,
+      [s],
+      [lbl, b.stmt(b.assign(b.v(s), b.lit(1), '^=')), b.if(b.lit(1), b.block([b.goto(lbl)])), b.hash(b.v(s))],
+    );
     const r = repairFirst(prog, new RepairState('t', 3), 10_000);
     expect(r.rule).toBe('remove-hot-goto');
     expect(r.after.ok).toBe(true);
@@ -314,7 +355,12 @@ describe('termination rules', () => {
     const funcs = [callee];
     for (let k = 1; k < 14; k++) {
       const prev = callee;
-      callee = b.func(`f${k}`, C.int32, [], b.block([b.stmt(b.call(prev, [])), b.stmt(b.call(prev, [])), b.ret(b.lit(1))]));
+      callee = b.func(
+        `f${k}`,
+        C.int32,
+        [],
+        b.block([b.stmt(b.call(prev, [])), b.stmt(b.call(prev, [])), b.ret(b.lit(1))]),
+      );
       funcs.push(callee);
     }
     const prog = program(b, [g], [b.stmt(b.call(callee, [])), b.hash(b.v(g))], [], funcs);

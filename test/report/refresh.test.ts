@@ -17,8 +17,14 @@ function campaign(): { out: string; id: number } {
   dirs.push(work);
   const out = join(work, 'out');
   const id = synthesiseCampaign(out, {
-    start: '2026-01-01T00:00:00.000Z', compilers: [{ name: 'gcc', version: 'gcc 12' }], optionSets: ['-O0'], mode: 'csmith', size: 'small',
-    programs: [{ seed: 1, minute: 1, genMs: 5 }], endMinute: 2, folders: false,
+    start: '2026-01-01T00:00:00.000Z',
+    compilers: [{ name: 'gcc', version: 'gcc 12' }],
+    optionSets: ['-O0'],
+    mode: 'csmith',
+    size: 'small',
+    programs: [{ seed: 1, minute: 1, genMs: 5 }],
+    endMinute: 2,
+    folders: false,
   });
   return { out, id };
 }

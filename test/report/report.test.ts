@@ -18,8 +18,14 @@ import { synthesiseCampaign, type SynthProgram } from './support/synth.js';
 
 const START = '2026-01-01T00:00:00.000Z';
 const REDUCED = 'int main(void) {\n  return 1;\n}\n';
-const ICE = "prog.c:3:1: internal compiler error: in expand_expr_real_1, at expr.cc:8000";
-const WRONG = { compiler: 'clang', options: '-O2', outcome: 'wrong-code', bucket: 'wrong-code:clang:-O2', fingerprint: 'clang:InstCombinePass' };
+const ICE = 'prog.c:3:1: internal compiler error: in expand_expr_real_1, at expr.cc:8000';
+const WRONG = {
+  compiler: 'clang',
+  options: '-O2',
+  outcome: 'wrong-code',
+  bucket: 'wrong-code:clang:-O2',
+  fingerprint: 'clang:InstCombinePass',
+};
 
 /**
  * Seeds 1–11 are tested by 2 compilers × 2 option sets (44 tests) and finish in minute `seed`;
@@ -35,13 +41,44 @@ const PROGRAMS: SynthProgram[] = Array.from({ length: 12 }, (_, i) => {
       : seed === 5
         ? [{ ...WRONG, reduced: REDUCED }]
         : seed === 7
-          ? [{ compiler: 'gcc', options: '-O2', outcome: 'compiler-crash', bucket: 'compiler-crash:gcc:in expand_expr_real_1', stderr: ICE, actual: 'internal compiler error: in expand_expr_real_1' }]
+          ? [
+              {
+                compiler: 'gcc',
+                options: '-O2',
+                outcome: 'compiler-crash',
+                bucket: 'compiler-crash:gcc:in expand_expr_real_1',
+                stderr: ICE,
+                actual: 'internal compiler error: in expand_expr_real_1',
+              },
+            ]
           : seed === 10
-            ? [{ compiler: 'gcc', options: '-O0', outcome: 'binary-crash', bucket: 'binary-crash:gcc:SIGSEGV', actual: 'SIGSEGV' }]
+            ? [
+                {
+                  compiler: 'gcc',
+                  options: '-O0',
+                  outcome: 'binary-crash',
+                  bucket: 'binary-crash:gcc:SIGSEGV',
+                  actual: 'SIGSEGV',
+                },
+              ]
             : seed === 11
-              ? [{ compiler: 'clang', options: '-O0', outcome: 'binary-hang', bucket: 'binary-hang:clang:-O0', actual: 'timeout after 10 s' }]
+              ? [
+                  {
+                    compiler: 'clang',
+                    options: '-O0',
+                    outcome: 'binary-hang',
+                    bucket: 'binary-hang:clang:-O0',
+                    actual: 'timeout after 10 s',
+                  },
+                ]
               : [];
-  return { seed, minute: seed + 0.5, genMs: seed * 10, ...(seed === 12 ? { status: 'discarded' as const } : {}), findings };
+  return {
+    seed,
+    minute: seed + 0.5,
+    genMs: seed * 10,
+    ...(seed === 12 ? { status: 'discarded' as const } : {}),
+    findings,
+  };
 });
 
 const SAMPLE = 4;
@@ -63,7 +100,19 @@ describe('kiln report', () => {
   beforeAll(async () => {
     work = mkdtempSync(join(tmpdir(), 'kiln-report-'));
     out = join(work, 'out');
-    synthesiseCampaign(out, { start: START, compilers: [{ name: 'gcc', version: 'gcc 12.2.0' }, { name: 'clang', version: 'clang 16.0.6' }], optionSets: ['-O0', '-O2'], mode: 'mixed', size: 'small', programs: PROGRAMS, endMinute: 13, folders: true });
+    synthesiseCampaign(out, {
+      start: START,
+      compilers: [
+        { name: 'gcc', version: 'gcc 12.2.0' },
+        { name: 'clang', version: 'clang 16.0.6' },
+      ],
+      optionSets: ['-O0', '-O2'],
+      mode: 'mixed',
+      size: 'small',
+      programs: PROGRAMS,
+      endMinute: 13,
+      folders: true,
+    });
     const w = writeReport(out, { sample: SAMPLE, now: '2026-01-01T01:00:00.000Z' });
     expect(w.file).toBe(resolve(out, 'report.html'));
     browser = await launchChromium();
@@ -89,7 +138,18 @@ describe('kiln report', () => {
 
   it('summarises the campaign', async () => {
     const text = await report.page.$eval('#summary', (e) => e.textContent ?? '');
-    for (const s of ['gcc 12.2.0', 'clang 16.0.6', '-O0', '-O2', 'mixed', '12 (1 discarded by the generator)', '44', '6 in 4 groups (1 triaged', '13 min 0 s']) expect(text).toContain(s);
+    for (const s of [
+      'gcc 12.2.0',
+      'clang 16.0.6',
+      '-O0',
+      '-O2',
+      'mixed',
+      '12 (1 discarded by the generator)',
+      '44',
+      '6 in 4 groups (1 triaged',
+      '13 min 0 s',
+    ])
+      expect(text).toContain(s);
   });
 
   it('draws every time plot with one bar per busy time bin', async () => {
@@ -104,7 +164,9 @@ describe('kiln report', () => {
     // compiler-crash, clang -O0 1 binary-hang, clang -O2 3 wrong-code.
     expect(await marks(report.page, '#plot-outcomes', 'cell')).toBe(8);
     expect(await marks(report.page, '#plot-outcomes', 'text')).toBe(8);
-    const labels = await report.page.$$eval('#plot-outcomes svg g[aria-label="text"] > *', (els) => els.map((e) => e.textContent).sort());
+    const labels = await report.page.$$eval('#plot-outcomes svg g[aria-label="text"] > *', (els) =>
+      els.map((e) => e.textContent).sort(),
+    );
     expect(labels).toEqual(['1', '1', '1', '10', '10', '10', '3', '8']);
   });
 
@@ -126,7 +188,12 @@ describe('kiln report', () => {
   it('has one section per group, with its test case, message, configurations and plot', async () => {
     const page = report.page;
     const keys = await page.$$eval('details.group .key', (els) => els.map((e) => e.textContent));
-    expect(keys).toEqual(['clang:InstCombinePass', 'compiler-crash:gcc:in expand_expr_real_1', 'binary-crash:gcc:SIGSEGV', 'binary-hang:clang:-O0']);
+    expect(keys).toEqual([
+      'clang:InstCombinePass',
+      'compiler-crash:gcc:in expand_expr_real_1',
+      'binary-crash:gcc:SIGSEGV',
+      'binary-hang:clang:-O0',
+    ]);
     const wrong = '#group-1';
     expect(await page.$eval(`${wrong} summary`, (e) => e.textContent)).toContain('3 findings');
     expect(await page.$eval(`${wrong} pre code`, (e) => e.textContent)).toBe(REDUCED);
@@ -152,7 +219,9 @@ describe('kiln report', () => {
 
   it('links only to files that exist, including the bug bundle', async () => {
     await report.page.$$eval('details.group', (els) => els.forEach((d) => d.setAttribute('open', '')));
-    const hrefs = await report.page.$$eval('a[href]', (els) => els.map((e) => e.getAttribute('href')!).filter((h) => !h.startsWith('#')));
+    const hrefs = await report.page.$$eval('a[href]', (els) =>
+      els.map((e) => e.getAttribute('href')!).filter((h) => !h.startsWith('#')),
+    );
     expect(hrefs).toContain('findings/1-5-clangO2/reduced/report.md');
     expect(hrefs.length).toBeGreaterThan(8);
     for (const h of hrefs) expect(existsSync(join(out, decodeURIComponent(h))), h).toBe(true);
@@ -185,8 +254,30 @@ describe('kiln report with more groups than one page', () => {
     try {
       const out = join(work, 'out');
       // 130 programs, each with a finding in a bucket of its own: 130 groups.
-      const programs: SynthProgram[] = Array.from({ length: 130 }, (_, i) => ({ seed: i + 1, minute: i, genMs: 1, findings: [{ compiler: 'gcc', options: '-O0', outcome: 'binary-crash', bucket: `binary-crash:gcc:case-${i + 1}`, actual: 'SIGSEGV' }] }));
-      synthesiseCampaign(out, { start: START, compilers: [{ name: 'gcc', version: 'gcc 12.2.0' }], optionSets: ['-O0'], mode: 'csmith', size: 'small', programs, endMinute: 131, folders: false });
+      const programs: SynthProgram[] = Array.from({ length: 130 }, (_, i) => ({
+        seed: i + 1,
+        minute: i,
+        genMs: 1,
+        findings: [
+          {
+            compiler: 'gcc',
+            options: '-O0',
+            outcome: 'binary-crash',
+            bucket: `binary-crash:gcc:case-${i + 1}`,
+            actual: 'SIGSEGV',
+          },
+        ],
+      }));
+      synthesiseCampaign(out, {
+        start: START,
+        compilers: [{ name: 'gcc', version: 'gcc 12.2.0' }],
+        optionSets: ['-O0'],
+        mode: 'csmith',
+        size: 'small',
+        programs,
+        endMinute: 131,
+        folders: false,
+      });
       const w = writeReport(out, { sample: 0 });
       const r = await openReport(browser, w.file);
       const page = r.page;
@@ -214,11 +305,24 @@ describe('kiln report with internal cases', () => {
     const work = mkdtempSync(join(tmpdir(), 'kiln-report-internal-'));
     try {
       const out = join(work, 'out');
-      const id = synthesiseCampaign(out, { start: START, compilers: [{ name: 'gcc', version: 'gcc 12.2.0' }], optionSets: ['-O0'], mode: 'csmith', size: 'small', programs: PROGRAMS.slice(0, 2), endMinute: 3, folders: false });
+      const id = synthesiseCampaign(out, {
+        start: START,
+        compilers: [{ name: 'gcc', version: 'gcc 12.2.0' }],
+        optionSets: ['-O0'],
+        mode: 'csmith',
+        size: 'small',
+        programs: PROGRAMS.slice(0, 2),
+        endMinute: 3,
+        folders: false,
+      });
       mkdirSync(join(out, 'internal', `${id}-2`), { recursive: true });
       const store = KilnStore.open(out, 'write');
       try {
-        store.db.prepare('INSERT INTO internal_cases (id, campaign_id, seed, expected, actual, dir, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)').run(`${id}-2`, id, 2, 'checksum = 01', 'checksum = 02', join('internal', `${id}-2`), START);
+        store.db
+          .prepare(
+            'INSERT INTO internal_cases (id, campaign_id, seed, expected, actual, dir, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+          )
+          .run(`${id}-2`, id, 2, 'checksum = 01', 'checksum = 02', join('internal', `${id}-2`), START);
         store.db.prepare('UPDATE campaigns SET internal = 1 WHERE id = ?').run(id);
       } finally {
         store.close();
@@ -239,7 +343,16 @@ describe('kiln report (command)', () => {
     const work = mkdtempSync(join(tmpdir(), 'kiln-report-cli-'));
     try {
       const out = join(work, 'out');
-      synthesiseCampaign(out, { start: START, compilers: [{ name: 'gcc', version: 'gcc 12.2.0' }], optionSets: ['-O0'], mode: 'csmith', size: 'small', programs: PROGRAMS.slice(0, 3), endMinute: 4, folders: false });
+      synthesiseCampaign(out, {
+        start: START,
+        compilers: [{ name: 'gcc', version: 'gcc 12.2.0' }],
+        optionSets: ['-O0'],
+        mode: 'csmith',
+        size: 'small',
+        programs: PROGRAMS.slice(0, 3),
+        endMinute: 4,
+        folders: false,
+      });
       const r = await runKiln(['report', '--out', out, '--sample', '0', '-o', join(work, 'r.html')]);
       expect(r.status, r.stderr).toBe(0);
       expect(r.stdout).toContain(join(work, 'r.html'));
@@ -254,7 +367,23 @@ describe('kiln report (command)', () => {
     const work = mkdtempSync(join(tmpdir(), 'kiln-report-fuzz-'));
     try {
       const out = join(work, 'out');
-      const r = await runKiln(['fuzz', '--compilers', 'gcc', '--opts', '-O0', '--tests', '2', '--size', 'small', '--mode', 'csmith', '-j', '1', '--out', out]);
+      const r = await runKiln([
+        'fuzz',
+        '--compilers',
+        'gcc',
+        '--opts',
+        '-O0',
+        '--tests',
+        '2',
+        '--size',
+        'small',
+        '--mode',
+        'csmith',
+        '-j',
+        '1',
+        '--out',
+        out,
+      ]);
       expect(r.status, r.stderr).toBe(0);
       expect(r.stderr).toContain(`report: ${join(out, 'report.html')}`);
       const html = readFileSync(join(out, 'report.html'), 'utf8');

@@ -26,8 +26,12 @@ const ABSENT_PID = 1 << 23;
 
 /** The store module of the kiln the tests run (the build, or the sources through tsx). */
 function storeModule(): { node: string[]; url: string } {
-  if (process.env.KILN_ENTRY) return { node: [], url: pathToFileURL(join(dirname(dirname(process.env.KILN_ENTRY)), 'store/store.js')).href };
-  return { node: kilnArgs().slice(0, 2), url: pathToFileURL(fileURLToPath(new URL('../../src/store/store.ts', import.meta.url))).href };
+  if (process.env.KILN_ENTRY)
+    return { node: [], url: pathToFileURL(join(dirname(dirname(process.env.KILN_ENTRY)), 'store/store.js')).href };
+  return {
+    node: kilnArgs().slice(0, 2),
+    url: pathToFileURL(fileURLToPath(new URL('../../src/store/store.ts', import.meta.url))).href,
+  };
 }
 
 /**
@@ -61,13 +65,20 @@ for (let i = 0; i < ${SESSIONS}; i++) {
 }
 
 /** Starts one process of a round; resolves once it has loaded the store. */
-function start(out: string, worker: number): { child: ChildProcess; ready: Promise<void>; done: Promise<{ code: number | null; stderr: string }> } {
+function start(
+  out: string,
+  worker: number,
+): { child: ChildProcess; ready: Promise<void>; done: Promise<{ code: number | null; stderr: string }> } {
   const { node } = storeModule();
-  const child = spawn(process.execPath, [...node, '--input-type=module', '-e', script(out, worker)], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...node, '--input-type=module', '-e', script(out, worker)], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
   const ready = new Promise<void>((resolve) => child.stdout!.once('data', () => resolve()));
-  const done = new Promise<{ code: number | null; stderr: string }>((resolve) => child.on('close', (code) => resolve({ code, stderr })));
+  const done = new Promise<{ code: number | null; stderr: string }>((resolve) =>
+    child.on('close', (code) => resolve({ code, stderr })),
+  );
   return { child, ready, done };
 }
 
@@ -85,11 +96,17 @@ describe('campaigns started at once on one folder', () => {
       try {
         expect(db.prepare('SELECT COUNT(*) AS n FROM campaigns').get()).toEqual({ n: PROCESSES * SESSIONS });
         // A block ends early where another campaign's block begins; each recorded every other seed of its own.
-        const recorded = (db.prepare('SELECT SUM((last_seed - first_seed) / 2 + 1) AS n FROM seed_claims').get() as { n: number }).n;
+        const recorded = (
+          db.prepare('SELECT SUM((last_seed - first_seed) / 2 + 1) AS n FROM seed_claims').get() as { n: number }
+        ).n;
         expect(recorded).toBeGreaterThanOrEqual(PROCESSES * SESSIONS);
         expect(db.prepare('SELECT COUNT(*) AS n FROM seeds').get()).toEqual({ n: recorded });
         // Claimed blocks never overlap.
-        const overlaps = db.prepare('SELECT a.rowid FROM seed_claims a JOIN seed_claims b ON a.rowid < b.rowid AND a.first_seed <= b.last_seed AND b.first_seed <= a.last_seed').all();
+        const overlaps = db
+          .prepare(
+            'SELECT a.rowid FROM seed_claims a JOIN seed_claims b ON a.rowid < b.rowid AND a.first_seed <= b.last_seed AND b.first_seed <= a.last_seed',
+          )
+          .all();
         expect(overlaps).toEqual([]);
         // The cap, exact however the processes interleave: the first CAP findings plus at most one
         // smallest are kept, and every other finding is counted as dropped or replaced.
@@ -100,7 +117,9 @@ describe('campaigns started at once on one folder', () => {
         expect(db.prepare('SELECT dropped FROM bucket_overflow').get()).toEqual({ dropped: recorded - kept });
         // Every session of a running process ended; those of absent processes are ended by any
         // later open, so at most the last one of each process is still open.
-        expect(db.prepare('SELECT COUNT(*) AS n FROM sessions WHERE ended_at IS NULL AND pid < ?').get(ABSENT_PID)).toEqual({ n: 0 });
+        expect(
+          db.prepare('SELECT COUNT(*) AS n FROM sessions WHERE ended_at IS NULL AND pid < ?').get(ABSENT_PID),
+        ).toEqual({ n: 0 });
         const open = (db.prepare('SELECT COUNT(*) AS n FROM sessions WHERE ended_at IS NULL').get() as { n: number }).n;
         expect(open).toBeLessThanOrEqual(PROCESSES);
       } finally {
@@ -118,8 +137,10 @@ describe('write transactions', () => {
       if (!file.endsWith('.ts')) continue;
       const text = readFileSync(join(src, file), 'utf8');
       // The one allowed form is writeTransaction's own `db.transaction(fn).immediate()`.
-      for (const m of text.matchAll(/\.transaction\(([^)]*)\)(\.\w+)?/g)) if (m[2] !== '.immediate') deferred.push(`${file}: ${m[0]}`);
-      if (/\bBEGIN\b(?!\s+IMMEDIATE)/.test(text.replace(/\/\/.*|\/\*[\s\S]*?\*\//g, ''))) deferred.push(`${file}: BEGIN`);
+      for (const m of text.matchAll(/\.transaction\(([^)]*)\)(\.\w+)?/g))
+        if (m[2] !== '.immediate') deferred.push(`${file}: ${m[0]}`);
+      if (/\bBEGIN\b(?!\s+IMMEDIATE)/.test(text.replace(/\/\/.*|\/\*[\s\S]*?\*\//g, '')))
+        deferred.push(`${file}: BEGIN`);
     }
     expect(deferred).toEqual([]);
   });

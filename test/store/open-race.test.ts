@@ -16,25 +16,37 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 /** The store module of the kiln the tests run (the build, or the sources through tsx). */
 function storeModule(): { node: string[]; url: string } {
   const args = kilnArgs();
-  if (process.env.KILN_ENTRY) return { node: [], url: pathToFileURL(join(dirname(dirname(process.env.KILN_ENTRY)), 'store/db.js')).href };
-  return { node: args.slice(0, 2), url: pathToFileURL(fileURLToPath(new URL('../../src/store/db.ts', import.meta.url))).href };
+  if (process.env.KILN_ENTRY)
+    return { node: [], url: pathToFileURL(join(dirname(dirname(process.env.KILN_ENTRY)), 'store/db.js')).href };
+  return {
+    node: args.slice(0, 2),
+    url: pathToFileURL(fileURLToPath(new URL('../../src/store/db.ts', import.meta.url))).href,
+  };
 }
 
 /**
  * Starts a process that loads the store, says so, and opens `out` for writing when a line arrives
  * on its stdin: the test sends it to every process once all have loaded, however long that took.
  */
-function opener(out: string): { ready: Promise<void>; go: () => void; done: Promise<{ code: number | null; stderr: string }> } {
+function opener(out: string): {
+  ready: Promise<void>;
+  go: () => void;
+  done: Promise<{ code: number | null; stderr: string }>;
+} {
   const { node, url } = storeModule();
   const script = `const { openDatabase } = await import(${JSON.stringify(url)});
 process.stdout.write('ready\\n');
 await new Promise((r) => process.stdin.once('data', r));
 openDatabase(${JSON.stringify(out)}, 'write').close();`;
-  const child = spawn(process.execPath, [...node, '--input-type=module', '-e', script], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...node, '--input-type=module', '-e', script], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
   const ready = new Promise<void>((resolve) => child.stdout!.once('data', () => resolve()));
-  const done = new Promise<{ code: number | null; stderr: string }>((resolve) => child.on('close', (code) => resolve({ code, stderr })));
+  const done = new Promise<{ code: number | null; stderr: string }>((resolve) =>
+    child.on('close', (code) => resolve({ code, stderr })),
+  );
   return { ready, go: () => child.stdin!.end('go\n'), done };
 }
 

@@ -28,7 +28,15 @@ function program(seed: number, findings: readonly { bucket: string; size: number
     status: 'tested',
     genMs: 1,
     tests: [
-      ...findings.map((f, i) => ({ compiler: 'gcc', compilerVersion: 'gcc 12', options: `-O2 -f${i}`, outcome: 'wrong-code', durationMs: 5, bucket: f.bucket, findingId: ids[i]! })),
+      ...findings.map((f, i) => ({
+        compiler: 'gcc',
+        compilerVersion: 'gcc 12',
+        options: `-O2 -f${i}`,
+        outcome: 'wrong-code',
+        durationMs: 5,
+        bucket: f.bucket,
+        findingId: ids[i]!,
+      })),
       { compiler: 'clang', compilerVersion: 'clang 14', options: '-O2', outcome: 'ok', durationMs: 7 },
     ],
     findings: findings.map((f, i) => ({
@@ -48,7 +56,11 @@ function program(seed: number, findings: readonly { bucket: string; size: number
 }
 
 function newCampaign(s: KilnStore): number {
-  return s.createCampaign({ config: { optionSets: ['-O2'] }, compilers: [{ name: 'gcc', version: 'gcc 12' }], seedStart: 1n });
+  return s.createCampaign({
+    config: { optionSets: ['-O2'] },
+    compilers: [{ name: 'gcc', version: 'gcc 12' }],
+    seedStart: 1n,
+  });
 }
 
 /** What a store holds, in a form two stores can be compared by. */
@@ -89,7 +101,13 @@ describe('KilnStore.recordPrograms', () => {
       expect(contents(s2, many)).toEqual(contents(s1, one));
       // The cap did act (the comparison is not between two uncapped stores): bucket A keeps its
       // first two and its smallest, seed 6's program replacing seed 5's inside the second batch.
-      expect(s2.listFindings().filter((f) => f.bucket === A).map((f) => f.id).sort()).toEqual(['f1-0', 'f2-0', 'f8-0']);
+      expect(
+        s2
+          .listFindings()
+          .filter((f) => f.bucket === A)
+          .map((f) => f.id)
+          .sort(),
+      ).toEqual(['f1-0', 'f2-0', 'f8-0']);
       expect(readdirSync(join(many, 'findings'))).not.toContain('f6-0');
       expect(batched[5]!.kept[0]).toMatchObject({ id: 'f6-0', as: 'smallest', replaced: 'f5-0' });
     } finally {
@@ -105,7 +123,9 @@ describe('KilnStore.recordPrograms', () => {
       const c = newCampaign(s);
       s.recordPrograms(c, [program(1), program(2)]);
       // Seed 2 again, last in a batch: the batch fails as a whole, its first seeds are not recorded.
-      expect(() => s.recordPrograms(c, [program(3, [{ bucket: A, size: 50 }]), program(4), program(2)])).toThrow(/UNIQUE|PRIMARY KEY/);
+      expect(() => s.recordPrograms(c, [program(3, [{ bucket: A, size: 50 }]), program(4), program(2)])).toThrow(
+        /UNIQUE|PRIMARY KEY/,
+      );
       expect(s.db.prepare('SELECT seed FROM seeds ORDER BY seed').all()).toEqual([{ seed: 1 }, { seed: 2 }]);
       expect(s.db.prepare('SELECT COUNT(*) AS n FROM tests').get()).toEqual({ n: 2 });
       expect(s.listFindings()).toEqual([]);

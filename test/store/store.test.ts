@@ -24,7 +24,14 @@ function program(seed: number, findings: string[] = []): ProgramRecord {
     status: 'tested',
     genMs: 1,
     tests: [
-      { compiler: 'gcc', compilerVersion: 'gcc 12', options: '-O2', outcome: findings.length ? 'wrong-code' : 'ok', durationMs: 5, ...(findings[0] ? { bucket: 'wrong-code:gcc:-O2', findingId: findings[0] } : {}) },
+      {
+        compiler: 'gcc',
+        compilerVersion: 'gcc 12',
+        options: '-O2',
+        outcome: findings.length ? 'wrong-code' : 'ok',
+        durationMs: 5,
+        ...(findings[0] ? { bucket: 'wrong-code:gcc:-O2', findingId: findings[0] } : {}),
+      },
       { compiler: 'clang', compilerVersion: 'clang 14', options: '-O2', outcome: 'ok', durationMs: 7 },
     ],
     findings: findings.map((id) => ({
@@ -47,7 +54,11 @@ function program(seed: number, findings: string[] = []): ProgramRecord {
 }
 
 function newCampaign(store: KilnStore, seedStart = 1n): number {
-  return store.createCampaign({ config: { optionSets: ['-O2'] }, compilers: [{ name: 'gcc', version: 'gcc 12' }], seedStart });
+  return store.createCampaign({
+    config: { optionSets: ['-O2'] },
+    compilers: [{ name: 'gcc', version: 'gcc 12' }],
+    seedStart,
+  });
 }
 
 describe('KilnStore', () => {
@@ -89,7 +100,12 @@ describe('KilnStore', () => {
       expect(readdirSync(join(out, 'findings'))).toEqual(['1-3-gcc-O2']); // no temporary folder left
       const [f] = s.listFindings();
       expect(f).toMatchObject({ id: '1-3-gcc-O2', seed: '3', outcome: 'wrong-code', dir });
-      expect(s.campaign(id)).toMatchObject({ programs: 1, tests: 2, findings: 1, counters: { 'wrong-code': 1, ok: 1 } });
+      expect(s.campaign(id)).toMatchObject({
+        programs: 1,
+        tests: 2,
+        findings: 1,
+        counters: { 'wrong-code': 1, ok: 1 },
+      });
     } finally {
       s.close();
     }
@@ -156,7 +172,9 @@ describe('KilnStore', () => {
     a.db.prepare('UPDATE schema_version SET version = 99').run();
     a.close();
     const before = readFileSync(join(out, 'kiln.db'));
-    expect(() => KilnStore.open(out, 'write')).toThrow(expect.objectContaining({ code: 'KILN_DATABASE', message: expect.stringMatching(/newer Kiln/) }));
+    expect(() => KilnStore.open(out, 'write')).toThrow(
+      expect.objectContaining({ code: 'KILN_DATABASE', message: expect.stringMatching(/newer Kiln/) }),
+    );
     expect(readFileSync(join(out, 'kiln.db')).equals(before)).toBe(true);
 
     const garbage = mkdtempSync(join(tmpdir(), 'kiln-store-'));
@@ -176,7 +194,9 @@ describe('KilnStore', () => {
     expect(existsSync(missing)).toBe(false);
     const db = new Database(join(out, 'kiln.db'));
     db.close();
-    expect(() => KilnStore.open(out, 'read')).toThrow(expect.objectContaining({ code: 'KILN_STATE', message: expect.stringMatching(/is empty/) }));
+    expect(() => KilnStore.open(out, 'read')).toThrow(
+      expect.objectContaining({ code: 'KILN_STATE', message: expect.stringMatching(/is empty/) }),
+    );
     KilnStore.open(out, 'write').close();
     const s = KilnStore.open(out, 'read');
     try {
@@ -203,7 +223,10 @@ describe('seed claims', () => {
       const sa = a.campaignSeeds(ca, [], 4);
       const sb = b.campaignSeeds(cb, [], 3);
       for (let i = 0; i < 40; i++) {
-        for (const [it, c] of [[sa, ca], [sb, cb]] as const) {
+        for (const [it, c] of [
+          [sa, ca],
+          [sb, cb],
+        ] as const) {
           const s = it.next().value as bigint;
           expect(seen.get(s), `seed ${s} given to campaigns ${seen.get(s)} and ${c}`).toBeUndefined();
           seen.set(s, c);
@@ -240,15 +263,19 @@ describe('seed claims', () => {
     }
   });
 
-  it('a database from before claims counts each campaign\'s tested seeds as claimed', () => {
+  it("a database from before claims counts each campaign's tested seeds as claimed", () => {
     const s = KilnStore.open(out, 'write');
     const id = newCampaign(s, 1n);
     for (const seed of [1, 2, 4]) s.recordProgram(id, program(seed));
     // Back to schema 2: no claims table, as an older Kiln left it.
-    s.db.exec('DROP TABLE seed_claims; DROP TABLE bucket_overflow; ALTER TABLE findings DROP COLUMN size; ALTER TABLE findings DROP COLUMN kept;');
+    s.db.exec(
+      'DROP TABLE seed_claims; DROP TABLE bucket_overflow; ALTER TABLE findings DROP COLUMN size; ALTER TABLE findings DROP COLUMN kept;',
+    );
     s.db.exec('ALTER TABLE sessions DROP COLUMN host; ALTER TABLE sessions DROP COLUMN pid_start;');
     // The later migration's columns go too (nondeterministic findings, suspected hangs).
-    s.db.exec('ALTER TABLE findings DROP COLUMN hang_status; ALTER TABLE findings DROP COLUMN nondeterministic; ALTER TABLE findings DROP COLUMN behaviours; UPDATE schema_version SET version = 2;');
+    s.db.exec(
+      'ALTER TABLE findings DROP COLUMN hang_status; ALTER TABLE findings DROP COLUMN nondeterministic; ALTER TABLE findings DROP COLUMN behaviours; UPDATE schema_version SET version = 2;',
+    );
     s.close();
     const again = KilnStore.open(out, 'write');
     try {
@@ -299,7 +326,9 @@ describe('dead sessions', () => {
       expect(w.campaign(reused)).toMatchObject({ endReason: 'killed', runningPid: null });
       // Another host's pid cannot be checked here: its session stays open and its campaign busy.
       expect(w.campaign(remote)).toMatchObject({ endedAt: null, runningPid: 999_999_999 });
-      expect(() => w.claimCampaign(remote)).toThrow(expect.objectContaining({ code: 'KILN_STATE', message: expect.stringMatching(/another-machine/) }));
+      expect(() => w.claimCampaign(remote)).toThrow(
+        expect.objectContaining({ code: 'KILN_STATE', message: expect.stringMatching(/another-machine/) }),
+      );
     } finally {
       w.close();
     }
@@ -311,7 +340,19 @@ describe('findings per bucket', () => {
   function sized(seed: number, size: number, bucket = 'wrong-code:gcc:-O2'): ProgramRecord {
     const p = program(seed, [`f${seed}`]);
     const f = p.findings[0]!;
-    return { ...p, findings: [{ ...f, bucket, files: [{ name: 'prog.c', content: 'x'.repeat(size) }, { name: 'finding.json', content: '{}'.repeat(1000) }] }] };
+    return {
+      ...p,
+      findings: [
+        {
+          ...f,
+          bucket,
+          files: [
+            { name: 'prog.c', content: 'x'.repeat(size) },
+            { name: 'finding.json', content: '{}'.repeat(1000) },
+          ],
+        },
+      ],
+    };
   }
 
   it('keeps the first N and the smallest after them, and counts the rest', () => {
@@ -320,7 +361,16 @@ describe('findings per bucket', () => {
       const id = newCampaign(s);
       const sizes = [500, 400, 600, 450, 300, 350, 200, 900];
       const results = sizes.map((n, i) => s.recordProgram(id, sized(i + 1, n), { maxPerBucket: 2 }));
-      expect(results.map((r) => (r.kept[0] ? r.kept[0].as : 'drop'))).toEqual(['first', 'first', 'drop', 'drop', 'smallest', 'drop', 'smallest', 'drop']);
+      expect(results.map((r) => (r.kept[0] ? r.kept[0].as : 'drop'))).toEqual([
+        'first',
+        'first',
+        'drop',
+        'drop',
+        'smallest',
+        'drop',
+        'smallest',
+        'drop',
+      ]);
       expect(results[6]!.kept[0]!.replaced).toBe('f5');
       expect(readdirSync(join(out, 'findings')).sort()).toEqual(['f1', 'f2', 'f7']);
       expect(s.listFindings().map((f) => f.id)).toEqual(['f1', 'f2', 'f7']);

@@ -43,7 +43,9 @@ function schemaOneDatabase(): void {
   db.pragma('journal_mode = WAL');
   db.exec(MIGRATIONS[0]!);
   db.prepare('INSERT INTO schema_version (version) VALUES (1)').run();
-  db.prepare("INSERT INTO campaigns (id, started_at, config, compilers, seed_start) VALUES (1, '2026-01-01T00:00:00Z', '{}', '[]', 1)").run();
+  db.prepare(
+    "INSERT INTO campaigns (id, started_at, config, compilers, seed_start) VALUES (1, '2026-01-01T00:00:00Z', '{}', '[]', 1)",
+  ).run();
   const ins = db.prepare(
     "INSERT INTO findings (id, campaign_id, seed, outcome, bucket, compiler, compiler_version, options, command, expected, actual, stderr, dir, created_at) VALUES (?, 1, ?, 'wrong-code', ?, 'gcc', 'gcc 12', '-O2', '[]', 'e', 'a', '', ?, ?)",
   );
@@ -60,7 +62,16 @@ describe('migration of a first-schema database', () => {
     try {
       expect(s.db.prepare('SELECT version FROM schema_version').all()).toEqual([{ version: SCHEMA_VERSION }]);
       const cols = (s.db.prepare('PRAGMA table_info(findings)').all() as { name: string }[]).map((c) => c.name);
-      expect(cols).toEqual(expect.arrayContaining(['fingerprint', 'reduced_lines', 'reduced_file', 'hang_status', 'nondeterministic', 'behaviours']));
+      expect(cols).toEqual(
+        expect.arrayContaining([
+          'fingerprint',
+          'reduced_lines',
+          'reduced_file',
+          'hang_status',
+          'nondeterministic',
+          'behaviours',
+        ]),
+      );
       const rows = s.listFindings();
       expect(rows.map((r) => [r.id, r.fingerprint, r.reducedLines, r.group])).toEqual([
         ['1-1-gcc-O2', null, null, 'wrong-code:gcc:-O2'],
@@ -129,8 +140,15 @@ describe('fingerprints, reductions and groups', () => {
       expect(groups[0]!.buckets).toEqual(['wrong-code:gcc:-O2', 'wrong-code:gcc:-O3']);
       expect(groups[0]!.smallest).toEqual({ findingId: 'b', lines: 14, file: join(out, 'findings', 'b', 'reduced.c') });
       // Stored relative to the output folder when inside it, as given otherwise.
-      expect(s.db.prepare("SELECT reduced_file FROM findings WHERE id = 'b'").get()).toEqual({ reduced_file: join('findings', 'b', 'reduced.c') });
-      expect(s.finding('a')).toMatchObject({ reducedLines: 30, reducedFile: '/elsewhere/reduced.c', fingerprint: 'gcc:-ftree-vrp', group: 'gcc:-ftree-vrp' });
+      expect(s.db.prepare("SELECT reduced_file FROM findings WHERE id = 'b'").get()).toEqual({
+        reduced_file: join('findings', 'b', 'reduced.c'),
+      });
+      expect(s.finding('a')).toMatchObject({
+        reducedLines: 30,
+        reducedFile: '/elsewhere/reduced.c',
+        fingerprint: 'gcc:-ftree-vrp',
+        group: 'gcc:-ftree-vrp',
+      });
       expect(s.listFindings().map((r) => r.id)).toEqual(['a', 'b', 'c', 'd']);
       expect(s.listFindings('bucket').map((r) => r.id)).toEqual(['a', 'c', 'b', 'd']);
       expect(s.untriagedFindings().map((r) => r.id)).toEqual(['d']);

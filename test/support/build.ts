@@ -13,7 +13,17 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** Builds into a scratch folder and publishes the entry as KILN_ENTRY; returns the clean-up. */
 export default function setup(): () => void {
   const work = mkdtempSync(join(tmpdir(), 'kiln-test-build-'));
-  const r = spawnSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', join(work, 'dist')], { encoding: 'utf8' });
+  const r = spawnSync(
+    process.execPath,
+    [
+      join(ROOT, 'node_modules/typescript/bin/tsc'),
+      '-p',
+      join(ROOT, 'tsconfig.build.json'),
+      '--outDir',
+      join(work, 'dist'),
+    ],
+    { encoding: 'utf8' },
+  );
   const main = join(work, 'dist/cli/main.js');
   if (r.status !== 0 || !existsSync(main)) {
     rmSync(work, { recursive: true, force: true });

@@ -10,7 +10,9 @@ import { runProcess, type RunResult } from '../../src/harness/process.js';
 export function requireTool(name: string): void {
   const r = spawnSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' });
   if (r.status !== 0) {
-    throw new Error(`required tool '${name}' is not installed: run 'npm run tools' (or scripts/ensure-tools.mjs as root)`);
+    throw new Error(
+      `required tool '${name}' is not installed: run 'npm run tools' (or scripts/ensure-tools.mjs as root)`,
+    );
   }
 }
 
@@ -52,18 +54,29 @@ export async function compileC(source: string, opts: CompileOptions = {}): Promi
   });
   if (r.status !== 0) {
     rmSync(dir, { recursive: true, force: true });
-    throw new Error(`${cc} ${(opts.flags ?? []).join(' ')} failed (status ${r.status}, signal ${r.signal}):\n${r.stderr.slice(0, 4000)}`);
+    throw new Error(
+      `${cc} ${(opts.flags ?? []).join(' ')} failed (status ${r.status}, signal ${r.signal}):\n${r.stderr.slice(0, 4000)}`,
+    );
   }
   return { exe, dir, stderr: r.stderr, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
 /** Runs a compiled program with a time limit. */
-export function runExe(exe: string, args: readonly string[] = [], timeoutMs = 60_000, env?: Record<string, string>): Promise<RunResult> {
+export function runExe(
+  exe: string,
+  args: readonly string[] = [],
+  timeoutMs = 60_000,
+  env?: Record<string, string>,
+): Promise<RunResult> {
   return runProcess(exe, args, { timeoutMs, maxOutputBytes: 256 << 20, ...(env ? { env } : {}) });
 }
 
 /** Compiles, runs once and cleans up; returns the run result. */
-export async function compileAndRun(source: string, opts: CompileOptions = {}, args: readonly string[] = []): Promise<RunResult> {
+export async function compileAndRun(
+  source: string,
+  opts: CompileOptions = {},
+  args: readonly string[] = [],
+): Promise<RunResult> {
   const c = await compileC(source, opts);
   try {
     return await runExe(c.exe, args);

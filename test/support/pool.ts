@@ -1,5 +1,9 @@
 /** Runs async jobs with bounded concurrency, preserving result order. */
-export async function mapPool<T, R>(items: readonly T[], concurrency: number, f: (item: T, index: number) => Promise<R>): Promise<R[]> {
+export async function mapPool<T, R>(
+  items: readonly T[],
+  concurrency: number,
+  f: (item: T, index: number) => Promise<R>,
+): Promise<R[]> {
   const results = new Array<R>(items.length);
   let next = 0;
   const worker = async (): Promise<void> => {

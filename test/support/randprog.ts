@@ -6,9 +6,43 @@ import type { Expr, FuncDecl, Program, Stmt, VarDecl } from '../../src/ir/nodes.
 import { arrayOf, type ArrayT, type Type } from '../../src/ir/types.js';
 import { Rng } from '../../src/random/rng.js';
 
-const TYPES: readonly IntType[] = [C.int8, C.uint8, C.int16, C.uint16, C.int32, C.uint32, C.int64, C.uint64, C.char, C.short, C.long, C.llong, C.ullong, C.uint];
+const TYPES: readonly IntType[] = [
+  C.int8,
+  C.uint8,
+  C.int16,
+  C.uint16,
+  C.int32,
+  C.uint32,
+  C.int64,
+  C.uint64,
+  C.char,
+  C.short,
+  C.long,
+  C.llong,
+  C.ullong,
+  C.uint,
+];
 
-const BIN_OPS = ['+', '-', '*', '/', '%', '<<', '>>', '&', '|', '^', '<', '>', '<=', '>=', '==', '!=', '&&', '||'] as const;
+const BIN_OPS = [
+  '+',
+  '-',
+  '*',
+  '/',
+  '%',
+  '<<',
+  '>>',
+  '&',
+  '|',
+  '^',
+  '<',
+  '>',
+  '<=',
+  '>=',
+  '==',
+  '!=',
+  '&&',
+  '||',
+] as const;
 
 function constant(r: Rng, t: IntType): bigint {
   const v = rawConstant(r, t);
@@ -57,7 +91,12 @@ function element(cx: Ctx, a: VarDecl, depth: number): Expr {
   while (e.type.kind === 'array') {
     const len = (e.type as ArrayT).length;
     const lv = cx.loopVars.find((x) => x.len === len);
-    const index = lv && r.chance(0.6) ? b.v(lv.v) : depth > 0 && r.chance(0.2) ? b.cast(C.uint32, b.bin('%', b.cast(C.uint32, expr(cx, depth - 1)), b.lit(len, C.uint32))) : b.lit(r.int(0, len - 1));
+    const index =
+      lv && r.chance(0.6)
+        ? b.v(lv.v)
+        : depth > 0 && r.chance(0.2)
+          ? b.cast(C.uint32, b.bin('%', b.cast(C.uint32, expr(cx, depth - 1)), b.lit(len, C.uint32)))
+          : b.lit(r.int(0, len - 1));
     e = b.idx(e, index);
   }
   return e;
@@ -76,14 +115,18 @@ function expr(cx: Ctx, depth: number): Expr {
     case 3:
       if (cx.helpers.length) {
         const h = r.pick(cx.helpers);
-        return b.call(h, h.params.map(() => expr(cx, depth - 1)));
+        return b.call(
+          h,
+          h.params.map(() => expr(cx, depth - 1)),
+        );
       }
       return leaf(cx, depth);
     default: {
       const op = r.pick(BIN_OPS);
       // Keep shift counts and divisors mostly small constants, or most programs would hit UB.
       if ((op === '<<' || op === '>>') && r.chance(0.7)) return b.bin(op, expr(cx, depth - 1), b.lit(r.int(0, 7)));
-      if ((op === '/' || op === '%') && r.chance(0.6)) return b.bin(op, expr(cx, depth - 1), b.lit(r.pick([1, 2, 3, 7, -3, 100])));
+      if ((op === '/' || op === '%') && r.chance(0.6))
+        return b.bin(op, expr(cx, depth - 1), b.lit(r.pick([1, 2, 3, 7, -3, 100])));
       return b.bin(op, expr(cx, depth - 1), expr(cx, depth - 1));
     }
   }
@@ -108,12 +151,17 @@ function statement(cx: Ctx, depth: number): Stmt {
   }
   if (k < 8) return b.stmt(b.incdec(r.pick(['++', '--'] as const), lvalue(cx), r.chance(0.5)));
   // A loop over an array dimension.
-  const len = cx.arrays.length ? ((r.pick(cx.arrays).type as ArrayT).length) : r.int(2, 5);
+  const len = cx.arrays.length ? (r.pick(cx.arrays).type as ArrayT).length : r.int(2, 5);
   const iv = b.local(`i_${b.nextId}`, r.pick([C.int32, C.uint8, C.int64]));
   cx.loopVars.push({ v: iv, len });
   const body = b.block([statement(cx, depth - 1), statement(cx, depth - 1)]);
   cx.loopVars.pop();
-  const loop = b.for(b.assign(b.v(iv), b.lit(0)), b.bin('<', b.v(iv), b.lit(len)), b.incdec('++', b.v(iv), false), body);
+  const loop = b.for(
+    b.assign(b.v(iv), b.lit(0)),
+    b.bin('<', b.v(iv), b.lit(len)),
+    b.incdec('++', b.v(iv), false),
+    body,
+  );
   return b.block([loop], [iv]);
 }
 
@@ -131,7 +179,9 @@ export function randomProgram(seed: number): Program {
       const dims = r.chance(0.7) ? [r.int(2, 6)] : [r.int(2, 3), r.int(2, 4)];
       const at = dims.reduceRight<ArrayT | IntType>((inner, n) => arrayOf(inner, n), t) as ArrayT;
       const init = (ty: ArrayT | IntType): ReturnType<IRBuilder['list']> | Expr =>
-        ty.kind === 'array' ? b.list(Array.from({ length: ty.length }, () => init(ty.of as ArrayT | IntType))) : b.lit(constant(r, ty), ty);
+        ty.kind === 'array'
+          ? b.list(Array.from({ length: ty.length }, () => init(ty.of as ArrayT | IntType)))
+          : b.lit(constant(r, ty), ty);
       const g = b.global(`g_${i}`, at, init(at));
       globals.push(g);
       arrays.push(g);
@@ -151,7 +201,10 @@ export function randomProgram(seed: number): Program {
   for (let h = 0; h < nHelpers; h++) {
     const params = Array.from({ length: r.int(1, 3) }, (_, i) => b.param(`p_${h}_${i}`, r.pick(TYPES)));
     const inner: Ctx = { ...cx, scalars: [...scalars, ...params], helpers: [...cx.helpers] };
-    const body = b.block([r.chance(0.3) ? b.stmt(b.assign(b.v(r.pick(scalars)), expr(inner, 2))) : b.stmt(b.lit(0)), b.ret(expr(inner, 3))]);
+    const body = b.block([
+      r.chance(0.3) ? b.stmt(b.assign(b.v(r.pick(scalars)), expr(inner, 2))) : b.stmt(b.lit(0)),
+      b.ret(expr(inner, 3)),
+    ]);
     cx.helpers.push(b.func(`f_${h}`, r.pick(TYPES), params, body));
   }
   const stmts: Stmt[] = Array.from({ length: r.int(2, 8) }, () => statement(cx, 2));
@@ -178,7 +231,12 @@ export function randomProgram(seed: number): Program {
     let body: Stmt = b.hash(access);
     for (let d = idxs.length - 1; d >= 0; d--) {
       const iv = idxs[d]!;
-      body = b.for(b.assign(b.v(iv), b.lit(0)), b.bin('<', b.v(iv), b.lit(lens[d]!)), b.incdec('++', b.v(iv), false), b.block([body]));
+      body = b.for(
+        b.assign(b.v(iv), b.lit(0)),
+        b.bin('<', b.v(iv), b.lit(lens[d]!)),
+        b.incdec('++', b.v(iv), false),
+        b.block([body]),
+      );
     }
     mainStmts.push(body);
   }

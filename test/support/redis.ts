@@ -72,7 +72,22 @@ export async function startRedis(opts: { persist?: boolean; port?: number } = {}
   requireTool('redis-server');
   const port = opts.port ?? (await freePort());
   const dir = mkdtempSync(join(tmpdir(), 'kiln-redis-'));
-  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', opts.persist ? 'yes' : 'no', '--appendfsync', 'always', '--dir', dir, '--daemonize', 'no'];
+  const args = [
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--save',
+    '',
+    '--appendonly',
+    opts.persist ? 'yes' : 'no',
+    '--appendfsync',
+    'always',
+    '--dir',
+    dir,
+    '--daemonize',
+    'no',
+  ];
   let child = await launch(args, port);
   return {
     port,

@@ -6,7 +6,14 @@ describe('minimalSubset', () => {
   it('finds exactly the culprits of a monotone property, in about k·log2(n) tests', async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.integer({ min: 1, max: 200 }).chain((n) => fc.tuple(fc.constant(n), fc.uniqueArray(fc.integer({ min: 0, max: n - 1 }), { minLength: 1, maxLength: Math.min(n, 4) }))),
+        fc
+          .integer({ min: 1, max: 200 })
+          .chain((n) =>
+            fc.tuple(
+              fc.constant(n),
+              fc.uniqueArray(fc.integer({ min: 0, max: n - 1 }), { minLength: 1, maxLength: Math.min(n, 4) }),
+            ),
+          ),
         async ([n, culprits]) => {
           const items = Array.from({ length: n }, (_, i) => i);
           const r = await minimalSubset(items, async (s) => culprits.every((c) => s.includes(c)));

@@ -25,13 +25,37 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('opt-bisect lines', () => {
   it('splits pass and target in every format LLVM prints', () => {
-    expect(parseBisectLine('BISECT: running pass (5) SimplifyCFGPass on f')).toEqual({ number: 5, pass: 'SimplifyCFGPass', target: 'f', running: true });
-    expect(parseBisectLine('BISECT: NOT running pass (6) SROAPass on main')).toMatchObject({ number: 6, pass: 'SROAPass', running: false });
-    expect(parseBisectLine('BISECT: running pass (1) Annotation2MetadataPass on [module]')).toMatchObject({ pass: 'Annotation2MetadataPass', target: '[module]' });
-    expect(parseBisectLine('BISECT: running pass (25) InlinerPass on (func_3)')).toMatchObject({ pass: 'InlinerPass', target: '(func_3)' });
-    expect(parseBisectLine('BISECT: running pass (180) Loop Strength Reduction on loop')).toMatchObject({ pass: 'Loop Strength Reduction', target: 'loop' });
-    expect(parseBisectLine('BISECT: running pass (196) Machine Common Subexpression Elimination on function (f)')).toMatchObject({ pass: 'Machine Common Subexpression Elimination', target: 'function (f)' });
-    expect(parseBisectLine('BISECT: running pass (153) LoopRotatePass on Loop at depth 1 containing: %1<header><latch><exiting>')).toMatchObject({ pass: 'LoopRotatePass' });
+    expect(parseBisectLine('BISECT: running pass (5) SimplifyCFGPass on f')).toEqual({
+      number: 5,
+      pass: 'SimplifyCFGPass',
+      target: 'f',
+      running: true,
+    });
+    expect(parseBisectLine('BISECT: NOT running pass (6) SROAPass on main')).toMatchObject({
+      number: 6,
+      pass: 'SROAPass',
+      running: false,
+    });
+    expect(parseBisectLine('BISECT: running pass (1) Annotation2MetadataPass on [module]')).toMatchObject({
+      pass: 'Annotation2MetadataPass',
+      target: '[module]',
+    });
+    expect(parseBisectLine('BISECT: running pass (25) InlinerPass on (func_3)')).toMatchObject({
+      pass: 'InlinerPass',
+      target: '(func_3)',
+    });
+    expect(parseBisectLine('BISECT: running pass (180) Loop Strength Reduction on loop')).toMatchObject({
+      pass: 'Loop Strength Reduction',
+      target: 'loop',
+    });
+    expect(
+      parseBisectLine('BISECT: running pass (196) Machine Common Subexpression Elimination on function (f)'),
+    ).toMatchObject({ pass: 'Machine Common Subexpression Elimination', target: 'function (f)' });
+    expect(
+      parseBisectLine(
+        'BISECT: running pass (153) LoopRotatePass on Loop at depth 1 containing: %1<header><latch><exiting>',
+      ),
+    ).toMatchObject({ pass: 'LoopRotatePass' });
     // Mandatory passes carry no number and cannot be skipped.
     expect(parseBisectLine('BISECT: running pass  RecomputeGlobalsAAPass on [module]')).toBeUndefined();
     expect(parseBisectLine('prog.c:3:1: warning: something')).toBeUndefined();
@@ -40,7 +64,11 @@ describe('opt-bisect lines', () => {
   for (const cc of ['clang-14', 'clang-15', 'clang']) {
     it(`parses ${cc}'s output: numbered, named passes from the optimiser and the code generator`, () => {
       requireTool(cc);
-      const r = spawnSync(cc, ['-O2', '-mllvm', '-opt-bisect-limit=-1', 'prog.c', '-o', 'prog'], { cwd: dir, encoding: 'utf8', env: { ...process.env, LC_ALL: 'C' } });
+      const r = spawnSync(cc, ['-O2', '-mllvm', '-opt-bisect-limit=-1', 'prog.c', '-o', 'prog'], {
+        cwd: dir,
+        encoding: 'utf8',
+        env: { ...process.env, LC_ALL: 'C' },
+      });
       expect(r.status, r.stderr.slice(-2000)).toBe(0);
       const passes = parseBisectOutput(r.stderr);
       expect(passes.size).toBeGreaterThan(100);
@@ -64,19 +92,27 @@ describe('gcc', () => {
     const o2 = await enabledOptimizers(gcc, ['-O2']);
     const o0 = await enabledOptimizers(gcc, ['-O0']);
     expect(o2.length).toBeGreaterThan(80);
-    for (const f of ['-ftree-vrp', '-fgcse', '-ftree-pre', '-finline-small-functions', '-fstrict-aliasing']) expect(o2).toContain(f);
+    for (const f of ['-ftree-vrp', '-fgcse', '-ftree-pre', '-finline-small-functions', '-fstrict-aliasing'])
+      expect(o2).toContain(f);
     expect(o0).not.toContain('-ftree-vrp');
     expect(o2.length).toBeGreaterThan(o0.length + 50);
     for (const f of o2) expect(f).toMatch(/^-f[a-z0-9][\w+.-]*$/);
     expect(negateFlag('-ftree-vrp')).toBe('-fno-tree-vrp');
     // Every negated flag is accepted.
-    const r = spawnSync('gcc', ['-O2', ...o2.map(negateFlag), '-c', 'prog.c', '-o', 'prog.o'], { cwd: dir, encoding: 'utf8' });
+    const r = spawnSync('gcc', ['-O2', ...o2.map(negateFlag), '-c', 'prog.c', '-o', 'prog.o'], {
+      cwd: dir,
+      encoding: 'utf8',
+    });
     expect(r.status, r.stderr.slice(0, 2000)).toBe(0);
   });
 
   it('lists the passes and keeps the optional ones, which can all be disabled at once', () => {
     requireTool('gcc');
-    const r = spawnSync('gcc', ['-O2', '-fdump-passes', '-S', 'prog.c', '-o', 'prog.s'], { cwd: dir, encoding: 'utf8', env: { ...process.env, LC_ALL: 'C' } });
+    const r = spawnSync('gcc', ['-O2', '-fdump-passes', '-S', 'prog.c', '-o', 'prog.s'], {
+      cwd: dir,
+      encoding: 'utf8',
+      env: { ...process.env, LC_ALL: 'C' },
+    });
     expect(r.status).toBe(0);
     const all = parseDumpPasses(r.stderr);
     expect(all.length).toBeGreaterThan(150);
@@ -85,8 +121,17 @@ describe('gcc', () => {
     for (const p of ['tree-vrp1', 'tree-pre', 'rtl-combine', 'ipa-inline', 'rtl-cse1']) expect(passes).toContain(p);
     for (const p of ['tree-ssa', 'rtl-expand', 'rtl-ira', 'rtl-final', 'tree-loop']) expect(passes).not.toContain(p);
     expect(passFamily('tree-vrp2')).toBe('tree-vrp');
-    const c = spawnSync('gcc', ['-O2', ...passes.map((p) => `-fdisable-${p}`), 'prog.c', '-o', 'prog'], { cwd: dir, encoding: 'utf8' });
-    expect(c.status, c.stderr.split('\n').filter((l) => !/disable pass/.test(l)).join('\n')).toBe(0);
+    const c = spawnSync('gcc', ['-O2', ...passes.map((p) => `-fdisable-${p}`), 'prog.c', '-o', 'prog'], {
+      cwd: dir,
+      encoding: 'utf8',
+    });
+    expect(
+      c.status,
+      c.stderr
+        .split('\n')
+        .filter((l) => !/disable pass/.test(l))
+        .join('\n'),
+    ).toBe(0);
     expect(spawnSync(join(dir, 'prog'), { encoding: 'utf8' }).stdout).toMatch(/^checksum = \d+/);
   });
 });

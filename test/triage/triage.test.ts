@@ -28,7 +28,12 @@ afterAll(() => {
 describe('clang: opt-bisect', () => {
   it('names the pass whose execution first shows the bug', async () => {
     const cc = writeFakeClang(join(work, 'bin'), 'clang-fake-13', 13);
-    const dir = writeFinding(join(work, 'f'), { id: 'c13', compiler: 'clang-fake-13', compilerPath: cc, options: '-O2' });
+    const dir = writeFinding(join(work, 'f'), {
+      id: 'c13',
+      compiler: 'clang-fake-13',
+      compilerPath: cc,
+      options: '-O2',
+    });
     const probes: string[] = [];
     const r = await triageFinding(dir, { temp, versions: false, onProgress: (l) => probes.push(l) });
     expect(r.fingerprint).toBe('clang:Kiln Fault Injection');
@@ -41,7 +46,12 @@ describe('clang: opt-bisect', () => {
     expect(r.steps).toBeLessThanOrEqual(2 + Math.ceil(Math.log2(40)));
     expect(probes).toHaveLength(r.steps);
     const written = JSON.parse(readFileSync(join(dir, TRIAGE_FILE), 'utf8')) as Record<string, unknown>;
-    expect(written).toMatchObject({ findingId: 'c13', fingerprint: 'clang:Kiln Fault Injection', method: 'opt-bisect', steps: r.steps });
+    expect(written).toMatchObject({
+      findingId: 'c13',
+      fingerprint: 'clang:Kiln Fault Injection',
+      method: 'opt-bisect',
+      steps: r.steps,
+    });
   });
 
   it('finds the first and the last pass too', async () => {
@@ -68,7 +78,12 @@ describe('clang: opt-bisect', () => {
 
   it('does not search at -O0', async () => {
     const cc = writeFakeClang(join(work, 'bin'), 'clang-fake-5', 5);
-    const dir = writeFinding(join(work, 'f'), { id: 'c-O0', compiler: 'clang-fake-5', compilerPath: cc, options: '-O0' });
+    const dir = writeFinding(join(work, 'f'), {
+      id: 'c-O0',
+      compiler: 'clang-fake-5',
+      compilerPath: cc,
+      options: '-O0',
+    });
     const r = await triageFinding(dir, { temp, versions: false });
     expect(r).toMatchObject({ method: 'none', steps: 0, fingerprint: 'wrong-code:clang-fake-5:-O0' });
     expect(r.detail).toMatch(/-O0/);
@@ -76,7 +91,12 @@ describe('clang: opt-bisect', () => {
 
   it('reports a finding that does not reproduce', async () => {
     // Real clang: the program prints the expected line, so the "finding" is gone.
-    const dir = writeFinding(join(work, 'f'), { id: 'c-gone', compiler: 'clang-14', compilerPath: 'clang-14', options: '-O2' });
+    const dir = writeFinding(join(work, 'f'), {
+      id: 'c-gone',
+      compiler: 'clang-14',
+      compilerPath: 'clang-14',
+      options: '-O2',
+    });
     const r = await triageFinding(dir, { temp, versions: false });
     expect(r).toMatchObject({ reproduced: false, method: 'none', fingerprint: 'wrong-code:clang-14:-O2', steps: 1 });
   });
@@ -85,7 +105,12 @@ describe('clang: opt-bisect', () => {
 describe('gcc: disabling flags and passes', () => {
   it('names the flag whose -fno- form hides the bug', async () => {
     const cc = writeFakeGcc(join(work, 'bin'), 'gcc-fake-vrp', ['-fno-tree-vrp']);
-    const dir = writeFinding(join(work, 'f'), { id: 'g-vrp', compiler: 'gcc-fake-vrp', compilerPath: cc, options: '-O2' });
+    const dir = writeFinding(join(work, 'f'), {
+      id: 'g-vrp',
+      compiler: 'gcc-fake-vrp',
+      compilerPath: cc,
+      options: '-O2',
+    });
     const r = await triageFinding(dir, { temp, versions: false });
     expect(r.fingerprint).toBe('gcc:-ftree-vrp');
     expect(r.method).toBe('gcc-disable');
@@ -96,13 +121,23 @@ describe('gcc: disabling flags and passes', () => {
 
   it('names the flag at -Os too', async () => {
     const cc = writeFakeGcc(join(work, 'bin'), 'gcc-fake-ccp', ['-fno-tree-ccp']);
-    const dir = writeFinding(join(work, 'f'), { id: 'g-ccp-Os', compiler: 'gcc-fake-ccp', compilerPath: cc, options: '-Os' });
+    const dir = writeFinding(join(work, 'f'), {
+      id: 'g-ccp-Os',
+      compiler: 'gcc-fake-ccp',
+      compilerPath: cc,
+      options: '-Os',
+    });
     expect((await triageFinding(dir, { temp, versions: false, write: false })).fingerprint).toBe('gcc:-ftree-ccp');
   });
 
   it('falls back to a pass when no flag controls it', async () => {
     const cc = writeFakeGcc(join(work, 'bin'), 'gcc-fake-combine', ['-fdisable-rtl-combine']);
-    const dir = writeFinding(join(work, 'f'), { id: 'g-combine', compiler: 'gcc-fake-combine', compilerPath: cc, options: '-O2' });
+    const dir = writeFinding(join(work, 'f'), {
+      id: 'g-combine',
+      compiler: 'gcc-fake-combine',
+      compilerPath: cc,
+      options: '-O2',
+    });
     const r = await triageFinding(dir, { temp, versions: false });
     expect(r.fingerprint).toBe('gcc:rtl-combine');
     expect(r.culpritOptions).toEqual(['-fdisable-rtl-combine']);
@@ -115,9 +150,17 @@ describe('gcc: disabling flags and passes', () => {
     const cc = writeFakeGcc(join(work, 'bin'), 'gcc-fake-pair', []);
     const pair = `${cc}-pair`;
     const { writeFileSync, chmodSync } = await import('node:fs');
-    writeFileSync(pair, `#!/bin/sh\na=; b=\nfor x; do case $x in -fno-tree-pre) a=1;; -fno-gcse) b=1;; --version|-Q) a=1; b=1;; esac; done\nif [ -n "$a" ] && [ -n "$b" ]; then exec gcc "$@"; fi\nexec gcc -DKILN_BUG "$@"\n`);
+    writeFileSync(
+      pair,
+      `#!/bin/sh\na=; b=\nfor x; do case $x in -fno-tree-pre) a=1;; -fno-gcse) b=1;; --version|-Q) a=1; b=1;; esac; done\nif [ -n "$a" ] && [ -n "$b" ]; then exec gcc "$@"; fi\nexec gcc -DKILN_BUG "$@"\n`,
+    );
     chmodSync(pair, 0o755);
-    const dir = writeFinding(join(work, 'f'), { id: 'g-pair', compiler: 'gcc-fake-pair', compilerPath: pair, options: '-O2' });
+    const dir = writeFinding(join(work, 'f'), {
+      id: 'g-pair',
+      compiler: 'gcc-fake-pair',
+      compilerPath: pair,
+      options: '-O2',
+    });
     const r = await triageFinding(dir, { temp, versions: false, gccLimits: { flagProbes: 40, passProbes: 10 } });
     expect(r.fingerprint).toBe('gcc:-fgcse+-ftree-pre');
     expect(r.detail).toMatch(/no single flag or pass hides the bug; disabling these 2 flags together does/);
@@ -127,9 +170,20 @@ describe('gcc: disabling flags and passes', () => {
 
 describe('findings without a pass search', () => {
   it('uses the bucket of compiler crashes', async () => {
-    const dir = writeFinding(join(work, 'f'), { id: 'crash', compiler: 'gcc', compilerPath: 'gcc', options: '-O2', outcome: 'compiler-crash', bucket: 'compiler-crash:gcc:internal compiler error: in foo, at bar.cc' });
+    const dir = writeFinding(join(work, 'f'), {
+      id: 'crash',
+      compiler: 'gcc',
+      compilerPath: 'gcc',
+      options: '-O2',
+      outcome: 'compiler-crash',
+      bucket: 'compiler-crash:gcc:internal compiler error: in foo, at bar.cc',
+    });
     const r = await triageFinding(dir, { temp, versions: false });
-    expect(r).toMatchObject({ fingerprint: 'compiler-crash:gcc:internal compiler error: in foo, at bar.cc', method: 'bucket', steps: 0 });
+    expect(r).toMatchObject({
+      fingerprint: 'compiler-crash:gcc:internal compiler error: in foo, at bar.cc',
+      method: 'bucket',
+      steps: 0,
+    });
   });
 
   it('uses the bucket of compilers without passes to search (tcc)', async () => {
@@ -140,7 +194,14 @@ describe('findings without a pass search', () => {
 
   it('rejects a folder that is not a finding with a coded error', async () => {
     await expect(triageFinding(work)).rejects.toMatchObject({ code: 'KILN_NOT_A_FINDING' });
-    const dir = writeFinding(join(work, 'f'), { id: 'nocc', compiler: 'nocc', compilerPath: join(work, 'no-such-cc'), options: '-O2' });
-    await expect(triageFinding(dir, { temp, versions: false })).rejects.toMatchObject({ code: 'KILN_UNKNOWN_COMPILER' });
+    const dir = writeFinding(join(work, 'f'), {
+      id: 'nocc',
+      compiler: 'nocc',
+      compilerPath: join(work, 'no-such-cc'),
+      options: '-O2',
+    });
+    await expect(triageFinding(dir, { temp, versions: false })).rejects.toMatchObject({
+      code: 'KILN_UNKNOWN_COMPILER',
+    });
   });
 });

@@ -10,9 +10,24 @@ import { TempRoot } from '../../src/harness/tempdir.js';
 import { TRIAGE_FILE, triageFinding } from '../../src/triage/triage.js';
 import { writeFinding } from './support.js';
 import { nextToReduce } from '../../src/campaign/background-reduce.js';
-import { familyLine, labelLine, versionKey, versionSection, withVersionSection, type VersionLabel, type VersionTry } from '../../src/triage/versions.js';
+import {
+  familyLine,
+  labelLine,
+  versionKey,
+  versionSection,
+  withVersionSection,
+  type VersionLabel,
+  type VersionTry,
+} from '../../src/triage/versions.js';
 
-const cc = (name: string, version: string, family: Compiler['family'] = 'gcc', target?: string): Compiler => ({ name, command: `/x/${name}`, realPath: `/x/${name}`, family, version, ...(target ? { target } : {}) });
+const cc = (name: string, version: string, family: Compiler['family'] = 'gcc', target?: string): Compiler => ({
+  name,
+  command: `/x/${name}`,
+  realPath: `/x/${name}`,
+  family,
+  version,
+  ...(target ? { target } : {}),
+});
 
 const GCC11 = cc('gcc-11', 'gcc-11 (Debian 11.3.0-12) 11.3.0');
 const GCC12 = cc('gcc', 'gcc (Debian 12.2.0-14+deb12u1) 12.2.0');
@@ -24,7 +39,12 @@ const ALPHA12 = cc('alpha-linux-gnu-gcc-12', 'alpha-linux-gnu-gcc-12 (Debian 12.
 const ALPHA15 = cc('alpha-linux-gnu-gcc-15', 'alpha-linux-gnu-gcc-15 (Debian 15.3.0-1) 15.3.0', 'gcc', 'alpha');
 
 const tries = (results: readonly (VersionTry['result'] | 'own')[]): VersionTry[] =>
-  results.map((r, i) => ({ compiler: `v${i + 1}`, version: `v${i + 1}`, result: r === 'own' ? 'fails' : r, own: r === 'own' }));
+  results.map((r, i) => ({
+    compiler: `v${i + 1}`,
+    version: `v${i + 1}`,
+    result: r === 'own' ? 'fails' : r,
+    own: r === 'own',
+  }));
 
 describe('the version line', () => {
   it('orders a family oldest first, GCC trunk after every release, and keeps to one target', () => {
@@ -44,18 +64,31 @@ describe('the version line', () => {
     expect(labelLine(tries(['fails', 'own', 'fails'])).label).toBe('live');
     expect(labelLine(tries(['passes', 'own', 'fails']))).toMatchObject({ label: 'regression', lastPassing: 'v1' });
     expect(labelLine(tries(['own', 'fails', 'passes', 'passes']))).toMatchObject({ label: 'fixed', firstFixed: 'v3' });
-    expect(labelLine(tries(['passes', 'own', 'passes']))).toMatchObject({ label: 'fixed', firstFixed: 'v3', lastPassing: 'v1' });
+    expect(labelLine(tries(['passes', 'own', 'passes']))).toMatchObject({
+      label: 'fixed',
+      firstFixed: 'v3',
+      lastPassing: 'v1',
+    });
     // A version that fails another way (an unknown option, say) does not count either way.
     expect(labelLine(tries(['own', 'other'])).label).toBe('untested');
     expect(labelLine(tries(['own', 'passes', 'other']))).toMatchObject({ label: 'fixed', firstFixed: 'v2' });
     expect(labelLine(tries(['other', 'own'])).label).toBe('live');
     expect(labelLine(tries(['own'])).label).toBe('untested');
     // The finding does not show on its own compiler: nothing to place.
-    expect(labelLine([{ compiler: 'gcc', version: 'gcc', result: 'passes', own: true }, { compiler: 'gcc-16', version: 'x', result: 'passes', own: false }]).label).toBe('untested');
+    expect(
+      labelLine([
+        { compiler: 'gcc', version: 'gcc', result: 'passes', own: true },
+        { compiler: 'gcc-16', version: 'x', result: 'passes', own: false },
+      ]).label,
+    ).toBe('untested');
   });
 
   it('writes every version tried into report.md, once, before the notes', () => {
-    const line = { ...labelLine(tries(['own', 'passes'])), tried: tries(['own', 'passes']), program: 'reduced' as const };
+    const line = {
+      ...labelLine(tries(['own', 'passes'])),
+      tried: tries(['own', 'passes']),
+      program: 'reduced' as const,
+    };
     const report = '# gcc -O2: wrong code\n\n## To reproduce\n\nx\n\n## Notes\n\n- y\n';
     const once = withVersionSection(report, line);
     expect(once).toContain('## Versions tried');
@@ -77,13 +110,21 @@ describe('kiln triage with three versions of one compiler', () => {
       // Three "versions" of one gcc: 11 and 12 miscompile (-DKILN_BUG), 16 does not.
       const fake = (name: string, version: string, bug: boolean): string => {
         const p = join(bin, name);
-        writeFileSync(p, `#!/bin/sh\ncase "$1" in --version) echo "${name} (Fake ${version}) ${version}"; exit 0;; esac\nexec gcc ${bug ? '-DKILN_BUG ' : ''}"$@"\n`);
+        writeFileSync(
+          p,
+          `#!/bin/sh\ncase "$1" in --version) echo "${name} (Fake ${version}) ${version}"; exit 0;; esac\nexec gcc ${bug ? '-DKILN_BUG ' : ''}"$@"\n`,
+        );
         chmodSync(p, 0o755);
         return p;
       };
       const paths = [fake('gcc-11', '11.3.0', true), fake('gcc-12', '12.2.0', true), fake('gcc-16', '16.2.0', false)];
       const installed = await Promise.all(paths.map((p) => resolveCompiler(p)));
-      const dir = writeFinding(join(work, 'f'), { id: 'v1', compiler: 'gcc-12', compilerPath: paths[1]!, options: '-O2' });
+      const dir = writeFinding(join(work, 'f'), {
+        id: 'v1',
+        compiler: 'gcc-12',
+        compilerPath: paths[1]!,
+        options: '-O2',
+      });
       writeFileSync(join(dir, 'report.md'), '# gcc-12 -O2: wrong code\n\n## Notes\n\n- n\n');
       const lines: string[] = [];
       const r = await triageFinding(dir, { temp, installed, onProgress: (l) => lines.push(l) });
@@ -96,7 +137,9 @@ describe('kiln triage with three versions of one compiler', () => {
       expect(lines).toContain('v1: gcc-16 → passes');
       const written = JSON.parse(readFileSync(join(dir, TRIAGE_FILE), 'utf8')) as { versions: { label: string } };
       expect(written.versions.label).toBe('fixed');
-      expect(readFileSync(join(dir, 'report.md'), 'utf8')).toMatch(/## Versions tried[\s\S]*\| gcc-16 \| `gcc-16 \(Fake 16.2.0\) 16.2.0` \| passes \|[\s\S]*## Notes/);
+      expect(readFileSync(join(dir, 'report.md'), 'utf8')).toMatch(
+        /## Versions tried[\s\S]*\| gcc-16 \| `gcc-16 \(Fake 16.2.0\) 16.2.0` \| passes \|[\s\S]*## Notes/,
+      );
 
       // The newest passes no more: live.
       writeFileSync(paths[2]!, readFileSync(paths[2]!, 'utf8').replace('exec gcc ', 'exec gcc -DKILN_BUG '));

@@ -7,7 +7,14 @@ import { BINARY_MACRO, UNARY_MACRO, cLiteral, jsValue } from './oracle.js';
 
 /** One concrete operation on exact operand values. */
 export type Case =
-  | { readonly kind: 'binary'; readonly op: BinaryOp; readonly ta: IntType; readonly tb: IntType; readonly a: bigint; readonly b: bigint }
+  | {
+      readonly kind: 'binary';
+      readonly op: BinaryOp;
+      readonly ta: IntType;
+      readonly tb: IntType;
+      readonly a: bigint;
+      readonly b: bigint;
+    }
   | { readonly kind: 'unary'; readonly op: UnaryOp; readonly ta: IntType; readonly a: bigint }
   | { readonly kind: 'cast'; readonly ta: IntType; readonly to: IntType; readonly a: bigint };
 
@@ -26,14 +33,16 @@ export function caseExpr(c: Case): string {
 
 /** Evaluates a case with Kiln. */
 export function kilnEval(c: Case): EvalResult {
-  if (c.kind === 'binary') return evalBinary(c.op, { type: c.ta, value: jsValue(c.a, c.ta) }, { type: c.tb, value: jsValue(c.b, c.tb) });
+  if (c.kind === 'binary')
+    return evalBinary(c.op, { type: c.ta, value: jsValue(c.a, c.ta) }, { type: c.tb, value: jsValue(c.b, c.tb) });
   if (c.kind === 'unary') return evalUnary(c.op, { type: c.ta, value: jsValue(c.a, c.ta) });
   return evalCast({ type: c.ta, value: jsValue(c.a, c.ta) }, c.to);
 }
 
 /** Kiln's static result type of a case. */
 export function kilnType(c: Case): IntType {
-  const t = c.kind === 'binary' ? binaryResultType(c.op, c.ta, c.tb) : c.kind === 'unary' ? unaryResultType(c.op, c.ta) : c.to;
+  const t =
+    c.kind === 'binary' ? binaryResultType(c.op, c.ta, c.tb) : c.kind === 'unary' ? unaryResultType(c.op, c.ta) : c.to;
   if (t.kind !== 'int') throw new Error(`floating result type for ${caseText(c)}`);
   return t;
 }

@@ -4,7 +4,14 @@
 // On a mismatch the C program reruns one combo in detail mode and the JS side names the
 // first differing concrete cases.
 import { expect } from 'vitest';
-import { evalBinary, evalCast, evalUnary, binaryResultType, unaryResultType, type EvalResult } from '../../../src/c/eval.js';
+import {
+  evalBinary,
+  evalCast,
+  evalUnary,
+  binaryResultType,
+  unaryResultType,
+  type EvalResult,
+} from '../../../src/c/eval.js';
 import type { BinaryOp, UnaryOp } from '../../../src/c/ops.js';
 import type { IntType } from '../../../src/c/types.js';
 import { compileC, runExe, type Compiled } from '../../support/cc.js';
@@ -50,11 +57,21 @@ export interface Selection {
 }
 
 export type Combo =
-  | { readonly kind: 'binary'; readonly op: BinaryOp; readonly a: ValueList; readonly b: ValueList; readonly sel: Selection }
+  | {
+      readonly kind: 'binary';
+      readonly op: BinaryOp;
+      readonly a: ValueList;
+      readonly b: ValueList;
+      readonly sel: Selection;
+    }
   | { readonly kind: 'unary'; readonly op: UnaryOp; readonly a: ValueList }
   | { readonly kind: 'cast'; readonly a: ValueList; readonly to: IntType };
 
-export function makeValueList(type: IntType, values: readonly bigint[], isCore: (v: bigint) => boolean = () => false): ValueList {
+export function makeValueList(
+  type: IntType,
+  values: readonly bigint[],
+  isCore: (v: bigint) => boolean = () => false,
+): ValueList {
   return {
     type,
     values,
@@ -129,7 +146,11 @@ static void run_combo(const combo_t *c, int detail) {
     n++; cnt[kind]++; hcase(&h, kind, bits);
     if (detail) printf("%d %d %d %016llx\\n", i, j, kind, bits);
   }
-  if (!detail) printf("%s\\t%s\\t%s\\t%s\\t%llu\\t%08x%08x\\t${UB_CATEGORIES.slice(1).map(() => '%llu').join(',')}\\n", c->op, c->ta, c->tb, c->rt, n, h.x, h.y${UB_CATEGORIES.slice(1).map((_, k) => `, cnt[${k + 1}]`).join('')});
+  if (!detail) printf("%s\\t%s\\t%s\\t%s\\t%llu\\t%08x%08x\\t${UB_CATEGORIES.slice(1)
+    .map(() => '%llu')
+    .join(',')}\\n", c->op, c->ta, c->tb, c->rt, n, h.x, h.y${UB_CATEGORIES.slice(1)
+    .map((_, k) => `, cnt[${k + 1}]`)
+    .join('')});
 }`);
   const entries: string[] = [];
   combos.forEach((c, k) => {
@@ -138,15 +159,24 @@ static void run_combo(const combo_t *c, int detail) {
     if (c.kind === 'binary') {
       const ib = listId(c.b);
       const tb = c.b.type.name;
-      out.push(`static int f${k}(int i, int j, u64 *bits) { ${ta} a = V${ia}[i]; ${tb} b = V${ib}[j]; int kind = 0; ${BINARY_MACRO[c.op]}(a, b, kind, *bits); return kind; }`);
-      entries.push(`{${cString(c.op)}, ${cString(ta)}, ${cString(tb)}, TNAME((${ta})0 ${c.op} (${tb})0), f${k}, NELEM(V${ia}), NELEM(V${ib}), C${ia}, C${ib}, E${ia}, E${ib}, ${c.sel.stride}, ${c.sel.mulBorder ? 1 : 0}, ${c.sel.core === 'both' ? 1 : 0}, WIDTH2(${ta}, ${tb})}`);
+      out.push(
+        `static int f${k}(int i, int j, u64 *bits) { ${ta} a = V${ia}[i]; ${tb} b = V${ib}[j]; int kind = 0; ${BINARY_MACRO[c.op]}(a, b, kind, *bits); return kind; }`,
+      );
+      entries.push(
+        `{${cString(c.op)}, ${cString(ta)}, ${cString(tb)}, TNAME((${ta})0 ${c.op} (${tb})0), f${k}, NELEM(V${ia}), NELEM(V${ib}), C${ia}, C${ib}, E${ia}, E${ib}, ${c.sel.stride}, ${c.sel.mulBorder ? 1 : 0}, ${c.sel.core === 'both' ? 1 : 0}, WIDTH2(${ta}, ${tb})}`,
+      );
     } else {
       const expr = c.kind === 'unary' ? `${c.op}a` : `(${c.to.name})a`;
-      const call = c.kind === 'unary' ? `${UNARY_MACRO[c.op]}(a, kind, *bits);` : `kind = K_OK; *bits = BITS_OF(${expr});`;
-      out.push(`static int f${k}(int i, int j, u64 *bits) { (void)j; ${ta} a = V${ia}[i]; int kind = 0; ${call} return kind; }`);
+      const call =
+        c.kind === 'unary' ? `${UNARY_MACRO[c.op]}(a, kind, *bits);` : `kind = K_OK; *bits = BITS_OF(${expr});`;
+      out.push(
+        `static int f${k}(int i, int j, u64 *bits) { (void)j; ${ta} a = V${ia}[i]; int kind = 0; ${call} return kind; }`,
+      );
       const typeExpr = c.kind === 'unary' ? `${c.op}(${ta})0` : `(${c.to.name})(${ta})0`;
       const tb = c.kind === 'cast' ? c.to.name : '-';
-      entries.push(`{${cString(c.kind === 'cast' ? 'cast' : c.op)}, ${cString(ta)}, ${cString(tb)}, TNAME(${typeExpr}), f${k}, NELEM(V${ia}), 1, 0, 0, 0, 0, 1, 0, 0, 0}`);
+      entries.push(
+        `{${cString(c.kind === 'cast' ? 'cast' : c.op)}, ${cString(ta)}, ${cString(tb)}, TNAME(${typeExpr}), f${k}, NELEM(V${ia}), 1, 0, 0, 0, 0, 1, 0, 0, 0}`,
+      );
     }
   });
   out.push(`static const combo_t COMBOS[] = {\n  ${entries.join(',\n  ')}\n};`);
@@ -176,14 +206,19 @@ interface JsComboResult {
 }
 
 function evalCase(c: Combo, i: number, j: number, av: (number | bigint)[], bv: (number | bigint)[]): EvalResult {
-  if (c.kind === 'binary') return evalBinary(c.op, { type: c.a.type, value: av[i]! }, { type: c.b.type, value: bv[j]! });
+  if (c.kind === 'binary')
+    return evalBinary(c.op, { type: c.a.type, value: av[i]! }, { type: c.b.type, value: bv[j]! });
   if (c.kind === 'unary') return evalUnary(c.op, { type: c.a.type, value: av[i]! });
   return evalCast({ type: c.a.type, value: av[i]! }, c.to);
 }
 
 function staticResultType(c: Combo): IntType {
   const t =
-    c.kind === 'binary' ? binaryResultType(c.op, c.a.type, c.b.type) : c.kind === 'unary' ? unaryResultType(c.op, c.a.type) : c.to;
+    c.kind === 'binary'
+      ? binaryResultType(c.op, c.a.type, c.b.type)
+      : c.kind === 'unary'
+        ? unaryResultType(c.op, c.a.type)
+        : c.to;
   if (t.kind !== 'int') throw new Error(`integer operands gave a floating result type for ${comboLabel(c)}`);
   return t;
 }
@@ -212,15 +247,23 @@ function runJs(c: Combo, each?: (cs: JsCase) => void): JsComboResult {
       const cat = categoryOf(r);
       n++;
       if (cat === UNEXPECTED_KIND) {
-        if (problems.length < 10) problems.push(`${caseText(c, i, j)}: unexpected UB kind '${(r as { ub: string }).ub}'`);
+        if (problems.length < 10)
+          problems.push(`${caseText(c, i, j)}: unexpected UB kind '${(r as { ub: string }).ub}'`);
         cnt[0]!++;
       } else cnt[cat]!++;
       let value: number | bigint | undefined;
       if (r.ok) {
         value = r.value as number | bigint;
         if (r.type !== rt && (r.type.kind !== 'int' || kilnCanonicalName(r.type) !== rtName)) {
-          if (problems.length < 10) problems.push(`${caseText(c, i, j)}: evalBinary/evalUnary type ${r.type.name} but static result type ${rt.name}`);
-        } else if (!(typeof value === 'number' ? narrow && value >= lo && value <= hi && Math.floor(value) === value && !Object.is(value, -0) : !narrow && value >= loN && value <= hiN)) {
+          if (problems.length < 10)
+            problems.push(
+              `${caseText(c, i, j)}: evalBinary/evalUnary type ${r.type.name} but static result type ${rt.name}`,
+            );
+        } else if (
+          !(typeof value === 'number'
+            ? narrow && value >= lo && value <= hi && Math.floor(value) === value && !Object.is(value, -0)
+            : !narrow && value >= loN && value <= hiN)
+        ) {
           const bad = representationError(value, rt) ?? 'representation check failed';
           if (problems.length < 10) problems.push(`${caseText(c, i, j)}: ${bad}`);
         }
@@ -243,7 +286,12 @@ function caseText(c: Combo, i: number, j: number): string {
 
 /** Per-case comparison of one combo, to explain a summary mismatch. */
 /** Runs `exe`, through the emulator argv `run` when it is not empty. */
-function runUnder(run: readonly string[], exe: string, args: readonly string[], timeoutMs?: number): ReturnType<typeof runExe> {
+function runUnder(
+  run: readonly string[],
+  exe: string,
+  args: readonly string[],
+  timeoutMs?: number,
+): ReturnType<typeof runExe> {
   return run.length ? runExe(run[0]!, [...run.slice(1), exe, ...args], timeoutMs) : runExe(exe, args, timeoutMs);
 }
 
@@ -301,7 +349,8 @@ export async function checkCombos(
       const batch = configs.slice(k, k + 2);
       const done = await Promise.allSettled(batch.map((cfg) => compileC(src, { cc: cfg.cc, flags: cfg.flags })));
       done.forEach((d, i) => {
-        if (d.status === 'fulfilled') builds.push({ cfg: `${batch[i]!.cc} ${batch[i]!.flags.join(' ')}`, c: d.value, run: batch[i]!.run ?? [] });
+        if (d.status === 'fulfilled')
+          builds.push({ cfg: `${batch[i]!.cc} ${batch[i]!.flags.join(' ')}`, c: d.value, run: batch[i]!.run ?? [] });
       });
       const failed = done.find((d): d is PromiseRejectedResult => d.status === 'rejected');
       if (failed) throw failed.reason;
@@ -319,7 +368,10 @@ export async function checkCombos(
     expect(ref.lines.length, `${ref.cfg}: one line per combo`).toBe(combos.length);
     for (const o of outputs.slice(1)) {
       const k = o.lines.findIndex((l, i) => l !== ref.lines[i]);
-      expect(k, `C oracle unstable: ${o.cfg} differs from ${ref.cfg} at combo ${k}:\n  ${ref.lines[k]}\n  ${o.lines[k]}`).toBe(-1);
+      expect(
+        k,
+        `C oracle unstable: ${o.cfg} differs from ${ref.cfg} at combo ${k}:\n  ${ref.lines[k]}\n  ${o.lines[k]}`,
+      ).toBe(-1);
     }
     const t2 = Date.now();
     const failures: string[] = [];
@@ -332,16 +384,28 @@ export async function checkCombos(
       const fields = cLine.split('\t');
       cases += Number(fields[4]);
       ubCases += (fields[6] ?? '').split(',').reduce((s, x) => s + Number(x), 0);
-      if (js.problems.length) failures.push(`${comboLabel(c)}: Kiln representation/type problems:\n  ${js.problems.join('\n  ')}`);
+      if (js.problems.length)
+        failures.push(`${comboLabel(c)}: Kiln representation/type problems:\n  ${js.problems.join('\n  ')}`);
       if (js.line !== cLine) {
         if (failures.length < 6) {
           const detail = await explain(builds[0]!.run, builds[0]!.c.exe, k, c);
-          failures.push(`${comboLabel(c)} (combo ${k}):\n  C    ${cLine}\n  Kiln ${js.line}\n  (op, a type, b type, result type, cases, hash, UB counts ${UB_CATEGORIES.slice(1).join(',')})\n  ${detail.replace(/\n/g, '\n  ')}`);
+          failures.push(
+            `${comboLabel(c)} (combo ${k}):\n  C    ${cLine}\n  Kiln ${js.line}\n  (op, a type, b type, result type, cases, hash, UB counts ${UB_CATEGORIES.slice(1).join(',')})\n  ${detail.replace(/\n/g, '\n  ')}`,
+          );
         } else failures.push(`${comboLabel(c)} (combo ${k}): summary differs`);
       }
     }
-    expect(failures.length, `${failures.length} combo(s) differ between C and Kiln:\n${failures.slice(0, 12).join('\n')}`).toBe(0);
-    return { combos: combos.length, cases, ubCases, lines: ref.lines, ms: { compile: t1 - t0, runC: t2 - t1, kiln: Date.now() - t2 } };
+    expect(
+      failures.length,
+      `${failures.length} combo(s) differ between C and Kiln:\n${failures.slice(0, 12).join('\n')}`,
+    ).toBe(0);
+    return {
+      combos: combos.length,
+      cases,
+      ubCases,
+      lines: ref.lines,
+      ms: { compile: t1 - t0, runC: t2 - t1, kiln: Date.now() - t2 },
+    };
   } finally {
     for (const b of builds) b.c.cleanup();
   }

@@ -118,7 +118,7 @@ export class CaseHash {
   }
 
   add(category: number, value: number | bigint | undefined): void {
-    this.word((0xc0de0000 | category) | 0);
+    this.word(0xc0de0000 | category | 0);
     if (category === 0) {
       if (typeof value === 'number') {
         this.word(value | 0);
@@ -262,7 +262,12 @@ export const BINARY_MACRO: Readonly<Record<BinaryOp, string>> = {
 };
 
 /** The oracle macro of each unary operator. */
-export const UNARY_MACRO: Readonly<Record<UnaryOp, string>> = { '-': 'O_NEG', '+': 'O_POS', '~': 'O_CPL', '!': 'O_NOT' };
+export const UNARY_MACRO: Readonly<Record<UnaryOp, string>> = {
+  '-': 'O_NEG',
+  '+': 'O_POS',
+  '~': 'O_CPL',
+  '!': 'O_NOT',
+};
 
 /** A C string literal. */
 export function cString(s: string): string {

@@ -29,7 +29,10 @@ export interface CliResult {
 }
 
 /** Starts `kiln <args>`; the caller may signal it. */
-export function startKiln(args: readonly string[], opts: { cwd?: string; env?: Record<string, string> } = {}): { child: ChildProcess; done: Promise<CliResult> } {
+export function startKiln(
+  args: readonly string[],
+  opts: { cwd?: string; env?: Record<string, string> } = {},
+): { child: ChildProcess; done: Promise<CliResult> } {
   const child = spawn(process.execPath, [...kilnArgs(), ...args], {
     cwd: opts.cwd ?? ROOT,
     env: { ...process.env, ...opts.env },
@@ -39,11 +42,16 @@ export function startKiln(args: readonly string[], opts: { cwd?: string; env?: R
   let stderr = '';
   child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-  const done = new Promise<CliResult>((resolve) => child.on('close', (status, signal) => resolve({ pid: child.pid ?? -1, status, signal, stdout, stderr })));
+  const done = new Promise<CliResult>((resolve) =>
+    child.on('close', (status, signal) => resolve({ pid: child.pid ?? -1, status, signal, stdout, stderr })),
+  );
   return { child, done };
 }
 
 /** Runs `kiln <args>` to completion. */
-export function runKiln(args: readonly string[], opts: { cwd?: string; env?: Record<string, string> } = {}): Promise<CliResult> {
+export function runKiln(
+  args: readonly string[],
+  opts: { cwd?: string; env?: Record<string, string> } = {},
+): Promise<CliResult> {
   return startKiln(args, opts).done;
 }

@@ -104,7 +104,10 @@ export function writeFake(dir: string, name: string, fault: Fault, seeds: readon
   const path = join(dir, name);
   // Each call records its working directory, so tests can check where compiles ran and that it is gone.
   const log = `[ -n "$src" ] && echo "$PWD" >> "${join(dir, `${name}.dirs`)}"\n`;
-  writeFileSync(path, `${PROLOGUE}${log}if [ -n "$seed" ] && hit ${seeds.join(' ')}; then\n${faultBody(fault, stateDir)}\nfi\nexec gcc "$@"\n`);
+  writeFileSync(
+    path,
+    `${PROLOGUE}${log}if [ -n "$seed" ] && hit ${seeds.join(' ')}; then\n${faultBody(fault, stateDir)}\nfi\nexec gcc "$@"\n`,
+  );
   chmodSync(path, 0o755);
   return path;
 }

@@ -54,7 +54,14 @@ describe('parseGcovJson', () => {
     const doc1 = JSON.stringify({
       files: [
         { file: '/usr/include/csmith/safe_math.h', lines: [{ line_number: 5, count: 9 }] },
-        { file: 'prog.c', lines: [{ line_number: 3, count: 2 }, { line_number: 4, count: 0 }, { line_number: 3, count: 1 }] },
+        {
+          file: 'prog.c',
+          lines: [
+            { line_number: 3, count: 2 },
+            { line_number: 4, count: 0 },
+            { line_number: 3, count: 1 },
+          ],
+        },
       ],
     });
     const doc2 = JSON.stringify({ files: [{ file: 'prog.c', lines: [{ line_number: 7, count: 0 }] }] });
@@ -68,20 +75,50 @@ describe('parseGcovJson', () => {
 
   it('refuses output that is not gcov JSON or does not mention the source', () => {
     expect(() => parseGcovJson('not json', 'a.c')).toThrow(/not JSON/);
-    expect(() => parseGcovJson(JSON.stringify({ files: [{ file: 'b.c', lines: [] }] }), 'a.c')).toThrow(/no coverage for a.c/);
+    expect(() => parseGcovJson(JSON.stringify({ files: [{ file: 'b.c', lines: [] }] }), 'a.c')).toThrow(
+      /no coverage for a.c/,
+    );
   });
 });
 
 describe('orionCandidates', () => {
   it('takes whole unexecuted statements only: no declaration, no label holder, nothing sharing a line with executed code', () => {
-    const found = orionCandidates(root(SOURCE), COUNTS).map((n) => `${n.startPosition.row + 1}:${n.text.split('\n')[0]}`);
+    const found = orionCandidates(root(SOURCE), COUNTS).map(
+      (n) => `${n.startPosition.row + 1}:${n.text.split('\n')[0]}`,
+    );
     expect(found).toEqual(['5:g = 1;', '6:g = 2;', '10:g = 4;', '13:g = 5;', '15:{', '17:g = z;']);
   });
 
   it('walks a nested function once and leaves statement expressions alone', () => {
-    const text = ['int f(int x) {', '  int g(int a) {', '    a++;', '    return a;', '  }', '  if (x > 9) {', '    x = ({ int q = 2;', '      q; });', '  }', '  return g(x);', '}', ''].join('\n');
-    const counts = new Map([[1, 1], [2, 0], [3, 0], [4, 0], [6, 1], [7, 0], [8, 0], [10, 1]]);
-    expect(orionCandidates(root(text), counts).map((n) => n.text)).toEqual(['a++;', 'return a;', 'x = ({ int q = 2;\n      q; });']);
+    const text = [
+      'int f(int x) {',
+      '  int g(int a) {',
+      '    a++;',
+      '    return a;',
+      '  }',
+      '  if (x > 9) {',
+      '    x = ({ int q = 2;',
+      '      q; });',
+      '  }',
+      '  return g(x);',
+      '}',
+      '',
+    ].join('\n');
+    const counts = new Map([
+      [1, 1],
+      [2, 0],
+      [3, 0],
+      [4, 0],
+      [6, 1],
+      [7, 0],
+      [8, 0],
+      [10, 1],
+    ]);
+    expect(orionCandidates(root(text), counts).map((n) => n.text)).toEqual([
+      'a++;',
+      'return a;',
+      'x = ({ int q = 2;\n      q; });',
+    ]);
     const lines = text.split('\n');
     let both = 0;
     for (let i = 1; i <= 40; i++) {
@@ -110,7 +147,9 @@ describe('orionFileVariant', () => {
     const a = orionFileVariant(SOURCE, root(SOURCE), COUNTS, '7', 3);
     const b = orionFileVariant(SOURCE, root(SOURCE), COUNTS, '7', 3);
     expect(b).toEqual(a);
-    const texts = new Set(Array.from({ length: 30 }, (_, i) => orionFileVariant(SOURCE, root(SOURCE), COUNTS, '7', i + 1).text));
+    const texts = new Set(
+      Array.from({ length: 30 }, (_, i) => orionFileVariant(SOURCE, root(SOURCE), COUNTS, '7', i + 1).text),
+    );
     expect(texts.size).toBeGreaterThan(5);
   });
 
@@ -120,7 +159,15 @@ describe('orionFileVariant', () => {
     for (let i = 1; i <= 60; i++) {
       const v = orionFileVariant(SOURCE, root(SOURCE), COUNTS, '1', i);
       expect(parser.errorCount(v.text)).toBe(0);
-      for (const live of ['  int y = x;', '  if (x > 100) {', '  if (x) g = 3;', '  else', '  if (x < 0) goto L;', '  return y;']) expect(v.text).toContain(live);
+      for (const live of [
+        '  int y = x;',
+        '  if (x > 100) {',
+        '  if (x) g = 3;',
+        '  else',
+        '  if (x < 0) goto L;',
+        '  return y;',
+      ])
+        expect(v.text).toContain(live);
       expect(v.text).toContain('L:');
       expect(v.text).not.toMatch(/\n[ \t]*\n/); // a removed statement takes its line along
       if (v.text.includes('  else\n    ;\n')) sawEmptyElse = true;
@@ -135,7 +182,10 @@ describe('orionFileVariant', () => {
 
   it('never touches a line that ran, and every variant parses (random line profiles)', () => {
     const lines = SOURCE.split('\n');
-    const profile = fc.array(fc.constantFrom<number | undefined>(undefined, 0, 0, 1), { minLength: lines.length, maxLength: lines.length });
+    const profile = fc.array(fc.constantFrom<number | undefined>(undefined, 0, 0, 1), {
+      minLength: lines.length,
+      maxLength: lines.length,
+    });
     fc.assert(
       fc.property(profile, fc.nat(1000), fc.nat(50), (per, seed, index) => {
         const counts = new Map<number, number>();

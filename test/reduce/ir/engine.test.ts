@@ -19,7 +19,9 @@ describe('IR reducer', () => {
     const bug = (source: string): boolean => / << /.test(source) && /static [a-z_0-9 ]+g_\d+ = -?[1-9]/.test(source);
     let r = generateProgram(12, CSMITH_POLICY);
     for (let seed = 13; seed < 62 && !(r.ok && bug(emitC(r.program))); seed++) r = generateProgram(seed, CSMITH_POLICY);
-    expect(r.ok && bug(emitC(r.program)), 'no program of seeds 12-61 has a left shift and a non-zero global').toBe(true);
+    expect(r.ok && bug(emitC(r.program)), 'no program of seeds 12-61 has a left shift and a non-zero global').toBe(
+      true,
+    );
     if (!r.ok) return;
     const seen: string[] = [];
     const result = await reduceIR(
@@ -48,7 +50,12 @@ describe('IR reducer', () => {
     const a = b.global('a', C.int32, b.lit(7));
     const d = b.global('d', C.int32, b.lit(1));
     const x = b.global('x', C.int32, b.lit(0));
-    const main = b.func('main', C.int, [], b.block([b.stmt(b.assign(b.v(x), b.bin('/', b.v(a), b.v(d)))), b.hash(b.v(x))]));
+    const main = b.func(
+      'main',
+      C.int,
+      [],
+      b.block([b.stmt(b.assign(b.v(x), b.bin('/', b.v(a), b.v(d)))), b.hash(b.v(x))]),
+    );
     const p = b.program({ globals: [a, d, x], funcs: [main], main });
     const result = await reduceIR(p, async (c) => / \/ /.test(c.source), { jobs: 1 });
     expect(result.best.source).toMatch(/ \/ /);
@@ -68,7 +75,10 @@ describe('IR reducer', () => {
     const expected = interpret(p);
     if (!expected.ok) throw new Error('the test program is not UB-free');
     const head = `/* kiln: expected "${expected.output.trimEnd()}" */`;
-    const result = await reduceIR(p, async (c) => c.source.startsWith(head), { jobs: 1, passes: irPasses().filter((x) => x.name === 'replace-by-value') });
+    const result = await reduceIR(p, async (c) => c.source.startsWith(head), {
+      jobs: 1,
+      passes: irPasses().filter((x) => x.name === 'replace-by-value'),
+    });
     // Every site became its value (the assignments too: each took one value) ...
     expect(result.best.source).not.toMatch(/ \+ 1/);
     expect(result.best.source).toMatch(/^\s+51;$/m);

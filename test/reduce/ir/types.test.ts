@@ -17,7 +17,14 @@ import { compileC } from '../../support/cc.js';
 /** The hang's shape: a packed struct in a union whose `uint64_t *` field points at `uint64_t g_6`. */
 function hangShape(): Program {
   const b = new IRBuilder();
-  const s0 = b.struct('S0', [{ name: 'f0', type: C.uint64 }, { name: 'f5', type: pointerTo(C.uint64) }], true);
+  const s0 = b.struct(
+    'S0',
+    [
+      { name: 'f0', type: C.uint64 },
+      { name: 'f5', type: pointerTo(C.uint64) },
+    ],
+    true,
+  );
   const u0 = b.union('U0', [{ name: 'f0', type: s0 }]);
   const g6 = b.global('g_6', C.uint64, b.lit(1n, C.uint64));
   const g14 = b.global('g_14', u0, b.list([b.list([b.lit(0n, C.uint64), b.addr(b.v(g6))])]));
@@ -64,7 +71,9 @@ describe('IR reducer: well-typed candidates', () => {
     expect(f5.kind).toBe('ptr');
     if (f5.kind === 'ptr') expect(sameType(unqualified(g6.type), unqualified(f5.to))).toBe(true);
     // And a compiler that treats the mismatch as an error (as GCC 14 does by default) accepts it.
-    const compiled = await compileC(r.best.source, { flags: ['-O0', '-Werror=incompatible-pointer-types', '-Werror=int-conversion'] });
+    const compiled = await compileC(r.best.source, {
+      flags: ['-O0', '-Werror=incompatible-pointer-types', '-Werror=int-conversion'],
+    });
     compiled.cleanup();
   });
 
@@ -76,10 +85,14 @@ describe('IR reducer: well-typed candidates', () => {
     const p = b.global('p', pointerTo(C.uint64), b.addr(b.v(g)));
     const main = b.func('main', C.int, [], b.block([b.hash(b.deref(b.v(p)))]));
     const prog = b.program({ globals: [g, p], funcs: [main], main });
-    const r = await reduceIR(prog, async (c) => c.source.includes('&g') && c.source.includes('*p'), { jobs: 1, passes: irPasses().filter((x) => x.name === 'simplify-types') });
+    const r = await reduceIR(prog, async (c) => c.source.includes('&g') && c.source.includes('*p'), {
+      jobs: 1,
+      passes: irPasses().filter((x) => x.name === 'simplify-types'),
+    });
     expect(r.best.source).toMatch(/static int g = /);
     expect(r.best.source).toMatch(/static int \*p = &g;/);
-    for (const a of addresses(r.best.program)) expect(a.addr.kind === 'ptr' && sameType(unqualified(a.addr.to), unqualified(a.target))).toBe(true);
+    for (const a of addresses(r.best.program))
+      expect(a.addr.kind === 'ptr' && sameType(unqualified(a.addr.to), unqualified(a.target))).toBe(true);
   });
 
   it('goes back to the last program the check of kept programs (verify) accepted, and never returns one it rejects', async () => {
@@ -89,9 +102,13 @@ describe('IR reducer: well-typed candidates', () => {
     const gs = ['a', 'b', 'c', 'd'].map((n, i) => b.global(n, C.int32, b.lit(BigInt(i + 1))));
     const main = b.func('main', C.int, [], b.block(gs.map((g) => b.hash(b.v(g)))));
     const p = b.program({ globals: gs, funcs: [main], main });
-    const wants = (src: string): boolean => src.includes('kiln_hash((uint64_t)(a))') && src.includes('kiln_hash((uint64_t)(d))');
+    const wants = (src: string): boolean =>
+      src.includes('kiln_hash((uint64_t)(a))') && src.includes('kiln_hash((uint64_t)(d))');
     const verified: boolean[] = [];
-    const r = await reduceIR(p, async () => true, { jobs: 1, verify: async (c) => (verified.push(wants(c.source)), wants(c.source)) });
+    const r = await reduceIR(p, async () => true, {
+      jobs: 1,
+      verify: async (c) => (verified.push(wants(c.source)), wants(c.source)),
+    });
     expect(wants(r.best.source)).toBe(true);
     expect(r.best.source).not.toMatch(/\(b\)|\(c\)/);
     expect(r.stats.reverts).toBeGreaterThan(0);

@@ -20,7 +20,10 @@ function interesting(text: string): boolean {
  * event-loop turns drawn from the text, so parallel runs finish out of order: `delays` picks the
  * turns, and every run is counted.
  */
-function markerTest(delays: (text: string) => number): { run: (text: string, signal?: AbortSignal) => Promise<Verdict>; runs: () => number } {
+function markerTest(delays: (text: string) => number): {
+  run: (text: string, signal?: AbortSignal) => Promise<Verdict>;
+  runs: () => number;
+} {
   let runs = 0;
   return {
     runs: () => runs,
@@ -73,7 +76,12 @@ describe('text reduction under a candidate budget', () => {
     expect(sizes[2]!).toBeLessThanOrEqual(sizes[1]!);
     const free = await reduceText({ text: input, test: markerTest(ORDERS.scrambled!), jobs: 3 });
     expect(free.stoppedBy).toBe('fixpoint');
-    const ample = await reduceText({ text: input, test: markerTest(ORDERS.longestFirst!), jobs: 2, maxCandidates: 1_000_000 });
+    const ample = await reduceText({
+      text: input,
+      test: markerTest(ORDERS.longestFirst!),
+      jobs: 2,
+      maxCandidates: 1_000_000,
+    });
     expect(ample.stoppedBy).toBe('fixpoint');
     expect(ample.text).toBe(free.text);
   });

@@ -43,14 +43,28 @@ describe('kiln reduce (CLI)', () => {
   it('refuses a suspected run hang that the campaign cleared: it finished within the configured limit', () => {
     mkdirSync(join(dir, 'cleared'));
     writeFileSync(join(dir, 'cleared', 'prog.c'), 'int main(void) { return 0; }\n');
-    const manifest = { id: '1-2-pcc-O1', outcome: 'binary-hang', bucket: 'binary-hang:pcc:-O1', compiler: 'pcc', options: '-O1', expected: 'checksum = 0', seed: '2', mode: 'arith', files: ['prog.c'], hangStatus: 'cleared' };
+    const manifest = {
+      id: '1-2-pcc-O1',
+      outcome: 'binary-hang',
+      bucket: 'binary-hang:pcc:-O1',
+      compiler: 'pcc',
+      options: '-O1',
+      expected: 'checksum = 0',
+      seed: '2',
+      mode: 'arith',
+      files: ['prog.c'],
+      hangStatus: 'cleared',
+    };
     writeFileSync(join(dir, 'cleared', 'finding.json'), JSON.stringify(manifest));
     const r = kiln('reduce', 'cleared');
     expectCodedError(r, 'KILN_STATE');
     expect(r.stderr).toContain('not a hang: checked with the configured run limit, it finished');
     // A cleared compile hang, and a run hang still suspected, go on to the reducer (which then
     // needs the program: a slow compile is reduced as one, see test/reduce/slow-compile.test.ts).
-    for (const m of [{ ...manifest, hangStatus: 'suspected' }, { ...manifest, outcome: 'compiler-hang', bucket: 'compiler-hang:pcc' }]) {
+    for (const m of [
+      { ...manifest, hangStatus: 'suspected' },
+      { ...manifest, outcome: 'compiler-hang', bucket: 'compiler-hang:pcc' },
+    ]) {
       writeFileSync(join(dir, 'cleared', 'finding.json'), JSON.stringify(m));
       expect(kiln('reduce', 'cleared').stderr).not.toContain('not a hang');
     }

@@ -23,7 +23,12 @@ describe('kiln reduce FILE.c --crash (end to end)', () => {
     const original = readFileSync(join(fixtures, 'ring.c'), 'utf8');
     const input = join(dir, 'ring.c');
     writeFileSync(input, original);
-    const { result, output, script } = await reduceFile({ input, crash: `${join(fixtures, 'fake-ice-cc.sh')} -O2`, jobs: 2, timeoutMs: 30_000 });
+    const { result, output, script } = await reduceFile({
+      input,
+      crash: `${join(fixtures, 'fake-ice-cc.sh')} -O2`,
+      jobs: 2,
+      timeoutMs: 30_000,
+    });
     const reduced = readFileSync(output, 'utf8');
 
     expect(output).toBe(join(dir, 'ring.reduced.c'));

@@ -7,19 +7,39 @@ import { context } from './recipe.js';
 
 describe('applyEdits', () => {
   it('applies edits in position order whatever order they are given in', () => {
-    expect(applyEdits('abcdef', [{ start: 4, end: 5, replacement: 'E' }, { start: 0, end: 1, replacement: 'A' }])).toBe('AbcdEf');
+    expect(
+      applyEdits('abcdef', [
+        { start: 4, end: 5, replacement: 'E' },
+        { start: 0, end: 1, replacement: 'A' },
+      ]),
+    ).toBe('AbcdEf');
   });
 
   it('drops edits inside a larger edit (a removed statement takes its inner edits along)', () => {
-    expect(applyEdits('f(g(1, 2), 3)', [{ start: 2, end: 11, replacement: '' }, { start: 5, end: 8, replacement: '' }])).toBe('f(3)');
+    expect(
+      applyEdits('f(g(1, 2), 3)', [
+        { start: 2, end: 11, replacement: '' },
+        { start: 5, end: 8, replacement: '' },
+      ]),
+    ).toBe('f(3)');
   });
 
   it('keeps an insertion right after a removed range', () => {
-    expect(applyEdits('abc', [{ start: 0, end: 1, replacement: '' }, { start: 1, end: 1, replacement: 'X' }])).toBe('Xbc');
+    expect(
+      applyEdits('abc', [
+        { start: 0, end: 1, replacement: '' },
+        { start: 1, end: 1, replacement: 'X' },
+      ]),
+    ).toBe('Xbc');
   });
 
   it('rejects partly overlapping edits (an inconsistent candidate)', () => {
-    expect(applyEdits('abcdef', [{ start: 0, end: 3, replacement: '' }, { start: 2, end: 5, replacement: '' }])).toBeNull();
+    expect(
+      applyEdits('abcdef', [
+        { start: 0, end: 3, replacement: '' },
+        { start: 2, end: 5, replacement: '' },
+      ]),
+    ).toBeNull();
   });
 
   it('widens a removal to its whole line only when it is alone on the line', () => {

@@ -1,6 +1,15 @@
 // Ctrl-C during a text reduction: the first stops it and writes the best result so far; a second
 // quits at once. Either way no test process outlives Kiln and its work folders are gone.
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -31,10 +40,15 @@ async function interrupted(name: string, signals: number) {
   writeFileSync(input, ring.replace('static unsigned checksum', '/* KILN_MARKER */ static unsigned checksum'));
   const script = join(work, 'test.sh');
   // The first run (the original) answers at once; later ones take 10 s, so they are in flight.
-  writeFileSync(script, `#!/bin/sh\necho $$ > ${pids}/$$\n[ -e ${work}/first ] && sleep 10\ntouch ${work}/first\ngrep -q KILN_MARKER ring.c\n`);
+  writeFileSync(
+    script,
+    `#!/bin/sh\necho $$ > ${pids}/$$\n[ -e ${work}/first ] && sleep 10\ntouch ${work}/first\ngrep -q KILN_MARKER ring.c\n`,
+  );
   chmodSync(script, 0o755);
   const output = join(work, 'out.c');
-  const { child, done } = startKiln(['reduce', input, '--test', script, '-o', output, '-j', '2'], { env: { TMPDIR: tmp } });
+  const { child, done } = startKiln(['reduce', input, '--test', script, '-o', output, '-j', '2'], {
+    env: { TMPDIR: tmp },
+  });
   // Past the original's run, with candidates in flight.
   const deadline = Date.now() + 60_000;
   while (readdirSync(pids).length < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));

@@ -40,19 +40,26 @@ function fixedPass(candidates: readonly string[]): Pass<number> {
   };
 }
 
-
 describe('text reduction manager', () => {
   it('never commits a candidate the script rejects: the marker survives and every commit was accepted', async () => {
     const accepted = join(dir, 'accepted.log');
     const test = new InterestingnessTest(
-      script('marker.sh', `if grep -q KILN_MARKER ring.c; then sha1sum < ring.c | cut -c1-40 >> ${accepted}; exit 0; fi\nexit 1`),
+      script(
+        'marker.sh',
+        `if grep -q KILN_MARKER ring.c; then sha1sum < ring.c | cut -c1-40 >> ${accepted}; exit 0; fi\nexit 1`,
+      ),
       'ring.c',
       10_000,
     );
     const input = ring.replace('static unsigned checksum', '/* KILN_MARKER */ static unsigned checksum');
     const committed: string[] = [];
     try {
-      const r = await reduceText({ text: input, test, jobs: 2, onEvent: (e) => void (e.kind === 'commit' && committed.push(e.text)) });
+      const r = await reduceText({
+        text: input,
+        test,
+        jobs: 2,
+        onEvent: (e) => void (e.kind === 'commit' && committed.push(e.text)),
+      });
       expect(r.text).toContain('KILN_MARKER');
       expect(r.bytes).toBeLessThan(input.length / 10);
       const ok = new Set(readFileSync(accepted, 'utf8').split('\n'));
@@ -68,7 +75,10 @@ describe('text reduction manager', () => {
     const pids = join(dir, 'pids');
     const test = new InterestingnessTest(
       // The winner answers after a short delay (so the losers have started); losers would sleep 60 s.
-      script('slow.sh', `if grep -q FAST f.c; then sleep 0.5; exit 0; fi\nmkdir -p ${pids}; echo $$ > ${pids}/$$\nexec sleep 60`),
+      script(
+        'slow.sh',
+        `if grep -q FAST f.c; then sleep 0.5; exit 0; fi\nmkdir -p ${pids}; echo $$ > ${pids}/$$\nexec sleep 60`,
+      ),
       'f.c',
       120_000,
     );
@@ -91,7 +101,11 @@ describe('text reduction manager', () => {
   });
 
   it('commits the earliest success in pass order, not the first to finish', async () => {
-    const test = new InterestingnessTest(script('order.sh', 'if grep -q FIRST f.c; then sleep 1; exit 0; fi\ngrep -q SECOND f.c'), 'f.c', 10_000);
+    const test = new InterestingnessTest(
+      script('order.sh', 'if grep -q FIRST f.c; then sleep 1; exit 0; fi\ngrep -q SECOND f.c'),
+      'f.c',
+      10_000,
+    );
     try {
       const r = await reduceText({
         text: 'FIRST SECOND padding padding\n',
@@ -107,7 +121,11 @@ describe('text reduction manager', () => {
 
   it('caches verdicts by content: a candidate proposed twice runs once', async () => {
     const runs = join(dir, 'runs.log');
-    const test = new InterestingnessTest(script('count.sh', `echo run >> ${runs}\ngrep -q KEEP f.c && ! grep -q DROP f.c`), 'f.c', 10_000);
+    const test = new InterestingnessTest(
+      script('count.sh', `echo run >> ${runs}\ngrep -q KEEP f.c && ! grep -q DROP f.c`),
+      'f.c',
+      10_000,
+    );
     try {
       const r = await reduceText({
         text: 'KEEP padding\n',
@@ -161,7 +179,11 @@ describe('text reduction manager', () => {
     const parser = new CParser();
     const tested = async (strictSyntax: boolean): Promise<string[]> => {
       const seen: string[] = [];
-      const test = { run: async (t: string) => (seen.push(t), t.includes('KILN_MARKER') ? ('interesting' as const) : ('boring' as const)) };
+      const test = {
+        run: async (t: string) => (
+          seen.push(t), t.includes('KILN_MARKER') ? ('interesting' as const) : ('boring' as const)
+        ),
+      };
       await reduceText({ text: input, test, jobs: 1, strictSyntax, groups: { first: [], main: ['lines'], last: [] } });
       return seen;
     };
@@ -174,7 +196,9 @@ describe('text reduction manager', () => {
     // The cheap test wants the marker; the whole test also wants the guard line, which the cheap
     // test lets candidates remove: exactly the case of a reduction step that introduces UB only
     // the last guard (MSan, valgrind) sees.
-    const input = ring.replace('static unsigned checksum', '/* KILN_MARKER */ static unsigned checksum').replace('int main', '/* KILN_GUARD */\nint main');
+    const input = ring
+      .replace('static unsigned checksum', '/* KILN_MARKER */ static unsigned checksum')
+      .replace('int main', '/* KILN_GUARD */\nint main');
     const fake = (need: readonly string[], log: string[]) => ({
       run: async (text: string): Promise<'interesting' | 'boring'> => {
         log.push(text);
@@ -218,7 +242,8 @@ describe('text reduction manager', () => {
         checkpointMs: 0,
         strictAfter: 1000,
         groups: { first: [], main: ['lines'], last: [] },
-        onEvent: (e) => void ((e.kind === 'commit' && e.provisional) || e.kind === 'verified' ? events.push(e.kind) : undefined),
+        onEvent: (e) =>
+          void ((e.kind === 'commit' && e.provisional) || e.kind === 'verified' ? events.push(e.kind) : undefined),
       });
       expect(r.text).toContain('KILN_GUARD');
       // Every provisional commit is judged before the next one.
@@ -240,7 +265,14 @@ describe('text reduction manager', () => {
           return text.includes('KILN_MARKER') ? 'interesting' : 'boring';
         },
       };
-      const r = await reduceText({ text: input, test, verify: fake(['KILN_MARKER', 'KILN_GUARD'], fullRuns), jobs: 1, signal: stop.signal, groups: { first: [], main: ['lines'], last: [] } });
+      const r = await reduceText({
+        text: input,
+        test,
+        verify: fake(['KILN_MARKER', 'KILN_GUARD'], fullRuns),
+        jobs: 1,
+        signal: stop.signal,
+        groups: { first: [], main: ['lines'], last: [] },
+      });
       expect(r.stoppedBy).toBe('interrupted');
       expect(fullRuns.length).toBe(atAbort);
       expect(fullRuns).toContain(r.text);
@@ -250,7 +282,13 @@ describe('text reduction manager', () => {
     it('after strictAfter rejections judges every candidate with the whole test', async () => {
       const cheapRuns: string[] = [];
       const fullRuns: string[] = [];
-      const r = await reduceText({ text: input, test: fake(['KILN_MARKER'], cheapRuns), verify: fake(['KILN_MARKER', 'KILN_GUARD'], fullRuns), jobs: 1, strictAfter: 1 });
+      const r = await reduceText({
+        text: input,
+        test: fake(['KILN_MARKER'], cheapRuns),
+        verify: fake(['KILN_MARKER', 'KILN_GUARD'], fullRuns),
+        jobs: 1,
+        strictAfter: 1,
+      });
       expect(r.reverts).toBe(1);
       expect(r.text).toContain('KILN_GUARD');
       // After the switch, candidates go to the whole test: it ran more than the checkpoints alone would.
@@ -265,7 +303,13 @@ describe('text reduction manager', () => {
           return text.includes('KILN_MARKER') ? 'interesting' : 'boring';
         },
       };
-      const r = await reduceText({ text: input, test: slow, verify: fake(['KILN_MARKER', 'KILN_GUARD'], fullRuns), jobs: 1, maxTimeMs: 1500 });
+      const r = await reduceText({
+        text: input,
+        test: slow,
+        verify: fake(['KILN_MARKER', 'KILN_GUARD'], fullRuns),
+        jobs: 1,
+        maxTimeMs: 1500,
+      });
       expect(r.stoppedBy).toBe('time-limit');
       // The whole test judged the result (the original was its first run).
       expect(fullRuns).toContain(r.text);

@@ -30,7 +30,12 @@ interface Run {
 }
 
 function kiln(...args: string[]): Run {
-  const r = spawnSync(process.execPath, [...kilnArgs(), ...args], { cwd: dir, encoding: 'utf8', timeout: 300_000, env: { ...process.env, TMPDIR: kilnTmp } });
+  const r = spawnSync(process.execPath, [...kilnArgs(), ...args], {
+    cwd: dir,
+    encoding: 'utf8',
+    timeout: 300_000,
+    env: { ...process.env, TMPDIR: kilnTmp },
+  });
   expect(readdirSync(kilnTmp)).toEqual([]);
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
@@ -44,8 +49,14 @@ interface Line {
 }
 
 function jsonLines(r: Run): { kept: Line[]; dropped: { variant: number; dropped: string }[] } {
-  const all = r.stdout.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as Record<string, unknown>);
-  return { kept: all.filter((l) => 'file' in l) as unknown as Line[], dropped: all.filter((l) => 'dropped' in l) as unknown as { variant: number; dropped: string }[] };
+  const all = r.stdout
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+  return {
+    kept: all.filter((l) => 'file' in l) as unknown as Line[],
+    dropped: all.filter((l) => 'dropped' in l) as unknown as { variant: number; dropped: string }[],
+  };
 }
 
 /** Lines of `a` missing from `b` in a longest common subsequence of lines. */
@@ -53,7 +64,9 @@ function removedLines(a: string, b: string): string[] {
   const x = a.split('\n');
   const y = b.split('\n');
   const t = Array.from({ length: x.length + 1 }, () => new Int32Array(y.length + 1));
-  for (let i = x.length - 1; i >= 0; i--) for (let j = y.length - 1; j >= 0; j--) t[i]![j] = x[i] === y[j] ? t[i + 1]![j + 1]! + 1 : Math.max(t[i + 1]![j]!, t[i]![j + 1]!);
+  for (let i = x.length - 1; i >= 0; i--)
+    for (let j = y.length - 1; j >= 0; j--)
+      t[i]![j] = x[i] === y[j] ? t[i + 1]![j + 1]! + 1 : Math.max(t[i + 1]![j]!, t[i]![j + 1]!);
   const out: string[] = [];
   let i = 0;
   let j = 0;
@@ -155,8 +168,18 @@ describe('kiln emi FILE.c', () => {
   });
 
   const bad: readonly { name: string; code: string; source: string; args?: string[]; message: RegExp }[] = [
-    { name: 'does not parse', code: 'KILN_PARSE', source: 'int main(void) {\n  return 0\n}\n', message: /cannot parse C: .*line 2/ },
-    { name: 'does not compile', code: 'KILN_DOES_NOT_COMPILE', source: 'int main(void) {\n  return missing_variable;\n}\n', message: /does not compile with gcc -O0: .*missing_variable/ },
+    {
+      name: 'does not parse',
+      code: 'KILN_PARSE',
+      source: 'int main(void) {\n  return 0\n}\n',
+      message: /cannot parse C: .*line 2/,
+    },
+    {
+      name: 'does not compile',
+      code: 'KILN_DOES_NOT_COMPILE',
+      source: 'int main(void) {\n  return missing_variable;\n}\n',
+      message: /does not compile with gcc -O0: .*missing_variable/,
+    },
     {
       name: 'does not terminate',
       code: 'KILN_DOES_NOT_TERMINATE',
@@ -167,15 +190,27 @@ describe('kiln emi FILE.c', () => {
     {
       name: 'prints differently on two runs',
       code: 'KILN_NONDETERMINISTIC',
-      source: '#include <stdio.h>\n#include <unistd.h>\nint main(void) {\n  printf("pid %d\\n", (int)getpid());\n  return 0;\n}\n',
+      source:
+        '#include <stdio.h>\n#include <unistd.h>\nint main(void) {\n  printf("pid %d\\n", (int)getpid());\n  return 0;\n}\n',
       message: /prints differently on two runs: line 1: 'pid \d+' then 'pid \d+'/,
     },
-    { name: 'exits abnormally', code: 'KILN_ABNORMAL_EXIT', source: '#include <stdlib.h>\nint main(void) {\n  abort();\n}\n', message: /exits abnormally \(killed by SIGABRT\)/ },
-    { name: 'exits with a non-zero status', code: 'KILN_ABNORMAL_EXIT', source: 'int main(void) {\n  return 3;\n}\n', message: /exits abnormally \(exit status 3\)/ },
+    {
+      name: 'exits abnormally',
+      code: 'KILN_ABNORMAL_EXIT',
+      source: '#include <stdlib.h>\nint main(void) {\n  abort();\n}\n',
+      message: /exits abnormally \(killed by SIGABRT\)/,
+    },
+    {
+      name: 'exits with a non-zero status',
+      code: 'KILN_ABNORMAL_EXIT',
+      source: 'int main(void) {\n  return 3;\n}\n',
+      message: /exits abnormally \(exit status 3\)/,
+    },
     {
       name: 'prints more than a test run keeps',
       code: 'KILN_OUTPUT_TOO_LARGE',
-      source: '#include <stdio.h>\nint main(void) {\n  for (int i = 0; i < 20000; i++) printf("line %d\\n", i);\n  return 0;\n}\n',
+      source:
+        '#include <stdio.h>\nint main(void) {\n  for (int i = 0; i < 20000; i++) printf("line %d\\n", i);\n  return 0;\n}\n',
       message: /prints more than 64 KiB/,
     },
   ];
@@ -250,7 +285,19 @@ describe('kiln emi FILE.c on Csmith programs', () => {
       const original = await compileAndRun(gen.stdout, { flags: ['-O0', '-w', '-I/usr/include/csmith'] });
       const checksum = original.stdout.trimEnd();
       expect(checksum).toMatch(/^checksum = [0-9A-F]+$/);
-      const r = kiln('emi', name, '-k', '6', '--seed', String(seed), '-o', `cs${seed}`, '--json', '--cflags', '-I/usr/include/csmith');
+      const r = kiln(
+        'emi',
+        name,
+        '-k',
+        '6',
+        '--seed',
+        String(seed),
+        '-o',
+        `cs${seed}`,
+        '--json',
+        '--cflags',
+        '-I/usr/include/csmith',
+      );
       expect(r.stderr).not.toContain('error[');
       expect(r.status).toBe(0);
       const { kept, dropped } = jsonLines(r);

@@ -64,7 +64,8 @@ const CASES: readonly PassCase[] = [
   {
     pass: 'call-args',
     title: 'removes a parameter with the matching argument of every call and prototype',
-    input: 'int f(int a, int b);\nint f(int a, int b) { return b; }\nint main(void) { return f(1, 2) + f(3, f(4, 5)); }\n',
+    input:
+      'int f(int a, int b);\nint f(int a, int b) { return b; }\nint main(void) { return f(1, 2) + f(3, f(4, 5)); }\n',
     expected: [
       'int f(int b); int f(int b) { return b; } int main(void) { return f(2) + f(f(5)); }',
       'int f(int a); int f(int a) { int b = 0; return b; } int main(void) { return f(1) + f(3); }',
@@ -74,7 +75,11 @@ const CASES: readonly PassCase[] = [
     pass: 'expressions-zero',
     title: 'replaces expressions by 0, never an assignment target',
     input: 'int gg;\nint main(void) { gg = gg * 3 + 1; return gg; }\n',
-    expected: ['int gg; int main(void) { gg = 0; return gg; }', 'int gg; int main(void) { gg = 0 + 1; return gg; }', 'int gg; int main(void) { gg = gg * 3 + 1; return 0; }'],
+    expected: [
+      'int gg; int main(void) { gg = 0; return gg; }',
+      'int gg; int main(void) { gg = 0 + 1; return gg; }',
+      'int gg; int main(void) { gg = gg * 3 + 1; return 0; }',
+    ],
     never: ['int gg; int main(void) { 0 = gg * 3 + 1; return gg; }'],
   },
   {
@@ -104,14 +109,18 @@ const CASES: readonly PassCase[] = [
   {
     pass: 'rename',
     title: 'renames a long identifier to a short unused name everywhere, never main or library names',
-    input: 'int printf(const char *, ...);\nint counter;\nint main(void) { counter = counter + 1; return printf("%d", counter); }\n',
+    input:
+      'int printf(const char *, ...);\nint counter;\nint main(void) { counter = counter + 1; return printf("%d", counter); }\n',
     expected: ['int printf(const char *, ...); int a; int main(void) { a = a + 1; return printf("%d", a); }'],
-    never: ['int a(const char *, ...); int counter; int main(void) { counter = counter + 1; return a("%d", counter); }'],
+    never: [
+      'int a(const char *, ...); int counter; int main(void) { counter = counter + 1; return a("%d", counter); }',
+    ],
   },
   {
     pass: 'cleanup',
     title: 'removes redundant parentheses, casts, qualifiers, comments and for clauses, keeping needed parentheses',
-    input: '/* note */\nstatic const int g = (4);\nint main(void) { for (int i = 0; i < 2; i++) ; if (g) return (int)(g + 1) * 2; return 0; }\n',
+    input:
+      '/* note */\nstatic const int g = (4);\nint main(void) { for (int i = 0; i < 2; i++) ; if (g) return (int)(g + 1) * 2; return 0; }\n',
     expected: [
       'static const int g = (4); int main(void) { for (int i = 0; i < 2; i++) ; if (g) return (int)(g + 1) * 2; return 0; }',
       '/* note */ static const int g = 4; int main(void) { for (int i = 0; i < 2; i++) ; if (g) return (int)(g + 1) * 2; return 0; }',

@@ -6,11 +6,28 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runProcess } from '../../../src/harness/process.js';
-import { crashScript, DEFER_GUARDS_VAR, iceSignature, probeCrash, probeWrongCodeGuards, semanticFlags, shq, wrongCodeScript } from '../../../src/reduce/text/scripts.js';
+import {
+  crashScript,
+  DEFER_GUARDS_VAR,
+  iceSignature,
+  probeCrash,
+  probeWrongCodeGuards,
+  semanticFlags,
+  shq,
+  wrongCodeScript,
+} from '../../../src/reduce/text/scripts.js';
 
 const fixtures = new URL('./fixtures/', import.meta.url).pathname;
 /** `kiln check` from these sources, as the CLI writes it into a script (node, tsx loader, entry). */
-const KILN_CHECK = [process.execPath, '--import', pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href, fileURLToPath(new URL('../../../src/cli/main.ts', import.meta.url)), 'check'].map(shq).join(' ');
+const KILN_CHECK = [
+  process.execPath,
+  '--import',
+  pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href,
+  fileURLToPath(new URL('../../../src/cli/main.ts', import.meta.url)),
+  'check',
+]
+  .map(shq)
+  .join(' ');
 const ring = readFileSync(join(fixtures, 'ring.c'), 'utf8');
 let dir: string;
 
@@ -34,12 +51,13 @@ async function verdict(scriptText: string, source: string, env: Record<string, s
 
 describe('crash signatures', () => {
   it('drops the moving location prefix and escapes the rest (GCC ICE)', () => {
-    const out = "ring.c: In function 'main':\nring.c:12:7: internal compiler error: in fold_binary_loc, at fold-const.cc:9876\n0x7f3a2b in foo\n";
+    const out =
+      "ring.c: In function 'main':\nring.c:12:7: internal compiler error: in fold_binary_loc, at fold-const.cc:9876\n0x7f3a2b in foo\n";
     expect(iceSignature(out)).toBe('internal compiler error: in fold_binary_loc, at fold-const\\.cc:9876');
   });
 
   it('uses an assertion line, generalising addresses (Clang)', () => {
-    const out = "clang: /src/llvm/lib/IR/Value.cpp:42: void f(): Assertion `V && \"x\"' failed.\nStack dump:\n";
+    const out = 'clang: /src/llvm/lib/IR/Value.cpp:42: void f(): Assertion `V && "x"\' failed.\nStack dump:\n';
     expect(iceSignature(out)).toContain('Assertion `V && "x"\' failed\\.');
   });
 
@@ -48,7 +66,13 @@ describe('crash signatures', () => {
   });
 
   it('keeps the flags that change meaning (includes, macros, standard)', () => {
-    expect(semanticFlags('gcc -O2 -I/usr/include/csmith -DNDEBUG -std=c99 -include x.h -Wall')).toEqual(['-I/usr/include/csmith', '-DNDEBUG', '-std=c99', '-include', 'x.h']);
+    expect(semanticFlags('gcc -O2 -I/usr/include/csmith -DNDEBUG -std=c99 -include x.h -Wall')).toEqual([
+      '-I/usr/include/csmith',
+      '-DNDEBUG',
+      '-std=c99',
+      '-include',
+      'x.h',
+    ]);
   });
 });
 
@@ -65,7 +89,9 @@ describe('--crash script', () => {
     // A syntax error is an ordinary error, not a crash.
     expect(await verdict(script, `${ring}\nint broken(\n`)).toBe(false);
     // Another crash signature does not count.
-    expect(await verdict(crashScript({ fileName: 'ring.c', compiler: cc, match: 'in other_function' }), ring)).toBe(false);
+    expect(await verdict(crashScript({ fileName: 'ring.c', compiler: cc, match: 'in other_function' }), ring)).toBe(
+      false,
+    );
   });
 });
 
@@ -86,7 +112,14 @@ describe('--wrong-code script', () => {
     const failing = join(fixtures, 'fake-wrong-cc.sh');
     const guards = await probeWrongCodeGuards('ring.c', ring, []);
     expect(guards.clangErrors).toContain('uninitialized');
-    const script = wrongCodeScript({ fileName: 'ring.c', failing, reference: 'gcc -O0 -w', cflags: [], ...guards, runTimeoutS: 5 });
+    const script = wrongCodeScript({
+      fileName: 'ring.c',
+      failing,
+      reference: 'gcc -O0 -w',
+      cflags: [],
+      ...guards,
+      runTimeoutS: 5,
+    });
     expect(await verdict(script, ring)).toBe(true);
     const uninitialised = ring.replace('for (k = 0; k < 20u; k++)', 'for (; k < 20u; k++)');
     const outOfBounds = ring.replace('unsigned v = r->vals[r->head];', 'unsigned v = r->vals[r->head + RING];');
@@ -103,9 +136,24 @@ describe('--wrong-code script', () => {
     // An uninitialised read through a pointer passes the warnings and ASan+UBSan (the value does
     // not reach the output); 'kiln check' as the last guard (MSan, valgrind, Eva) rejects it.
     const hidden = ring
-      .replace('static unsigned scale(', '__attribute__((noinline)) static int peek(unsigned *p) { return *p == 12345u; }\n\nstatic unsigned scale(')
-      .replace('  unsigned t = a * 3u + b;', '  unsigned junk;\n  unsigned t = a * 3u + b;\n  if (peek(&junk)) t = 0u;');
-    const checked = wrongCodeScript({ fileName: 'ring.c', failing, reference: 'gcc -O0 -w', cflags: [], ...guards, msan: false, check: KILN_CHECK, runTimeoutS: 5 });
+      .replace(
+        'static unsigned scale(',
+        '__attribute__((noinline)) static int peek(unsigned *p) { return *p == 12345u; }\n\nstatic unsigned scale(',
+      )
+      .replace(
+        '  unsigned t = a * 3u + b;',
+        '  unsigned junk;\n  unsigned t = a * 3u + b;\n  if (peek(&junk)) t = 0u;',
+      );
+    const checked = wrongCodeScript({
+      fileName: 'ring.c',
+      failing,
+      reference: 'gcc -O0 -w',
+      cflags: [],
+      ...guards,
+      msan: false,
+      check: KILN_CHECK,
+      runTimeoutS: 5,
+    });
     expect(checked).toContain("'check' --tools msan,valgrind,eva");
     expect(await verdict(checked, ring)).toBe(true);
     expect(await verdict(checked, hidden)).toBe(false);
@@ -113,7 +161,14 @@ describe('--wrong-code script', () => {
     expect(await verdict(checked, hidden, { [DEFER_GUARDS_VAR]: '1' })).toBe(true);
     expect(await verdict(checked, ring, { [DEFER_GUARDS_VAR]: '1' })).toBe(true);
     // With --expected instead of a reference compiler.
-    const expected = wrongCodeScript({ fileName: 'ring.c', failing, expected: 'checksum = 2330490301', cflags: [], ...guards, runTimeoutS: 5 });
+    const expected = wrongCodeScript({
+      fileName: 'ring.c',
+      failing,
+      expected: 'checksum = 2330490301',
+      cflags: [],
+      ...guards,
+      runTimeoutS: 5,
+    });
     expect(await verdict(expected, ring)).toBe(true);
   });
 });

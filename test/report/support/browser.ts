@@ -7,11 +7,23 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 export const CHROMIUM = '/usr/bin/chromium';
 
 /** Flags that keep a root, sandboxless, offline Chromium quiet and off the network. */
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 /** Launches headless Chromium (playwright gives it a fresh user-data dir). */
 export async function launchChromium(): Promise<Browser> {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: run 'node scripts/ensure-tools.mjs --profile test' (apt-get install -y chromium)`);
+  if (!existsSync(CHROMIUM))
+    throw new Error(
+      `${CHROMIUM} is missing: run 'node scripts/ensure-tools.mjs --profile test' (apt-get install -y chromium)`,
+    );
   return chromium.launch({ executablePath: CHROMIUM, args: ARGS });
 }
 
@@ -29,11 +41,20 @@ export interface OpenedReport {
    * time (ThreadTime: what the page cost, nearly independent of other load on the machine);
    * `taskMs`, `scriptMs`, `layoutMs` are wall time spent in tasks, scripts and layout.
    */
-  readonly mainThread: { readonly cpuMs: number; readonly taskMs: number; readonly scriptMs: number; readonly layoutMs: number };
+  readonly mainThread: {
+    readonly cpuMs: number;
+    readonly taskMs: number;
+    readonly scriptMs: number;
+    readonly layoutMs: number;
+  };
 }
 
 /** Opens a report file and waits until its script has drawn the plots. */
-export async function openReport(browser: Browser, file: string, viewport = { width: 1200, height: 900 }): Promise<OpenedReport> {
+export async function openReport(
+  browser: Browser,
+  file: string,
+  viewport = { width: 1200, height: 900 },
+): Promise<OpenedReport> {
   const page = await browser.newPage({ viewport });
   const errors: string[] = [];
   const requests: string[] = [];
@@ -47,7 +68,8 @@ export async function openReport(browser: Browser, file: string, viewport = { wi
   });
   const cdp = await page.context().newCDPSession(page);
   await cdp.send('Performance.enable');
-  const metrics = async (): Promise<Map<string, number>> => new Map((await cdp.send('Performance.getMetrics')).metrics.map((x) => [x.name, x.value]));
+  const metrics = async (): Promise<Map<string, number>> =>
+    new Map((await cdp.send('Performance.getMetrics')).metrics.map((x) => [x.name, x.value]));
   const before = await metrics();
   const t0 = Date.now();
   await page.goto(url, { waitUntil: 'load' });
@@ -62,5 +84,16 @@ export async function openReport(browser: Browser, file: string, viewport = { wi
     const b = before.get(name) ?? 0;
     return Math.round(1000 * (a >= b ? a - b : a));
   };
-  return { page, errors, requests, loadMs, mainThread: { cpuMs: ms('ThreadTime'), taskMs: ms('TaskDuration'), scriptMs: ms('ScriptDuration'), layoutMs: ms('LayoutDuration') } };
+  return {
+    page,
+    errors,
+    requests,
+    loadMs,
+    mainThread: {
+      cpuMs: ms('ThreadTime'),
+      taskMs: ms('TaskDuration'),
+      scriptMs: ms('ScriptDuration'),
+      layoutMs: ms('LayoutDuration'),
+    },
+  };
 }

@@ -52,10 +52,20 @@ export function synthesiseCampaign(outDir: string, c: SynthCampaign): number {
     const db = store.db;
     let id = 0;
     db.transaction(() => {
-      id = store.createCampaign({ config: { optionSets: c.optionSets, limits: {}, policy, mode: c.mode, rerun: true, jobs: 2, timeMs: null }, compilers: c.compilers.map((k) => ({ ...k, command: k.name })), seedStart: 1n });
-      db.prepare('INSERT INTO sessions (campaign_id, started_at, ended_at, end_reason, pid) VALUES (?, ?, ?, ?, ?)').run(id, c.start, at(c.endMinute), 'tests', 1);
-      const seed = db.prepare('INSERT INTO seeds (campaign_id, seed, status, gen_ms, finished_at) VALUES (?, ?, ?, ?, ?)');
-      const test = db.prepare('INSERT INTO tests (campaign_id, seed, compiler, compiler_version, options, outcome, duration_ms, bucket, finding_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)');
+      id = store.createCampaign({
+        config: { optionSets: c.optionSets, limits: {}, policy, mode: c.mode, rerun: true, jobs: 2, timeMs: null },
+        compilers: c.compilers.map((k) => ({ ...k, command: k.name })),
+        seedStart: 1n,
+      });
+      db.prepare(
+        'INSERT INTO sessions (campaign_id, started_at, ended_at, end_reason, pid) VALUES (?, ?, ?, ?, ?)',
+      ).run(id, c.start, at(c.endMinute), 'tests', 1);
+      const seed = db.prepare(
+        'INSERT INTO seeds (campaign_id, seed, status, gen_ms, finished_at) VALUES (?, ?, ?, ?, ?)',
+      );
+      const test = db.prepare(
+        'INSERT INTO tests (campaign_id, seed, compiler, compiler_version, options, outcome, duration_ms, bucket, finding_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      );
       const finding = db.prepare(
         `INSERT INTO findings (id, campaign_id, seed, outcome, bucket, compiler, compiler_version, options, command, expected, actual, stderr, dir, created_at, fingerprint, reduced_lines, reduced_file)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -84,15 +94,40 @@ export function synthesiseCampaign(outDir: string, c: SynthCampaign): number {
             const dir = join(FINDINGS_DIR, fid);
             const reducedLines = f.reduced === undefined ? null : f.reduced.split('\n').filter((l) => l !== '').length;
             finding.run(
-              fid, id, p.seed, f.outcome, f.bucket, k.name, k.version, o, JSON.stringify([k.name, ...o.split(' ').filter(Boolean), 'prog.c', '-o', 'prog']), 'checksum = 0000000000000001',
-              f.actual ?? 'checksum = 0000000000000002', f.stderr ?? '', dir, at(p.minute), f.fingerprint ?? null, reducedLines, f.reduced === undefined ? null : join(dir, 'reduced.c'),
+              fid,
+              id,
+              p.seed,
+              f.outcome,
+              f.bucket,
+              k.name,
+              k.version,
+              o,
+              JSON.stringify([k.name, ...o.split(' ').filter(Boolean), 'prog.c', '-o', 'prog']),
+              'checksum = 0000000000000001',
+              f.actual ?? 'checksum = 0000000000000002',
+              f.stderr ?? '',
+              dir,
+              at(p.minute),
+              f.fingerprint ?? null,
+              reducedLines,
+              f.reduced === undefined ? null : join(dir, 'reduced.c'),
             );
             if (c.folders) writeFolder(join(outDir, dir), fid, f);
           }
         }
       }
-      db.prepare('UPDATE campaigns SET started_at = ?, ended_at = ?, end_reason = ?, programs = ?, discarded = ?, tests = ?, findings = ?, counters = ? WHERE id = ?').run(
-        c.start, at(c.endMinute), 'tests', c.programs.length, discarded, tests, findings, JSON.stringify(counters), id,
+      db.prepare(
+        'UPDATE campaigns SET started_at = ?, ended_at = ?, end_reason = ?, programs = ?, discarded = ?, tests = ?, findings = ?, counters = ? WHERE id = ?',
+      ).run(
+        c.start,
+        at(c.endMinute),
+        'tests',
+        c.programs.length,
+        discarded,
+        tests,
+        findings,
+        JSON.stringify(counters),
+        id,
       );
     })();
     return id;
@@ -103,7 +138,10 @@ export function synthesiseCampaign(outDir: string, c: SynthCampaign): number {
 
 function writeFolder(dir: string, id: string, f: SynthFinding): void {
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'prog.c'), `/* kiln: expected "checksum = 0000000000000001" */\nint main(void) { return 0; }\n`);
+  writeFileSync(
+    join(dir, 'prog.c'),
+    `/* kiln: expected "checksum = 0000000000000001" */\nint main(void) { return 0; }\n`,
+  );
   writeFileSync(join(dir, 'finding.json'), JSON.stringify({ id, outcome: f.outcome, bucket: f.bucket }) + '\n');
   writeFileSync(join(dir, 'repro.sh'), '#!/bin/sh\nexit 1\n', { mode: 0o755 });
   if (f.reduced !== undefined) {
