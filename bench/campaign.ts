@@ -122,7 +122,9 @@ function parseArgs(argv: readonly string[]): BenchArgs {
 
 function usage(msg: string): never {
   process.stderr.write(
-    `bench:campaign: ${msg}\nusage: npm run bench:campaign -- [--time 3m] [--compilers gcc,clang,tcc] [--opts '-O0;-O2'] [-j N] [--slices 3] [--only kiln|csmith] [--mode csmith|yarpgen|arith|mixed] [--from-source] [--keep] [--smoke]\n`,
+    `bench:campaign: ${msg}\nusage: npm run bench:campaign -- [--time 3m] [--compilers gcc,clang,tcc] ` +
+      `[--opts '-O0;-O2'] [-j N] [--slices 3] [--only kiln|csmith] [--mode csmith|yarpgen|arith|mixed] ` +
+      `[--from-source] [--keep] [--smoke]\n`,
   );
   process.exit(2);
 }
@@ -145,7 +147,10 @@ async function timedProcess(
   return { status, stdout, seconds: (performance.now() - t0) / 1000, cpuSeconds: childrenCpuSeconds() - cpu0 };
 }
 
-/** Kiln: one session of `kiln fuzz` (resuming after the first), timed as a process; its summary gives programs, tests and findings. */
+/**
+ * Kiln: one session of `kiln fuzz` (resuming after the first), timed as a process; its summary gives programs, tests
+ * and findings.
+ */
 async function benchKiln(
   a: BenchArgs,
   entry: readonly string[],
@@ -204,12 +209,16 @@ function failingPrograms(out: string): number {
 function csmithLoopScript(configs: readonly Configuration[], noPacked: boolean): string {
   const { compile, run } = DEFAULT_LIMITS;
   const limited = (s: { timeoutMs: number; memoryMb: number | undefined }): string =>
-    `timeout -k 2 ${Math.ceil(s.timeoutMs / 1000)} ${s.memoryMb === undefined ? '' : `prlimit --as=${s.memoryMb * 1024 * 1024} -- `}`;
+    `timeout -k ` +
+    `2 ${Math.ceil(s.timeoutMs / 1000)} ` +
+    `${s.memoryMb === undefined ? '' : `prlimit --as=${s.memoryMb * 1024 * 1024} -- `}`;
   const q = (w: string): string => `'${w.replace(/'/g, `'\\''`)}'`;
   const compiles = configs.map(
     (c, k) =>
-      `    ${limited(compile)}${[c.compiler.command, ...c.options].map(q).join(' ')} -I/usr/include/csmith -w prog.c -o prog${k} -lm >/dev/null 2>&1 && ok=1 || ok=0`,
+      `    ${limited(compile)}${[c.compiler.command, ...c.options].map(q).join(' ')} -I/usr/include/csmith ` +
+      `-w prog.c -o prog${k} -lm >/dev/null 2>&1 && ok=1 || ok=0`,
   );
+  // biome-ignore format: embedded text
   return `#!/usr/bin/env bash
 # A plain csmith loop (written by bench/campaign.ts): generate, compile each configuration, run, compare.
 #   csmith-loop.sh DEADLINE_US FIRST_SEED JOBS WORKDIR
@@ -318,8 +327,11 @@ function perCpuHour(t: Throughput): number {
 
 function line(name: string, t: Throughput): string {
   return (
-    `${name.padEnd(7)} ${String(t.programs).padStart(6)} programs, ${String(t.tests).padStart(7)} tests in ${t.seconds.toFixed(1)} s wall, ${t.cpuSeconds.toFixed(1)} s CPU → ` +
-    `${perHour(t).toFixed(0).padStart(6)} programs/h (${((t.tests * 3600) / t.seconds).toFixed(0)} tests/h), ${perCpuHour(t).toFixed(0).padStart(6)} programs/CPU-h; ${t.failures} failing programs${t.findings === undefined ? '' : ` (${t.findings} findings)`}`
+    `${name.padEnd(7)} ${String(t.programs).padStart(6)} programs, ${String(t.tests).padStart(7)} tests ` +
+    `in ${t.seconds.toFixed(1)} s wall, ${t.cpuSeconds.toFixed(1)} s CPU → ` +
+    `${perHour(t).toFixed(0).padStart(6)} programs/h (${((t.tests * 3600) / t.seconds).toFixed(0)} ` +
+    `tests/h), ${perCpuHour(t).toFixed(0).padStart(6)} programs/CPU-h; ${t.failures} failing ` +
+    `programs${t.findings === undefined ? '' : ` (${t.findings} findings)`}`
   );
 }
 
@@ -332,7 +344,9 @@ async function main(): Promise<void> {
   // Kiln's matrix, duplicates dropped: the configurations both sides test.
   const configs = buildMatrix(await resolveCompilers(a.compilers), a.optionSets);
   process.stderr.write(
-    `bench:campaign: ${a.compilers.join(',')} × ${a.optionSets.join(' | ')} = ${configs.length} configurations (${configs.map((c) => c.slug).join(' ')}), ${a.jobs} jobs, ${a.timeMs / 1000} s each in ${a.slices} alternating slices\n`,
+    `bench:campaign: ${a.compilers.join(',')} × ${a.optionSets.join(' | ')} = ${configs.length} ` +
+      `configurations (${configs.map((c) => c.slug).join(' ')}), ${a.jobs} jobs, ${a.timeMs / 1000} s each ` +
+      `in ${a.slices} alternating slices\n`,
   );
   const work = mkdtempSync(join(tmpdir(), 'kiln-bench-'));
   const sliceMs = a.timeMs / a.slices;
@@ -359,10 +373,12 @@ async function main(): Promise<void> {
       }
     }
     console.log(
-      `programs: generated and tested with all ${configs.length} configurations; tests: compile+run of one configuration (Kiln's include its second run of each failure)`,
+      `programs: generated and tested with all ${configs.length} configurations; tests: compile+run of one ` +
+        `configuration (Kiln's include its second run of each failure)`,
     );
     console.log(
-      'failing programs: Kiln: with a finding (a configuration off the expected output, crashed, hung or rejected it); csmith: whose configurations failed or disagreed, summed over slices',
+      'failing programs: Kiln: with a finding (a configuration off the expected output, crashed, hung or ' +
+        'rejected it); csmith: whose configurations failed or disagreed, summed over slices',
     );
     console.log(
       "seconds: wall time of the tool's processes from spawn to exit, start-up included; CPU: their whole process tree",
@@ -370,12 +386,14 @@ async function main(): Promise<void> {
     if (kiln) console.log(line('kiln', kiln));
     if (kiln?.selfSeconds)
       console.log(
-        `        (Kiln's own summaries count ${kiln.selfSeconds.toFixed(1)} s: ${(kiln.seconds - kiln.selfSeconds).toFixed(1)} s of start-up and shut-down are outside them)`,
+        `        (Kiln's own summaries count ${kiln.selfSeconds.toFixed(1)} ` +
+          `s: ${(kiln.seconds - kiln.selfSeconds).toFixed(1)} s of start-up and shut-down are outside them)`,
       );
     if (csmith) console.log(line('csmith', csmith));
     if (kiln && csmith && csmith.programs > 0) {
       console.log(
-        `ratio   kiln/csmith = ${(perHour(kiln) / perHour(csmith)).toFixed(2)}× programs per wall hour, ${(perCpuHour(kiln) / perCpuHour(csmith)).toFixed(2)}× per CPU hour (target ≥ 1.5×)`,
+        `ratio   kiln/csmith = ${(perHour(kiln) / perHour(csmith)).toFixed(2)}× programs per wall ` +
+          `hour, ${(perCpuHour(kiln) / perCpuHour(csmith)).toFixed(2)}× per CPU hour (target ≥ 1.5×)`,
       );
     }
   } finally {

@@ -106,12 +106,14 @@ try {
     // its running counts kept if it is stopped.
     const what =
       r.verdict === 'ub'
-        ? `ub ${r.report.tool} ${r.report.kind} line ${r.report.line}${j.line !== undefined ? ` (UB at line ${j.line})` : ''}`
+        ? `ub ${r.report.tool} ${r.report.kind} ` +
+          `line ${r.report.line}${j.line !== undefined ? ` (UB at line ${j.line})` : ''}`
         : r.verdict === 'clean'
           ? 'clean'
           : `${r.verdict === 'incomplete' ? 'incomplete' : 'could not check'}: ${r.message}`;
     process.stderr.write(
-      `[${++done}/${jobsList.length} ${((performance.now() - t1) / 1000).toFixed(0)} s] ${j.kind} ${j.file.replace(/.*\//, '')}: ${what}\n`,
+      `[${++done}/${jobsList.length} ${((performance.now() - t1) / 1000).toFixed(0)} ` +
+        `s] ${j.kind} ${j.file.replace(/.*\//, '')}: ${what}\n`,
     );
     const row: Row = rows.get(j.kind) ?? {
       n: 0,
@@ -130,7 +132,8 @@ try {
     else if (r.verdict === 'incomplete') row.incomplete++;
     else if (r.verdict === 'error') row.errors++;
     const free = j.kind === 'clean' || j.kind === 'eva-only-twin';
-    // What to list under the counts: every verdict but clean on a UB-free program, every verdict but UB on a UB program.
+    // What to list under the counts: every verdict but clean on a UB-free program, every verdict but UB on a UB
+    // program.
     if (free ? r.verdict !== 'clean' : r.verdict !== 'ub') row.notes.push(`${j.file.replace(/.*\//, '')}: ${what}`);
     if (r.verdict !== 'ub') return;
     row.found++;
@@ -152,7 +155,8 @@ try {
     notes: [],
   };
   console.log(
-    `\nkiln check on UB-on-purpose programs (${size}, ${perKind} per kind), first report wins; tools run ${CHECK_TOOLS.join(' → ')}`,
+    `\nkiln check on UB-on-purpose programs (${size}, ${perKind} per kind), first report wins; tools ` +
+      `run ${CHECK_TOOLS.join(' → ')}`,
   );
   console.log(`| kind | programs | found | same kind | same line | caught by | clean | incomplete | could not check |`);
   console.log(`|---|---|---|---|---|---|---|---|---|`);
@@ -161,7 +165,8 @@ try {
     if (!r) continue;
     const tools = [...r.tools].map(([t, n]) => `${t} ${n}`).join(', ');
     console.log(
-      `| ${kind} | ${r.n} | ${r.found} | ${r.sameKind} | ${r.sameLine} | ${tools || '-'} | ${r.clean} | ${r.incomplete} | ${r.errors} |`,
+      `| ${kind} | ${r.n} | ${r.found} | ${r.sameKind} | ${r.sameLine} | ${tools || '-'} | ${r.clean} ` +
+        `| ${r.incomplete} | ${r.errors} |`,
     );
   }
   const free = (r: Row): string =>
@@ -171,7 +176,8 @@ try {
   for (const a of clean.notes.slice(0, 10)) console.log(`  ${a}`);
   const evaOnly = rows.get('eva-only') ?? empty;
   console.log(
-    `\nEva-only UB on a shared line (hand-written, eva-only above): ${evaOnly.n} programs: ${evaOnly.found} UB, ${evaOnly.clean} clean (false), ${evaOnly.incomplete} incomplete, ${evaOnly.errors} could not check`,
+    `\nEva-only UB on a shared line (hand-written, eva-only above): ${evaOnly.n} programs: ${evaOnly.found} ` +
+      `UB, ${evaOnly.clean} clean (false), ${evaOnly.incomplete} incomplete, ${evaOnly.errors} could not check`,
   );
   for (const a of evaOnly.notes) console.log(`  ${a}`);
   const twins = rows.get('eva-only-twin');
@@ -180,7 +186,8 @@ try {
     for (const a of twins.notes) console.log(`  ${a}`);
   }
   console.log(
-    `\ntime: generation ${genSec.toFixed(1)} s; checks ${checkSec.toFixed(1)} s for ${jobsList.length} programs with ${jobs} jobs (${((checkSec * jobs) / jobsList.length).toFixed(2)} s per program per job)`,
+    `\ntime: generation ${genSec.toFixed(1)} s; checks ${checkSec.toFixed(1)} s for ${jobsList.length} ` +
+      `programs with ${jobs} jobs (${((checkSec * jobs) / jobsList.length).toFixed(2)} s per program per job)`,
   );
 } finally {
   rmSync(dir, { recursive: true, force: true });

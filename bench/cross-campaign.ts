@@ -53,14 +53,16 @@ try {
     const missing = wanted.split(',').filter((t) => !chosen.some((c) => c.target === t));
     if (missing.length)
       throw new Error(
-        `no cross gcc with its qemu on PATH for: ${missing.join(', ')} (scripts/ensure-tools.mjs --profile cross installs them)`,
+        `no cross gcc with its qemu on PATH for: ${missing.join(', ')} (scripts/ensure-tools.mjs --profile ` +
+          `cross installs them)`,
       );
   }
   if (!chosen.length)
     throw new Error('no cross gcc with its qemu on PATH: run scripts/ensure-tools.mjs --profile cross (as root)');
   const share = Math.max(1, Math.floor(seconds(totalText) / chosen.length));
   console.log(
-    `bench:cross-campaign: ${chosen.length} targets (${chosen.map((c) => c.target).join(', ')}), ${share} s each at ${LEVELS.replaceAll(';', ' ')}, -j ${jobs}; findings under ${outRoot}`,
+    `bench:cross-campaign: ${chosen.length} targets (${chosen.map((c) => c.target).join(', ')}), ${share} s ` +
+      `each at ${LEVELS.replaceAll(';', ' ')}, -j ${jobs}; findings under ${outRoot}`,
   );
 
   const rows: Row[] = [];
@@ -79,13 +81,16 @@ try {
   }
 
   console.log(
-    '\n| target | compiler | wall s | programs | tests | tests per hour | findings | distinct buckets | internal | findings by outcome |',
+    '\n| target | compiler | wall s | programs | tests | tests per hour | findings | distinct buckets | ' +
+      'internal | findings by outcome |',
   );
   console.log('|---|---|---|---|---|---|---|---|---|---|');
   for (const s of rows) {
     const outcomes = [...s.byOutcome].map(([o, n]) => `${o} ${n}`).join(', ') || '-';
     console.log(
-      `| ${s.target} | ${s.compiler} | ${s.sec.toFixed(0)} | ${s.programs} | ${s.tests} | ${Math.round((s.tests / s.sec) * 3600)} | ${s.findings} | ${s.buckets} | ${s.internal} | ${outcomes} |`,
+      `| ${s.target} | ${s.compiler} | ${s.sec.toFixed(0)} | ${s.programs} | ${s.tests} ` +
+        `| ${Math.round((s.tests / s.sec) * 3600)} | ${s.findings} | ${s.buckets} | ${s.internal} ` +
+        `| ${outcomes} |`,
     );
   }
   const all = rows.reduce(
@@ -98,10 +103,12 @@ try {
     { sec: 0, tests: 0, findings: 0, buckets: 0 },
   );
   console.log(
-    `| all | | ${all.sec.toFixed(0)} | | ${all.tests} | ${Math.round((all.tests / all.sec) * 3600)} | ${all.findings} | ${all.buckets} | | |`,
+    `| all | | ${all.sec.toFixed(0)} | | ${all.tests} | ${Math.round((all.tests / all.sec) * 3600)} ` +
+      `| ${all.findings} | ${all.buckets} | | |`,
   );
   console.log(
-    `(a test: one program compiled with one option set and run under qemu-user, with -j ${jobs}; wall s: the whole kiln fuzz process, start-up and end-of-session work included)`,
+    `(a test: one program compiled with one option set and run under qemu-user, with -j ${jobs}; wall s: ` +
+      `the whole kiln fuzz process, start-up and end-of-session work included)`,
   );
   if (keep) console.log(`findings: kiln findings --out ${join(outRoot, '<target>')}`);
 } finally {

@@ -44,6 +44,7 @@ const median = (xs: readonly number[]): number => {
   return s.length ? s[Math.floor((s.length - 1) / 2)]! : NaN;
 };
 
+// biome-ignore format: embedded text
 const PROBE = `#include <limits.h>
 #include <stdio.h>
 int main(void) {
@@ -57,7 +58,10 @@ int main(void) {
 /** What the model says the probe prints. */
 function probeExpected(m: TargetModel): string {
   const a = m.align;
-  return `${m.longBits} ${m.pointerBits} ${m.charSigned ? 1 : 0} ${m.endian} ${a.short} ${a.int} ${a.long} ${a.longLong} ${a.pointer} ${a.double}`;
+  return (
+    `${m.longBits} ${m.pointerBits} ${m.charSigned ? 1 : 0} ${m.endian} ${a.short} ${a.int} ${a.long} ` +
+    `${a.longLong} ${a.pointer} ${a.double}`
+  );
 }
 
 /** Compiles and runs the probe with a cross compiler; its output line, or what went wrong. */
@@ -81,7 +85,8 @@ async function main(): Promise<void> {
     throw new Error('no cross gcc found on PATH: run scripts/ensure-tools.mjs --profile cross (as root)');
   const chosen = smoke ? compilers.slice(0, 1) : compilers;
   console.log(
-    `bench:cross: ${programs} programs per target × ${optionSets.join(' ')}; ${chosen.length} targets; ${jobs} tests at a time`,
+    `bench:cross: ${programs} programs per target × ${optionSets.join(' ')}; ${chosen.length} ` +
+      `targets; ${jobs} tests at a time`,
   );
   const temp = TempRoot.create();
   let genMs = 0;
@@ -99,7 +104,9 @@ async function main(): Promise<void> {
       const seen = probe(cc);
       if (seen !== probeExpected(model))
         failures.push(
-          `${cc.target}: model differs from ${cc.name}: sizeof(long) sizeof(void*) CHAR_MIN<0 endian _Alignof(short int long long-long void* double): compiler '${seen}', model '${probeExpected(model)}'`,
+          `${cc.target}: model differs from ${cc.name}: sizeof(long) sizeof(void*) CHAR_MIN<0 endian ` +
+            `_Alignof(short int long long-long void* double): compiler '${seen}', model ` +
+            `'${probeExpected(model)}'`,
         );
       else console.log(`${cc.target}: model agrees with ${cc.name} (${seen})`);
       const policy = { ...parsePolicy({}), target: cc.target! };
@@ -154,7 +161,9 @@ async function main(): Promise<void> {
         byOutcome.set(r.judgement.outcome, (byOutcome.get(r.judgement.outcome) ?? 0) + 1);
         if (r.judgement.outcome !== 'ok')
           failures.push(
-            `${cc.target} seed ${seed} ${r.config.compiler.name} ${r.config.optionsText}: ${r.judgement.outcome} ${r.judgement.detail ?? ''}`,
+            `${cc.target} ` +
+              `seed ${seed} ${r.config.compiler.name} ${r.config.optionsText}: ${r.judgement.outcome} ` +
+              `${r.judgement.detail ?? ''}`,
           );
       }
       const compileMs = results.map((x) => x.r.compile.durationMs);
@@ -164,7 +173,8 @@ async function main(): Promise<void> {
       rows.push(
         `${cc.target} (${cc.version}): ${work.length} programs, ${results.length} tests: ${outcomes}; ` +
           `median compile ${median(compileMs).toFixed(0)} ms, median emulated run ${median(runMs).toFixed(0)} ms; ` +
-          `${(3600 / meanTestS).toFixed(0)} tests/hour/core; wall ${wallS.toFixed(1)} s with ${jobs} jobs, generation overlapped`,
+          `${(3600 / meanTestS).toFixed(0)} tests/hour/core; wall ${wallS.toFixed(1)} s with ${jobs} jobs, ` +
+          `generation overlapped`,
       );
       console.log(rows[rows.length - 1]);
     }
@@ -172,7 +182,8 @@ async function main(): Promise<void> {
     temp.dispose();
   }
   console.log(
-    `\ngeneration (all targets): ${genCount} seeds in ${(genMs / 1000).toFixed(1)} s, ${(genCount / (genMs / 1000)).toFixed(2)} programs/s in process`,
+    `\ngeneration (all targets): ${genCount} seeds in ${(genMs / 1000).toFixed(1)} ` +
+      `s, ${(genCount / (genMs / 1000)).toFixed(2)} programs/s in process`,
   );
   console.log(`\n${rows.join('\n')}`);
   if (failures.length) {

@@ -10,7 +10,8 @@
 // without --out they go to a scratch folder that is removed at the end.
 //
 //   npm run bench:emi-campaign [-- --time 10m --emi 4 --compilers gcc-11,gcc-12,clang-13,clang-16,tcc,pcc
-//                                  --jobs 2 --remark-seeds 10 --remark-variants 4 --out DIR]   (--smoke: 10 s each, gcc only)
+//                                  --jobs 2 --remark-seeds 10 --remark-variants 4 --out DIR]
+//   (--smoke: 10 s each, gcc only)
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -48,7 +49,8 @@ try {
   const missing = wanted.filter((c) => !compilers.includes(c));
   if (missing.length)
     console.log(
-      `not on PATH, left out of both sides: ${missing.join(', ')} (scripts/ensure-tools.mjs --profile fuzz installs them)`,
+      `not on PATH, left out of both sides: ${missing.join(', ')} (scripts/ensure-tools.mjs --profile fuzz ` +
+        `installs them)`,
     );
   if (!compilers.length) throw new Error('bench:emi-campaign: none of the compilers is on PATH');
 
@@ -64,21 +66,26 @@ try {
   });
 
   console.log(
-    `kiln fuzz --time ${time}, compilers ${compilers.join(', ')} at ${LEVELS.replaceAll(';', ' ')}, -j ${jobs}; first without EMI, then with --emi ${k}`,
+    `kiln fuzz --time ${time}, compilers ${compilers.join(', ')} at ${LEVELS.replaceAll(';', ' ')}, ` +
+      `-j ${jobs}; first without EMI, then with --emi ${k}`,
   );
   const sides = [await campaign('plain', []), await campaign(`emi-${k}`, ['--emi', String(k)])];
   console.log(
-    '\n| side | wall s | programs | tests | tests per hour | findings | distinct buckets | internal | findings by outcome |',
+    '\n| side | wall s | programs | tests | tests per hour | findings | distinct buckets | internal | ' +
+      'findings by outcome |',
   );
   console.log('|---|---|---|---|---|---|---|---|---|');
   for (const s of sides) {
     const outcomes = [...s.byOutcome].map(([o, n]) => `${o} ${n}`).join(', ') || '-';
     console.log(
-      `| ${s.label} | ${s.sec.toFixed(0)} | ${s.programs} | ${s.tests} | ${Math.round((s.tests / s.sec) * 3600)} | ${s.findings} | ${s.buckets} | ${s.internal} | ${outcomes} |`,
+      `| ${s.label} | ${s.sec.toFixed(0)} | ${s.programs} | ${s.tests} ` +
+        `| ${Math.round((s.tests / s.sec) * 3600)} | ${s.findings} | ${s.buckets} | ${s.internal} ` +
+        `| ${outcomes} |`,
     );
   }
   console.log(
-    '(programs: bases and variants alike, each a program Kiln generated and compiled; wall s includes start-up and the end-of-session work)',
+    '(programs: bases and variants alike, each a program Kiln generated and compiled; wall s includes ' +
+      'start-up and the end-of-session work)',
   );
   if (keep) console.log(`findings: kiln findings --out ${join(resolve(keep), '<side>')}`);
 
@@ -126,7 +133,8 @@ try {
     }
   }
   console.log(
-    `\nOptimisation remarks per thousand lines of test code (before main), seeds 1-${remarkSeeds}, ${remarkVariants} variants each`,
+    `\nOptimisation remarks per thousand lines of test code (before main), seeds ` +
+      `1-${remarkSeeds}, ${remarkVariants} variants each`,
   );
   console.log('| compiler | bases | variants | ratio |');
   console.log('|---|---|---|---|');

@@ -90,7 +90,9 @@ async function main(): Promise<void> {
     // A seed whose `kiln emi` failed is reported, never silently left out of the figures.
     if (r.status !== 0)
       failed.push(
-        `seed ${s}: kiln emi ${r.timedOut ? 'timed out' : `exited with ${r.status ?? r.signal}`}: ${r.stderr.trim().split('\n').slice(-1)[0] ?? ''}`,
+        `seed ${s}: kiln ` +
+          `emi ${r.timedOut ? 'timed out' : `exited with ${r.status ?? r.signal}`}: ` +
+          `${r.stderr.trim().split('\n').slice(-1)[0] ?? ''}`,
       );
     for (const l of r.stdout.split('\n')) if (l.trim()) lines.push(JSON.parse(l) as Line);
   });
@@ -135,13 +137,15 @@ async function main(): Promise<void> {
       const again = await runProcess(exe, [], { timeoutMs: 60_000 });
       if (again.stdout.trimEnd() === l.expected)
         flaky.push(
-          `${l.file} ${cc} ${o}: first run ${r.timedOut ? 'timed out' : `status ${r.status}`}, printed ${JSON.stringify(r.stdout.trim())}`,
+          `${l.file} ${cc} ${o}: first run ${r.timedOut ? 'timed out' : `status ${r.status}`}, ` +
+            `printed ${JSON.stringify(r.stdout.trim())}`,
         );
       r = again;
     }
     if (r.stdout.trimEnd() !== l.expected)
       disagreements.push(
-        `${l.file} ${cc} ${o}: printed ${JSON.stringify(r.stdout.trim())} (status ${r.status}${r.timedOut ? ', timed out' : ''}), expected ${l.expected}`,
+        `${l.file} ${cc} ${o}: printed ${JSON.stringify(r.stdout.trim())} ` +
+          `(status ${r.status}${r.timedOut ? ', timed out' : ''}), expected ${l.expected}`,
       );
     rmSync(exe, { force: true });
   });
@@ -171,26 +175,32 @@ async function main(): Promise<void> {
         const again = await runProcess(exe, [], { timeoutMs: 300_000 });
         if (!bad(again))
           flaky.push(
-            `${l.file} ${cc} ${flags[2]}: first run status ${r.status}${r.timedOut ? ', timed out' : ''}, printed ${JSON.stringify(r.stdout.trim())}`,
+            `${l.file} ${cc} ${flags[2]}: first run status ${r.status}${r.timedOut ? ', timed out' : ''}, ` +
+              `printed ${JSON.stringify(r.stdout.trim())}`,
           );
         r = again;
       }
-      if (bad(r))
+      if (bad(r)) {
+        const printed = JSON.stringify(r.stdout.trim());
+        const status = `status ${r.status}${r.timedOut ? ', timed out' : ''}, printed ${printed}`;
         reports.push(
-          `${l.file} ${cc} ${flags[2]}: ${r.stderr.split('\n').find((x) => /error|Sanitizer/.test(x)) ?? `status ${r.status}${r.timedOut ? ', timed out' : ''}, printed ${JSON.stringify(r.stdout.trim())}`}`,
+          `${l.file} ${cc} ${flags[2]}: ${r.stderr.split('\n').find((x) => /error|Sanitizer/.test(x)) ?? status}`,
         );
+      }
       rmSync(exe, { force: true });
     },
   );
   const attempted = proven.length + internal.length;
   console.log(`programs ${count} (seeds ${first}-${first + count - 1}, ${size}), variants asked ${count * variants}`);
   console.log(
-    `variants/s (kiln emi processes, ${jobs} at a time, base generation included): ${(attempted / wall).toFixed(2)} over ${wall.toFixed(1)} s`,
+    `variants/s (kiln emi processes, ${jobs} at a time, base generation ` +
+      `included): ${(attempted / wall).toFixed(2)} over ${wall.toFixed(1)} s`,
   );
   console.log(`kiln emi failures (seeds with no variants): ${failed.length}`);
   for (const f of failed.slice(0, 20)) console.log(`  ${f}`);
   console.log(
-    `proven: ${proven.length}/${attempted} (${((100 * proven.length) / Math.max(1, attempted)).toFixed(1)}%); internal: ${internal.length}`,
+    `proven: ${proven.length}/${attempted} ` +
+      `(${((100 * proven.length) / Math.max(1, attempted)).toFixed(1)}%); internal: ${internal.length}`,
   );
   for (const r of internal.slice(0, 5)) console.log(`  internal: seed ${r.seed} variant ${r.variant}: ${r.internal}`);
   console.log(
@@ -200,14 +210,18 @@ async function main(): Promise<void> {
       .join(', ')}`,
   );
   console.log(
-    `pure/const attributes on proven variants: ${contracts.pure} pure, ${contracts.const} const; drawn but not granted by the final program: ${contracts.removed} removed, ${contracts.weakened} const made pure`,
+    `pure/const attributes on proven variants: ${contracts.pure} pure, ${contracts.const} const; drawn but ` +
+      `not granted by the final program: ${contracts.removed} removed, ${contracts.weakened} const made pure`,
   );
   console.log(
-    `variants whose attributes break their final contract: ${contracts.broken}${contracts.unchecked ? ` (${contracts.unchecked} variants without a contract audit)` : ''}`,
+    `variants whose attributes break their final ` +
+      `contract: ${contracts.broken}` +
+      `${contracts.unchecked ? ` (${contracts.unchecked} variants without a contract audit)` : ''}`,
   );
   console.log(`diffLines share (added+removed lines / variant lines): median ${(100 * median).toFixed(1)}%`);
   console.log(
-    `compiled and run: ${runs} (${compilers.join(', ')} at ${levels.join(' ')}); disagreements with the expected line: ${disagreements.length}`,
+    `compiled and run: ${runs} (${compilers.join(', ')} at ${levels.join(' ')}); disagreements with the ` +
+      `expected line: ${disagreements.length}`,
   );
   for (const d of disagreements.slice(0, 20)) console.log(`  ${d}`);
   console.log(

@@ -118,33 +118,44 @@ try {
 
   const sum = (xs: number[]): number => xs.reduce((a, b) => a + b, 0);
   const row = (name: string, n: number, sec: number, lines: number[]) =>
-    `${name.padEnd(28)} ${String(n).padStart(6)} ${sec.toFixed(1).padStart(8)} s ${(n / sec).toFixed(2).padStart(10)} ${String(median(lines)).padStart(12)} ${(sum(lines) / sec).toFixed(0).padStart(10)}`;
+    `${name.padEnd(28)} ${String(n).padStart(6)} ${sec.toFixed(1).padStart(8)} ` +
+    `s ${(n / sec).toFixed(2).padStart(10)} ${String(median(lines)).padStart(12)} ` +
+    `${(sum(lines) / sec).toFixed(0).padStart(10)}`;
   const head = `generator                    programs     time   programs/s  median lines    lines/s`;
   console.log(
-    `\n1. in process (Kiln's generator in a warmed-up loop; csmith one process per program), size preset ${size}, one core each`,
+    `\n1. in process (Kiln's generator in a warmed-up loop; csmith one process per program), size ` +
+      `preset ${size}, one core each`,
   );
   console.log(head);
   console.log(row('kiln', kilnLines.length, kilnSec, kilnLines));
   console.log(row('csmith', csmithCount, cs.sec, cs.lines));
   console.log(
-    `ratio (kiln / csmith): ${(kilnLines.length / kilnSec / (csmithCount / cs.sec)).toFixed(2)}× programs per second, ${(sum(kilnLines) / kilnSec / (sum(cs.lines) / cs.sec)).toFixed(2)}× lines per second`,
+    `ratio (kiln / csmith): ${(kilnLines.length / kilnSec / (csmithCount / cs.sec)).toFixed(2)}× programs ` +
+      `per second, ${(sum(kilnLines) / kilnSec / (sum(cs.lines) / cs.sec)).toFixed(2)}× lines per second`,
   );
   console.log(
-    `\n2. as processes, timed from outside (\`kiln gen --count ${batch}\`${fromSource ? ' from source through tsx' : ', compiled JavaScript'}, with -j 1 and with its default of one generation process per core (${cores} here); a loop of ${batch} \`csmith --seed N -o F\`, one at a time)`,
+    `\n2. as processes, timed from outside (\`kiln gen ` +
+      `--count ${batch}\`${fromSource ? ' from source through tsx' : ', compiled JavaScript'}, with -j 1 and ` +
+      `with its default of one generation process per core (${cores} here); a loop of ${batch} \`csmith --seed ` +
+      `N -o F\`, one at a time)`,
   );
   console.log(head);
   console.log(row(`kiln gen --count ${batch} -j 1`, serial.lines.length, serial.sec, serial.lines));
   console.log(row(`kiln gen --count ${batch}`, parallel.lines.length, parallel.sec, parallel.lines));
   console.log(row('csmith loop', batch, csBatch.sec, csBatch.lines));
   const ratio = (k: { sec: number; lines: number[] }): string =>
-    `${(k.lines.length / k.sec / (batch / csBatch.sec)).toFixed(2)}× programs per second, ${(sum(k.lines) / k.sec / (sum(csBatch.lines) / csBatch.sec)).toFixed(2)}× lines per second`;
+    `${(k.lines.length / k.sec / (batch / csBatch.sec)).toFixed(2)}× programs per ` +
+    `second, ${(sum(k.lines) / k.sec / (sum(csBatch.lines) / csBatch.sec)).toFixed(2)}× lines per second`;
   console.log(`ratio (kiln / csmith), one core each (-j 1): ${ratio(serial)}`);
   console.log(`ratio (kiln / csmith), kiln on ${cores} cores (default): ${ratio(parallel)}`);
   console.log(
-    `\nkiln discarded ${discarded} of ${kilnCount} seeds in process, ${batch - parallel.lines.length} of ${batch} in the batch`,
+    `\nkiln discarded ${discarded} of ${kilnCount} seeds in process, ${batch - parallel.lines.length} ` +
+      `of ${batch} in the batch`,
   );
   console.log(
-    `wrapped operations: kiln ${wrapped} of ${operations} (${((100 * wrapped) / Math.max(1, operations)).toFixed(2)}%); csmith wraps all (${(cs.safe / csmithCount).toFixed(0)} safe-math calls per program)`,
+    `wrapped operations: kiln ${wrapped} of ${operations} ` +
+      `(${((100 * wrapped) / Math.max(1, operations)).toFixed(2)}%); csmith wraps all ` +
+      `(${(cs.safe / csmithCount).toFixed(0)} safe-math calls per program)`,
   );
 } finally {
   rmSync(dir, { recursive: true, force: true });

@@ -104,7 +104,8 @@ function measure(name: string, p: Program, repeats: number): void {
   const median = times[Math.floor(times.length / 2)]!;
   const mops = ops / median / 1e6;
   console.log(
-    `${name.padEnd(28)} ${(ops / 1e6).toFixed(1).padStart(7)} M ops  median ${(median * 1000).toFixed(0).padStart(6)} ms  ${mops.toFixed(1).padStart(6)} M ops/s`,
+    `${name.padEnd(28)} ${(ops / 1e6).toFixed(1).padStart(7)} M ops  ` +
+      `median ${(median * 1000).toFixed(0).padStart(6)} ms  ${mops.toFixed(1).padStart(6)} M ops/s`,
   );
 }
 

@@ -75,7 +75,8 @@ if (overheadPrograms > 0) {
     // One shell, in one namespace with /usr bound, times each compile as a whole process.
     const lines = measured.flatMap((p) =>
       optionSets.flatMap((o) => [
-        `t0=$(date +%s%N); gcc-12 ${o} p${p.seed}.c -o a -lm -static || exit 1; t1=$(date +%s%N); echo direct $((t1 - t0))`,
+        `t0=$(date +%s%N); gcc-12 ${o} p${p.seed}.c -o a -lm -static || exit 1; t1=$(date +%s%N); echo ` +
+          `direct $((t1 - t0))`,
         `t0=$(date +%s%N); "$L" ${o} p${p.seed}.c -o b -lm || exit 1; t1=$(date +%s%N); echo launcher $((t1 - t0))`,
       ]),
     );
@@ -98,7 +99,9 @@ if (overheadPrograms > 0) {
     const d = mean(ns.direct);
     const l = mean(ns.launcher);
     console.log(
-      `launcher overhead (gcc-12 on the host against the same gcc-12 through a launcher, static links, ${ns.direct.length} compiles each): direct ${d.toFixed(1)} ms, launcher ${l.toFixed(1)} ms per compile, +${(l - d).toFixed(1)} ms (${((l / d - 1) * 100).toFixed(1)}%)`,
+      `launcher overhead (gcc-12 on the host against the same gcc-12 through a launcher, static ` +
+        `links, ${ns.direct.length} compiles each): direct ${d.toFixed(1)} ms, launcher ${l.toFixed(1)} ms per ` +
+        `compile, +${(l - d).toFixed(1)} ms (${((l / d - 1) * 100).toFixed(1)}%)`,
     );
   } finally {
     rmSync(work, { recursive: true, force: true });
@@ -112,7 +115,8 @@ const roots = wanted
   .filter((c): c is Compiler => c !== undefined);
 if (roots.length === 0) {
   console.log(
-    `no sid root with ${wanted.join(', ')} here (npm run setup -- --profile latest builds one): root compilers not measured`,
+    `no sid root with ${wanted.join(', ')} here (npm run setup -- --profile latest builds one): root ` +
+      `compilers not measured`,
   );
   process.exit(0);
 }
@@ -133,7 +137,8 @@ try {
     if (i > 0 && i % 10 === 0) {
       const bad = [...stats.values()].reduce((a, s) => a + s.bad.length, 0);
       console.error(
-        `bench:latest: ${i}/${sources.length} programs tested, ${bad} not as expected, ${Math.round((performance.now() - started) / 1000)} s`,
+        `bench:latest: ${i}/${sources.length} programs tested, ${bad} not as ` +
+          `expected, ${Math.round((performance.now() - started) / 1000)} s`,
       );
     }
     for (const c of buildMatrix(compilers, optionSets)) {
@@ -152,17 +157,20 @@ try {
 }
 const base = stats.get(gcc12.name)!;
 console.log(
-  `\n${tested} of ${sources.length} programs tested${tested < sources.length ? ' (stopped early)' : ''}; each test is one compile and one run of the binary, timed together`,
+  `\n${tested} of ${sources.length} programs tested${tested < sources.length ? ' (stopped early)' : ''}; ` +
+    `each test is one compile and one run of the binary, timed together`,
 );
 console.log(
-  '\n| compiler | version | tests | not as expected | mean test (compile + run) | tests/hour/core | time against gcc-12 |',
+  '\n| compiler | version | tests | not as expected | mean test (compile + run) | tests/hour/core | time ' +
+    'against gcc-12 |',
 );
 console.log('|---|---|---|---|---|---|---|');
 for (const c of compilers) {
   const s = stats.get(c.name)!;
   const mean = s.ms / s.tests;
   console.log(
-    `| ${c.name} | ${c.version} | ${s.tests} | ${s.bad.length} | ${(mean / 1000).toFixed(2)} s | ${Math.round(3_600_000 / mean)} | ${(mean / (base.ms / base.tests)).toFixed(2)}x |`,
+    `| ${c.name} | ${c.version} | ${s.tests} | ${s.bad.length} | ${(mean / 1000).toFixed(2)} s ` +
+      `| ${Math.round(3_600_000 / mean)} | ${(mean / (base.ms / base.tests)).toFixed(2)}x |`,
   );
 }
 const bad = [...stats.entries()].flatMap(([n, s]) => s.bad.map((b) => `${n} ${b}`));

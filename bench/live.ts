@@ -208,7 +208,8 @@ try {
   mkdirSync(kilnDir);
   mkdirSync(csmithDir);
   console.log(
-    `bench:live: ${count} programs each, seeds ${first}..${first + count - 1}, gcc -O0 --coverage, one run each (limit ${RUN_LIMIT_MS / 1000} s)`,
+    `bench:live: ${count} programs each, seeds ${first}..${first + count - 1}, gcc -O0 --coverage, one run ` +
+      `each (limit ${RUN_LIMIT_MS / 1000} s)`,
   );
   const kilnSec = generateKiln(kilnDir);
   const csmithSec = generateCsmith(csmithDir);
@@ -284,11 +285,15 @@ try {
   );
   const late = (xs: readonly Coverage[]): number => xs.filter((x) => !x.finished).length;
   console.log(
-    `runs not finished within ${RUN_LIMIT_MS / 1000} s: kiln ${late(kiln)} of ${kiln.length}, csmith ${late(csmith)} of ${csmith.length} (left out of the figures above)`,
+    `runs not finished within ${RUN_LIMIT_MS / 1000} s: kiln ${late(kiln)} of ${kiln.length}, ` +
+      `csmith ${late(csmith)} of ${csmith.length} (left out of the figures above)`,
   );
   console.log(
-    `generation as processes: kiln ${(kilnFiles.length / kilnSec).toFixed(2)} programs/s (one 'kiln gen --count ${count}', one generation process per core (${availableParallelism()}), ${kilnSec.toFixed(1)} s), ` +
-      `csmith ${(csmithFiles.length / csmithSec).toFixed(2)} programs/s (${count} processes, ${csmithSec.toFixed(1)} s): ratio ${(kilnFiles.length / kilnSec / (csmithFiles.length / csmithSec)).toFixed(2)}x`,
+    `generation as processes: kiln ${(kilnFiles.length / kilnSec).toFixed(2)} programs/s (one 'kiln gen ` +
+      `--count ${count}', one generation process per core (${availableParallelism()}), ${kilnSec.toFixed(1)} s), ` +
+      `csmith ${(csmithFiles.length / csmithSec).toFixed(2)} programs/s (${count} ` +
+      `processes, ${csmithSec.toFixed(1)} s): ` +
+      `ratio ${(kilnFiles.length / kilnSec / (csmithFiles.length / csmithSec)).toFixed(2)}x`,
   );
   if (kilnFiles.length < count) console.log(`kiln discarded ${count - kilnFiles.length} of ${count} seeds`);
 } finally {

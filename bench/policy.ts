@@ -42,7 +42,9 @@ const firstSeed = Number(arg('seed', '1'));
 const size = arg('size', 'medium') as SizePreset;
 const jobs = Number(arg('jobs', '2'));
 const modes = arg('modes', smoke ? 'csmith' : 'csmith,yarpgen').split(',') as Mode[];
-/** `--detail N`: also list the N counters and the N kinds of remark whose counts changed most, per variant and compiler. */
+/**
+ * `--detail N`: also list the N counters and the N kinds of remark whose counts changed most, per variant and compiler.
+ */
 const detail = Number(arg('detail', '0'));
 
 /** Every field of `policies` switched off: numbers to 0, switches to false. */
@@ -218,7 +220,10 @@ function gccStatistics(dir: string, unit: string, into: Counters): void {
   }
 }
 
-/** Compiles every translation unit of every program to an object file; returns the count of each kind of remark and the counters. */
+/**
+ * Compiles every translation unit of every program to an object file; returns the count of each kind of remark and the
+ * counters.
+ */
 async function remarks(
   programs: readonly EmittedFile[][],
   cc: Compiler,
@@ -342,7 +347,9 @@ try {
       linesOf[which] = n;
       const perLines = linesPer(g.programs);
       console.log(
-        `${mode} policies ${which}: ${g.programs.length} programs (${g.discarded} discarded), ${nAll} lines (${n} of test code), ${fmt(g.programs.length / g.seconds)} programs/s, ${fmt(nAll / g.seconds, 0)} lines/s`,
+        `${mode} policies ${which}: ${g.programs.length} programs (${g.discarded} discarded), ${nAll} lines ` +
+          `(${n} of test code), ${fmt(g.programs.length / g.seconds)} programs/s, ${fmt(nAll / g.seconds, 0)} ` +
+          `lines/s`,
       );
       for (const cc of COMPILERS) {
         const t0 = performance.now();
@@ -355,13 +362,16 @@ try {
           .sort((a, b) => b - a)
           .slice(0, Math.ceil(ks.perProgram.length / 20))
           .reduce((a, b) => a + b, 0);
-        const headline = ` (${fmt((performance.now() - t0) / 1000)} s, top 5% of programs ${fmt((100 * top) / Math.max(1, ks[0]!), 0)}%)`;
+        const headline =
+          ` (${fmt((performance.now() - t0) / 1000)} s, top 5% of ` +
+          `programs ${fmt((100 * top) / Math.max(1, ks[0]!), 0)}%)`;
         cc.remarks.forEach((kind, j) => {
           const k = ks[j]!;
           const per = (k / (kind.all ? nAll : n)) * 1000;
           (perThousand[kind.label] ??= {})[which] = per;
           console.log(
-            `  ${kind.label}: ${k} remarks, ${fmt(k / g.programs.length)} per program, ${fmt(per)} per 1000 lines${j === 0 ? headline : ''}`,
+            `  ${kind.label}: ${k} remarks, ${fmt(k / g.programs.length)} per program, ${fmt(per)} per 1000 ` +
+              `lines${j === 0 ? headline : ''}`,
           );
         });
       }
@@ -386,7 +396,8 @@ try {
         (v) => `${v} ${fmt(t(v))} = ${fmt(t(v) / t('off'), 2)}x${ci(v, typical)}`,
       );
       console.log(
-        `${mode} ${label} remarks per 1000 lines, typical program (geometric mean): off ${fmt(t('off'))}; ${typicalOthers.join('; ')}`,
+        `${mode} ${label} remarks per 1000 lines, typical program (geometric mean): ` +
+          `off ${fmt(t('off'))}; ${typicalOthers.join('; ')}`,
       );
     }
     // YARPGen's table: per counter, the ratio with policies to without (same number of programs),
@@ -406,7 +417,9 @@ try {
         // The same per thousand lines, for when the variants' programs differ in length.
         const perLine = geo * (linesOf.off! / linesOf[which]!);
         console.log(
-          `${mode} ${cc} counters, policies ${which} vs off: ${keys.length} counters, ${better} better, ${worse} worse, ${keys.length - better - worse} comparable; geometric mean ${fmt(geo, 2)}x (${fmt(perLine, 2)}x per line)`,
+          `${mode} ${cc} counters, policies ${which} vs off: ${keys.length} counters, ${better} ` +
+            `better, ${worse} worse, ${keys.length - better - worse} comparable; geometric ` +
+            `mean ${fmt(geo, 2)}x (${fmt(perLine, 2)}x per line)`,
         );
         const moved = keys
           .map((k) => ({ k, on: on.get(k) ?? 0, off: off.get(k) ?? 0 }))
@@ -415,7 +428,8 @@ try {
         for (const m of moved) console.log(`    ${m.k}: ${m.off} -> ${m.on} (${fmt((m.on + 1) / (m.off + 1), 2)}x)`);
       }
     }
-    // Which kinds of remark moved most, per thousand lines of test code (so length differences between variants do not show as moves).
+    // Which kinds of remark moved most, per thousand lines of test code (so length differences between variants do not
+    // show as moves).
     if (detail > 0) {
       for (const [cc, byVariant] of Object.entries(kinds)) {
         for (const which of VARIANTS.filter((v) => v !== 'off')) {

@@ -309,7 +309,9 @@ function kilnFake(kind: 'ice' | 'wrong', pats: readonly string[]): string {
   const act =
     kind === 'ice'
       ? `echo "$src:1:1: internal compiler error: in fake_kiln_ice, at fake.c:7" >&2; exit 4`
-      : `sed 's/\\(kiln_crc = 0x[0-9A-F]*ULL\\)/\\1 + 1/' "$src" > "$src.fake.c" && exec gcc -w "$src.fake.c" -o "$out" -lm`;
+      : `sed 's/\\(kiln_crc = 0x[0-9A-F]*ULL\\)/\\1 + 1/' "$src" > "$src.fake.c" && exec gcc -w "$src.fake.c" ` +
+        `-o "$out" -lm`;
+  // biome-ignore format: embedded text
   return `#!/bin/sh
 # Fake compiler driver for bench:reduce: gcc, except that it ${kind === 'ice' ? 'crashes' : 'miscompiles'} when the source has every planted pattern.
 src= ; out= ; prev=
@@ -472,7 +474,9 @@ async function main(): Promise<void> {
           const check = new InterestingnessTest(c.test, c.fileName, testTimeoutMs);
           const verdict = await check.run(out.text);
           check.dispose();
-          const status = `${verdict === 'interesting' ? 'interesting' : 'NOT INTERESTING'}${out.stopped ? ' (time limit)' : ''}`;
+          const status =
+            `${verdict === 'interesting' ? 'interesting' : 'NOT INTERESTING'}` +
+            `${out.stopped ? ' (time limit)' : ''}`;
           row = [
             c.name,
             red.name,
@@ -502,7 +506,8 @@ async function main(): Promise<void> {
     const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
     console.log('');
     console.log(
-      `test: "script" is the case's interestingness script, "own" Kiln's IR test (see the header of bench/reduce.ts); result: the final text judged by the case's script`,
+      `test: "script" is the case's interestingness script, "own" Kiln's IR test (see the header of ` +
+        `bench/reduce.ts); result: the final text judged by the case's script`,
     );
     for (const r of rows)
       console.log(

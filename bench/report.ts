@@ -115,7 +115,9 @@ async function main(): Promise<void> {
       folders: true,
     });
     console.log(
-      `store: ${programs.length} programs × ${COMPILERS.length * OPTIONS.length} configurations = ${(programs.length * 25).toLocaleString()} tests, ${findings.toLocaleString()} findings (synthesised in ${((performance.now() - t) / 1000).toFixed(1)} s)`,
+      `store: ${programs.length} programs × ${COMPILERS.length * OPTIONS.length} configurations ` +
+        `= ${(programs.length * 25).toLocaleString()} tests, ${findings.toLocaleString()} findings ` +
+        `(synthesised in ${((performance.now() - t) / 1000).toFixed(1)} s)`,
     );
 
     const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
@@ -133,7 +135,8 @@ async function main(): Promise<void> {
       `kiln report (whole process, from TypeScript sources through tsx, --sample 0): ${(writeMs / 1000).toFixed(2)} s`,
     );
     console.log(
-      `page size: ${(bytes / 1e6).toFixed(2)} MB (${bytes.toLocaleString()} bytes; target < 5 MB) ${bytes < 5e6 ? 'OK' : 'OVER'}`,
+      `page size: ${(bytes / 1e6).toFixed(2)} MB (${bytes.toLocaleString()} bytes; target < 5 ` +
+        `MB) ${bytes < 5e6 ? 'OK' : 'OVER'}`,
     );
 
     const browser = await launchChromium();
@@ -160,13 +163,18 @@ async function main(): Promise<void> {
       }
       const m = median(loads);
       console.log(
-        `load in Chromium (wall clock, navigation → first render done, fresh page each): median ${m} ms of ${loads.length} [${loads.join(', ')}]; target < 2000 ms ${m < 2000 ? 'OK' : 'OVER'}`,
+        `load in Chromium (wall clock, navigation → first render done, fresh page each): median ${m} ms ` +
+          `of ${loads.length} [${loads.join(', ')}]; target < 2000 ms ${m < 2000 ? 'OK' : 'OVER'}`,
       );
       console.log(
-        `  CPU time of the page's main thread in those loads (CDP ThreadTime; other load on the machine barely moves it): median ${median(cpu)} ms [${cpu.join(', ')}]; time in scripts (wall) median ${median(scripts)} ms`,
+        `  CPU time of the page's main thread in those loads (CDP ThreadTime; other load on the machine ` +
+          `barely moves it): median ${median(cpu)} ms [${cpu.join(', ')}]; time in scripts (wall) ` +
+          `median ${median(scripts)} ms`,
       );
       console.log(
-        `  an empty page in the same browser, loaded before each (the machine's baseline): median ${median(blanks)} ms [${blanks.join(', ')}]; load average ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} cores`,
+        `  an empty page in the same browser, loaded before each (the machine's baseline): ` +
+          `median ${median(blanks)} ms [${blanks.join(', ')}]; load average ${loadavg()[0]!.toFixed(1)} ` +
+          `on ${availableParallelism()} cores`,
       );
     } finally {
       await browser.close();

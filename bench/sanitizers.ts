@@ -6,7 +6,8 @@
 // sanitizer-miss findings. M UB-free programs are built with ASan+UBSan (and MSan on clang): every
 // report there is a false alarm.
 //
-//   npm run bench:sanitizers [-- --per-cell 30 --clean 30 --compilers gcc-12,clang-14 --opts -O0,-O1,-O2,-Os,-O3 --kinds K1,K2 --jobs 2]
+//   npm run bench:sanitizers [-- --per-cell 30 --clean 30 --compilers gcc-12,clang-14
+//                               --opts -O0,-O1,-O2,-Os,-O3 --kinds K1,K2 --jobs 2]
 //   (--smoke: 1 program per cell, two kinds, gcc and clang at -O2, 1 UB-free program)
 import { availableParallelism } from 'node:os';
 import { Slots, testSanitizerProgram, type UnconfirmedMiss } from '../src/edge/sancampaign.js';
@@ -89,7 +90,8 @@ try {
         if (f.outcome !== 'ok') {
           falseAlarms++;
           alarms.push(
-            `seed ${seed} ${f.config.compiler.name} ${f.config.optionsText}: ${f.outcome}: ${f.result.judgement.detail ?? ''}`,
+            `seed ${seed} ${f.config.compiler.name} ${f.config.optionsText}: ${f.outcome}: ` +
+              `${f.result.judgement.detail ?? ''}`,
           );
         }
         continue;
@@ -123,7 +125,8 @@ try {
   const wall = (performance.now() - t0) / 1000;
 
   console.log(
-    `Detection table: share of runs whose sanitizer reported the injected kind at its line (N programs per cell; size ${size}; ${compilers.map((c) => c.version).join('; ')})`,
+    `Detection table: share of runs whose sanitizer reported the injected kind at its line (N programs per ` +
+      `cell; size ${size}; ${compilers.map((c) => c.version).join('; ')})`,
   );
   console.log('');
   console.log(`| kind | sanitizer | compiler | ${levels.join(' | ')} |`);
@@ -134,7 +137,12 @@ try {
         const base = configs.find((x) => x.compiler === c && x.optionsText === o);
         const cell = base ? cells.get(cellKey(kind, base)) : undefined;
         if (!cell || cell.runs === 0) return 'n/a';
-        return `${cell.detected}/${cell.runs} (${Math.round((100 * cell.detected) / cell.runs)}%)${cell.confirmed ? ` miss ${cell.confirmed}` : ''}${cell.unconfirmed ? ` unconf ${cell.unconfirmed}` : ''}`;
+        return (
+          `${cell.detected}/${cell.runs} ` +
+          `(${Math.round((100 * cell.detected) / cell.runs)}` +
+          `%)${cell.confirmed ? ` miss ${cell.confirmed}` : ''}` +
+          `${cell.unconfirmed ? ` unconf ${cell.unconfirmed}` : ''}`
+        );
       });
       if (row.every((x) => x === 'n/a')) continue;
       console.log(`| ${kind} | ${SANITIZER_OF[kind]} | ${c.name} | ${row.join(' | ')} |`);
@@ -142,15 +150,18 @@ try {
   }
   console.log('');
   console.log(
-    `"miss K": runs counted as sanitizer-miss findings (the survival check confirmed the site); "unconf K": candidate misses the survival check did not confirm (not findings).`,
+    `"miss K": runs counted as sanitizer-miss findings (the survival check confirmed the site); "unconf K": ` +
+      `candidate misses the survival check did not confirm (not findings).`,
   );
   console.log(
-    `UB-free programs: ${cleanCount} programs, ${cleanRuns} sanitized runs, ${falseAlarms} false alarms or other findings`,
+    `UB-free programs: ${cleanCount} programs, ${cleanRuns} sanitized runs, ${falseAlarms} false alarms or ` +
+      `other findings`,
   );
   for (const a of alarms) console.log(`  ${a}`);
   const confirmed = misses.filter((m) => m.confirmed);
   console.log(
-    `candidate misses: ${misses.length} (${confirmed.length} confirmed as sanitizer-miss, ${misses.length - confirmed.length} not confirmed); ${discarded} seeds discarded`,
+    `candidate misses: ${misses.length} (${confirmed.length} confirmed as ` +
+      `sanitizer-miss, ${misses.length - confirmed.length} not confirmed); ${discarded} seeds discarded`,
   );
   for (const m of misses)
     console.log(`  seed ${m.seed} ${m.kind} ${m.config}: ${m.confirmed ? 'MISS' : 'unconfirmed'}: ${m.note}`);

@@ -2,7 +2,8 @@
 //
 //   npm run bench:scale -- [--workers 1,2,4,8,16,32] [--sleep 100] [--seconds 30] [--opts '-O0;-O1;-O2;-Os;-O3']
 //                          [--ceiling-workers 4] [--ceiling-programs 1500] [--real-programs 12] [--repeat 3]
-//   npm run bench:scale -- --smoke     (1 worker sleeping 10 ms per test for 3 s, an 8-program ceiling run, no real worker, once)
+//   npm run bench:scale -- --smoke     (1 worker sleeping 10 ms per test for 3 s, an 8-program ceiling run,
+//                                       no real worker, once)
 //
 // What is measured:
 // - Throughput with N worker processes: each worker takes batches from a private Redis like
@@ -287,22 +288,32 @@ try {
     await pause(50);
   }
   console.log(
-    `bench:scale: simulated tests sleep ${sleepMs} ms; ${configsPerProgram} configurations (gcc ${opts}) per program; batches of ${DEFAULT_BATCH} seeds; ` +
-      `${seconds} s per point; rates in tests recorded per second (steady: after every worker's first batch, to the last result; session: the coordinator's own elapsed time; process: coordinator spawn to exit)`,
+    `bench:scale: simulated tests sleep ${sleepMs} ms; ${configsPerProgram} configurations (gcc ${opts}) ` +
+      `per program; batches of ${DEFAULT_BATCH} seeds; ` +
+      `${seconds} s per point; rates in tests recorded per second (steady: after every worker's first ` +
+      `batch, to the last result; session: the coordinator's own elapsed time; process: coordinator spawn to exit)`,
   );
   console.log(
-    `workers  tests  ideal/s  steady/s  session/s  process/s  efficiency(steady/ideal)${repeat > 1 ? `   medians of ${repeat} runs; steady range` : ''}`,
+    `workers  tests  ideal/s  steady/s  session/s  process/s  ` +
+      `efficiency(steady/ideal)${repeat > 1 ? `   medians of ${repeat} runs; steady range` : ''}`,
   );
   const row = (n: number, ideal: number, runs: readonly Rates[]): string => {
     const med = (f: (r: Rates) => number): number => median(runs.map(f));
     const steady = med((r) => r.steady);
-    return `${String(n).padStart(7)}  ${String(med((r) => r.tests)).padStart(5)}  ${ideal.toFixed(1).padStart(7)}  ${steady.toFixed(1).padStart(8)}  ${med(
-      (r) => r.session,
-    )
-      .toFixed(1)
-      .padStart(9)}  ${med((r) => r.process)
-      .toFixed(1)
-      .padStart(9)}  ${((100 * steady) / ideal).toFixed(0).padStart(5)}%${range(runs)}`;
+    const cells = [
+      String(n).padStart(7),
+      String(med((r) => r.tests)).padStart(5),
+      ideal.toFixed(1).padStart(7),
+      steady.toFixed(1).padStart(8),
+      med((r) => r.session)
+        .toFixed(1)
+        .padStart(9),
+      med((r) => r.process)
+        .toFixed(1)
+        .padStart(9),
+      `${((100 * steady) / ideal).toFixed(0).padStart(5)}%${range(runs)}`,
+    ];
+    return cells.join('  ');
   };
   for (const [i, n] of counts.entries()) {
     while (workers.length < n) workers.push(await startWorker(url, sleepMs));
@@ -322,7 +333,10 @@ try {
     process: median(ceiling.map((r) => r.process)),
   };
   console.log(
-    `coordinator ceiling: ${c.tests} tests from ${ceilingWorkers} workers whose tests take no time: ${Number.isNaN(c.steady) ? 'no window for a' : c.steady.toFixed(0)} tests/s steady, ${c.session.toFixed(0)} in session, ${c.process.toFixed(0)} whole process (each program recorded in the store)${repeat > 1 ? `; medians of ${repeat} runs, steady${range(ceiling)}` : ''}`,
+    `coordinator ceiling: ${c.tests} tests from ${ceilingWorkers} workers whose tests take no ` +
+      `time: ${Number.isNaN(c.steady) ? 'no window for a' : c.steady.toFixed(0)} tests/s ` +
+      `steady, ${c.session.toFixed(0)} in session, ${c.process.toFixed(0)} whole process (each program ` +
+      `recorded in the store)${repeat > 1 ? `; medians of ${repeat} runs, steady${range(ceiling)}` : ''}`,
   );
   await stopAll(workers);
 
@@ -340,7 +354,8 @@ try {
       return r;
     });
     console.log(
-      `near the ceiling: ${ceilingWorkers} workers, tests sleeping ${nearSleep} ms (ideal ${((ceilingWorkers * 1000) / nearSleep).toFixed(0)} tests/s, about 80% of the ceiling):`,
+      `near the ceiling: ${ceilingWorkers} workers, tests sleeping ${nearSleep} ms ` +
+        `(ideal ${((ceilingWorkers * 1000) / nearSleep).toFixed(0)} tests/s, about 80% of the ceiling):`,
     );
     console.log(row(ceilingWorkers, (ceilingWorkers * 1000) / nearSleep, near));
     console.log(
@@ -352,7 +367,8 @@ try {
   }
 
   if (realPrograms > 0) {
-    // One real `kiln worker -j 1`, measured like the ceiling: the coordinator's store, from its first batch to its last result.
+    // One real `kiln worker -j 1`, measured like the ceiling: the coordinator's store, from its first batch to its last
+    // result.
     const real = await repeated(client, 'real', async (out) => {
       const w = spawn(process.execPath, [...kiln, 'worker', '--queue', url, '-j', '1', '--quiet'], {
         cwd: ROOT,
@@ -366,8 +382,14 @@ try {
       }
     });
     const rate = median(real.map((r) => r.steady));
+    const steadies = real.map((r) => r.steady);
+    const spread =
+      repeat > 1
+        ? ` (median of ${repeat}; ${Math.min(...steadies).toFixed(2)}–${Math.max(...steadies).toFixed(2)})`
+        : '';
     console.log(
-      `one real worker (kiln worker -j 1, gcc × ${configsPerProgram} option sets, default programs, ${realPrograms} programs per run): ${rate.toFixed(2)} tests/s steady${repeat > 1 ? ` (median of ${repeat}; ${Math.min(...real.map((r) => r.steady)).toFixed(2)}–${Math.max(...real.map((r) => r.steady)).toFixed(2)})` : ''}`,
+      `one real worker (kiln worker -j 1, gcc × ${configsPerProgram} option sets, default ` +
+        `programs, ${realPrograms} programs per run): ${rate.toFixed(2)} tests/s steady${spread}`,
     );
     console.log(
       `coordinator ceiling / one real worker, both steady rates from the store: ${(c.steady / rate).toFixed(0)}×`,

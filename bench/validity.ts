@@ -52,7 +52,8 @@ const flush = (cases: CorpusCase[]): void => {
     const last = cases[cases.length - 1]!;
     const bad = results.filter((r) => !r.ok).length;
     console.log(
-      `  ${last.mode} up to seed ${last.seed}: ${cases.length} programs checked, ${bad} invalid (${((performance.now() - t0) / 1000).toFixed(0)} s)`,
+      `  ${last.mode} up to seed ${last.seed}: ${cases.length} programs checked, ${bad} invalid ` +
+        `(${((performance.now() - t0) / 1000).toFixed(0)} s)`,
     );
     results.forEach((r, i) => {
       const c = cases[i]!;
@@ -91,16 +92,23 @@ console.log('\nmode     kind      programs  invalid  not produced');
 for (const [key, c] of [...counts].sort()) {
   const [mode, kind] = key.split(' ');
   console.log(
-    `${mode!.padEnd(8)} ${kind!.padEnd(9)} ${String(c.cases).padStart(8)} ${String(c.invalid).padStart(8)} ${String(c.gaps).padStart(13)}`,
+    `${mode!.padEnd(8)} ${kind!.padEnd(9)} ${String(c.cases).padStart(8)} ${String(c.invalid).padStart(8)} ` +
+      `${String(c.gaps).padStart(13)}`,
   );
 }
 const total = [...counts.values()].reduce((n, c) => n + c.cases, 0);
 const invalid = failures.length;
+const inconclusiveNote = inconclusive
+  ? ` (${[...inconclusiveBy].map(([n, k]) => `${n}: ${k}`).join(', ')}; ` +
+    'those were checked by the other compiler only)'
+  : '';
 console.log(
-  `\n${total} programs checked, ${invalid} invalid, ${inconclusive} with a compiler crash or timeout${inconclusive ? ` (${[...inconclusiveBy].map(([n, k]) => `${n}: ${k}`).join(', ')}; those were checked by the other compiler only)` : ''}`,
+  `\n${total} programs checked, ${invalid} invalid, ` +
+    `${inconclusive} with a compiler crash or timeout${inconclusiveNote}`,
 );
 console.log(
-  `generation ${(genMs / 1000).toFixed(1)} s, checks ${(checkMs / 1000).toFixed(1)} s, wall ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+  `generation ${(genMs / 1000).toFixed(1)} s, checks ${(checkMs / 1000).toFixed(1)} s, ` +
+    `wall ${((performance.now() - t0) / 1000).toFixed(1)} s`,
 );
 for (const f of failures.slice(0, 40)) console.log(`  ${f}`);
 process.exitCode = invalid > 0 ? 1 : 0;

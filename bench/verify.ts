@@ -79,9 +79,14 @@ function generate(from: number, count: number, mode: Mode): { cases: Case[]; dis
   return { cases, discarded, ms: performance.now() - t0 };
 }
 
-/** A translation unit of up to BATCH programs (cases at positions k·BATCH … k·BATCH+BATCH-1), each printing its line. */
+/**
+ * A translation unit of up to BATCH programs (cases at positions k·BATCH … k·BATCH+BATCH-1), each printing its line.
+ */
 function batchSource(units: readonly string[]): string {
-  return `${units.join('\n')}\nint main(void)\n{\n${units.map((_, i) => `    p${i}_main();`).join('\n')}\n    return 0;\n}\n`;
+  return (
+    `${units.join('\n')}\nint main(void)\n{\n${units.map((_, i) => `    p${i}_main();`).join('\n')}\n    ` +
+    `return 0;\n}\n`
+  );
 }
 
 interface Config {
@@ -130,7 +135,8 @@ async function check(cases: Case[], configs: Config[]): Promise<{ checked: numbe
           const x = j.batch[0]!;
           if (r.stdout.trimEnd() !== x.expected)
             failures.push(
-              `${j.c.name}: seed ${x.seed}: output differs (${r.stdout.includes('@NG@') ? 'self-check @NG@' : JSON.stringify(r.stdout.trimEnd().slice(-80))})`,
+              `${j.c.name}: seed ${x.seed}: output differs ` +
+                `(${r.stdout.includes('@NG@') ? 'self-check @NG@' : JSON.stringify(r.stdout.trimEnd().slice(-80))})`,
             );
         } else {
           j.batch.forEach((x, i) => {
@@ -167,11 +173,13 @@ for (const mode of modes) {
   console.log(`[${mode}] generating ${seeds} programs (seeds ${first}…${first + seeds - 1})`);
   const main = generate(first, seeds, mode);
   console.log(
-    `[${mode}] generated ${main.cases.length} in ${(main.ms / 1000).toFixed(1)} s (${((1000 * seeds) / main.ms).toFixed(1)} programs/s), ${main.discarded} discarded`,
+    `[${mode}] generated ${main.cases.length} in ${(main.ms / 1000).toFixed(1)} s ` +
+      `(${((1000 * seeds) / main.ms).toFixed(1)} programs/s), ${main.discarded} discarded`,
   );
   const r1 = await check(main.cases, compilerConfigs);
   console.log(
-    `[${mode}] compilers: ${main.cases.length} programs × ${compilerConfigs.length} configurations = ${r1.checked} runs, ${r1.failures.length} mismatches (${main.discarded} seeds discarded)`,
+    `[${mode}] compilers: ${main.cases.length} programs × ${compilerConfigs.length} configurations ` +
+      `= ${r1.checked} runs, ${r1.failures.length} mismatches (${main.discarded} seeds discarded)`,
   );
   for (const f of r1.failures.slice(0, 20)) console.log(`  ${f}`);
   if (sanitizerSeeds > 0) {
@@ -179,7 +187,8 @@ for (const mode of modes) {
     const san = generate(first + 100000, sanitizerSeeds, mode);
     const r2 = await check(san.cases, sanitizerConfigs);
     console.log(
-      `[${mode}] sanitizers: ${san.cases.length} programs × ${sanitizerConfigs.length} tools = ${r2.checked} runs, ${r2.failures.length} reports or mismatches`,
+      `[${mode}] sanitizers: ${san.cases.length} programs × ${sanitizerConfigs.length} tools ` +
+        `= ${r2.checked} runs, ${r2.failures.length} reports or mismatches`,
     );
     for (const f of r2.failures.slice(0, 20)) console.log(`  ${f}`);
     failed += r2.failures.length;

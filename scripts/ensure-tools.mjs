@@ -138,7 +138,8 @@ const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
 if (opts.profile === 'latest' && !isRoot) {
   // Checked first: the root needs chroot and mounts whatever the host already has.
   console.error(
-    'ensure-tools: error[KILN_ROOT_PRIVILEGES]: the latest profile builds a Debian root with debootstrap and chroot, which need root privileges',
+    'ensure-tools: error[KILN_ROOT_PRIVILEGES]: the latest profile builds a Debian root with debootstrap ' +
+      'and chroot, which need root privileges',
   );
   console.error('ensure-tools: hint: run it as root: sudo npm run setup -- --profile latest');
   process.exit(1);

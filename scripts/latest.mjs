@@ -144,7 +144,8 @@ export function ensureLatestRoot({ update = false } = {}) {
     mkdirSync(join(cache, 'roots'), { recursive: true });
     const mirror = hostMirror();
     console.log(
-      `ensure-tools: building a ${SUITE} root at ${root} with debootstrap (minbase${mirror ? `, from ${mirror}` : ''}); this downloads about 150 MB`,
+      `ensure-tools: building a ${SUITE} root at ${root} with debootstrap ` +
+        `(minbase${mirror ? `, from ${mirror}` : ''}); this downloads about 150 MB`,
     );
     const t = Date.now();
     sh(
@@ -178,7 +179,8 @@ export function ensureLatestRoot({ update = false } = {}) {
   if (!existsSync(aptConf))
     writeFileSync(
       aptConf,
-      '// Written by Kiln (scripts/latest.mjs): accept a Release file past its Valid-Until date.\nAcquire::Check-Valid-Until "false";\n',
+      '// Written by Kiln (scripts/latest.mjs): accept a Release file past its Valid-Until date.\n' +
+        'Acquire::Check-Valid-Until "false";\n',
     );
   const wanted = [...LATEST_PACKAGES, ...LATEST_OPTIONAL];
   let have = rootPackageVersions(root, wanted);
@@ -234,15 +236,18 @@ export function ensureLatestRoot({ update = false } = {}) {
   const secs = Math.round((Date.now() - started) / 1000);
   if (done.length === 0) {
     console.log(
-      `ensure-tools: the ${SUITE} root at ${root} is complete; nothing to do (${compilers.length} compilers: ${names.join(' ')})`,
+      `ensure-tools: the ${SUITE} root at ${root} is complete; nothing to do (${compilers.length} ` +
+        `compilers: ${names.join(' ')})`,
     );
     return;
   }
   console.log(`ensure-tools: ${done.join('; ')}`);
   console.log(
-    `ensure-tools: the ${SUITE} root at ${root} holds ${compilers.length} compilers (${names.join(' ')}); ${du(root)} on disk; ${secs} s in all`,
+    `ensure-tools: the ${SUITE} root at ${root} holds ${compilers.length} compilers ` +
+      `(${names.join(' ')}); ${du(root)} on disk; ${secs} s in all`,
   );
   console.log(
-    `ensure-tools: launchers in ${bin}; 'kiln compilers' lists them, 'kiln fuzz --compilers gcc-snapshot,clang-22' tests them`,
+    `ensure-tools: launchers in ${bin}; 'kiln compilers' lists them, 'kiln fuzz --compilers ` +
+      `gcc-snapshot,clang-22' tests them`,
   );
 }

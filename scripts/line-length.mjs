@@ -1,9 +1,11 @@
 // `npm run lint`'s line-length check: no line of code over 120 characters, except inside a
-// statement or expression marked as a data table. Biome's formatter breaks long expressions but
-// never a long string, template or comment, so this check covers what it leaves.
+// statement or expression marked as a data table or as embedded text. Biome's formatter breaks
+// long expressions but never a long string, template or comment, so this check covers what it
+// leaves.
 //
-// A data table is marked with the comment Biome already needs to leave it as written:
+// Both are marked with the comment Biome already needs to leave them as written:
 //   // biome-ignore format: data table
+//   // biome-ignore format: embedded text (a C program, a shell script, compiler output, ...)
 // The exemption covers the node the comment precedes (a statement, an array element, an object
 // property), as Biome's does. `node scripts/line-length.mjs [FILE...]` checks the files given, or
 // every TypeScript and JavaScript file Git tracks.
@@ -12,10 +14,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import ts from 'typescript';
 
 const MAX = 120;
-const MARKER = /^\/\/\s*biome-ignore\s+format:\s*data table\b/;
+const MARKER = /^\/\/\s*biome-ignore\s+format:\s*(?:data table|embedded text)\b/;
 const CODE = /\.(?:ts|mts|cts|mjs|js)$/;
 
-/** The 1-based line numbers of `text` that lie inside a node marked as a data table. */
+/** The 1-based line numbers of `text` that lie inside a node marked as a data table or embedded text. */
 function dataTableLines(path, text) {
   const kind = path.endsWith('.ts') ? ts.ScriptKind.TS : ts.ScriptKind.JS;
   const source = ts.createSourceFile(path, text, ts.ScriptTarget.Latest, true, kind);
@@ -38,7 +40,7 @@ function dataTableLines(path, text) {
   return lines;
 }
 
-/** `path:line: N characters` for each line of `path` over the limit and outside data tables. */
+/** `path:line: N characters` for each line of `path` over the limit and outside marked nodes. */
 function longLines(path) {
   const text = readFileSync(path, 'utf8');
   const lines = text.split('\n');
@@ -62,7 +64,7 @@ for (const f of found) console.error(f);
 if (found.length > 0) {
   console.error(
     `${found.length} line${found.length === 1 ? '' : 's'} over ${MAX} characters: split the string or comment, ` +
-      "or mark a data table with '// biome-ignore format: data table' (docs/contributing.md)",
+      'or mark a data table or embedded text (docs/contributing.md)',
   );
   process.exit(1);
 }

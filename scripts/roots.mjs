@@ -64,6 +64,7 @@ export function rootCompilers(root) {
 export function launcherText(root, command, name) {
   const gcc = /(^|\/|-)gcc(-[0-9]+)?$/.test(command);
   const q = (s) => `'${String(s).replace(/'/g, `'\\''`)}'`;
+  // biome-ignore format: embedded text
   return `#!/bin/sh
 ${LAUNCHER_MARK}
 # root=${root}
@@ -109,7 +110,10 @@ exec unshare $ns --mount --propagation private -- /bin/sh -c '
 `;
 }
 
-/** Writes one launcher per compiler of the root into `binDir` (only those that differ); returns their names and how many were written. */
+/**
+ * Writes one launcher per compiler of the root into `binDir` (only those that differ); returns their names and how many
+ * were written.
+ */
 export function writeLaunchers(root, binDir, compilers = rootCompilers(root)) {
   mkdirSync(binDir, { recursive: true });
   let written = 0;

@@ -14,6 +14,12 @@ export interface CampaignFigures {
   readonly byOutcome: ReadonlyMap<string, number>;
 }
 
+/** The summary line of a `kiln fuzz` session: programs, tests, findings and internal cases. */
+const SUMMARY_LINE = new RegExp(
+  String.raw`this session (\d+) programs, (\d+) tests in [\d.]+ s; ` +
+    String.raw`campaign total \d+ programs, (\d+) findings, (\d+) internal`,
+);
+
 /** Runs `kiln fuzz ARGS --out OUT` (`kiln` is the node arguments that start Kiln) and reads its figures. */
 export async function runCampaign(
   kiln: readonly string[],
@@ -29,10 +35,7 @@ export async function runCampaign(
   });
   const sec = (performance.now() - t0) / 1000;
   const text = r.stdout + r.stderr;
-  const m =
-    /this session (\d+) programs, (\d+) tests in [\d.]+ s; campaign total \d+ programs, (\d+) findings, (\d+) internal/.exec(
-      text,
-    );
+  const m = SUMMARY_LINE.exec(text);
   if (!m) throw new Error(`kiln fuzz (${label}) did not end as expected:\n${text.slice(-2000)}`);
   const f = await runProcess(process.execPath, [...kiln, 'findings', '--json', '--group', 'bucket', '--out', out], {
     timeoutMs: 120_000,

@@ -18,7 +18,9 @@ export interface TargetModel {
   readonly pointerBits: number;
   /** Whether plain `char` is signed (true on x86-64 Linux, false on Arm, PowerPC, RISC-V, s390x). */
   readonly charSigned: boolean;
-  /** Byte order. Kiln's programs never reinterpret an object's bytes, so no value depends on it (see ARCHITECTURE.md). */
+  /**
+   * Byte order. Kiln's programs never reinterpret an object's bytes, so no value depends on it (see ARCHITECTURE.md).
+   */
   readonly endian: 'little' | 'big';
   /** `_Alignof` of each scalar type in bytes, as the ABI fixes it (m68k aligns everything to 2). */
   readonly align: {
@@ -47,7 +49,10 @@ type ModelSpec = Pick<TargetModel, 'name' | 'triplet' | 'qemu' | 'charSigned' | 
   readonly align?: Partial<TargetModel['align']>;
 };
 
-/** Builds a Linux model: every target Kiln models has 8/16/32/64-bit char/short/int/long long and differs in long, pointers, char sign, byte order and alignment. */
+/**
+ * Builds a Linux model: every target Kiln models has 8/16/32/64-bit char/short/int/long long and differs in long,
+ * pointers, char sign, byte order and alignment.
+ */
 function linux(spec: ModelSpec): TargetModel {
   const word = spec.lp64 ? 8 : 4;
   return Object.freeze({

@@ -89,7 +89,10 @@ const UNUSABLE_HINTS: Record<UnusableProgramCode, string> = {
     'print less (a checksum of the results, as Csmith programs do): test runs keep only that much output',
 };
 
-/** A C program that does not compile, does not terminate, prints differently on two runs, exits abnormally or prints too much. */
+/**
+ * A C program that does not compile, does not terminate, prints differently on two runs, exits abnormally or prints too
+ * much.
+ */
 export function errUnusableProgram(code: UnusableProgramCode, path: string, detail: string): KilnError {
   return new KilnError(code, `${path}: ${detail}`, UNUSABLE_HINTS[code]);
 }
@@ -157,7 +160,8 @@ export function errUsage(
 export function errBrokenConfiguration(config: string, detail: string, others: number, hint: string): KilnError {
   return new KilnError(
     'KILN_BROKEN_COMPILER',
-    `configuration '${config}' does not work: ${detail}${others > 0 ? ` (and ${others} more configurations fail)` : ''}`,
+    `configuration '${config}' does not ` +
+      `work: ${detail}${others > 0 ? ` (and ${others} more configurations fail)` : ''}`,
     hint,
   );
 }
@@ -176,7 +180,8 @@ export function errQueueBusy(url: string, owner: string): KilnError {
   return new KilnError(
     'KILN_QUEUE_BUSY',
     `the queue at ${url} belongs to another campaign (${owner})`,
-    "resume that campaign with 'kiln fuzz --resume' from its output folder, or give this one another database: redis://HOST:PORT/N",
+    "resume that campaign with 'kiln fuzz --resume' from its output folder, or give this one another " +
+      'database: redis://HOST:PORT/N',
   );
 }
 

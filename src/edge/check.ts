@@ -340,7 +340,9 @@ export async function checkProgram(
         message: unfinished
           .map(
             (r) =>
-              `${r.tool} ${r.status === 'partial' ? 'partial' : r.status === 'timeout' ? 'timed out' : 'failed'}${r.detail ? `: ${r.detail}` : ''}`,
+              `${r.tool} ` +
+              `${r.status === 'partial' ? 'partial' : r.status === 'timeout' ? 'timed out' : 'failed'}` +
+              `${r.detail ? `: ${r.detail}` : ''}`,
           )
           .join('; '),
         runs,
@@ -415,7 +417,9 @@ async function runProbe(
   o: Required<Pick<CheckOptions, 'cflags' | 'compileTimeoutMs' | 'runTimeoutMs'>>,
   underValgrind: boolean,
 ): Promise<{ hits: Set<number>; valgrindError: boolean } | undefined> {
-  const text = `#include <stdio.h>\n#include <stdint.h>\nstatic void kiln_probe_hit(int k) { fprintf(stderr, "\\n${PROBE_MARKER} %d\\n", k); }\n${prelude}${probed}`;
+  const text =
+    `#include <stdio.h>\n#include <stdint.h>\nstatic void kiln_probe_hit(int k) { fprintf(stderr, ` +
+    `"\\n${PROBE_MARKER} %d\\n", k); }\n${prelude}${probed}`;
   const pdir = join(dir, 'kiln-probe');
   await mkdir(pdir, { recursive: true });
   try {
@@ -515,20 +519,27 @@ async function probeAssertion(
     for (const range of uses)
       wraps.push({
         range,
-        before: `kiln_probe_within(0, (uintptr_t)(${name}), sizeof *(${name}), ${objects.length}, (const uintptr_t[]){${addrs}}, (const size_t[]){${sizes}})`,
+        before:
+          `kiln_probe_within(0, (uintptr_t)(${name}), sizeof *(${name}), ${objects.length}, (const ` +
+          `uintptr_t[]){${addrs}}, (const size_t[]){${sizes}})`,
       });
   }
   const probed = wrap(wraps);
   if (probed === undefined) return undefined;
   const prelude =
-    'static void kiln_probe_within(int k, uintptr_t p, size_t n, int count, const uintptr_t *at, const size_t *size) {\n  for (int i = 0; i < count; i++) if (p >= at[i] && p + n <= at[i] + size[i]) return;\n  kiln_probe_hit(k);\n}\n';
+    'static void kiln_probe_within(int k, uintptr_t p, size_t n, int count, const uintptr_t *at, const ' +
+    'size_t *size) {\n  for (int i = 0; i < count; i++) if (p >= at[i] && p + n <= at[i] + size[i]) return;\n' +
+    '  kiln_probe_hit(k);\n}\n';
   const r = await runProbe(dir, names, file, probed, prelude, cc, o, false);
   return r === undefined || r.hits.size > 0
     ? undefined
     : `\`${name}\` points inside an object in scope at each access there`;
 }
 
-/** The kinds UBSan (`-fsanitize=undefined`) checks at every evaluation, so a clean run rules them out on the program's path. */
+/**
+ * The kinds UBSan (`-fsanitize=undefined`) checks at every evaluation, so a clean run rules them out on the program's
+ * path.
+ */
 const UBSAN_EXACT: ReadonlySet<UBKind> = new Set<UBKind>(['signed-overflow', 'shift', 'division-by-zero']);
 
 /** valgrind's memcheck on the plain `-O0 -g` build, stopping at its first error. */
@@ -602,7 +613,10 @@ async function evaRun(
       run: {
         tool: 'eva',
         status: 'partial',
-        detail: `unsequenced accesses not checked after line ${cutLine} (an unsequenced alarm Kiln does not count, on a sub-array, a write a sequence point orders or one in an operand the run never evaluated, ended Eva's path there)`,
+        detail:
+          `unsequenced accesses not checked after line ${cutLine} (an unsequenced alarm Kiln does not count, ` +
+          `on a sub-array, a write a sequence point orders or one in an operand the run never evaluated, ended ` +
+          `Eva's path there)`,
       },
     };
   };
@@ -621,7 +635,9 @@ async function evaRun(
     }
     const done = (): { run: Omit<ToolRun, 'ms'>; report?: ToolReport } => {
       if (split.size === 0 || first.report || first.run.status !== 'clean') return first;
-      const note = `${split.size} statement${split.size === 1 ? '' : 's'} split at the sequence points of an unsequenced alarm Kiln does not count`;
+      const note =
+        `${split.size} statement${split.size === 1 ? '' : 's'} split at the sequence points of an unsequenced ` +
+        `alarm Kiln does not count`;
       return { run: { ...first.run, detail: first.run.detail ? `${first.run.detail}; ${note}` : note } };
     };
     if (first.report || first.run.status !== 'clean') return done();
@@ -637,7 +653,10 @@ async function evaRun(
       run: {
         tool: 'eva',
         status: 'partial',
-        detail: `Eva's analysis ended at line ${cutLine} (at an unsequenced alarm Kiln does not count, on a sub-array, a write a sequence point orders or one in an operand the run never evaluated); what follows it was not checked by Eva`,
+        detail:
+          `Eva's analysis ended at line ${cutLine} (at an unsequenced alarm Kiln does not count, on a ` +
+          `sub-array, a write a sequence point orders or one in an operand the run never evaluated); what ` +
+          `follows it was not checked by Eva`,
       },
     };
     const next = [...texts];
@@ -789,7 +808,9 @@ async function evaOnce(
       run: {
         tool: 'eva',
         status: 'clean',
-        detail: `${dismissed.length} alarm${dismissed.length === 1 ? '' : 's'} not counted: ${dismissed.slice(0, 3).join('; ')}`,
+        detail:
+          `${dismissed.length} alarm${dismissed.length === 1 ? '' : 's'} not ` +
+          `counted: ${dismissed.slice(0, 3).join('; ')}`,
       },
       cutAt,
       sequencedAt,

@@ -148,7 +148,9 @@ function candidate(kind: InjectKind, b: IRBuilder, rng: Rng, taken: Set<string>)
       const arr = onStack ? b.local(freshName(taken, 'l'), arrayOf(et, n), init) : global(arrayOf(et, n), init);
       const access = b.idx(b.v(arr), b.v(gi));
       const s = b.stmt(write ? b.assign(access, b.v(gt)) : b.assign(b.v(gt), access));
-      const variant = `out-of-bounds: ${write ? 'write' : 'read'} ${past ? 'past the end' : 'before the start'} of a ${onStack ? 'local' : 'global'} ${et.name}[${n}]`;
+      const variant =
+        `out-of-bounds: ${write ? 'write' : 'read'} ${past ? 'past the end' : 'before the start'} of ` +
+        `a ${onStack ? 'local' : 'global'} ${et.name}[${n}]`;
       if (!onStack) return plain(s, access.id, variant);
       return { stmt: b.block([s], [arr]), siteStmt: s, site: access.id, globals, variant };
     }

@@ -30,6 +30,7 @@ export function generateRelaxedProgram(seed: bigint, policy: Policy, header: rea
   const body = emitC(relaxed.program, v.ok ? { expected: v.output, header } : { header });
   const text = v.ok
     ? body
-    : `/* kiln: relaxed program with undefined behaviour (${v.reason}): test compilers for crashes and hangs only */\n${body}`;
+    : `/* kiln: relaxed program with undefined behaviour (${v.reason}): test compilers for crashes and hangs ` +
+      `only */\n${body}`;
   return { ok: true, seed: String(seed), text, relaxed, genMs: performance.now() - t0 };
 }

@@ -40,7 +40,9 @@ function baseName(p: string): string {
   return i < 0 ? p : p.slice(i + 1);
 }
 
-/** A location `file.c:12:5` or `file.c:12` inside a stack frame or message; the first frame in one of `sources` wins. */
+/**
+ * A location `file.c:12:5` or `file.c:12` inside a stack frame or message; the first frame in one of `sources` wins.
+ */
 function firstSourceLocation(
   text: string,
   sources: readonly string[],
@@ -103,7 +105,9 @@ export function parseAsan(stderr: string, sources: readonly string[]): ToolRepor
     tool: 'asan',
     kind: asanKind(title, body),
     ...innermostFrame(body, sources),
-    message: `AddressSanitizer: ${title.replace(/ on (?:unknown )?address 0x[0-9a-f]+.*$/, '').replace(/ \(pc 0x.*$/, '')}`,
+    message:
+      `AddressSanitizer: ` +
+      `${title.replace(/ on (?:unknown )?address 0x[0-9a-f]+.*$/, '').replace(/ \(pc 0x.*$/, '')}`,
   };
 }
 
@@ -167,14 +171,16 @@ function valgrindKind(heading: string, body: string): UBKind {
   return 'other';
 }
 
+/** The first line of a memcheck error report. */
+const MEMCHECK_ERROR = new RegExp(
+  '^(?:Invalid (?:read|write|free)|Conditional jump or move depends on uninitialised|Use of uninitialised value|' +
+    'Syscall param .* uninitialised|Process terminating with default action)',
+);
+
 /** The first memcheck error in valgrind's output (`==PID== Invalid read of size 4` and its `at …(prog.c:5)` frames). */
 export function parseValgrind(stderr: string, sources: readonly string[]): ToolReport | undefined {
   const lines = stderr.split('\n').map((l) => l.replace(/^==\d+==\s?/, ''));
-  const i = lines.findIndex((l) =>
-    /^(?:Invalid (?:read|write|free)|Conditional jump or move depends on uninitialised|Use of uninitialised value|Syscall param .* uninitialised|Process terminating with default action)/.test(
-      l,
-    ),
-  );
+  const i = lines.findIndex((l) => MEMCHECK_ERROR.test(l));
   if (i < 0) return undefined;
   const heading = lines[i]!.trim();
   const end = lines.findIndex((l, j) => j > i && l.trim() === '');
@@ -350,7 +356,10 @@ export interface EvaFilter {
    * Eva's imprecision (measured: 7 of 13 UB-free Kiln programs with an alarm had only such ones).
    */
   readonly red?: ReadonlySet<string>;
-  /** The checked files' text by base name: unsequenced alarms across a sequence point are dismissed (see `innerSequencePoint`). */
+  /**
+   * The checked files' text by base name: unsequenced alarms across a sequence point are dismissed (see
+   * `innerSequencePoint`).
+   */
   readonly files?: ReadonlyMap<string, string>;
   /**
    * Kinds an earlier tool checked exactly on the program's one path and found absent (UBSan's
@@ -493,7 +502,9 @@ function aggregateBody(tag: string, sources: readonly string[]): string | undefi
  */
 function declaredRanks(name: string, sources: readonly string[]): number[] {
   const decl = new RegExp(
-    String.raw`(?:^|[;{}(,])\s*(?:(?:static|extern|const|volatile|register|signed|unsigned|long|short|struct|union|enum)\s+)*(?!(?:return|else|case|goto|sizeof|do)\b)[A-Za-z_]\w*\s+\**\s*` +
+    String.raw`(?:^|[;{}(,])\s*` +
+      String.raw`(?:(?:static|extern|const|volatile|register|signed|unsigned|long|short|struct|union|enum)\s+)*` +
+      String.raw`(?!(?:return|else|case|goto|sizeof|do)\b)[A-Za-z_]\w*\s+\**\s*` +
       name +
       String.raw`\s*((?:\[[^\]]*\]\s*)*)(?=[;,)=])`,
     'gm',

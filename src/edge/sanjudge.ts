@@ -13,7 +13,10 @@ import type { ToolReport } from './reports.js';
 import { hasSanitizer, type Sanitizer, type SanitizedKind, type SanitizedRun } from './sanitize.js';
 import type { SiteLocation } from './inject.js';
 
-/** Whether a report is the injected UB: its kind, at its line (or at a line the report does not know, in a frame of the program). */
+/**
+ * Whether a report is the injected UB: its kind, at its line (or at a line the report does not know, in a frame of the
+ * program).
+ */
 export function reportsSite(r: ToolReport | undefined, kind: SanitizedKind, at: SiteLocation): boolean {
   if (r === undefined || r.kind !== kind) return false;
   // A report of the kind whose innermost frame is in the program but has no line (inlined code
@@ -41,7 +44,9 @@ function asRunResult(s: SanitizedRun['compile']): RunResult {
   };
 }
 
-/** A compile that failed (crash, hang, rejection), judged as every campaign judges compiles; undefined when it built. */
+/**
+ * A compile that failed (crash, hang, rejection), judged as every campaign judges compiles; undefined when it built.
+ */
 export function compileFailure(r: SanitizedRun): Judgement | undefined {
   if (r.run) return undefined;
   return (
@@ -136,14 +141,18 @@ export function survival(
   const survives = kept !== false && reached && lv;
   const note =
     kept === false
-      ? `the build that missed has no code at line ${at.line} (its optimiser deleted the statement, which the UB allows): not counted as a miss`
+      ? `the build that missed has no code at line ${at.line} (its optimiser deleted the statement, which the ` +
+        `UB allows): not counted as a miss`
       : !reached
         ? `${o0.by} does not report the site either: not counted as a miss`
         : !lv
-          ? `${level!.by} does not report the site: the optimiser may have removed the UB legally; not counted as a miss`
+          ? `${level!.by} does not report the site: the optimiser may have removed the UB legally; not ` +
+            `counted as a miss`
           : level === undefined
-            ? `the build that missed keeps code at line ${at.line}; ${o0.by} reports the site (no independent build checks its survival at this level: no second compiler has this sanitizer)`
-            : `the build that missed keeps code at line ${at.line}; ${o0.by} reports the site, so the program reaches the UB; ${level.by} reports it too, so the site survives optimisation at these options`;
+            ? `the build that missed keeps code at line ${at.line}; ${o0.by} reports the site (no independent ` +
+              `build checks its survival at this level: no second compiler has this sanitizer)`
+            : `the build that missed keeps code at line ${at.line}; ${o0.by} reports the site, so the program ` +
+              `reaches the UB; ${level.by} reports it too, so the site survives optimisation at these options`;
   return {
     ...(kept !== undefined ? { kept } : {}),
     reachedBy: o0.by,

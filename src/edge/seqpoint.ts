@@ -477,7 +477,8 @@ export function objectsInScope(text: string, at: StatementSite): ScopeObject[] {
 
 /**
  * `text` with every comma, `&&`, `||` and `?:` that holds a write, in the full expressions of the
- * statements at `sites` (none inside another's own expressions), turned into a GNU statement expression that evaluates the same
+ * statements at `sites` (none inside another's own expressions), turned into a GNU statement expression that evaluates
+ * the same
  * operands in the same order: `(A, B)` → `({ (void)(A); B; })`, `A && B` →
  * `({ int k = 0; if (A) k = !!(B); k; })` (`||` alike), `A ? B : C` →
  * `({ __typeof__(A ? B : C) k; if (A) k = B; else k = C; k; })`; and an assignment whose right
@@ -542,7 +543,10 @@ export function splitSequencePoints(text: string, sites: readonly StatementSite[
       const b = node.childForFieldName('alternative');
       if (c && a && b) {
         const v = name();
-        return `({ __typeof__(${flat(node.text)}) ${v}; if (${render(c)}) ${v} = ${render(a)}; else ${v} = ${render(b)}; ${v}; })`;
+        return (
+          `({ __typeof__(${flat(node.text)}) ${v}; if (${render(c)}) ${v} = ${render(a)}; else ${v} ` +
+          `= ${render(b)}; ${v}; })`
+        );
       }
     }
     return undefined;

@@ -110,7 +110,8 @@ function emitCompact(p: Program, opts: EmitOptions): string {
     );
   out.push(`static uint64_t kiln_crc = 0x${HASH_SEED.toString(16).toUpperCase()}ULL;`);
   out.push(
-    `static void kiln_hash(uint64_t v) { kiln_crc = (kiln_crc ^ v) * 0x${HASH_PRIME.toString(16).toUpperCase()}ULL; kiln_crc ^= kiln_crc >> 29; }`,
+    `static void kiln_hash(uint64_t v) { kiln_crc = (kiln_crc ^ v) * ` +
+      `0x${HASH_PRIME.toString(16).toUpperCase()}ULL; kiln_crc ^= kiln_crc >> 29; }`,
   );
   for (const u of safeUses(p)) out.push(safeDefinition(u, p.meta.safeMath ?? 'function').replace(/\n\s*/g, ' '));
   for (const g of p.globals)
@@ -173,12 +174,14 @@ function compactBlock(b: Block, n: Names, depth: number, head: string, multiline
     !multiline && b.locals.length === 0 && b.stmts.length <= 1 && (b.stmts.length === 0 || simple(b.stmts[0]!));
   if (single)
     return [
-      `${pad}${head}${head ? ' ' : ''}{${b.stmts.length ? ' ' + compactStmt(b.stmts[0]!, n, 0)[0]!.trim() + ' ' : ' '}}`,
+      `${pad}${head}${head ? ' ' : ''}` +
+        `{${b.stmts.length ? ' ' + compactStmt(b.stmts[0]!, n, 0)[0]!.trim() + ' ' : ' '}}`,
     ];
   const lines = [`${pad}${head}${head ? ' ' : ''}{`];
   for (const d of b.locals)
     lines.push(
-      `${inner}${d.isRegister ? 'register ' : ''}${declare(d.type, d.name)}${d.init ? ' = ' + printInit(d.init, n) : ''};`,
+      `${inner}${d.isRegister ? 'register ' : ''}${declare(d.type, d.name)}` +
+        `${d.init ? ' = ' + printInit(d.init, n) : ''};`,
     );
   for (const st of b.stmts) lines.push(...compactStmt(st, n, depth + 1));
   lines.push(`${pad}}`);
@@ -238,14 +241,20 @@ function storage(d: VarDecl): string {
 
 function signature(f: FuncDecl, n: Names): string {
   const params = f.params.length ? f.params.map((p) => declare(p.type, p.name, n.prefix)).join(', ') : 'void';
-  return `${attributePrefix(f.attributes)}${f.isStatic ? 'static ' : ''}${f.isInline ? 'inline ' : ''}${declare(f.ret, `${n.funcs.get(f.id)!}(${params})`, n.prefix)}`;
+  return (
+    `${attributePrefix(f.attributes)}${f.isStatic ? 'static ' : ''}${f.isInline ? 'inline ' : ''}` +
+    `${declare(f.ret, `${n.funcs.get(f.id)!}(${params})`, n.prefix)}`
+  );
 }
 
 function recordDefinition(r: RecordT, prefix: string): string {
   const fields = r.fields.map((f) => {
     if (f.bits !== undefined) {
       const base = f.type.kind === 'int' && f.type.signed ? 'signed' : 'unsigned';
-      return `${INDENT}${f.type.const ? 'const ' : ''}${f.type.volatile ? 'volatile ' : ''}${base}${f.bits === 0 ? '' : ' ' + f.name} : ${f.bits};`;
+      return (
+        `${INDENT}${f.type.const ? 'const ' : ''}${f.type.volatile ? 'volatile ' : ''}${base}` +
+        `${f.bits === 0 ? '' : ' ' + f.name} : ${f.bits};`
+      );
     }
     return `${INDENT}${declare(f.type, f.name, prefix)};`;
   });
@@ -431,7 +440,10 @@ function isNarrowUnsignedBitfield(t: Expr['type']): boolean {
   return t.kind === 'int' && !t.signed && isBitfieldType(t);
 }
 
-/** A full expression whose value is discarded (an expression statement, a for loop's init or step), without outer parentheses. */
+/**
+ * A full expression whose value is discarded (an expression statement, a for loop's init or step), without outer
+ * parentheses.
+ */
 function printEffect(e: Expr, n: Names): string {
   if (e.kind === 'incdec' && !e.prefix) return stripParens(`(${printExpr(e.target, n)}${e.op})`);
   return stripParens(printExpr(e, n));
@@ -477,7 +489,8 @@ export function printBlock(b: Block, n: Names, depth: number): string {
   const lines: string[] = [`${pad}{`];
   for (const d of b.locals)
     lines.push(
-      `${inner}${d.isRegister ? 'register ' : ''}${declare(d.type, d.name, n.prefix)}${d.init ? ' = ' + printInit(d.init, n) : ''};`,
+      `${inner}${d.isRegister ? 'register ' : ''}${declare(d.type, d.name, n.prefix)}` +
+        `${d.init ? ' = ' + printInit(d.init, n) : ''};`,
     );
   for (const s of b.stmts) lines.push(printStmt(s, n, depth + 1));
   lines.push(`${pad}}`);

@@ -42,7 +42,8 @@ function guard(u: SafeUse): { unsafe: string; result: string } {
     case '*':
       return {
         unsafe: signed
-          ? `(a > 0) ? ((b > 0) ? (a > (${max} / b)) : (b < (${min} / a))) : ((b > 0) ? (a < (${min} / b)) : ((a != 0) && (b < (${max} / a))))`
+          ? `(a > 0) ? ((b > 0) ? (a > (${max} / b)) : (b < (${min} / a))) : ((b > 0) ? (a < (${min} / b)) : ` +
+            `((a != 0) && (b < (${max} / a))))`
           : '0',
         result: '(a * b)',
       };

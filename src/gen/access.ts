@@ -24,7 +24,9 @@ interface Path {
   readonly bitfield: boolean;
   /** Passes through a union member (see `addressablePaths`). */
   readonly inUnion: boolean;
-  /** Has a union member step, before or after a dereference (reads of it are checked against the member last stored). */
+  /**
+   * Has a union member step, before or after a dereference (reads of it are checked against the member last stored).
+   */
   readonly viaUnion: boolean;
 }
 
@@ -126,7 +128,10 @@ function withinScope(g: GenContext, v: VarDecl, limit: number | undefined): bool
   return depth >= 0 && depth <= limit;
 }
 
-/** The depth limit for pointers stored into lvalue `e`: its variable's block depth, or -1 for globals and stores through pointers. */
+/**
+ * The depth limit for pointers stored into lvalue `e`: its variable's block depth, or -1 for globals and stores through
+ * pointers.
+ */
 export function scopeLimitOf(g: GenContext, e: Expr): number {
   let root: Expr = e;
   for (;;) {
@@ -343,7 +348,8 @@ export function newVariable(g: GenContext, want: Want): VarDecl | undefined {
         ? pointerType(g)
         : newVarType(g, asLocal ? 'local' : 'global');
   if (want.writable && t.const) t = unqualified(t);
-  if (t.kind === 'int' && isBitfieldType(t)) t = t.signed ? g.types.int : g.types.uint; // never declare a width-restricted type
+  // Never declare a width-restricted type.
+  if (t.kind === 'int' && isBitfieldType(t)) t = t.signed ? g.types.int : g.types.uint;
   if (want.type && isRecord(t) && want.writable && hasConst(t)) return undefined;
   if (asLocal) {
     // A pointer local may point at objects of its own block or outer ones, never deeper ones.

@@ -176,7 +176,8 @@ class ArithGen {
         seed,
         mode: 'arith',
         notes: [
-          `arith: ${nExprs} expressions, ${ops} binary operators, ${this.stats.flips} flips, ${this.stats.insertions} insertions`,
+          `arith: ${nExprs} expressions, ${ops} binary operators, ${this.stats.flips} ` +
+            `flips, ${this.stats.insertions} insertions`,
         ],
       },
     });

@@ -51,7 +51,10 @@ export interface FnCtx {
 
 /** All the state of one program's generation; one instance per program, nothing global. */
 export class GenContext {
-  /** The id source; live-guided extension points it at the repaired program's builder, so ids stay unique across generation and repair. */
+  /**
+   * The id source; live-guided extension points it at the repaired program's builder, so ids stay unique across
+   * generation and repair.
+   */
   b: IRBuilder;
   readonly records: RecordT[] = [];
   readonly globals: VarDecl[] = [];
@@ -87,11 +90,17 @@ export class GenContext {
   readonly unionMembers = new Map<string, number>();
   /** Inside an array loop: a raised chance of indexing with its induction variable. */
   loopIndexBias: number | undefined;
-  /** Statements the program may have: `limits.maxStatements`, lowered while the raw program of live-guided generation is drawn. */
+  /**
+   * Statements the program may have: `limits.maxStatements`, lowered while the raw program of live-guided generation is
+   * drawn.
+   */
   statementBudget: number;
   /** No new globals (live-guided extension: the checksum harness in `main` already hashes every global there is). */
   globalsFrozen = false;
-  /** Blocks below this depth of the function under construction are not goto targets (extension leaves enclosing blocks as they are). */
+  /**
+   * Blocks below this depth of the function under construction are not goto targets (extension leaves enclosing blocks
+   * as they are).
+   */
   gotoFloor = 0;
   /**
    * While extending code that ran: how often the code being generated will run (`runs`, from the

@@ -178,7 +178,10 @@ export function withLoopInvariants<T>(g: GenContext, induction: number | undefin
   }
 }
 
-/** With the invariant policy's chance, a copy (fresh ids) of an invariant expression of an enclosing loop of this function. */
+/**
+ * With the invariant policy's chance, a copy (fresh ids) of an invariant expression of an enclosing loop of this
+ * function.
+ */
 function invariantCopy(g: GenContext): Expr | undefined {
   if (!g.invariants.length || !g.rng.chance(g.policy.policies.invariants)) return undefined;
   // A function begun mid-expression inside the loop cannot see the loop's variables.

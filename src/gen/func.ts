@@ -35,7 +35,8 @@ export function callFunction(g: GenContext, want: Type): Expr | undefined {
   if (candidates.length && (!canCreate || rng.chance(0.5))) callee = rng.pick(candidates);
   else if (canCreate) callee = createFunction(g, unqualified(want));
   if (!callee) return undefined;
-  // In code that runs, a call costs the callee's steps each time (a new function's statements are counted as they are drawn).
+  // In code that runs, a call costs the callee's steps each time (a new function's statements are counted as they are
+  // drawn).
   const cost = g.live?.costs?.get(callee.sig.id);
   if (g.live && cost !== undefined) g.live.steps -= cost * Math.max(1, g.live.runs);
   g.complexity--;

@@ -43,7 +43,10 @@ export interface ExtensionRequest {
   readonly callee?: number;
   /** Functions that can reach this one (itself included): they must not be called from here. */
   readonly barred: ReadonlySet<number>;
-  /** Steps per call of the program's functions (function id → steps; measured for those the last run entered, estimated for the others): calls to functions without one are not drawn. */
+  /**
+   * Steps per call of the program's functions (function id → steps; measured for those the last run entered, estimated
+   * for the others): calls to functions without one are not drawn.
+   */
   readonly costs?: ReadonlyMap<number, number>;
 }
 

@@ -1,7 +1,10 @@
 import type { Rng } from '../random/rng.js';
 import type { Policy } from './policy.js';
 
-/** Features swarm testing may switch off for a program (Csmith §7.2.2 toggles comma, compound and embedded assignment, ++/--, goto, 64-bit math). */
+/**
+ * Features swarm testing may switch off for a program (Csmith §7.2.2 toggles comma, compound and embedded assignment,
+ * ++/--, goto, 64-bit math).
+ */
 const SWARM_FEATURES = [
   'goto',
   'comma',

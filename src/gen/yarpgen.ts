@@ -105,7 +105,10 @@ export function generateYarpgenRaw(seed: number | bigint | string, basePolicy: P
   });
 }
 
-/** A global of a random integer type, sometimes an array; inputs are sometimes `const` (given their value where defined). */
+/**
+ * A global of a random integer type, sometimes an array; inputs are sometimes `const` (given their value where
+ * defined).
+ */
 function newGlobal(g: GenContext, prefix: string, input: boolean): VarDecl {
   const { rng, policy, b } = g;
   let t: Type = g.intType();

@@ -9,7 +9,10 @@
  * work per line and the length of a bucket key, whatever a hostile compiler prints.
  */
 export const MAX_LINE_CHARS = 4096;
-/** The most diagnostic text examined (its first three quarters and last quarter): the harness keeps 256 KiB of a compiler's stderr, the same way. */
+/**
+ * The most diagnostic text examined (its first three quarters and last quarter): the harness keeps 256 KiB of a
+ * compiler's stderr, the same way.
+ */
 export const MAX_TEXT_CHARS = 256 << 10;
 
 // Every test below runs in time linear in the line's length: no pattern here may backtrack over

@@ -46,7 +46,8 @@ export const FuzzConfigSchema = z
       .union([z.number().int().min(1), z.literal('none')])
       .optional()
       .describe(
-        'findings stored per bucket: the first N and the smallest program, the rest counted; none for no cap (default 25)',
+        'findings stored per bucket: the first N and the smallest program, the rest counted; none for no ' +
+          'cap (default 25)',
       ),
     out: z.string().min(1).optional().describe('output folder; default ./kiln-out'),
     seedStart: z

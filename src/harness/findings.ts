@@ -37,7 +37,9 @@ export interface FindingDraft {
   readonly files: readonly DraftFile[];
 }
 
-/** Where a hang finding stands: seen under the short limit only, hung again under the long one, or finished within it. */
+/**
+ * Where a hang finding stands: seen under the short limit only, hung again under the long one, or finished within it.
+ */
 export type HangStatus = 'suspected' | 'confirmed' | 'cleared';
 
 /** A program on which all configurations agreed against the interpreter, ready to be stored. */
@@ -254,7 +256,9 @@ function draftInternal(r: ProgramReport, agreed: string, ctx: DraftContext): Int
     policyName: ctx.policy.name,
     expected: r.expected,
     agreed,
-    note: 'every configuration that ran printed the same line and the interpreter expected another: a Kiln bug (interpreter, repair or emitter), not a compiler bug',
+    note:
+      'every configuration that ran printed the same line and the interpreter expected another: a Kiln bug ' +
+      '(interpreter, repair or emitter), not a compiler bug',
     configurations: r.results.map((o) => ({
       compiler: o.config.compiler.name,
       compilerVersion: o.config.compiler.version,
@@ -303,7 +307,10 @@ function actualText(r: ConfigResult): string {
       return r.output ?? '';
     case 'binary-hang':
     case 'compiler-hang':
-      return `timeout after ${Math.round((j.outcome === 'binary-hang' ? r.run!.durationMs : r.compile.durationMs) / 100) / 10} s`;
+      return (
+        `timeout after ` +
+        `${Math.round((j.outcome === 'binary-hang' ? r.run!.durationMs : r.compile.durationMs) / 100) / 10} s`
+      );
     case 'binary-crash':
       return j.signal ?? `exit ${j.exitStatus}`;
     default:

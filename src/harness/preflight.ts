@@ -132,7 +132,10 @@ function describeFailure(r: ConfigResult, limits: Limits): string {
   const j = r.judgement;
   if (!r.run) {
     if (j.outcome === 'compiler-hang')
-      return `compiling a ${lines()}-line program did not finish within the compile limit (${limits.compile.timeoutMs / 1000} s)`;
+      return (
+        `compiling a ${lines()}-line program did not finish within the compile limit ` +
+        `(${limits.compile.timeoutMs / 1000} s)`
+      );
     const err = firstLine(r.compile.stderr);
     const status = r.compile.signal ? `killed by ${r.compile.signal}` : `exit status ${r.compile.status}`;
     if (j.detail === 'exit status 0 but no executable was written')
@@ -140,9 +143,15 @@ function describeFailure(r: ConfigResult, limits: Limits): string {
     return `compiling a ${lines()}-line program failed (${status})${err ? `: ${err}` : ''}`;
   }
   if (j.outcome === 'binary-hang')
-    return `its binary of a ${lines()}-line program did not finish within the run limit (${limits.run.timeoutMs / 1000} s)`;
+    return (
+      `its binary of a ${lines()}-line program did not finish within the run limit ` +
+      `(${limits.run.timeoutMs / 1000} s)`
+    );
   if (j.outcome === 'wrong-code')
-    return `its binary of a ${lines()}-line program printed '${firstLine(r.run.stdout).slice(0, 80)}', expected '${checkProgramOutput()}'`;
+    return (
+      `its binary of a ${lines()}-line program printed '${firstLine(r.run.stdout).slice(0, 80)}', expected ` +
+      `'${checkProgramOutput()}'`
+    );
   const err = firstLine(r.run.stderr);
   return `its binary of a ${lines()}-line program failed (${j.detail ?? j.outcome})${err ? `: ${err}` : ''}`;
 }

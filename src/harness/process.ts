@@ -48,7 +48,10 @@ export interface RunOptions {
   readonly env?: Readonly<Record<string, string>>;
   /** Data written to the child's stdin (stdin is closed either way). */
   readonly input?: string;
-  /** Keep at most this many bytes of stdout and of stderr each (default 1 MiB); stdout keeps its first bytes, stderr its first three quarters and its last quarter. */
+  /**
+   * Keep at most this many bytes of stdout and of stderr each (default 1 MiB); stdout keeps its first bytes, stderr its
+   * first three quarters and its last quarter.
+   */
   readonly maxOutputBytes?: number;
   /** Aborts the run early (the process group is killed). */
   readonly signal?: AbortSignal;
@@ -112,7 +115,10 @@ class TailBuffer {
   }
 }
 
-/** A stream kept as head and tail: one text when nothing between them was dropped, else both around a line saying how much was. */
+/**
+ * A stream kept as head and tail: one text when nothing between them was dropped, else both around a line saying how
+ * much was.
+ */
 function headAndTail(head: Buffer[], tail: TailBuffer, seen: number): string {
   const h = Buffer.concat(head);
   const t = tail.bytes();

@@ -38,7 +38,8 @@ export function reproScript(f: ReproInput): string {
   const accepted = [j, ...(f.alternatives ?? [])];
   const nondeterministic = accepted.length > 1;
   const header = [
-    `# Kiln finding ${comment(f.id)}: ${j.outcome} with ${comment(c.compiler.name)}${c.optionsText ? ' ' + comment(c.optionsText) : ''}`,
+    `# Kiln finding ${comment(f.id)}: ${j.outcome} ` +
+      `with ${comment(c.compiler.name)}${c.optionsText ? ' ' + comment(c.optionsText) : ''}`,
     `# compiler: ${comment(c.compiler.version)}`,
     ...(configEmulator(c)
       ? [`# target: ${comment(configTarget(c).name)}; the binary runs under ${comment(configEmulator(c)!.join(' '))}`]
@@ -46,29 +47,35 @@ export function reproScript(f: ReproInput): string {
     ...(j.detail ? [`# observed: ${comment(j.detail)}`] : []),
     ...(nondeterministic
       ? [
-          `# nondeterministic: it showed ${accepted.map((x) => comment(x.detail ?? x.outcome)).join(' | ')}; any of them counts`,
+          `# nondeterministic: it showed ` +
+            `${accepted.map((x) => comment(x.detail ?? x.outcome)).join(' | ')}; any of them counts`,
         ]
       : []),
     '# Exits 0 when the failure reproduces, 1 when it does not (C-Reduce/C-Vise interestingness test).',
     '# Compiler and binary run as in the campaign: under timeout, setarch -R, prlimit and env -i.',
   ];
+  const compileShell = sandboxShell(
+    { kind: 'compile', timeoutMs: compile.timeoutMs, memoryMb: compile.memoryMb, tag: '', tmpdir: '' },
+    compileCommand(c, files),
+  );
   const lines = [
     ...reproPrelude(header, files),
     `EXPECTED=${sq(f.expected)}`,
     "# KILN_EXPECTED, when set, replaces it (a text reduction sets it to a reference build's output).",
     'if [ -n "${KILN_EXPECTED+set}" ]; then EXPECTED=$KILN_EXPECTED; fi',
-    `${sandboxShell({ kind: 'compile', timeoutMs: compile.timeoutMs, memoryMb: compile.memoryMb, tag: '', tmpdir: '' }, compileCommand(c, files))} >compile.log 2>&1`,
+    `${compileShell} >compile.log 2>&1`,
     'cstatus=$?',
   ];
   const hung = (v: string): string => `{ [ "${v}" -eq 124 ] || [ "${v}" -eq 137 ]; }`;
   for (const a of accepted) lines.push(...compileCheck(a, hung));
   if (accepted.some((a) => RUN_SIDE_OUTCOMES.has(a.outcome))) {
+    const runLimits = { kind: 'run', timeoutMs: run.timeoutMs, memoryMb: run.memoryMb, tag: '' } as const;
     lines.push(
       '[ "$cstatus" -eq 0 ] || exit 1',
       ...runDirShell(),
       `mkdir "$RUN" && mv ${EXE_FILE} "$RUN/${EXE_FILE}" && cd "$RUN" || exit 2`,
       ...signalShell(),
-      `sigof run.sig ${sandboxShell({ kind: 'run', timeoutMs: run.timeoutMs, memoryMb: run.memoryMb, tag: '' }, runArgv(c))} >run.out 2>run.err`,
+      `sigof run.sig ${sandboxShell(runLimits, runArgv(c))} >run.out 2>run.err`,
       'rstatus=$?',
       'rsig=$(cat run.sig 2>/dev/null)',
     );
@@ -101,7 +108,8 @@ function comment(s: string): string {
 /** Copies `prog.c` (from the current folder, else next to the script) into a fresh work folder. */
 function copyOne(): string[] {
   return [
-    `if [ -f ${SOURCE_FILE} ]; then SRC="$PWD/${SOURCE_FILE}"; else SRC="$(cd "$(dirname "$0")" && pwd)/${SOURCE_FILE}"; fi`,
+    `if [ -f ${SOURCE_FILE} ]; then SRC="$PWD/${SOURCE_FILE}"; ` +
+      `else SRC="$(cd "$(dirname "$0")" && pwd)/${SOURCE_FILE}"; fi`,
     'WORK=$(mktemp -d "${TMPDIR:-/tmp}/kiln-repro.XXXXXX") || exit 2',
     `trap 'rm -rf "$WORK"' EXIT`,
     `trap 'exit 2' INT TERM`,
@@ -132,11 +140,14 @@ function compileCheck(j: Judgement, hung: (v: string) => string): string[] {
     case 'compiler-crash':
       if (j.signal) return [`if [ "$cstatus" -eq ${128 + signalNumber(j.signal)} ]; then exit 0; fi`];
       return [
-        `if [ "$cstatus" -ne 0 ] && grep -qF -- ${sq(j.match ?? 'internal compiler error')} compile.log; then exit 0; fi`,
+        `if [ "$cstatus" -ne 0 ] && grep -qF -- ${sq(j.match ?? 'internal compiler error')} compile.log; ` +
+          `then exit 0; fi`,
       ];
     case 'rejected-valid':
       return [
-        `if [ "$cstatus" -ne 0 ] && ! ${hung('$cstatus')} && [ "$cstatus" -le 128 ] && ! grep -qE 'internal compiler error|PLEASE submit a bug report|Stack dump:' compile.log${j.match ? ` && grep -qF -- ${sq(j.match)} compile.log` : ''}; then exit 0; fi`,
+        `if [ "$cstatus" -ne 0 ] && ! ${hung('$cstatus')} && [ "$cstatus" -le 128 ] && ! grep -qE 'internal ` +
+          `compiler error|PLEASE submit a bug report|Stack dump:' ` +
+          `compile.log${j.match ? ` && grep -qF -- ${sq(j.match)} compile.log` : ''}; then exit 0; fi`,
       ];
     case 'wrong-code':
     case 'binary-crash':
@@ -156,7 +167,8 @@ function runCheck(j: Judgement, hung: (v: string) => string): string[] {
       // rsig (see signalShell) tells a death by the signal from an exit with status 128+N.
       if (j.signal)
         return [
-          `if [ "$rstatus" -eq ${128 + signalNumber(j.signal)} ] && [ "\${rsig:-${signalNumber(j.signal)}}" = ${signalNumber(j.signal)} ]; then exit 0; fi`,
+          `if [ "$rstatus" -eq ${128 + signalNumber(j.signal)} ] && [ "\${rsig:-${signalNumber(j.signal)}}" ` +
+            `= ${signalNumber(j.signal)} ]; then exit 0; fi`,
         ];
       return [`if [ "$rstatus" -eq ${j.exitStatus ?? 1} ] && [ "\${rsig:-0}" = 0 ]; then exit 0; fi`];
     }
@@ -177,7 +189,10 @@ function signalShell(): string[] {
   return [
     '# sigof FILE CMD...: runs CMD; FILE gets the number of the signal that ended it, 0 for an exit',
     '# (sh alone cannot tell a death by signal N from an exit with status 128+N).',
-    String.raw`sigof() { f=$1; shift; if command -v perl >/dev/null 2>&1; then perl -e 'my $f = shift @ARGV; system { $ARGV[0] } @ARGV; my $s = $?; if (open(my $h, ">", $f)) { print $h ($s == -1 ? "" : ($s & 127)), "\n"; } exit($s == -1 ? 127 : ($s & 127) ? 128 + ($s & 127) : ($s >> 8));' "$f" "$@"; else "$@"; fi; }`,
+    String.raw`sigof() { f=$1; shift; if command -v perl >/dev/null 2>&1; then ` +
+      String.raw`perl -e 'my $f = shift @ARGV; system { $ARGV[0] } @ARGV; my $s = $?; ` +
+      String.raw`if (open(my $h, ">", $f)) { print $h ($s == -1 ? "" : ($s & 127)), "\n"; } ` +
+      String.raw`exit($s == -1 ? 127 : ($s & 127) ? 128 + ($s & 127) : ($s >> 8));' "$f" "$@"; else "$@"; fi; }`,
   ];
 }
 

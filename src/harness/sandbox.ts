@@ -11,7 +11,8 @@
 //
 // A binary that reads uninitialised stack sees what start-up left there: with randomisation off
 // and the environment, argv[0] and the working folder's length fixed, that is the same on every
-// run on one machine (kernel and C library can still move it between machines). Every child also carries a tag (KILN_TAG) that survives `setsid`, so
+// run on one machine (kernel and C library can still move it between machines). Every child also carries a tag
+// (KILN_TAG) that survives `setsid`, so
 // processes that escaped the process group can be found in /proc and killed (see reapTagged).
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';

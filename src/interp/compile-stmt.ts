@@ -173,7 +173,10 @@ function staticImage(t: Type, init: Init, off: number, cells: Cell[]): boolean {
  */
 const constantInits = new WeakMap<VarDecl, (f: Frame, o: MemObject) => void>();
 
-/** A compiled initialiser; `fills`: it sets every cell before evaluating anything (a renewed object need not be cleared first). */
+/**
+ * A compiled initialiser; `fills`: it sets every cell before evaluating anything (a renewed object need not be cleared
+ * first).
+ */
 interface CInit {
   readonly run: (f: Frame, o: MemObject) => void;
   readonly fills: boolean;
@@ -402,7 +405,10 @@ function compileStmtUncached(cx: CompileContext, s: Stmt, scope: readonly Visibl
   return { exec, from: c.from, labels: c.labels };
 }
 
-/** Values each arithmetic cell held at a sampled point: statement → decl → cell → values (exact, at most 64; null when not arithmetic on some visit, or more values). */
+/**
+ * Values each arithmetic cell held at a sampled point: statement → decl → cell → values (exact, at most 64; null when
+ * not arithmetic on some visit, or more values).
+ */
 function recordCells(rt: Runtime, stmt: number, vis: readonly Visible[], f: Frame): void {
   const points = rt.points;
   if (!points) return;

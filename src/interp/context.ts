@@ -79,7 +79,9 @@ export class CompileContext {
     return c;
   }
 
-  /** Forgets every compiled statement (a signature or a global's object changed: cached closures captured the old ones). */
+  /**
+   * Forgets every compiled statement (a signature or a global's object changed: cached closures captured the old ones).
+   */
   clearStmtCaches(): void {
     if (this.stmtCaches) this.stmtCaches = new Map();
   }

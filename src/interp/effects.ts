@@ -145,7 +145,9 @@ export class EffectAnalysis {
     return { effect: this.addressEffect(lv), access: this.addressAccess(lv) };
   }
 
-  /** Whether the node itself performs a sequencing check when evaluated (its operands are unsequenced and may conflict). */
+  /**
+   * Whether the node itself performs a sequencing check when evaluated (its operands are unsequenced and may conflict).
+   */
   checkAt(e: Expr): boolean {
     switch (e.kind) {
       case 'binary':

@@ -6,7 +6,9 @@ import { MemObject, zeroFill, zeroOf, type Cell, type Layout } from './memory.js
 export const W = 1;
 /** Access-log flag: the access is to a volatile object. */
 export const V = 2;
-/** Access-log flag: the access happened while evaluating a call that has returned (sequenced before the call's value). */
+/**
+ * Access-log flag: the access happened while evaluating a call that has returned (sequenced before the call's value).
+ */
 export const DONE = 4;
 /** Access-log flags keep the call depth above this shift. */
 const DEPTH_SHIFT = 3;
@@ -412,7 +414,10 @@ export class Runtime {
     }
   }
 
-  /** Reports two unsequenced accesses to one location, one of them a write (an order dependence when either was made inside a call). */
+  /**
+   * Reports two unsequenced accesses to one location, one of them a write (an order dependence when either was made
+   * inside a call).
+   */
   private overlap(i: number, j: number, here: number, node: number, left: number, right: number): void {
     const flag = this.logFlag;
     const inCall = flag[i]! >> DEPTH_SHIFT > here || flag[j]! >> DEPTH_SHIFT > here;

@@ -7,7 +7,10 @@ import { walk, walkProgram } from './visit.js';
 export interface WrappedShare {
   /** Safe-math wrappers. */
   readonly wrapped: number;
-  /** Arithmetic operations of the kinds a wrapper can guard (+ − * / % << >>, unary −, their compound forms, ++/--), wrapped or raw. */
+  /**
+   * Arithmetic operations of the kinds a wrapper can guard (+ − * / % << >>, unary −, their compound forms, ++/--),
+   * wrapped or raw.
+   */
   readonly operations: number;
 }
 

@@ -392,7 +392,10 @@ export type Stmt =
   | AssumeStmt;
 
 /** How safe-math wrappers are printed: as static functions or as statement-expression macros. */
-/** How a program prints its safe-math wrappers: all as functions, all as macros, or each its own (`mix`, see emit/safe-math.ts). */
+/**
+ * How a program prints its safe-math wrappers: all as functions, all as macros, or each its own (`mix`, see
+ * emit/safe-math.ts).
+ */
 export type SafeMathForm = 'function' | 'macro' | 'mix';
 
 /** Provenance and printing choices of a program. */

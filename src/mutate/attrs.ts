@@ -181,7 +181,9 @@ export function contractsOf(p: Program): Map<number, Contract> {
   return result;
 }
 
-/** Whether an assignment target is (a part of) one of the function's own automatic locals, reached without a pointer. */
+/**
+ * Whether an assignment target is (a part of) one of the function's own automatic locals, reached without a pointer.
+ */
 function ownLocal(e: import('../ir/nodes.js').Expr, locals: ReadonlySet<number>): boolean {
   switch (e.kind) {
     case 'var':

@@ -21,7 +21,10 @@ export function unreachableStmt(b: IRBuilder): Stmt {
   return { kind: 'unreachable', id: b.id() };
 }
 
-/** Whether a block never ran in the base: not entered and none of its statements ran (a goto can enter a block past its start). */
+/**
+ * Whether a block never ran in the base: not entered and none of its statements ran (a goto can enter a block past its
+ * start).
+ */
 export function isDeadBlock(base: BaseProfile, blk: Block): boolean {
   if (blk.id >= base.baseNextId) return false;
   const ran = (id: number): boolean => base.profile.stmtCounts.has(id);

@@ -48,7 +48,9 @@ function pred(b: IRBuilder, rng: Rng, env: readonly Observable[], want: boolean,
 
 type Cmp = '<' | '<=' | '>' | '>=' | '==' | '!=';
 
-/** An atom with value `want` for every observed value: an observable against a constant, or against another observable. */
+/**
+ * An atom with value `want` for every observed value: an observable against a constant, or against another observable.
+ */
 function atom(b: IRBuilder, rng: Rng, env: readonly Observable[], want: boolean): Expr {
   const o = rng.pick(env);
   if (env.length > 1 && rng.chance(0.3)) {

@@ -20,7 +20,10 @@ export interface CorpusCase {
   readonly files: readonly EmittedFile[];
 }
 
-/** What the corpus could not produce for a seed (a discarded program, a variant that failed its proof, a relaxed program with UB). */
+/**
+ * What the corpus could not produce for a seed (a discarded program, a variant that failed its proof, a relaxed program
+ * with UB).
+ */
 export interface CorpusGap {
   readonly mode: Mode;
   readonly seed: number;

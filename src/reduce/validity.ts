@@ -79,7 +79,10 @@ export interface ValidityResult {
   readonly ok: boolean;
   /** Why it is not valid (empty when `ok`). */
   readonly diagnostics: readonly ValidityDiagnostic[];
-  /** Compilers that crashed or timed out on it: they say nothing about its validity (a front-end crash is a bug of theirs). */
+  /**
+   * Compilers that crashed or timed out on it: they say nothing about its validity (a front-end crash is a bug of
+   * theirs).
+   */
   readonly inconclusive: readonly string[];
 }
 

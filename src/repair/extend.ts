@@ -111,7 +111,9 @@ export function extendRound(
   return { program: ed.program, editor: ed };
 }
 
-/** A block that ran, in a function of the test code (not `main`), and not a switch body (which holds case labels only). */
+/**
+ * A block that ran, in a function of the test code (not `main`), and not a switch body (which holds case labels only).
+ */
 interface LiveBlock {
   readonly block: number;
   readonly func: number;
@@ -343,7 +345,10 @@ interface CallSummary {
   readonly callees: readonly number[];
   readonly stmts: readonly number[];
   readonly loops: readonly number[];
-  /** Each call with the statement holding it (pre-order: the last statement reached before it; an approximation where a statement has both expressions and nested statements, such as `for` headers and `if` conditions). */
+  /**
+   * Each call with the statement holding it (pre-order: the last statement reached before it; an approximation where a
+   * statement has both expressions and nested statements, such as `for` headers and `if` conditions).
+   */
   readonly calls: readonly { readonly callee: number; readonly stmt: number }[];
 }
 

@@ -22,7 +22,10 @@ export interface Generated {
   readonly profile: Profile;
   readonly stats: RepairStats;
   readonly genMs: number;
-  /** Live-guided generation: extension rounds kept, and rounds dropped (not clean within the step budget or the round's repairs). */
+  /**
+   * Live-guided generation: extension rounds kept, and rounds dropped (not clean within the step budget or the round's
+   * repairs).
+   */
   readonly live?: { readonly rounds: number; readonly dropped: number };
 }
 
@@ -56,7 +59,10 @@ export function generateProgram(
   }
 }
 
-/** The `csmith` mode: whole programs drawn from the policy's distributions, repaired site by site, then extended where they ran. */
+/**
+ * The `csmith` mode: whole programs drawn from the policy's distributions, repaired site by site, then extended where
+ * they ran.
+ */
 function generateCsmithProgram(seed: number | bigint | string, policy: Policy): Generated | Discarded {
   const t0 = performance.now();
   const { program, g } = generateRawContext(seed, policy);

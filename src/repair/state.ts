@@ -23,7 +23,10 @@ export interface RepairStats {
   readonly byKind: Partial<Record<UBKind, number>>;
 }
 
-/** Per-program repair state: attempts per site (so each site is repaired a bounded number of times), a private RNG, statistics. */
+/**
+ * Per-program repair state: attempts per site (so each site is repaired a bounded number of times), a private RNG,
+ * statistics.
+ */
 export class RepairState {
   private readonly attemptsAt = new Map<number, number>();
   readonly rng: Rng;

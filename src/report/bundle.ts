@@ -184,7 +184,8 @@ export function markdownReport(r: FindingReduction, san: SanitizerVerdict, extra
     .join(' ');
   const out: string[] = [];
   out.push(
-    `# ${c.compiler.name}${opts ? ' ' + opts : ''}: ${r.slowCompile ? 'slow compile (compile-time hog)' : (TITLES[f.outcome] ?? f.outcome)}`,
+    `# ${c.compiler.name}${opts ? ' ' + opts : ''}: ` +
+      `${r.slowCompile ? 'slow compile (compile-time hog)' : (TITLES[f.outcome] ?? f.outcome)}`,
     '',
   );
   out.push(`- Compiler: \`${c.compiler.version}\``);
@@ -208,13 +209,16 @@ export function markdownReport(r: FindingReduction, san: SanitizerVerdict, extra
       r.files.map((x) => x.name),
     ).slice(1);
     out.push(
-      `\`${c.compiler.name}\` is \`${root.command}\` of Debian ${root.suite}, which Kiln ran in a root of that suite and linked statically. With that compiler installed, the same test is:`,
+      `\`${c.compiler.name}\` is \`${root.command}\` of Debian ${root.suite}, which Kiln ran in a root of ` +
+        `that suite and linked statically. With that compiler installed, the same test is:`,
       '',
       '```sh',
       `${root.command} ${words.join(' ')} -static${isRun(f.outcome) ? ` && ${run}` : ''}`,
       '```',
       '',
-      `or, as root, in the root Kiln used (the program's folder bound into it): \`mkdir -p ${root.path}/tmp/case && mount --bind "$PWD" ${root.path}/tmp/case && chroot ${root.path} sh -c 'cd /tmp/case && ${root.command} ${words.join(' ')} -static'\``,
+      `or, as root, in the root Kiln used (the program's folder bound into it): \`mkdir ` +
+        `-p ${root.path}/tmp/case && mount --bind "$PWD" ${root.path}/tmp/case && chroot ${root.path} sh -c ` +
+        `'cd /tmp/case && ${root.command} ${words.join(' ')} -static'\``,
       '',
     );
   }
@@ -236,7 +240,8 @@ export function markdownReport(r: FindingReduction, san: SanitizerVerdict, extra
       );
       if (r.reference)
         out.push(
-          `\`${r.reference.compiler.name} ${r.reference.optionsText}\` (${r.reference.compiler.version}) prints the expected output.`,
+          `\`${r.reference.compiler.name} ${r.reference.optionsText}\` (${r.reference.compiler.version}) ` +
+            `prints the expected output.`,
           '',
         );
       break;
@@ -248,9 +253,14 @@ export function markdownReport(r: FindingReduction, san: SanitizerVerdict, extra
       if (r.slowCompile) {
         const sec = (ms: number): string => `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
         const s = r.slowCompile;
+        const reducedBaseline =
+          s.reducedBaselineMs !== undefined
+            ? `, which \`${c.compiler.name} -O0\` compiles in ${sec(s.reducedBaselineMs)}`
+            : '';
         out.push(
-          `Observed: \`${c.compiler.name} ${opts}\` compiled the original program (${r.original.lines} lines) in ${sec(s.ms)}, where \`${c.compiler.name} -O0\` took ${sec(s.baselineMs)}. ` +
-            `It still takes more than ${sec(s.limitMs)} on the reduced program (stopped there)${s.reducedBaselineMs !== undefined ? `, which \`${c.compiler.name} -O0\` compiles in ${sec(s.reducedBaselineMs)}` : ''}.`,
+          `Observed: \`${c.compiler.name} ${opts}\` compiled the original program (${r.original.lines} ` +
+            `lines) in ${sec(s.ms)}, where \`${c.compiler.name} -O0\` took ${sec(s.baselineMs)}. ` +
+            `It still takes more than ${sec(s.limitMs)} on the reduced program (stopped there)${reducedBaseline}.`,
           '',
         );
         break;
@@ -260,14 +270,17 @@ export function markdownReport(r: FindingReduction, san: SanitizerVerdict, extra
   out.push('## Notes', '');
   if (isRun(f.outcome)) {
     out.push(
-      "- The program has no undefined behaviour: Kiln's reference interpreter, an exact model of C's integer semantics, ran it with every UB check on and computed the expected output.",
+      "- The program has no undefined behaviour: Kiln's reference interpreter, an exact model of C's " +
+        'integer semantics, ran it with every UB check on and computed the expected output.',
     );
     if (san.status === 'clean') out.push(`- It also runs cleanly under ${san.how}.`);
     else if (san.status === 'error') out.push(`- Warning: under ${san.how}, ${san.detail}`);
     else if (configEmulator(c)) out.push(`- Not checked with sanitizers on the target: ${san.detail}.`);
   }
   out.push(
-    `- Found by Kiln (generation mode ${f.mode}, seed ${f.seed}) and reduced from ${r.original.lines} to ${r.lines} lines with Kiln's IR reducer${r.complete ? '' : ' (stopped early: `kiln reduce` on the finding folder reduces further)'}.`,
+    `- Found by Kiln (generation mode ${f.mode}, seed ${f.seed}) and reduced from ${r.original.lines} ` +
+      `to ${r.lines} lines with Kiln's IR ` +
+      `reducer${r.complete ? '' : ' (stopped early: `kiln reduce` on the finding folder reduces further)'}.`,
   );
   out.push('');
   return extras.versions ? withVersionSection(out.join('\n'), extras.versions) : out.join('\n');
@@ -289,7 +302,10 @@ function excerpt(s: string): string {
 export function targetText(m: TargetModel): string {
   if (m === LP64) return 'x86-64 Linux (LP64)';
   const data = m.longBits === 64 ? 'LP64' : 'ILP32';
-  return `${m.name} Linux (${m.triplet}; ${data}, ${m.endian}-endian, ${m.charSigned ? 'signed' : 'unsigned'} plain char)`;
+  return (
+    `${m.name} Linux (${m.triplet}; ${data}, ${m.endian}-endian, ${m.charSigned ? 'signed' : 'unsigned'} ` +
+    `plain char)`
+  );
 }
 
 /**
@@ -368,7 +384,10 @@ export async function targetSanitizerCheck(
         firstError ||= comp.stderr.split('\n').find((l) => /error/.test(l)) ?? '';
         continue;
       }
-      const how = `\`${cc.name} ${w.flags.join(' ')}\`${w.trap ? ' (no UBSan runtime for this target: each check traps)' : ''}, run under ${basename(emulator[0]!)}`;
+      const how =
+        `\`${cc.name} ${w.flags.join(' ')}` +
+        `\`${w.trap ? ' (no UBSan runtime for this target: each check traps)' : ''}, run ` +
+        `under ${basename(emulator[0]!)}`;
       const run = await runProcess(emulator[0]!, [...emulator.slice(1), './prog'], {
         cwd: dir,
         timeoutMs: 300_000,

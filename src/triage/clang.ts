@@ -91,7 +91,9 @@ export async function clangOptBisect(
   if (none.verdict !== 'hidden') {
     return {
       kind: 'no-culprit',
-      detail: `the bug shows even with every skippable LLVM pass disabled (-opt-bisect-limit=0: ${none.result.judgement.outcome}): not caused by an optional pass`,
+      detail:
+        `the bug shows even with every skippable LLVM pass disabled ` +
+        `(-opt-bisect-limit=0: ${none.result.judgement.outcome}): not caused by an optional pass`,
     };
   }
   // Invariant: hidden at lo, not hidden at hi (a failure other than the bug counts as not hidden).
@@ -119,7 +121,8 @@ export async function clangOptBisect(
     kind: 'culprit',
     name: names.join('+'),
     detail:
-      `pass (${hi}) ${names.join(' / ')}${where.length ? ` on ${where.join(', ')}` : ''}: -opt-bisect-limit=${hi - 1} hides the bug, ${hi} shows it` +
+      `pass (${hi}) ${names.join(' / ')}${where.length ? ` on ${where.join(', ')}` : ''}: ` +
+      `-opt-bisect-limit=${hi - 1} hides the bug, ${hi} shows it` +
       (others ? ` (${others} probe${others > 1 ? 's' : ''} failed otherwise and counted as showing)` : ''),
     culpritOptions: optBisectOptions(hi),
   };

@@ -43,7 +43,8 @@ export interface StoredFinding {
 
 /** The hint of a finding.json that cannot be used. */
 const DAMAGED =
-  'the finding folder is damaged or was written by another version of Kiln; its repro.sh still reproduces the bug: kiln reduce prog.c --test repro.sh';
+  'the finding folder is damaged or was written by another version of Kiln; its repro.sh still reproduces ' +
+  'the bug: kiln reduce prog.c --test repro.sh';
 
 /** Whether a folder holds a Kiln finding (a `finding.json` file). */
 export function isFindingDir(dir: string): boolean {

@@ -176,7 +176,9 @@ export async function gccFlagSearch(
       return {
         kind: 'culprit',
         name: passFamily(pass),
-        detail: `-fdisable-${pass} hides the bug (1 of ${passes.length} searchable passes)${flagSet ? `; no single -fno- flag does (minimal set: ${flagSet.join(' ')})` : ''}`,
+        detail:
+          `-fdisable-${pass} hides the bug (1 of ${passes.length} searchable ` +
+          `passes)${flagSet ? `; no single -fno- flag does (minimal set: ${flagSet.join(' ')})` : ''}`,
         culpritOptions: disable([pass]),
       };
     }
@@ -195,7 +197,10 @@ export async function gccFlagSearch(
   }
   return {
     kind: 'no-culprit',
-    detail: `the bug shows with all ${flags.length} enabled optimisation flags disabled${passes.length ? ' and with the searchable passes disabled' : ''}: not caused by an optional optimisation`,
+    detail:
+      `the bug shows with all ${flags.length} enabled optimisation flags ` +
+      `disabled${passes.length ? ' and with the searchable passes disabled' : ''}: not caused by an optional ` +
+      `optimisation`,
   };
 }
 

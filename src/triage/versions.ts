@@ -16,7 +16,10 @@ import type { TempRoot } from '../harness/tempdir.js';
 import { isFindingDir, readFinding, type StoredFinding } from './finding.js';
 import { findingConfiguration, judgeProbe, TriageAborted, type Verdict } from './predicate.js';
 
-/** The file `kiln fuzz --reduce` writes a finding's version line into before reducing it (triage writes it into triage.json). */
+/**
+ * The file `kiln fuzz --reduce` writes a finding's version line into before reducing it (triage writes it into
+ * triage.json).
+ */
 export const VERSIONS_FILE = 'versions.json';
 
 /** Labels of a version line (see the top of this file). */
@@ -44,7 +47,9 @@ export interface VersionLine {
   readonly tried: readonly VersionTry[];
   /** `fixed`: the first version that passes after the last failing one. */
   readonly firstFixed?: string;
-  /** `regression` (and a `fixed` finding that once passed): the last version that passes before the first failing one. */
+  /**
+   * `regression` (and a `fixed` finding that once passed): the last version that passes before the first failing one.
+   */
   readonly lastPassing?: string;
   /** The program tried: `reduced` when the finding has a reduced program, else `original`. */
   readonly program: 'reduced' | 'original';
@@ -159,7 +164,9 @@ export function labelLine(tried: readonly VersionTry[]): {
   if (own && own.result !== 'fails')
     return {
       label: 'untested',
-      summary: `did not reproduce on its own compiler ${own.compiler} (${own.result === 'passes' ? 'it passed' : (own.detail ?? 'another failure')})`,
+      summary:
+        `did not reproduce on its own compiler ${own.compiler} ` +
+        `(${own.result === 'passes' ? 'it passed' : (own.detail ?? 'another failure')})`,
     };
   // Only the finding's own result counts, and a newer version gave none: nothing to compare.
   const onlyOwn = counted.length === 1 && counted[0]!.own && tried[tried.length - 1] !== counted[0];
@@ -190,7 +197,9 @@ export function labelLine(tried: readonly VersionTry[]): {
       ...(passedBefore ? { lastPassing: passedBefore.compiler } : {}),
       summary:
         lastFail >= 0 && firstFixed
-          ? `fixed: fails up to ${counted[lastFail]!.compiler}, passes from ${firstFixed.compiler}${passedBefore ? ` (and passed on ${passedBefore.compiler}, before it broke)` : ''}`
+          ? `fixed: fails up to ${counted[lastFail]!.compiler}, passes ` +
+            `from ${firstFixed.compiler}` +
+            `${passedBefore ? ` (and passed on ${passedBefore.compiler}, before it broke)` : ''}`
           : `passes on ${newest.compiler}, the newest installed version`,
     };
   }
@@ -198,11 +207,15 @@ export function labelLine(tried: readonly VersionTry[]): {
     return {
       label: 'regression',
       lastPassing: passedBefore.compiler,
-      summary: `regression: passes on ${passedBefore.compiler}, fails from ${counted[firstFail]!.compiler} to ${newest.compiler} (the newest installed)`,
+      summary:
+        `regression: passes on ${passedBefore.compiler}, fails from ${counted[firstFail]!.compiler} ` +
+        `to ${newest.compiler} (the newest installed)`,
     };
   return {
     label: 'live',
-    summary: `live: fails on ${newest.compiler}, the newest installed version${counted.length > 1 ? `, and on every older one that gave a result` : ''}`,
+    summary:
+      `live: fails on ${newest.compiler}, the newest installed ` +
+      `version${counted.length > 1 ? `, and on every older one that gave a result` : ''}`,
   };
 }
 
@@ -213,12 +226,14 @@ const SECTION = '## Versions tried';
 export function versionSection(v: VersionLine): string {
   const rows = v.tried.map(
     (t) =>
-      `| ${t.compiler}${t.own ? ' (found with)' : ''} | \`${t.version}\` | ${t.result === 'other' ? `other: ${t.detail ?? 'another failure'}` : t.result} |`,
+      `| ${t.compiler}${t.own ? ' (found with)' : ''} | \`${t.version}\` ` +
+      `| ${t.result === 'other' ? `other: ${t.detail ?? 'another failure'}` : t.result} |`,
   );
   return [
     SECTION,
     '',
-    `**${v.label}**: ${v.summary}. The ${v.program === 'reduced' ? 'reduced' : 'original'} program, with the same options, on every installed version (oldest first):`,
+    `**${v.label}**: ${v.summary}. The ${v.program === 'reduced' ? 'reduced' : 'original'} program, with ` +
+      `the same options, on every installed version (oldest first):`,
     '',
     '| compiler | version | result |',
     '|---|---|---|',

@@ -74,7 +74,8 @@ describe('src/c against C: boundary values of every integer type', () => {
     const t0 = Date.now();
     const rep = await checkCombos(combos, CONFIGS);
     console.log(
-      `boundary classic pairs: ${rep.combos} combos, ${rep.cases} cases (${rep.ubCases} UB) in ${Date.now() - t0} ms ${JSON.stringify(rep.ms)}`,
+      `boundary classic pairs: ${rep.combos} combos, ${rep.cases} cases (${rep.ubCases} UB) ` +
+        `in ${Date.now() - t0} ms ${JSON.stringify(rep.ms)}`,
     );
     expect(rep.cases).toBeGreaterThan(1_000_000);
     // LP64's trap, read back from the oracle's _Generic column (Kiln already had to match it).
@@ -93,7 +94,8 @@ describe('src/c against C: boundary values of every integer type', () => {
     const t0 = Date.now();
     const rep = await checkCombos(combos, CONFIGS);
     console.log(
-      `boundary alias pairs: ${rep.combos} combos, ${rep.cases} cases (${rep.ubCases} UB) in ${Date.now() - t0} ms ${JSON.stringify(rep.ms)}`,
+      `boundary alias pairs: ${rep.combos} combos, ${rep.cases} cases (${rep.ubCases} UB) ` +
+        `in ${Date.now() - t0} ms ${JSON.stringify(rep.ms)}`,
     );
     // Examples read back from the oracle's _Generic result type column (Kiln already had to match it).
     expect(resultTypeOf(rep.lines, '+', 'int64_t', 'long long')).toBe('long long');
@@ -109,7 +111,8 @@ describe('src/c against C: boundary values of every integer type', () => {
     const t0 = Date.now();
     const rep = await checkCombos(combos, CONFIGS);
     console.log(
-      `boundary unary+casts: ${rep.combos} combos, ${rep.cases} cases (${rep.ubCases} UB) in ${Date.now() - t0} ms ${JSON.stringify(rep.ms)}`,
+      `boundary unary+casts: ${rep.combos} combos, ${rep.cases} cases (${rep.ubCases} UB) ` +
+        `in ${Date.now() - t0} ms ${JSON.stringify(rep.ms)}`,
     );
     expect(rep.combos).toBe(4 * 19 + 19 * 19);
   });

@@ -53,7 +53,8 @@ describe('src/c against C: exhaustive 8-bit operands', () => {
     const rep = await checkCombos(combos, CONFIGS);
     expect(rep.cases).toBe(18 * 25 * 65536);
     console.log(
-      `exhaustive8 binary: ${rep.combos} combos, ${rep.cases} cases (${rep.ubCases} UB) in ${Date.now() - t0} ms ${JSON.stringify(rep.ms)}`,
+      `exhaustive8 binary: ${rep.combos} combos, ${rep.cases} cases (${rep.ubCases} UB) ` +
+        `in ${Date.now() - t0} ms ${JSON.stringify(rep.ms)}`,
     );
   }, 300_000);
 

@@ -83,7 +83,8 @@ function castCaseArb(): fc.Arbitrary<Case> {
 async function checkBatch(label: string, cases: readonly Case[], cc: string): Promise<void> {
   const blocks = cases.map((c, i) => oracleBlock(c, i));
   const { src, names } = chunkFunctions(blocks);
-  const program = `${ORACLE_HEADER}\n${src}\nint main(void) {\n${names.map((n) => `  ${n}();`).join('\n')}\n  return 0;\n}\n`;
+  const program =
+    `${ORACLE_HEADER}\n${src}\nint main(void) {\n${names.map((n) => `  ${n}();`).join('\n')}\n  return ` + `0;\n}\n`;
   const bin = await compileC(program, { cc, flags: ['-std=c11', '-O0'] });
   try {
     const r = await runExe(bin.exe);
@@ -101,7 +102,9 @@ async function checkBatch(label: string, cases: readonly Case[], cc: string): Pr
       const kc = categoryOf(k);
       const st = kilnType(c);
       const cText = `${cat === 0 ? `0x${bits}` : `UB ${categoryName(cat)}`} : ${type}`;
-      const kText = `${kc === 0 ? `0x${valueHex((k as { value: number | bigint }).value)}` : `UB ${k.ok ? '' : k.ub}`} : ${kilnCanonicalName(st)}`;
+      const kText =
+        `${kc === 0 ? `0x${valueHex((k as { value: number | bigint }).value)}` : `UB ${k.ok ? '' : k.ub}`} ` +
+        `: ${kilnCanonicalName(st)}`;
       if (cText !== kText) diffs.push(`${caseText(c)}: C says ${cText}; Kiln says ${kText}`);
       if (k.ok && k.type.kind === 'int') {
         const bad = representationError(k.value, k.type);
@@ -112,7 +115,8 @@ async function checkBatch(label: string, cases: readonly Case[], cc: string): Pr
     });
     expect(
       diffs.length,
-      `${label} (seed ${SEED}, ${cc}): ${diffs.length} of ${cases.length} cases differ:\n${diffs.slice(0, 15).join('\n')}`,
+      `${label} (seed ${SEED}, ${cc}): ${diffs.length} of ${cases.length} cases ` +
+        `differ:\n${diffs.slice(0, 15).join('\n')}`,
     ).toBe(0);
     console.log(`properties ${label}: ${cases.length} cases (${ub} UB) agree with ${cc}`);
   } finally {
@@ -167,7 +171,10 @@ const asType = (v: bigint, t: IntType): bigint => (t.signed ? BigInt.asIntN(t.bi
 const big = (v: number | bigint): bigint => (typeof v === 'bigint' ? v : BigInt(v));
 const RUNS = { seed: SEED, numRuns: 4000 };
 
-/** Exact reference semantics (C11 6.3, 6.5.3.3, 6.5.5–6.5.14) on BigInts; types from Kiln's model (proved against C elsewhere). */
+/**
+ * Exact reference semantics (C11 6.3, 6.5.3.3, 6.5.5–6.5.14) on BigInts; types from Kiln's model (proved against C
+ * elsewhere).
+ */
 function reference(
   op: BinaryOp,
   ta: IntType,
@@ -278,7 +285,7 @@ describe('src/c properties without a compiler', () => {
     );
   });
 
-  it('converter through a wider intermediate equals the direct conversion, and is the identity on representable values', () => {
+  it('conversion through a wider type equals the direct conversion; identity on representable values', () => {
     fc.assert(
       fc.property(typedValue, anyType, anyType, ({ t, v }, mid, to) => {
         fc.pre(mid.bits >= to.bits);
@@ -363,7 +370,8 @@ describe('src/c properties without a compiler', () => {
         const r = reference(op, x.t, x.v, y.t, y.v);
         expect(
           sameOutcome(k, r),
-          `(${x.t.name})${x.v} ${op} (${y.t.name})${y.v}: Kiln ${show(k)}, reference ${'ub' in r ? `UB ${r.ub}` : `${r.value} : ${r.type.name}`}`,
+          `(${x.t.name})${x.v} ${op} (${y.t.name})${y.v}: Kiln ${show(k)}, ` +
+            `reference ${'ub' in r ? `UB ${r.ub}` : `${r.value} : ${r.type.name}`}`,
         ).toBe(true);
         if (k.ok) expect(sameCanon(k.type as IntType, binaryResultType(op, x.t, y.t) as IntType)).toBe(true);
       }),
@@ -382,7 +390,8 @@ describe('src/c properties without a compiler', () => {
           const r = reference(op, x.t, x.v, y.t, y.v);
           expect(
             sameOutcome(k, r),
-            `(${x.t.name})${x.v} ${op} (${y.t.name})${y.v}: Kiln ${show(k)}, reference ${'ub' in r ? `UB ${r.ub}` : `${r.value}`}`,
+            `(${x.t.name})${x.v} ${op} (${y.t.name})${y.v}: Kiln ${show(k)}, ` +
+              `reference ${'ub' in r ? `UB ${r.ub}` : `${r.value}`}`,
           ).toBe(true);
         },
       ),

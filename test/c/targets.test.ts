@@ -87,7 +87,8 @@ describe('src/c against C: unsigned plain char (arm, aarch64, powerpc, riscv64, 
     { cc: 'clang', flags: ['-std=c11', '-O2', '-funsigned-char'] },
   ];
 
-  it('every binary operator × every pairing with plain char × 65536 value pairs, unary operators and casts', async () => {
+  it('every binary operator × every pairing with plain char ' +
+    '× 65536 value pairs, unary operators and casts', async () => {
     expect(LISTS.get(U.char)!.values[0]).toBe(0n);
     const combos: Combo[] = [];
     for (const op of BINARY_OPS)
@@ -141,7 +142,8 @@ describe('src/c against C: 32-bit long (ILP32, m68k under qemu-m68k)', () => {
     };
   };
 
-  it('every binary operator × every pairing of long/unsigned long/int64_t/uint64_t with all 19 spellings, unary operators and casts', async () => {
+  it('every binary operator × every pairing of long/unsigned ' +
+    'long/int64_t/uint64_t with all 19 spellings, unary operators and casts', async () => {
     const wide = [M.long, M.ulong, M.int64, M.uint64];
     const combos: Combo[] = [];
     for (const op of BINARY_OPS)

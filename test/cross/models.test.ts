@@ -13,6 +13,7 @@ import { runProcess } from '../../src/harness/process.js';
 import { requireTool } from '../support/cc.js';
 
 /** The probe: one `key value` line per fact the model records. */
+// biome-ignore format: embedded text
 const PROBE = String.raw`#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>

@@ -228,7 +228,8 @@ describe('references in documents and comments', () => {
     expect(
       checkText(
         'x.md',
-        'kiln-out/findings/1-2-gcc-O2/reduced/report.md, ~/.cache/kiln/bin, /usr/lib/gcc-snapshot/bin/gcc, https://example.org/src/x.ts',
+        'kiln-out/findings/1-2-gcc-O2/reduced/report.md, ~/.cache/kiln/bin, /usr/lib/gcc-snapshot/bin/gcc, ' +
+          'https://example.org/src/x.ts',
       ),
     ).toEqual([]);
     expect(anchors(join(ROOT, 'ARCHITECTURE.md')).has('campaigns-srcharness-srcstore')).toBe(true);

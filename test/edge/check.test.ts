@@ -36,55 +36,73 @@ const CASES: { name: string; kind: UBKind; tool: string; text: string }[] = [
     name: 'overflow',
     kind: 'signed-overflow',
     tool: 'ubsan',
-    text: '#include <stdio.h>\nint g = 2147483647;\nint main(void) {\n  int x = g;\n  x = x + 1; /* UB */\n  printf("%d\\n", x);\n  return 0;\n}\n',
+    text:
+      '#include <stdio.h>\nint g = 2147483647;\nint main(void) {\n  int x = g;\n  x = x + 1; /* UB */\n' +
+      '  printf("%d\\n", x);\n  return 0;\n}\n',
   },
   {
     name: 'shift',
     kind: 'shift',
     tool: 'ubsan',
-    text: '#include <stdio.h>\nint g = 40;\nint main(void) {\n  int x = 1 << g; /* UB */\n  printf("%d\\n", x);\n  return 0;\n}\n',
+    text:
+      '#include <stdio.h>\nint g = 40;\nint main(void) {\n  int x = 1 << g; /* UB */\n  printf("%d\\n", x);\n' +
+      '  return 0;\n}\n',
   },
   {
     name: 'div',
     kind: 'division-by-zero',
     tool: 'asan',
-    text: '#include <stdio.h>\nint g = 0;\nint main(void) {\n  int x = 7 / g; /* UB */\n  printf("%d\\n", x);\n  return 0;\n}\n',
+    text:
+      '#include <stdio.h>\nint g = 0;\nint main(void) {\n  int x = 7 / g; /* UB */\n  printf("%d\\n", x);\n' +
+      '  return 0;\n}\n',
   },
   {
     name: 'oob-write',
     kind: 'out-of-bounds',
     tool: 'asan',
-    text: '#include <stdio.h>\nint a[4];\nint i = 4;\nint main(void) {\n  a[i] = 1; /* UB */\n  printf("%d\\n", a[0]);\n  return 0;\n}\n',
+    text:
+      '#include <stdio.h>\nint a[4];\nint i = 4;\nint main(void) {\n  a[i] = 1; /* UB */\n' +
+      '  printf("%d\\n", a[0]);\n  return 0;\n}\n',
   },
   {
     name: 'oob-read',
     kind: 'out-of-bounds',
     tool: 'asan',
-    text: '#include <stdio.h>\nint main(void) {\n  int a[3] = {1, 2, 3};\n  volatile int i = 3;\n  int x = a[i]; /* UB */\n  printf("%d\\n", x);\n  return 0;\n}\n',
+    text:
+      '#include <stdio.h>\nint main(void) {\n  int a[3] = {1, 2, 3};\n  volatile int i = 3;\n' +
+      '  int x = a[i]; /* UB */\n  printf("%d\\n", x);\n  return 0;\n}\n',
   },
   {
     name: 'null',
     kind: 'null-dereference',
     tool: 'asan',
-    text: '#include <stdio.h>\nint *p = 0;\nint main(void) {\n  int x = *p; /* UB */\n  printf("%d\\n", x);\n  return 0;\n}\n',
+    text:
+      '#include <stdio.h>\nint *p = 0;\nint main(void) {\n  int x = *p; /* UB */\n  printf("%d\\n", x);\n' +
+      '  return 0;\n}\n',
   },
   {
     name: 'dangling',
     kind: 'dangling',
     tool: 'asan',
-    text: '#include <stdio.h>\nint *p;\nvoid f(void) { int x = 3; p = &x; }\nint main(void) {\n  f();\n  printf("%d\\n", *p); /* UB */\n  return 0;\n}\n',
+    text:
+      '#include <stdio.h>\nint *p;\nvoid f(void) { int x = 3; p = &x; }\nint main(void) {\n  f();\n' +
+      '  printf("%d\\n", *p); /* UB */\n  return 0;\n}\n',
   },
   {
     name: 'uninit',
     kind: 'uninitialised-read',
     tool: 'msan',
-    text: '#include <stdio.h>\nint main(void) {\n  int x;\n  int *q = &x;\n  if (*q > 2) /* UB */\n    printf("big\\n");\n  printf("done\\n");\n  return 0;\n}\n',
+    text:
+      '#include <stdio.h>\nint main(void) {\n  int x;\n  int *q = &x;\n  if (*q > 2) /* UB */\n' +
+      '    printf("big\\n");\n  printf("done\\n");\n  return 0;\n}\n',
   },
   {
     name: 'unsequenced',
     kind: 'unsequenced',
     tool: 'eva',
-    text: '#include <stdio.h>\nint main(void) {\n  int i = 1;\n  int a[3] = {0, 0, 0};\n  a[i] = i++; /* UB */\n  printf("%d %d\\n", a[1], a[2]);\n  return 0;\n}\n',
+    text:
+      '#include <stdio.h>\nint main(void) {\n  int i = 1;\n  int a[3] = {0, 0, 0};\n  a[i] = i++; /* UB */\n' +
+      '  printf("%d %d\\n", a[1], a[2]);\n  return 0;\n}\n',
   },
 ];
 
@@ -122,10 +140,11 @@ describe('kiln check', () => {
     ).toBe(true);
   });
 
-  it("asks the run whether a conditionally evaluated write happens before counting Eva's unsequenced alarm on it", async () => {
+  it("asks the run whether a conditional write happens before counting Eva's unsequenced alarm on it", async () => {
     // Eva gives both a red alarm: its check ignores the short-circuit. Only the second evaluates the inner store.
     const text = (c: number): string =>
-      `#include <stdio.h>\nint c = ${c};\nint main(void) {\n  int l = 5;\n  l = (c && (l = 1)); /* UB */\n  printf("%d\\n", l);\n  return 0;\n}\n`;
+      `#include <stdio.h>\nint c = ${c};\nint main(void) {\n  int l = 5;\n  l = (c && (l = 1)); /* UB */\n  ` +
+      `printf("%d\\n", l);\n  return 0;\n}\n`;
     const never = await checkProgram([write('never.c', text(0))], avail, { tools: ['eva'] });
     expect(never.verdict, JSON.stringify(never)).toBe('clean');
     // Eva ended its path there; split at its sequence points, the statement is analysed past.
@@ -148,7 +167,8 @@ describe('kiln check', () => {
 
   it('does not count any alarm on a statement the run never reaches (an out-of-bounds index)', async () => {
     const text = (c: number): string =>
-      `volatile int c = ${c};\nint a[2];\nint i = 5;\nint main(void) {\n  if (c) {\n    a[i] = 1;\n  }\n  return 0;\n}\n`;
+      `volatile int c = ${c};\nint a[2];\nint i = 5;\nint main(void) {\n  if (c) {\n    a[i] = 1;\n  }\n  ` +
+      `return 0;\n}\n`;
     const never = await checkProgram([write('oob-unreached.c', text(0))], avail, { tools: ['eva'] });
     expect(never.verdict, JSON.stringify(never)).toBe('clean');
     expect(never.runs[0]!.detail).toContain('out-of-bounds, on a statement or operand the run never evaluated');
@@ -157,10 +177,11 @@ describe('kiln check', () => {
     if (reached.verdict === 'ub') expect(reached.report).toMatchObject({ kind: 'out-of-bounds', line: 6 });
   });
 
-  it('does not count an alarm whose access sits only in an operand the run never evaluates (short-circuit)', async () => {
+  it('does not count an alarm whose access is only in an operand the run never evaluates (short-circuit)', async () => {
     // A volatile condition: Eva must assume the right operand of || runs; the run never evaluates it.
     const text = (c: number): string =>
-      `volatile int c = ${c};\nint a[2];\nint *p = a;\nint i = 5;\nint main(void) {\n  int r = (c == 0) || (p[i] == 1);\n  return r - 1;\n}\n`;
+      `volatile int c = ${c};\nint a[2];\nint *p = a;\nint i = 5;\nint main(void) {\n  int r = (c == 0) || ` +
+      `(p[i] == 1);\n  return r - 1;\n}\n`;
     const never = await checkProgram([write('sc-never.c', text(0))], avail, { tools: ['eva'] });
     expect(never.verdict, JSON.stringify(never)).toBe('clean');
     expect(never.runs[0]!.detail).toContain('out-of-bounds, on a statement or operand the run never evaluated');
@@ -172,7 +193,8 @@ describe('kiln check', () => {
   it('asks the run whether a pointer Eva may see invalid points into a live object where it is read', async () => {
     // A volatile condition: Eva keeps a state where p is null; the run with c = 0 never has one.
     const text = (c: number): string =>
-      `volatile int c = ${c};\nint g6 = 7, g7[2] = {8, 9};\nint *p = &g6;\nint main(void) {\n  if (c) p = 0; else p = &g7[1];\n  int x = *p;\n  return x - 9;\n}\n`;
+      `volatile int c = ${c};\nint g6 = 7, g7[2] = {8, 9};\nint *p = &g6;\nint main(void) {\n  if (c) p = ` +
+      `0; else p = &g7[1];\n  int x = *p;\n  return x - 9;\n}\n`;
     const valid = await checkProgram([write('ptr-valid.c', text(0))], avail, { tools: ['eva'] });
     expect(valid.verdict, JSON.stringify(valid)).toBe('clean');
     expect(valid.runs[0]!.detail).toContain('`p` points inside an object in scope at each access there');
@@ -185,7 +207,8 @@ describe('kiln check', () => {
     // With c = 1 the read is real UB that no sanitizer nor valgrind reports by itself (the value
     // is only stored); the probe branches on it under valgrind.
     const text = (c: number): string =>
-      `volatile int c = ${c};\nvolatile int s;\nint main(void) {\n  int t;\n  if (!c) t = 3;\n  s = t;\n  return 0;\n}\n`;
+      `volatile int c = ${c};\nvolatile int s;\nint main(void) {\n  int t;\n  if (!c) t = 3;\n  s = t;\n  ` +
+      `return 0;\n}\n`;
     const set = await checkProgram([write('init-set.c', text(0))], avail);
     expect(set.verdict, JSON.stringify(set)).toBe('clean');
     expect(set.runs.at(-1)!.detail).toContain('valgrind shows `t` initialised at each read there');
@@ -216,7 +239,8 @@ describe('kiln check', () => {
     // Line 4: Frama-C takes the row a[1] for an access and ends its path there (status invalid);
     // line 5 is real UB. Split at its sequence points, line 4 no longer stops Eva.
     const text =
-      'int a[2][3];\nint x;\nint main(void) {\n  a[1][2] = (a[1][0] = 5);\n  x = (x = 1) + x;\n  return a[1][2] - 5;\n}\n';
+      'int a[2][3];\nint x;\nint main(void) {\n  a[1][2] = (a[1][0] = 5);\n  x = (x = 1) + x;\n' +
+      '  return a[1][2] - 5;\n}\n';
     const r = await checkProgram([write('after-cut.c', text)], avail, { tools: ['eva'] });
     expect(r.verdict, JSON.stringify(r)).toBe('ub');
     if (r.verdict === 'ub') expect(r.report).toMatchObject({ kind: 'unsequenced', line: 5 });
@@ -230,7 +254,7 @@ describe('kiln check', () => {
     expect(clean.runs[0]!.detail).toContain('1 statement split at the sequence points');
   });
 
-  it('finds the UB of unsequenced-on-purpose Kiln programs whose UB Eva reached only past such a statement', async () => {
+  it('finds the UB of unsequenced-on-purpose programs whose UB Eva reached only past such a statement', async () => {
     // Seed 1: a sub-array alarm with status invalid first; seed 29: a member-array alarm that
     // Frama-C ends its path at while giving it the status valid (main never returns in Eva).
     const policy = parsePolicy({}, 'small');
@@ -251,7 +275,8 @@ describe('kiln check', () => {
     mkdirSync(bin, { recursive: true });
     write(
       'slow-frama-c/frama-c',
-      "#!/bin/sh\nprintf '[eva:alarm] slow-eva.c:4: Warning: \\n  undefined multiple accesses in expression.\\n  assert \\\\separated(&i, &i);\\n'\nexec sleep 30\n",
+      "#!/bin/sh\nprintf '[eva:alarm] slow-eva.c:4: Warning: \\n  undefined multiple accesses in " +
+        "expression.\\n  assert \\\\separated(&i, &i);\\n'\nexec sleep 30\n",
     );
     chmodSync(join(bin, 'frama-c'), 0o755);
     const text =
@@ -284,21 +309,24 @@ describe('kiln check', () => {
     });
   });
 
-  it("says incomplete when Eva's analysis ended at an alarm Kiln does not count and the rest went unchecked", async () => {
+  it("says incomplete when Eva's analysis ended at an alarm Kiln ignores and the rest is unchecked", async () => {
     // Two sub-array alarms on line 4 name two statements: neither is split (a split could hide a
     // real pair), so unsequenced accesses past line 4 (the UB of line 5) are not checked.
     const text =
-      'int a[2][3];\nint x;\nint main(void) {\n  a[1][2] = (a[1][0] = 5); a[0][1] = (a[0][0] = 2);\n  x = (x = 1) + x;\n  return a[1][2] - 5;\n}\n';
+      'int a[2][3];\nint x;\nint main(void) {\n  a[1][2] = (a[1][0] = 5); a[0][1] = (a[0][0] = 2);\n' +
+      '  x = (x = 1) + x;\n  return a[1][2] - 5;\n}\n';
     const r = await checkProgram([write('cut-unsplit.c', text)], avail, { tools: ['eva'] });
     expect(r.verdict, JSON.stringify(r)).toBe('incomplete');
     if (r.verdict === 'incomplete') expect(r.message).toMatch(/not checked after line 4/);
   });
 
-  it("says incomplete when Eva's main never returns past alarms on a line of two statements it cannot split", async () => {
+  it("says incomplete when Eva's main never returns past alarms on a line of two unsplittable statements", async () => {
     // Frama-C ends its path at each member-array alarm of line 5 and calls it valid; each alarm
     // can be about either statement, so neither is split, and the UB of line 6 goes unseen.
     const text =
-      'struct S { volatile short f0; long f1[5]; };\nstruct S g = {1, {1, 2, 3, 4, 5}};\nint x, y, i = 1;\nint main(void) {\n  x = (int)(g.f1[3] & (++g.f0)); y = (int)(g.f1[2] & (++g.f0));\n  i = i++ + 1;\n  return 0;\n}\n';
+      'struct S { volatile short f0; long f1[5]; };\nstruct S g = {1, {1, 2, 3, 4, 5}};\nint x, y, i = 1;\n' +
+      'int main(void) {\n  x = (int)(g.f1[3] & (++g.f0)); y = (int)(g.f1[2] & (++g.f0));\n  i = i++ + 1;\n' +
+      '  return 0;\n}\n';
     const r = await checkProgram([write('main-ends-early.c', text)], avail, { tools: ['valgrind', 'eva'] });
     expect(r.verdict, JSON.stringify(r)).toBe('incomplete');
     if (r.verdict === 'incomplete') expect(r.message).toMatch(/ended at line 5/);
@@ -307,7 +335,8 @@ describe('kiln check', () => {
   it("makes kiln reduce --wrong-code's guard reject a candidate whose check is incomplete", async () => {
     // The wrong-code script's last guard is kiln check: exit 2 (incomplete) must fail it like UB.
     const src =
-      '#include <stdio.h>\nint x;\nint main(void) {\n  x = (x = 1) + x;\n#ifdef FAIL\n  puts("bad");\n#else\n  puts("ok");\n#endif\n  return 0;\n}\n';
+      '#include <stdio.h>\nint x;\nint main(void) {\n  x = (x = 1) + x;\n#ifdef FAIL\n  puts("bad");\n' +
+      '#else\n  puts("ok");\n#endif\n  return 0;\n}\n';
     const check = [process.execPath, ...kilnArgs(), 'check'].map(shq).join(' ');
     const script = (limit: string): string =>
       wrongCodeScript({
@@ -338,10 +367,11 @@ describe('kiln check', () => {
     expect(await run(script('300ms'), defined)).toBe(1);
   });
 
-  it('does not count an Eva alarm whose assertion Eva proves later (two fields of one struct, unsequenced)', async () => {
+  it('does not count an alarm whose assertion Eva proves later (two fields of one struct, unsequenced)', async () => {
     const fields = write(
       'fields.c',
-      'struct S { volatile short f0; long f1[5]; };\nstruct S g = {1, {1, 2, 3, 4, 5}};\nint r;\nint main(void) { r = (int)(g.f1[3] & (++g.f0)); return r & 0; }\n',
+      'struct S { volatile short f0; long f1[5]; };\nstruct S g = {1, {1, 2, 3, 4, 5}};\nint r;\n' +
+        'int main(void) { r = (int)(g.f1[3] & (++g.f0)); return r & 0; }\n',
     );
     const r = await checkProgram([fields], avail, { tools: ['eva'] });
     expect(r.verdict, JSON.stringify(r)).toBe('clean');

@@ -24,7 +24,8 @@ const first = (text: string, line: number): StatementSite => statementsOnLine(te
 const ARRAY_SRC =
   'static signed char g_2[8][6][1] = {0};\nint main(void) { g_2[5][5][0] &= (g_2[5][3][0] ^= 5); return 0; }\n';
 const alarm = (assertion: string): string =>
-  `[eva] computing for function main\n[eva:alarm] k.c:2: Warning: \n  undefined multiple accesses in expression.\n  assert ${assertion};\n[eva] done for function main\n`;
+  `[eva] computing for function main\n[eva:alarm] k.c:2: Warning: \n  undefined multiple accesses in ` +
+  `expression.\n  assert ${assertion};\n[eva] done for function main\n`;
 
 describe('Eva separation alarms between an element and its sub-array', () => {
   it('are not reports when the prefix is a sub-array by declaration', () => {
@@ -46,7 +47,8 @@ describe('Eva separation alarms between an element and its sub-array', () => {
     ).toBe(false);
     // A struct member that is an array is a sub-array too (a UB-free Kiln program's alarm).
     const member =
-      'struct S { uint16_t f4[2]; int f5; };\nint main(void) { struct S p_4 = {{0, 0}, 0}; p_4.f5 = ++p_4.f4[0] - p_4.f4[1]; return 0; }\n';
+      'struct S { uint16_t f4[2]; int f5; };\n' +
+      'int main(void) { struct S p_4 = {{0, 0}, 0}; p_4.f5 = ++p_4.f4[0] - p_4.f4[1]; return 0; }\n';
     expect(subarraySeparation(String.raw`\separated(&p_4.f4[0], &p_4.f4)`, [member])).toBe(true);
     expect(subarraySeparation(String.raw`\separated(&p_4.f4[0], &p_4.f5)`, [member])).toBe(false);
     // A pointer against a sub-array member: the member is never read as a whole (a UB-free Kiln
@@ -57,7 +59,8 @@ describe('Eva separation alarms between an element and its sub-array', () => {
     // A member name declared in several structs, an array in one and a scalar in another: the
     // variable's own struct decides (a UB-free Kiln program's alarm, seed 100164 at size small).
     const shared =
-      'struct S1 {\n    int8_t f4;\n};\nstruct S3 {\n    int f3;\n    long long f4[4];\n};\nstatic int8_t func_2(uint32_t p_1, struct S3 p_4, struct S1 q);\n';
+      'struct S1 {\n    int8_t f4;\n};\nstruct S3 {\n    int f3;\n    long long f4[4];\n};\n' +
+      'static int8_t func_2(uint32_t p_1, struct S3 p_4, struct S1 q);\n';
     expect(
       subarraySeparation(String.raw`\separated(&p_4.f4[(unsigned int)((uint32_t)g_10 % 4U)], &p_4.f4)`, [shared]),
     ).toBe(true);
@@ -116,7 +119,8 @@ describe('Eva separation alarms between an element and its sub-array', () => {
 
 describe('Eva alarms checked against red statuses and sequence points', () => {
   const RED_CSV =
-    'directory\tfile\tline\tfunction\tkind\tname\t#contexts\tstatus\tproperty\n.\tk.c\t3\tmain\tAlarm\tshift\t1\tUnknown\t0 <= n < 32\n';
+    'directory\tfile\tline\tfunction\tkind\tname\t#contexts\tstatus\tproperty\n' +
+    '.\tk.c\t3\tmain\tAlarm\tshift\t1\tUnknown\t0 <= n < 32\n';
   const overflow = (line: number): string =>
     `[eva:alarm] k.c:${line}: Warning: \n  signed overflow.\n  assert x + 1 <= 2147483647;\n`;
 
@@ -170,7 +174,8 @@ describe('Eva alarms checked against red statuses and sequence points', () => {
 
   it('dismisses an unsequenced red alarm across a sequence point, and keeps one without', () => {
     const sep = (line: number): string =>
-      `[eva:alarm] k.c:${line}: Warning: \n  undefined multiple accesses in expression.\n  assert \\separated(&g, &g);\n`;
+      `[eva:alarm] k.c:${line}: Warning: \n  undefined multiple accesses in expression.\n  assert ` +
+      `\\separated(&g, &g);\n`;
     const twoLines =
       'int g;\nint f(int x) { return x; }\nint main(void) {\n  g = f(g = 1);\n  g = (g = 2) + g;\n  return 0;\n}\n';
     const files2 = new Map([['k.c', twoLines]]);
@@ -192,7 +197,8 @@ describe('Eva alarms checked against red statuses and sequence points', () => {
 
   it("finds the conditionally evaluated operands that hold all of a statement's inner writes", () => {
     const t =
-      'int g, l, c;\nint main(void) {\n  l = (c && (l = 1));\n  l -= (c ? g : l++);\n  l = (c ? l++ : 0) + (g = 1);\n  if ((l = 2) || (g = 3)) g = 1;\n  l = c || g;\n  return 0;\n}\n';
+      'int g, l, c;\nint main(void) {\n  l = (c && (l = 1));\n  l -= (c ? g : l++);\n' +
+      '  l = (c ? l++ : 0) + (g = 1);\n  if ((l = 2) || (g = 3)) g = 1;\n  l = c || g;\n  return 0;\n}\n';
     const at = (line: number): string[] | undefined =>
       conditionalWriteOperands(t, first(t, line))?.map((o) => t.slice(o.start, o.end));
     expect(at(3)).toEqual(['(l = 1)']);
@@ -209,7 +215,8 @@ describe('Eva alarms checked against red statuses and sequence points', () => {
     expect(assertionBase('accessing uninitialized left-value. assert \\initialized(&t_222);')).toBe('t_222');
     expect(assertionBase('out of bounds read. assert \\valid_read((uint32_t *)q);')).toBe('q');
     const t =
-      'int g, *p, *q, c;\nint main(void) {\n  c = (g >= 6) || (*p);\n  c = g ? 0 : (c && *p);\n  c = *p || (*p);\n  c = (g >= 6) || (*q);\n  return 0;\n}\n';
+      'int g, *p, *q, c;\nint main(void) {\n  c = (g >= 6) || (*p);\n  c = g ? 0 : (c && *p);\n' +
+      '  c = *p || (*p);\n  c = (g >= 6) || (*q);\n  return 0;\n}\n';
     const at = (line: number, v: string): string[] | undefined =>
       conditionalOperandsMentioning(t, first(t, line), [v])?.map((o) => t.slice(o.start, o.end));
     expect(at(3, 'p')).toEqual(['(*p)']);
@@ -226,7 +233,8 @@ describe('Eva alarms checked against red statuses and sequence points', () => {
   it('dismisses an unsequenced alarm whose conditional write the run never evaluated', () => {
     const t = 'int l, c;\nint main(void) {\n  l = (c && (l = 1));\n  return 0;\n}\n';
     const out =
-      "[eva:alarm] k.c:3: Warning: \n  undefined multiple accesses in expression.\n  assert \\separated(&l, &l);\n[eva] k.c:3: assertion 'Eva,separation' got final status invalid.\n";
+      '[eva:alarm] k.c:3: Warning: \n  undefined multiple accesses in expression.\n' +
+      "  assert \\separated(&l, &l);\n[eva] k.c:3: assertion 'Eva,separation' got final status invalid.\n";
     const files = new Map([['k.c', t]]);
     expect(evaAlarms(out, [t], { files }).report).toMatchObject({ kind: 'unsequenced', line: 3 });
     const key = evaAlarmKey(evaAlarms(out, [t], { files }).report!);
@@ -245,12 +253,14 @@ describe('Eva alarms checked against red statuses and sequence points', () => {
 
 describe('Eva alarms on a line that holds several statements', () => {
   const sep = (line: number, v: string): string =>
-    `[eva:alarm] k.c:${line}: Warning: \n  undefined multiple accesses in expression.\n  assert \\separated(&${v}, &${v});\n`;
+    `[eva:alarm] k.c:${line}: Warning: \n  undefined multiple accesses in expression.\n  assert ` +
+    `\\separated(&${v}, &${v});\n`;
   const texts = (t: string, line: number): string[] => statementsOnLine(t, line).map((x) => t.slice(x.start, x.end));
 
   it('lists every statement that starts on the line, the one Eva names by it', () => {
     const t =
-      'int x, i, c;\nint main(void) {\n  if (c) {\n    x = 1; } else { i = i++ + 1; }\n  if (c) x = 2;\n  return 0;\n}\n';
+      'int x, i, c;\nint main(void) {\n  if (c) {\n    x = 1; } else { i = i++ + 1; }\n  if (c) x = 2;\n' +
+      '  return 0;\n}\n';
     expect(texts(t, 4)).toEqual(['x = 1;', 'i = i++ + 1;']);
     expect(texts(t, 5)).toEqual(['if (c) x = 2;', 'x = 2;']);
     // An unsequenced alarm is about a statement with a write inside an expression, naming its variable.
@@ -266,7 +276,8 @@ describe('Eva alarms on a line that holds several statements', () => {
 
   it('dismisses an unsequenced alarm across a sequence point only when every statement it can be about has one', () => {
     const t =
-      'int g, i;\nint f(int v) { return v; }\nint main(void) {\n  g = f(g = 1); i = i++ + 1;\n  g = f(g = 1); i = 1;\n  return 0;\n}\n';
+      'int g, i;\nint f(int v) { return v; }\nint main(void) {\n  g = f(g = 1); i = i++ + 1;\n' +
+      '  g = f(g = 1); i = 1;\n  return 0;\n}\n';
     const files = new Map([['k.c', t]]);
     expect(evaAlarms(sep(4, 'i'), [t], { files }).report).toMatchObject({ kind: 'unsequenced', line: 4 });
     expect(evaAlarms(sep(4, 'g'), [t], { files }).report).toBeUndefined();
@@ -292,12 +303,15 @@ describe('Eva alarms on a line that holds several statements', () => {
 
   it('drops an alarm Eva proves later, not the other alarms of its line', () => {
     const t =
-      'struct S { volatile short f0; long f2; } g;\nint x, i;\nint main(void) {\n  x = (int)(g.f2 & (++g.f0)); i = i++ + 1;\n  return 0;\n}\n';
+      'struct S { volatile short f0; long f2; } g;\nint x, i;\nint main(void) {\n' +
+      '  x = (int)(g.f2 & (++g.f0)); i = i++ + 1;\n  return 0;\n}\n';
     const fields =
       '[eva:alarm] k.c:4: Warning: \n  undefined multiple accesses in expression. assert \\separated(&g.f0, &g.f2);\n';
     const out = `${fields}${sep(4, 'i')}[eva] k.c:4: assertion 'Eva,separation' got final status valid.\n`;
     const csv =
-      'directory\tfile\tline\tfunction\tkind\tname\t#contexts\tstatus\tproperty\n.\tk.c\t4\tmain\tAlarm\tseparation\t1\tValid\t\\separated(&g.f0, &g.f2)\n.\tk.c\t4\tmain\tAlarm\tseparation\t1\tInvalid or unreachable\t\\separated(&i, &i)\n';
+      'directory\tfile\tline\tfunction\tkind\tname\t#contexts\tstatus\tproperty\n' +
+      '.\tk.c\t4\tmain\tAlarm\tseparation\t1\tValid\t\\separated(&g.f0, &g.f2)\n' +
+      '.\tk.c\t4\tmain\tAlarm\tseparation\t1\tInvalid or unreachable\t\\separated(&i, &i)\n';
     const files = new Map([['k.c', t]]);
     // The red list names the property proven.
     expect(

@@ -30,7 +30,7 @@ const work = mkdtempSync(join(tmpdir(), 'kiln-sanitizers-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 describe('sanitizer programs', () => {
-  it('are drawn from the seed: about half with UB, of every kind but unsequenced, the same program for the same seed', () => {
+  it('are drawn from the seed: about half with UB, of every kind but unsequenced, one program per seed', () => {
     const draws = Array.from({ length: 400 }, (_, i) => sanitizerDraw(BigInt(i + 1)));
     const ub = draws.filter((d) => d !== undefined);
     expect(ub.length).toBeGreaterThan(160);
@@ -50,11 +50,12 @@ describe('sanitizer programs', () => {
     }
   });
 
-  it('reads the innermost frame of the program, and never counts a frame without a line (inlined code) as a miss', () => {
+  it("reads the program's innermost frame, and never counts a frame without a line (inlined code) as a miss", () => {
     // clang -O2 inlined func_2 into func_1 and lost the access's line: the next frame's line is
     // the call's, not the access's.
     const inlined = [
-      '==7402==ERROR: AddressSanitizer: global-buffer-overflow on address 0x56120540bba8 at pc 0x5612053d6c5e bp 0x7fff0259f2d0 sp 0x7fff0259f2c8',
+      '==7402==ERROR: AddressSanitizer: global-buffer-overflow on address 0x56120540bba8 at pc ' +
+        '0x5612053d6c5e bp 0x7fff0259f2d0 sp 0x7fff0259f2c8',
       'READ of size 2 at 0x56120540bba8 thread T0',
       '    #0 0x5612053d6c5d in func_2 /tmp/x/prog.c',
       '    #1 0x5612053d5ef3 in func_1 /tmp/x/prog.c:142:13',
@@ -260,7 +261,8 @@ describe('kiln fuzz --sanitizers', () => {
     expect(ran.stderr).toMatch(/ERROR: AddressSanitizer|runtime error:/);
   });
 
-  it('turns a compiler whose sanitized binaries always report into sanitizer-false-alarm findings on UB-free programs, and reduces one', {
+  it('turns a compiler whose sanitized binaries always report into ' +
+    'sanitizer-false-alarm findings on UB-free programs, and reduces one', {
     timeout: 600_000,
   }, async () => {
     // Fault injection: a gcc that links a constructor with an out-of-bounds store into sanitized builds.
@@ -268,7 +270,8 @@ describe('kiln fuzz --sanitizers', () => {
     const extra = join(work, 'bin', 'noise.c');
     writeFileSync(
       extra,
-      'static void __attribute__((constructor)) kiln_noise(void) { volatile int a[2]; volatile int i = 2; a[i] = 1; }\n',
+      'static void __attribute__((constructor)) kiln_noise(void) { volatile int a[2]; volatile int i = 2; ' +
+        'a[i] = 1; }\n',
     );
     writeFileSync(noisy, `#!/bin/sh\ncase "$*" in *-fsanitize=*) exec gcc "$@" ${extra};; esac\nexec gcc "$@"\n`);
     chmodSync(noisy, 0o755);

@@ -23,7 +23,9 @@ function output(name: string, text: string): string {
 }
 
 const PROGRAM = (stmt: string): string =>
-  `#include <stdio.h>\nint g = 3, h = 0, a[2][3] = {{1, 2, 3}, {4, 5, 6}};\nint f(int v) { h += v; return v + 1; }\nint main(void) {\n  int x = 7;\n  ${stmt}\n  printf("%d %d %d %d %d %d\\n", x, g, h, a[1][0], a[1][1], a[1][2]);\n  return 0;\n}\n`;
+  `#include <stdio.h>\nint g = 3, h = 0, a[2][3] = {{1, 2, 3}, {4, 5, 6}};\nint f(int v) { h += v; return v ` +
+  `+ 1; }\nint main(void) {\n  int x = 7;\n  ${stmt}\n  printf("%d %d %d %d %d %d\\n", x, g, h, a[1][0], ` +
+  `a[1][1], a[1][2]);\n  return 0;\n}\n`;
 
 describe('splitSequencePoints', () => {
   const cases = [
@@ -60,7 +62,8 @@ describe('splitSequencePoints', () => {
 
 describe('what a probe build can name at a statement', () => {
   const text =
-    'int g = 1;\nconst int k = 2;\nint *p = &g;\nint f(int q, int *r) {\n  int l = 3;\n  {\n    int m = *r;\n    l += *p + m;\n  }\n  int later = 0;\n  return l + later;\n}\n';
+    'int g = 1;\nconst int k = 2;\nint *p = &g;\nint f(int q, int *r) {\n  int l = 3;\n  {\n' +
+    '    int m = *r;\n    l += *p + m;\n  }\n  int later = 0;\n  return l + later;\n}\n';
   it('lists the objects in scope before the statement, innermost last, not later ones', () => {
     expect(
       objectsInScope(text, statementsOnLine(text, 8)[0]!).map((o) => `${o.name}${o.isConst ? '(const)' : ''}`),

@@ -38,14 +38,17 @@ describe('kiln fuzz --ub-share', () => {
     );
     writeFileSync(
       crash,
-      `#!/bin/sh\nsrc=\nfor a; do case $a in *.c) src=$a;; esac; done\nif [ -n "$src" ] && grep -q 'for compiler crash and hang testing only' "$src"; then echo "$src:1:1: internal compiler error: in relaxed_fold, at fold.cc:7" >&2; exit 1; fi\nexec gcc "$@"\n`,
+      `#!/bin/sh\nsrc=\nfor a; do case $a in *.c) src=$a;; esac; done\nif [ -n "$src" ] && grep -q 'for ` +
+        `compiler crash and hang testing only' "$src"; then echo "$src:1:1: internal compiler error: in ` +
+        `relaxed_fold, at fold.cc:7" >&2; exit 1; fi\nexec gcc "$@"\n`,
     );
     chmodSync(crash, 0o755);
     // Every program gets a null dereference wherever one can go: all of them have UB.
     policy = join(work, 'relax.yaml');
     writeFileSync(
       policy,
-      'relax:\n  enable: 1\n  nullDeref: [1, 1]\n  dangling: false\n  uninitialised: false\n  goto: false\n  arrayBounds: false\n  paramAddress: false\n  conflicts: false\n',
+      'relax:\n  enable: 1\n  nullDeref: [1, 1]\n  dangling: false\n  uninitialised: false\n  goto: false\n' +
+        '  arrayBounds: false\n  paramAddress: false\n  conflicts: false\n',
     );
   });
 

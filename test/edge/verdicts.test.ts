@@ -42,7 +42,8 @@ beforeAll(async () => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("the interpreter's UB verdicts against the sanitizers", () => {
-  it(`UBSan reports the kind the interpreter names on ${UB_PROGRAMS} programs, and ASan+MSan+UBSan are silent on ${CLEAN_PROGRAMS} it calls clean`, async () => {
+  it(`UBSan reports the kind the interpreter names on ${UB_PROGRAMS} programs, ` +
+    `and ASan+MSan+UBSan are silent on ${CLEAN_PROGRAMS} it calls clean`, async () => {
     expect(avail.tools.get('ubsan'), 'UBSan unavailable').toBeNull();
     const seeds = fc.sample(fc.integer({ min: 0, max: 2 ** 31 - 1 }), { seed: BASE_SEED, numRuns: 4000 });
     const ub: { seed: number; program: Program; kind: UBKind; interp: InterpKind }[] = [];
@@ -83,7 +84,8 @@ describe("the interpreter's UB verdicts against the sanitizers", () => {
         );
     });
     console.log(
-      `verdicts: ${UB_PROGRAMS} UB programs (${missed.length} missed, ${otherKind.length} reported as another kind), ${CLEAN_PROGRAMS} clean (${alarms.length} alarms)`,
+      `verdicts: ${UB_PROGRAMS} UB programs (${missed.length} missed, ${otherKind.length} reported as ` +
+        `another kind), ${CLEAN_PROGRAMS} clean (${alarms.length} alarms)`,
     );
     // Every UB verdict is confirmed, and clean ones stay clean: either way a disagreement is a bug
     // in the interpreter (or, rarely, in a sanitizer), to be looked at, never averaged away.

@@ -161,7 +161,7 @@ describe('emitFiles', () => {
     );
   });
 
-  it('prefixes every file-scope name of a split program when asked (for batching), and prints one file when compact', () => {
+  it('prefixes every file-scope name of a split program when asked (batching); compact prints one file', () => {
     const files = emitFiles(tiny(), { prefix: 'q_' });
     const text = files.map((f) => f.content).join('\n');
     expect(text).toContain('extern const int32_t q_in_1;');

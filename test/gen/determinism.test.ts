@@ -26,6 +26,7 @@ describe('determinism: the same seed and options give the same program, byte for
     text(3);
     text(11);
     const here = text(12, 'medium');
+    // biome-ignore format: embedded text
     const script = `import { generateProgram } from './src/repair/generate.ts'; import { emitC } from './src/emit/c.ts'; import { CSMITH_POLICY } from './src/gen/policy.ts';
 const r = generateProgram(12, CSMITH_POLICY); process.stdout.write(r.ok ? emitC(r.program, { expected: r.expected }) : 'discarded: ' + r.reason);`;
     const out = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {

@@ -56,12 +56,14 @@ async function check(
         const lines = r.stdout.split('\n');
         if (r.status !== 0 || r.stderr.trim() !== '')
           failures.push(
-            `${c.cc} ${c.flags.join(' ')} seeds ${batch[0]!.seed}…: status ${r.status}, stderr ${r.stderr.slice(0, 500)}`,
+            `${c.cc} ${c.flags.join(' ')} seeds ${batch[0]!.seed}…: status ${r.status}, ` +
+              `stderr ${r.stderr.slice(0, 500)}`,
           );
         batch.forEach((x, i) => {
           if (lines[i] !== x.expected)
             failures.push(
-              `seed ${x.seed} ${c.cc} ${c.flags.join(' ')}: got ${JSON.stringify(lines[i])}, expected ${JSON.stringify(x.expected)}`,
+              `seed ${x.seed} ${c.cc} ${c.flags.join(' ')}: got ${JSON.stringify(lines[i])}, ` +
+                `expected ${JSON.stringify(x.expected)}`,
             );
         });
       } finally {
@@ -133,7 +135,8 @@ describe('csmith mode with floating point (features.floats)', () => {
     return n;
   }
 
-  it('8 seeds print the expected line bit for bit with gcc and clang at -O0, -O2 and -O3, and are UBSan-clean', async () => {
+  it('8 seeds print the expected line bit for bit with gcc ' +
+    'and clang at -O0, -O2 and -O3, and are UBSan-clean', async () => {
     requireTool('gcc');
     requireTool('clang');
     const cases = generate(FIRST, 8, FLOATS);

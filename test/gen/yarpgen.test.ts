@@ -42,6 +42,7 @@ describe('yarpgen mode: generation', () => {
 
   it('is deterministic across processes (no hidden state carried between programs)', () => {
     const here = JSON.stringify(files(gen(12, MEDIUM)));
+    // biome-ignore format: embedded text
     const script = `import { generateProgram } from './src/repair/generate.ts'; import { emitFiles } from './src/emit/files.ts'; import { parsePolicy } from './src/gen/policy.ts';
 const r = generateProgram(12, parsePolicy({}), 'yarpgen'); process.stdout.write(r.ok ? JSON.stringify(emitFiles(r.program, { expected: r.expected, header: ['seed 12'] })) : 'discarded');`;
     const out = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
@@ -252,7 +253,8 @@ describe('yarpgen mode: differential test against gcc and clang', () => {
       const mains = programs.map((_, i) => `p${i}_main`);
       writeFileSync(
         join(root, SPLIT_FILES.driver),
-        `${joined(SPLIT_FILES.driver)}\n${mains.map((m) => `int ${m}(void);`).join('\n')}\nint main(void)\n{\n${mains.map((m) => `    ${m}();`).join('\n')}\n    return 0;\n}\n`,
+        `${joined(SPLIT_FILES.driver)}\n${mains.map((m) => `int ${m}(void);`).join('\n')}\nint ` +
+          `main(void)\n{\n${mains.map((m) => `    ${m}();`).join('\n')}\n    return 0;\n}\n`,
       );
       // The init values stay out of the batched func.c as well.
       expect(joined(SPLIT_FILES.func)).not.toMatch(/\bp\d+_in_\d+(\[\d+\])? = /);
@@ -279,7 +281,8 @@ describe('yarpgen mode: differential test against gcc and clang', () => {
     }
   }, 300_000);
 
-  it('a program on its own, as the harness compiles it (cc OPTS init.c func.c driver.c), prints the expected line', async () => {
+  it('a program on its own, as the harness compiles it (cc OPTS ' +
+    'init.c func.c driver.c), prints the expected line', async () => {
     requireTool('gcc');
     requireTool('clang');
     const root = mkdtempSync(join(tmpdir(), 'kiln-yarpgen-one-'));

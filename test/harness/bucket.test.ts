@@ -64,7 +64,9 @@ describe('normalisation of hostile diagnostics', () => {
 
   it('finds the crash in a 128 KiB ICE line and keys it by the message, not the tail', HOSTILE, () => {
     // Half the harness's 256 KiB of stderr, so that the "during" line after it is kept.
-    const stderr = `prog.c: In function 'func_1':\n/tmp/x/prog.c:4:7: internal compiler error: in expand_expr_real_1, at expr.cc:1234 ${'x'.repeat(KIB_256 / 2)}\nduring RTL pass: expand\n`;
+    const stderr =
+      `prog.c: In function 'func_1':\n/tmp/x/prog.c:4:7: internal compiler error: in expand_expr_real_1, at ` +
+      `expr.cc:1234 ${'x'.repeat(KIB_256 / 2)}\nduring RTL pass: expand\n`;
     expect(looksLikeCrash(stderr)).toBe(true);
     const m = crashMessage(stderr);
     expect(stderr).toContain(m.raw);
@@ -109,19 +111,15 @@ describe('normalisation of hostile diagnostics', () => {
     );
   });
 
-  it(
-    'looks at the head and the tail of MAX_TEXT_CHARS (as the harness keeps them), and at most MAX_LINE_CHARS of a line',
-    HOSTILE,
-    () => {
-      // The middle of a longer text is left out; its end is read (a crash report ends stderr).
-      expect(
-        looksLikeCrash(`${'\n'.repeat(MAX_TEXT_CHARS)}internal compiler error: in f${'\n'.repeat(MAX_TEXT_CHARS)}`),
-      ).toBe(false);
-      expect(looksLikeCrash(`${'\n'.repeat(MAX_TEXT_CHARS)}internal compiler error: in f`)).toBe(true);
-      expect(looksLikeCrash(`${'x'.repeat(MAX_LINE_CHARS)}internal compiler error: in f`)).toBe(false);
-      expect(looksLikeCrash(`${'x'.repeat(MAX_LINE_CHARS - 40)}internal compiler error: in f`)).toBe(true);
-    },
-  );
+  it('reads the head and tail of MAX_TEXT_CHARS (as kept by the harness) and MAX_LINE_CHARS of a line', HOSTILE, () => {
+    // The middle of a longer text is left out; its end is read (a crash report ends stderr).
+    expect(
+      looksLikeCrash(`${'\n'.repeat(MAX_TEXT_CHARS)}internal compiler error: in f${'\n'.repeat(MAX_TEXT_CHARS)}`),
+    ).toBe(false);
+    expect(looksLikeCrash(`${'\n'.repeat(MAX_TEXT_CHARS)}internal compiler error: in f`)).toBe(true);
+    expect(looksLikeCrash(`${'x'.repeat(MAX_LINE_CHARS)}internal compiler error: in f`)).toBe(false);
+    expect(looksLikeCrash(`${'x'.repeat(MAX_LINE_CHARS - 40)}internal compiler error: in f`)).toBe(true);
+  });
 });
 
 describe('the message of a rejected program', () => {
@@ -147,11 +145,13 @@ describe('the message of a rejected program', () => {
 
   it("is the linker's cause, not collect2's summary, and not the warnings before it", () => {
     // Megabytes of -Woverflow warnings, then a jump out of JAL's range in a 1.7 MB function.
-    const warnings =
-      "prog.c:53:84: warning: overflow in conversion from 'int' to 'signed char:7' changes value from '-105' to '23' [-Woverflow]\n".repeat(
-        4000,
-      );
-    const stderr = `${warnings}/tmp/ccOgqlUz.o: in function \`.L0 ':\nprog.c:(.text+0x1ad172): relocation truncated to fit: R_RISCV_JAL against \`.L203'\ncollect2: error: ld returned 1 exit status\n`;
+    const warnings = (
+      "prog.c:53:84: warning: overflow in conversion from 'int' to 'signed char:7' changes value from " +
+      "'-105' to '23' [-Woverflow]\n"
+    ).repeat(4000);
+    const stderr =
+      `${warnings}/tmp/ccOgqlUz.o: in function \`.L0 ':\nprog.c:(.text+0x1ad172): relocation truncated to ` +
+      `fit: R_RISCV_JAL against \`.L203'\ncollect2: error: ld returned 1 exit status\n`;
     const j = judge(stderr);
     expect(j?.outcome).toBe('rejected-valid');
     expect(j?.detail).toBe('relocation truncated to fit: R_RISCV_JAL');
@@ -161,7 +161,8 @@ describe('the message of a rejected program', () => {
     // An undefined reference keeps its symbol: that is the message.
     expect(
       judge(
-        "/usr/bin/ld: /tmp/ccX.o: in function `main':\nprog.c:(.text+0x12): undefined reference to `foo'\ncollect2: error: ld returned 1 exit status\n",
+        "/usr/bin/ld: /tmp/ccX.o: in function `main':\nprog.c:(.text+0x12): undefined reference to `foo'\n" +
+          'collect2: error: ld returned 1 exit status\n',
       )?.detail,
     ).toBe("undefined reference to `foo'");
   });
@@ -169,7 +170,8 @@ describe('the message of a rejected program', () => {
   it('is the first error of a compiler that rejects the source', () => {
     expect(
       judge(
-        "prog.c: In function 'f':\nprog.c:3:5: warning: unused variable 'x'\nprog.c:4:1: error: expected ';' before '}' token\nprog.c:9:1: error: second\n",
+        "prog.c: In function 'f':\nprog.c:3:5: warning: unused variable 'x'\n" +
+          "prog.c:4:1: error: expected ';' before '}' token\nprog.c:9:1: error: second\n",
       )?.detail,
     ).toBe("error: expected ';' before '}' token");
   });

@@ -29,6 +29,7 @@ function result(p: Partial<RunResult>): RunResult {
   };
 }
 
+// biome-ignore format: embedded text
 const GCC_ICE_A = `/tmp/kiln-fuzz-4411-AbCdEf/cc-x1y2z3/prog.c: In function 'func_3':
 /tmp/kiln-fuzz-4411-AbCdEf/cc-x1y2z3/prog.c:45:12: internal compiler error: in vect_get_vec_defs_for_operand, at tree-vect-stmts.cc:1509
 during GIMPLE pass: vect
@@ -36,6 +37,7 @@ during GIMPLE pass: vect
 	/build/gcc-12-abc/src/gcc/tree-vect-stmts.cc:1509
 Please submit a full bug report, with preprocessed source (by using -freport-bug).`;
 
+// biome-ignore format: embedded text
 const GCC_ICE_B = `/tmp/kiln-fuzz-977-QwErTy/cc-a9b8c7/prog.c: In function 'func_12':
 /tmp/kiln-fuzz-977-QwErTy/cc-a9b8c7/prog.c:311:5: internal compiler error: in vect_get_vec_defs_for_operand, at tree-vect-stmts.cc:1511
 during GIMPLE pass: vect2
@@ -49,6 +51,7 @@ during RTL pass: expand
 0xe35f3f crash_signal
 	../../src/gcc/toplev.cc:314`;
 
+// biome-ignore format: embedded text
 const clangCrash = (
   fn: string,
   file: string,
@@ -101,7 +104,9 @@ describe('crash signatures', () => {
   });
 
   it('prefers an assertion message to the stack dump', () => {
-    const text = `clang: /build/llvm-14/llvm/lib/CodeGen/SelectionDAG/DAGCombiner.cpp:1213: llvm::SDValue {anonymous}::DAGCombiner::foo(): Assertion \`N.getNode()' failed.\n${clangCrash('func_2', 'prog.c')}`;
+    const text =
+      `clang: /build/llvm-14/llvm/lib/CodeGen/SelectionDAG/DAGCombiner.cpp:1213: llvm::SDValue ` +
+      `{anonymous}::DAGCombiner::foo(): Assertion \`N.getNode()' failed.\n${clangCrash('func_2', 'prog.c')}`;
     expect(crashMessage(text).key).toBe("Assertion `N.getNode()' failed.");
   });
 

@@ -86,7 +86,8 @@ describe('runProcess', () => {
   it("keeps the head and the tail of a long stderr, and stdout's head", async () => {
     // 100,000 numbered lines on each stream, 4 KiB kept of each.
     const script =
-      'i=0; while [ $i -lt 100000 ]; do echo "line $i"; echo "err $i" >&2; i=$((i+1)); done; echo "collect2: error: last" >&2';
+      'i=0; while [ $i -lt 100000 ]; do echo "line $i"; echo "err $i" >&2; i=$((i+1)); done; echo ' +
+      '"collect2: error: last" >&2';
     const r = await runProcess('sh', ['-c', script], { timeoutMs: 60_000, maxOutputBytes: 4096 });
     expect(r.truncated).toBe(true);
     expect(r.stdout.startsWith('line 0\nline 1\n')).toBe(true);

@@ -99,7 +99,7 @@ describe('repro.sh with hostile strings', () => {
     expect(spawnSync(join(dir, 'repro.sh'), [], { cwd: dir, timeout: 60_000 }).status).toBe(0);
   });
 
-  it('tells a binary killed by a signal from one that exits with 128 + that signal (and a hang from an exit with 137)', () => {
+  it('tells a binary killed by a signal from an exit with 128 + that signal (and a hang from exit 137)', () => {
     const config = buildMatrix([cc], ['-O0'])[0]!;
     const verdict = (program: string, judgement: Parameters<typeof reproScript>[0]['judgement']): number | null => {
       const dir = mkdtempSync(join(work, 'signal-'));

@@ -51,7 +51,8 @@ describe('interpreter vs gcc and clang on random UB-free programs', () => {
         j.batch.forEach((x, i) => {
           if (lines[i] + '\n' !== x.expected) {
             mismatches.push(
-              `seed ${x.seed} ${j.cc} ${j.flags.join(' ')}: got ${JSON.stringify(lines[i])}, expected ${JSON.stringify(x.expected)}`,
+              `seed ${x.seed} ${j.cc} ${j.flags.join(' ')}: got ${JSON.stringify(lines[i])}, ` +
+                `expected ${JSON.stringify(x.expected)}`,
             );
           }
         });
@@ -60,7 +61,8 @@ describe('interpreter vs gcc and clang on random UB-free programs', () => {
       }
     });
     console.log(
-      `differential: ${programs.length} programs × ${configs.length} configurations, ${skippedForUB} candidates skipped for UB`,
+      `differential: ${programs.length} programs × ${configs.length} configurations, ${skippedForUB} ` +
+        `candidates skipped for UB`,
     );
     expect(mismatches).toEqual([]);
   }, 600_000);

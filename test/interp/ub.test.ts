@@ -223,7 +223,7 @@ describe('interpreter UB detection: each kind at the right node', () => {
     );
   });
 
-  it('a pointer to a local of an earlier call is dangling in a later call of the same function, whose frame reuses the object', () => {
+  it("a pointer to an earlier call's local dangles in a later call, whose frame reuses the object", () => {
     // f(first): { int32 l = 1; if (!first) g = *gp; gp = &l; }   main: f(1); f(0);
     // The second call's l is the same interpreter object as the first call's (frames of returned
     // calls are reused), alive again: only its new lifetime tells the stale pointer apart.

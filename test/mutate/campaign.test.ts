@@ -10,6 +10,7 @@ import { requireTool } from '../support/cc.js';
 import { runKiln } from '../harness/support/cli.js';
 
 /** gcc, except that a program using `__builtin_expect(!!(` gets a wrong checksum (its initial value bumped). */
+// biome-ignore format: embedded text
 const FAKE = `#!/bin/sh
 srcs=; out=; prev=
 for a; do

@@ -111,7 +111,8 @@ describe('pure and const on variants', () => {
     expect(keepHeldContracts(r.program).program).toBe(r.program);
   });
 
-  it('every pure/const attribute of every proven variant is granted on the final program and kept by every executed call', () => {
+  it('every pure/const attribute of every proven variant is ' +
+    'granted on the final program and kept by every executed call', () => {
     let variants = 0;
     let carried = 0;
     let calls = 0;

@@ -97,7 +97,7 @@ describe('value profile at sampled points', () => {
 });
 
 describe('predicate synthesis (Hermes Algorithm 2)', () => {
-  it('gives the required truth value at every observed state (checked by running the program with an assume of it)', () => {
+  it('gives the required truth value at every observed state (checked by running the program with an assume)', () => {
     for (const g of bases) {
       const base = profileBase(g.program, Rng.seeded('pred'), 0.5);
       const cx = context(base, 'pred');

@@ -44,7 +44,9 @@ function quotedPrograms(doc: string): Quoted[] {
   return out;
 }
 
-/** The environment without the test run's empty cache folder (vitest.config.ts), so installed root compilers are found. */
+/**
+ * The environment without the test run's empty cache folder (vitest.config.ts), so installed root compilers are found.
+ */
 function machineEnv(): NodeJS.ProcessEnv {
   const env = { ...process.env };
   delete env.KILN_CACHE_DIR;

@@ -61,7 +61,8 @@ describe('kiln reduce of a layout-dependent finding', () => {
       'sh',
       [
         '-c',
-        `mkdir -p ${scratch} && cp ${join(dir, 'reduced.c')} ${scratch}/prog.c && cd ${scratch} && gcc -w prog.c -o p -lm`,
+        `mkdir -p ${scratch} && cp ${join(dir, 'reduced.c')} ${scratch}/prog.c && cd ${scratch} && gcc -w ` +
+          `prog.c -o p -lm`,
       ],
       { timeoutMs: 60_000 },
     );

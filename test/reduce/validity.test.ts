@@ -77,7 +77,7 @@ describe('validity check', () => {
     for (const [line, code] of lines) expect(invalidating(line), line).toBe(code);
   });
 
-  it('finds each GCC 14 error with both compilers, and passes a clean program with -Wall -Wextra warnings', async () => {
+  it('finds each GCC 14 error with both compilers; passes a clean program with -Wall -Wextra warnings', async () => {
     requireTool('gcc');
     requireTool('clang');
     const checker = new ValidityChecker(validityCompilers(await detectCompilers()));
@@ -102,7 +102,8 @@ describe('validity check', () => {
     }
   });
 
-  it(`passes the generator's own programs: ${SEEDS_PER_MODE} seeds per mode, with EMI variants and UB-free relaxed programs`, async () => {
+  it(`passes the generator's own programs: ${SEEDS_PER_MODE} seeds ` +
+    `per mode, with EMI variants and UB-free relaxed programs`, async () => {
     requireTool('gcc');
     requireTool('clang');
     const checker = new ValidityChecker(validityCompilers(await detectCompilers()));

@@ -162,7 +162,8 @@ describe('live-guided mechanisms as switches', () => {
       if (!r.ok) continue;
       for (const [id, iters] of r.profile.loopIters) {
         const entries = r.profile.stmtCounts.get(id) ?? 1;
-        // Array loops span at most limits.maxArrayLen (10); other loops limits.maxLoopTrip (16), plus the repair's slack.
+        // Array loops span at most limits.maxArrayLen (10); other loops limits.maxLoopTrip (16), plus the repair's
+        // slack.
         expect(iters / entries).toBeLessThanOrEqual(17);
       }
     }

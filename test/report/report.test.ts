@@ -320,7 +320,8 @@ describe('kiln report with internal cases', () => {
       try {
         store.db
           .prepare(
-            'INSERT INTO internal_cases (id, campaign_id, seed, expected, actual, dir, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+            'INSERT INTO internal_cases (id, campaign_id, seed, expected, actual, dir, created_at) VALUES ' +
+              '(?, ?, ?, ?, ?, ?, ?)',
           )
           .run(`${id}-2`, id, 2, 'checksum = 01', 'checksum = 02', join('internal', `${id}-2`), START);
         store.db.prepare('UPDATE campaigns SET internal = 1 WHERE id = ?').run(id);

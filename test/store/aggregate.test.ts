@@ -202,7 +202,8 @@ describe('aggregateCampaign', () => {
       expect(aggregateCampaign(store).liveCode).toBeUndefined();
       const { statements, liveStatements, lines } = LIVE_CODE_COLUMNS;
       store.db.exec(
-        `ALTER TABLE seeds ADD COLUMN ${statements} INTEGER; ALTER TABLE seeds ADD COLUMN ${liveStatements} INTEGER; ALTER TABLE seeds ADD COLUMN ${lines} INTEGER`,
+        `ALTER TABLE seeds ADD COLUMN ${statements} INTEGER; ALTER TABLE seeds ADD COLUMN ${liveStatements} ` +
+          `INTEGER; ALTER TABLE seeds ADD COLUMN ${lines} INTEGER`,
       );
       // Statements 100 each; 25, 50, 50 and 100 of them executed; 1,000 to 4,000 lines.
       const set = store.db.prepare(

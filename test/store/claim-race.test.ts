@@ -40,6 +40,7 @@ function storeModule(): { node: string[]; url: string } {
  * running (a pid no process has) is left open, for the next opens to end.
  */
 function script(out: string, worker: number): string {
+  // biome-ignore format: embedded text
   return `const { KilnStore } = await import(${JSON.stringify(storeModule().url)});
 process.stdout.write('ready\\n');
 await new Promise((r) => process.stdin.once('data', r));
@@ -104,7 +105,8 @@ describe('campaigns started at once on one folder', () => {
         // Claimed blocks never overlap.
         const overlaps = db
           .prepare(
-            'SELECT a.rowid FROM seed_claims a JOIN seed_claims b ON a.rowid < b.rowid AND a.first_seed <= b.last_seed AND b.first_seed <= a.last_seed',
+            'SELECT a.rowid FROM seed_claims a JOIN seed_claims b ON a.rowid < b.rowid AND a.first_seed <= ' +
+              'b.last_seed AND b.first_seed <= a.last_seed',
           )
           .all();
         expect(overlaps).toEqual([]);

@@ -269,12 +269,14 @@ describe('seed claims', () => {
     for (const seed of [1, 2, 4]) s.recordProgram(id, program(seed));
     // Back to schema 2: no claims table, as an older Kiln left it.
     s.db.exec(
-      'DROP TABLE seed_claims; DROP TABLE bucket_overflow; ALTER TABLE findings DROP COLUMN size; ALTER TABLE findings DROP COLUMN kept;',
+      'DROP TABLE seed_claims; DROP TABLE bucket_overflow; ALTER TABLE findings DROP COLUMN size; ALTER ' +
+        'TABLE findings DROP COLUMN kept;',
     );
     s.db.exec('ALTER TABLE sessions DROP COLUMN host; ALTER TABLE sessions DROP COLUMN pid_start;');
     // The later migration's columns go too (nondeterministic findings, suspected hangs).
     s.db.exec(
-      'ALTER TABLE findings DROP COLUMN hang_status; ALTER TABLE findings DROP COLUMN nondeterministic; ALTER TABLE findings DROP COLUMN behaviours; UPDATE schema_version SET version = 2;',
+      'ALTER TABLE findings DROP COLUMN hang_status; ALTER TABLE findings DROP COLUMN nondeterministic; ' +
+        'ALTER TABLE findings DROP COLUMN behaviours; UPDATE schema_version SET version = 2;',
     );
     s.close();
     const again = KilnStore.open(out, 'write');

@@ -44,10 +44,13 @@ function schemaOneDatabase(): void {
   db.exec(MIGRATIONS[0]!);
   db.prepare('INSERT INTO schema_version (version) VALUES (1)').run();
   db.prepare(
-    "INSERT INTO campaigns (id, started_at, config, compilers, seed_start) VALUES (1, '2026-01-01T00:00:00Z', '{}', '[]', 1)",
+    'INSERT INTO campaigns (id, started_at, config, compilers, seed_start) VALUES (1, ' +
+      "'2026-01-01T00:00:00Z', '{}', '[]', 1)",
   ).run();
   const ins = db.prepare(
-    "INSERT INTO findings (id, campaign_id, seed, outcome, bucket, compiler, compiler_version, options, command, expected, actual, stderr, dir, created_at) VALUES (?, 1, ?, 'wrong-code', ?, 'gcc', 'gcc 12', '-O2', '[]', 'e', 'a', '', ?, ?)",
+    'INSERT INTO findings (id, campaign_id, seed, outcome, bucket, compiler, compiler_version, options, ' +
+      "command, expected, actual, stderr, dir, created_at) VALUES (?, 1, ?, 'wrong-code', ?, 'gcc', 'gcc 12', " +
+      "'-O2', '[]', 'e', 'a', '', ?, ?)",
   );
   ins.run('1-1-gcc-O2', 1, 'wrong-code:gcc:-O2', 'findings/1-1-gcc-O2', '2026-01-01T00:00:01Z');
   ins.run('1-2-gcc-O3', 2, 'wrong-code:gcc:-O3', 'findings/1-2-gcc-O3', '2026-01-01T00:00:02Z');

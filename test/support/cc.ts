@@ -55,7 +55,8 @@ export async function compileC(source: string, opts: CompileOptions = {}): Promi
   if (r.status !== 0) {
     rmSync(dir, { recursive: true, force: true });
     throw new Error(
-      `${cc} ${(opts.flags ?? []).join(' ')} failed (status ${r.status}, signal ${r.signal}):\n${r.stderr.slice(0, 4000)}`,
+      `${cc} ${(opts.flags ?? []).join(' ')} failed (status ${r.status}, ` +
+        `signal ${r.signal}):\n${r.stderr.slice(0, 4000)}`,
     );
   }
   return { exe, dir, stderr: r.stderr, cleanup: () => rmSync(dir, { recursive: true, force: true }) };

@@ -152,7 +152,8 @@ describe('gcc: disabling flags and passes', () => {
     const { writeFileSync, chmodSync } = await import('node:fs');
     writeFileSync(
       pair,
-      `#!/bin/sh\na=; b=\nfor x; do case $x in -fno-tree-pre) a=1;; -fno-gcse) b=1;; --version|-Q) a=1; b=1;; esac; done\nif [ -n "$a" ] && [ -n "$b" ]; then exec gcc "$@"; fi\nexec gcc -DKILN_BUG "$@"\n`,
+      `#!/bin/sh\na=; b=\nfor x; do case $x in -fno-tree-pre) a=1;; -fno-gcse) b=1;; --version|-Q) a=1; ` +
+        `b=1;; esac; done\nif [ -n "$a" ] && [ -n "$b" ]; then exec gcc "$@"; fi\nexec gcc -DKILN_BUG "$@"\n`,
     );
     chmodSync(pair, 0o755);
     const dir = writeFinding(join(work, 'f'), {

@@ -101,7 +101,7 @@ describe('the version line', () => {
 });
 
 describe('kiln triage with three versions of one compiler', () => {
-  it('runs the finding on each, labels it fixed, names the first version that passes and says so in report.md', async () => {
+  it('runs the finding on each, labels it fixed, names the first passing version, says so in report.md', async () => {
     const work = mkdtempSync(join(tmpdir(), 'kiln-versions-'));
     const temp = TempRoot.create();
     try {
@@ -112,7 +112,8 @@ describe('kiln triage with three versions of one compiler', () => {
         const p = join(bin, name);
         writeFileSync(
           p,
-          `#!/bin/sh\ncase "$1" in --version) echo "${name} (Fake ${version}) ${version}"; exit 0;; esac\nexec gcc ${bug ? '-DKILN_BUG ' : ''}"$@"\n`,
+          `#!/bin/sh\ncase "$1" in --version) echo "${name} (Fake ${version}) ${version}"; exit 0;; ` +
+            `esac\nexec gcc ${bug ? '-DKILN_BUG ' : ''}"$@"\n`,
         );
         chmodSync(p, 0o755);
         return p;

@@ -13,7 +13,10 @@ export interface IRReduceOptions {
   readonly jobs?: number;
   /** Stop after this long (ms) and keep the best result so far. */
   readonly maxTimeMs?: number;
-  /** Stop after testing this many candidates (cached verdicts included) and keep the best result so far: a bound by work, not time. */
+  /**
+   * Stop after testing this many candidates (cached verdicts included) and keep the best result so far: a bound by
+   * work, not time.
+   */
   readonly maxCandidates?: number;
   /** Interpreter budget for each candidate. */
   readonly limits?: CheckLimits;
@@ -169,7 +172,8 @@ export async function reduceIR(program: Program, test: IRTest, opts: IRReduceOpt
     stats.reverts++;
     if (stats.reverts >= (opts.strictAfter ?? 3)) strict = true;
     opts.onProgress?.(
-      `the check of kept programs rejected a commit: back to ${lines(best.source)} lines${strict ? '; every candidate is checked from now on' : ''}`,
+      `the check of kept programs rejected a commit: back to ${lines(best.source)} ` +
+        `lines${strict ? '; every candidate is checked from now on' : ''}`,
     );
   };
 

@@ -23,7 +23,10 @@ export interface IRPass {
   readonly name: string;
   /** Candidate edits of the current program, best first. */
   candidates(current: Candidate): (() => Program | undefined)[];
-  /** After a success, enumerate this pass's candidates from the start (delta debugging) rather than from where it stopped. */
+  /**
+   * After a success, enumerate this pass's candidates from the start (delta debugging) rather than from where it
+   * stopped.
+   */
   readonly restart?: boolean;
 }
 
@@ -168,7 +171,10 @@ const removeStatements: IRPass = {
   },
 };
 
-/** Replaces a compound statement by part of it: an if by one branch, a loop by its body run once, a block by its contents. */
+/**
+ * Replaces a compound statement by part of it: an if by one branch, a loop by its body run once, a block by its
+ * contents.
+ */
 const unwrapStatements: IRPass = {
   name: 'unwrap-statements',
   candidates({ program }) {

@@ -27,7 +27,10 @@ export type ReduceEvent =
       /** Accepted by the cheap test only: the deferred guards have not judged it yet (see `verify`). */
       readonly provisional: boolean;
     }
-  /** The deferred guards accepted `text` (a checkpoint), or rejected later texts and `text` is where the reduction went back to. */
+  /**
+   * The deferred guards accepted `text` (a checkpoint), or rejected later texts and `text` is where the reduction went
+   * back to.
+   */
   | {
       readonly kind: 'verified';
       readonly text: string;

@@ -188,7 +188,8 @@ async function profile(
   if (g.status !== 0 || g.truncated)
     throw new KilnError(
       'KILN_MISSING_TOOL',
-      `${opts.gcov} cannot read the coverage data of ${opts.compiler.name}: ${firstLine(g.stderr) || `exit status ${g.status}`}`,
+      `${opts.gcov} cannot read the coverage data ` +
+        `of ${opts.compiler.name}: ${firstLine(g.stderr) || `exit status ${g.status}`}`,
       `give the gcov of the same gcc version with --gcov (e.g. gcov-12 for gcc-12)`,
     );
   let counts: LineCounts;
@@ -260,7 +261,10 @@ function firstSyntaxError(root: SyntaxNode, errors: number): string | undefined 
   visit(root);
   const at = first ?? root;
   const near = at.isMissing ? `missing '${at.type}'` : `near '${at.text.split('\n')[0]!.slice(0, 40)}'`;
-  return `${errors} syntax error${errors === 1 ? '' : 's'}, the first at line ${at.startPosition.row + 1}, column ${at.startPosition.column + 1}: ${near}`;
+  return (
+    `${errors} syntax error${errors === 1 ? '' : 's'}, the first at line ${at.startPosition.row + 1}, ` +
+    `column ${at.startPosition.column + 1}: ${near}`
+  );
 }
 
 function firstLine(s: string): string {

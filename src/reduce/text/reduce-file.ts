@@ -201,12 +201,14 @@ async function validityVerify(
   const first = await checker.check([{ name: basename(o.input), content: text }], o.signal);
   if (!first.ok) {
     o.onNote?.(
-      `the input does not pass the validity check (${checker.describe()}: ${validitySummary(first, 1)}), so the reduced text is not held to it`,
+      `the input does not pass the validity check (${checker.describe()}: ${validitySummary(first, 1)}), so ` +
+        `the reduced text is not held to it`,
     );
     return undefined;
   }
   o.onNote?.(
-    `the texts the reduction keeps must compile cleanly on ${checker.describe()} (-std=gnu11 -Wall -Wextra, none of the diagnostics GCC 14 makes errors)`,
+    `the texts the reduction keeps must compile cleanly on ${checker.describe()} (-std=gnu11 -Wall -Wextra, ` +
+      `none of the diagnostics GCC 14 makes errors)`,
   );
   const accepted = new Set<string>();
   const candidates: RunTest = deferred

@@ -18,8 +18,10 @@ export const CRASH_MARKERS =
   'internal compiler error|Segmentation fault|Aborted|Bus error|Illegal instruction|Killed signal|' +
   'PLEASE submit a bug report|frontend command failed|Assertion .* failed|UNREACHABLE executed|LLVM ERROR|Stack dump:';
 
-const SIGNATURE_LINE =
-  /internal compiler error|Assertion .* failed|UNREACHABLE executed|LLVM ERROR|Killed signal|frontend command failed due to signal|Segmentation fault/;
+const SIGNATURE_LINE = new RegExp(
+  'internal compiler error|Assertion .* failed|UNREACHABLE executed|LLVM ERROR|Killed signal|' +
+    'frontend command failed due to signal|Segmentation fault',
+);
 
 /** Escapes a literal for a POSIX extended regular expression. */
 function ereEscape(s: string): string {
@@ -239,12 +241,14 @@ export function wrongCodeScript(o: WrongCodeScriptOptions): string {
     `# in a directory holding ${o.fileName}; exit status 0 means interesting). Interesting iff the`,
     ...(o.failingTest !== undefined
       ? [
-          `# failure of ${o.failing.replace(/[\x00-\x1f]/g, ' ')} shows (step 1's test) against the output of the reference`,
+          `# failure of ${o.failing.replace(/[\x00-\x1f]/g, ' ')} shows (step 1's test) against the output ` +
+            `of the reference`,
           `# (${o.reference}), and the program is free of the undefined behaviour the`,
         ]
       : [
           `# failing compiler (${o.failing}) makes the program print something other than`,
-          `# ${o.reference !== undefined ? `the reference (${o.reference})` : 'the expected output'}, and the program is free of the undefined behaviour the`,
+          `# ${o.reference !== undefined ? `the reference (${o.reference})` : 'the expected output'}, and ` +
+            `the program is free of the undefined behaviour the`,
         ]),
     '# guards below detect. Cheap checks come first: most candidates fail at step 1.',
     'LC_ALL=C; export LC_ALL',
@@ -293,15 +297,18 @@ export function wrongCodeScript(o: WrongCodeScriptOptions): string {
   }
   if (o.gccErrors.length > 0)
     lines.push(
-      `gcc -O1 $cflags ${o.gccErrors.map((w) => `-Werror=${w}`).join(' ')} -c "$f" -o kiln-gcc.o >/dev/null 2>&1 || exit 1`,
+      `gcc -O1 $cflags ${o.gccErrors.map((w) => `-Werror=${w}`).join(' ')} -c "$f" -o kiln-gcc.o >/dev/null ` +
+        `2>&1 || exit 1`,
     );
   lines.push(
-    `clang -O1 $cflags ${o.clangErrors.map((w) => `-Werror=${w}`).join(' ')} -c "$f" -o kiln-clang.o >/dev/null 2>&1 || exit 1`,
+    `clang -O1 $cflags ${o.clangErrors.map((w) => `-Werror=${w}`).join(' ')} -c "$f" -o kiln-clang.o ` +
+      `>/dev/null 2>&1 || exit 1`,
   );
   lines.push(
     '',
     '# 3. Sanitized builds run silently to completion and print the correct output.',
-    `${linked('clang -O0 -g $cflags -fsanitize=undefined,address -fno-sanitize-recover=all "$f" -o kiln-san')} >/dev/null 2>&1 || exit 1`,
+    `${linked('clang -O0 -g $cflags -fsanitize=undefined,address -fno-sanitize-recover=all "$f" -o kiln-san')} ` +
+      `>/dev/null 2>&1 || exit 1`,
     'run kiln-san kiln-san.out || exit 1',
     '[ -s kiln-san.out.err ] && exit 1',
     'cmp -s kiln-ref.out kiln-san.out || exit 1',
@@ -317,14 +324,18 @@ export function wrongCodeScript(o: WrongCodeScriptOptions): string {
   if (o.check !== undefined) {
     lines.push(
       '',
-      `# 4. 'kiln check' with detectors step 3 did not run: ${(o.checkTools ?? ['msan', 'valgrind', 'eva']).map((t) => CHECK_TOOL_NAMES[t]).join(', ')} (exit 0: clean; 1 UB and 2, incomplete or unchecked, are not interesting).`,
-      `${o.check} --tools ${(o.checkTools ?? ['msan', 'valgrind', 'eva']).join(',')} --run-timeout "$t"s --cflags "$cflags" "$f" >/dev/null 2>&1 || exit 1`,
+      `# 4. 'kiln check' with detectors step 3 did not ` +
+        `run: ${(o.checkTools ?? ['msan', 'valgrind', 'eva']).map((t) => CHECK_TOOL_NAMES[t]).join(', ')} ` +
+        `(exit 0: clean; 1 UB and 2, incomplete or unchecked, are not interesting).`,
+      `${o.check} --tools ${(o.checkTools ?? ['msan', 'valgrind', 'eva']).join(',')} --run-timeout "$t"s ` +
+        `--cflags "$cflags" "$f" >/dev/null 2>&1 || exit 1`,
     );
   } else if (o.msan) {
     lines.push(
       '',
       '# 4. MemorySanitizer: no read of uninitialised memory.',
-      `${linked('clang -O0 -g $cflags -fsanitize=memory -fno-sanitize-recover=all "$f" -o kiln-msan')} >/dev/null 2>&1 || exit 1`,
+      `${linked('clang -O0 -g $cflags -fsanitize=memory -fno-sanitize-recover=all "$f" -o kiln-msan')} ` +
+        `>/dev/null 2>&1 || exit 1`,
       'run kiln-msan kiln-msan.out || exit 1',
       '[ -s kiln-msan.out.err ] && exit 1',
     );

@@ -5,6 +5,7 @@
 // the first render is done.
 
 /** The script inlined after d3 and Plot. */
+// biome-ignore format: embedded text
 export const CLIENT_SCRIPT = String.raw`
 (function () {
   'use strict';

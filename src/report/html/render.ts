@@ -16,6 +16,7 @@ const GROUPS_PER_PAGE = 100;
 export function renderReport(m: ReportModel, assets: ChartAssets): string {
   const c = m.agg.campaign;
   const title = `Kiln campaign ${c.id}`;
+  // biome-ignore format: embedded text
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -59,6 +60,10 @@ function summary(m: ReportModel): string {
   const hours = a.timeSpentMs / 3_600_000;
   const counters = Object.entries(c.counters).sort((x, y) => y[1] - x[1]);
   const triaged = m.groups.filter((g) => g.triaged).length;
+  const newGroups = [
+    a.earlierCampaigns > 0 ? `, ${m.groups.filter((g) => g.newInCampaign).length} new in this campaign` : '',
+    a.sessions.length > 1 ? `, ${m.groups.filter((g) => g.newInSession).length} new this session` : '',
+  ].join('');
   const rows: [string, string][] = [
     ['started', `${c.startedAt} (${a.sessions.length} session${a.sessions.length === 1 ? '' : 's'})`],
     [
@@ -75,15 +80,14 @@ function summary(m: ReportModel): string {
     ['jobs', m.jobs === null ? '?' : String(m.jobs)],
     ['programs', `${num(c.programs)} (${num(c.discarded)} discarded by the generator)`],
     ['tests', `${num(c.tests)} (${hours > 0 ? num(Math.round(c.tests / (hours * 60))) : '0'} per minute)`],
-    [
-      'findings',
-      `${num(c.findings)} in ${num(m.groups.length)} groups (${triaged} triaged${a.earlierCampaigns > 0 ? `, ${m.groups.filter((g) => g.newInCampaign).length} new in this campaign` : ''}${a.sessions.length > 1 ? `, ${m.groups.filter((g) => g.newInSession).length} new this session` : ''})`,
-    ],
+    ['findings', `${num(c.findings)} in ${num(m.groups.length)} groups (${triaged} triaged${newGroups})`],
     [
       'internal',
-      `${num(c.internal)} program${c.internal === 1 ? '' : 's'} on which every compiler agreed against the interpreter (Kiln bugs)`,
+      `${num(c.internal)} program${c.internal === 1 ? '' : 's'} ` +
+        'on which every compiler agreed against the interpreter (Kiln bugs)',
     ],
   ];
+  // biome-ignore format: embedded text
   return `<section id="summary"><h2>Summary</h2>
 <table class="kv">${rows.map(([k, v]) => `<tr><th>${esc(k)}</th><td>${esc(v)}</td></tr>`).join('')}</table>
 <h3>Compilers</h3>
@@ -104,6 +108,7 @@ function groupsSection(m: ReportModel): string {
     more: sections.slice(GROUPS_PER_PAGE).map((x) => x.html),
   };
   const rest = m.groups.length - shown.length;
+  // biome-ignore format: embedded text
   return `<section id="groups"><h2>Findings by group (${num(m.groups.length)})</h2>
 <p class="muted">One group per triage fingerprint (the pass to blame), or per campaign bucket for findings not triaged yet (<code>kiln triage</code>), in order of first appearance. Each section shows the group's smallest reduced finding, else its first; a click opens it.</p>
 <div id="group-list">
@@ -145,8 +150,10 @@ function groupSection(
   const codeId = `code-${g.anchor}`;
   const crash = r.outcome !== 'wrong-code' && r.stderr.trim() !== '';
   const more = g.count - g.listed.length;
+  // biome-ignore format: embedded text
   const head = `<details class="group" id="${g.anchor}" data-index="${i}"${i < OPEN_GROUPS ? ' open' : ''}>
 <summary><span class="key">${esc(g.key)}</span> <span class="muted">${esc(g.outcomes.join(', '))} · ${num(g.count)} finding${g.count === 1 ? '' : 's'} · ${esc(configsText(g))} · first ${esc(g.firstSeen.slice(0, 16).replace('T', ' '))}${r.reducedLines !== null ? ` · reduced to ${r.reducedLines} lines` : ''}</span>${badges(g, earlierCampaigns)}</summary>`;
+  // biome-ignore format: embedded text
   const body = `<table class="kv">
 <tr><th>pass to blame</th><td>${r.fingerprint ? `<code>${esc(r.fingerprint)}</code>` : `not triaged yet: <code>kiln triage ${esc(join(outDir, r.dir))}</code>`}</td></tr>
 <tr><th>buckets</th><td>${g.buckets.map((b) => `<code>${esc(b)}</code>`).join(' ')}</td></tr>
@@ -172,6 +179,7 @@ ${more > 0 ? `<p class="muted">… and ${num(more)} more: <code>kiln findings --
 
 function internalSection(m: ReportModel): string {
   if (m.agg.internalCases.length === 0) return '';
+  // biome-ignore format: embedded text
   return `<section id="internal"><h2>Internal cases (Kiln bugs)</h2>
 <p class="muted">Every configuration printed the same line and the interpreter expected another: a bug in Kiln, not in a compiler. Please report them.</p>
 <table><thead><tr><th>case</th><th>seed</th><th>expected</th><th>printed</th></tr></thead><tbody>${m.agg.internalCases
@@ -195,6 +203,7 @@ function generatorSection(m: ReportModel): string {
     m.sampleSize === 0
       ? 'No programs were regenerated (report --sample 0, or the campaign has no tested program).'
       : '';
+  // biome-ignore format: embedded text
   return `<section id="generator"><h2>Generator</h2>
 <h3>Mode mix</h3><p class="muted">Programs tested per generation mode (exact: a program's mode is drawn from its seed).</p>
 <table><thead><tr><th>mode</th><th class="n">programs</th><th class="n">findings</th></tr></thead><tbody>${m.modes.map((x) => `<tr><td>${x.mode}</td><td class="n">${num(x.programs)}</td><td class="n">${num(x.findings)}</td></tr>`).join('')}</tbody></table>

@@ -68,7 +68,10 @@ const FIGURES: Readonly<Record<string, readonly RegExp[]>> = {
   ],
   'bench:scale': [
     /^ +1 +\d+ +[\d.]+ +[\d.]+ +[\d.]+ +[\d.]+ +\d+%$/m,
-    /coordinator ceiling: \d+ tests from \d+ workers whose tests take no time: (?:\d+|no window for a) tests\/s steady, \d+ in session, \d+ whole process/,
+    new RegExp(
+      String.raw`coordinator ceiling: \d+ tests from \d+ workers whose tests take no time: ` +
+        String.raw`(?:\d+|no window for a) tests/s steady, \d+ in session, \d+ whole process`,
+    ),
     /near the ceiling: every program reported was recorded once/,
   ],
   'bench:sanitizers': [
@@ -77,7 +80,10 @@ const FIGURES: Readonly<Record<string, readonly RegExp[]>> = {
     /UB-free programs: 1 programs, 3 sanitized runs, 0 false alarms/,
   ],
   'bench:latest': [
-    /launcher overhead \(gcc-12 on the host against the same gcc-12 through a launcher, static links, 4 compiles each\): direct [\d.]+ ms, launcher [\d.]+ ms per compile/,
+    new RegExp(
+      String.raw`launcher overhead \(gcc-12 on the host against the same gcc-12 through a launcher, static links, ` +
+        String.raw`4 compiles each\): direct [\d.]+ ms, launcher [\d.]+ ms per compile`,
+    ),
   ],
   'bench:reduce': [
     /wrong-code-ring +kiln-text +script +[\d.]+ +\d+ +\d+ +\d+ +interesting/,
@@ -112,7 +118,9 @@ export function smokeTests(part: number, parts: number): void {
           timeoutMs: 170_000,
           maxOutputBytes: 4 << 20,
         });
-        const log = `${name}: status ${r.status}${r.timedOut ? ' (timed out)' : ''}\n--- stdout\n${r.stdout.slice(-3000)}\n--- stderr\n${r.stderr.slice(-3000)}`;
+        const log =
+          `${name}: status ${r.status}${r.timedOut ? ' (timed out)' : ''}\n--- ` +
+          `stdout\n${r.stdout.slice(-3000)}\n--- stderr\n${r.stderr.slice(-3000)}`;
         expect(r.timedOut, log).toBe(false);
         expect(r.status, log).toBe(0);
         for (const re of FIGURES[name] ?? [/\d/]) expect(r.stdout, log).toMatch(re);

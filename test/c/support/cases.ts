@@ -62,7 +62,10 @@ export function oracleBlock(c: Case, index: number): string {
       : c.kind === 'unary'
         ? `${UNARY_MACRO[c.op]}(a, kind, bits);`
         : `kind = K_OK; bits = BITS_OF((${c.to.name})a);`;
-  return `{ ${caseDecls(c)} int kind = 0; u64 bits = 0; ${call} printf("${index}\\t%d\\t%016llx\\t%s\\n", kind, bits, TNAME(${caseExpr(c)})); }`;
+  return (
+    `{ ${caseDecls(c)} int kind = 0; u64 bits = 0; ${call} printf("${index}\\t%d\\t%016llx\\t%s\\n", kind, ` +
+    `bits, TNAME(${caseExpr(c)})); }`
+  );
 }
 
 /** Splits statements into functions of at most `per` statements; returns the source and the function names. */

@@ -127,6 +127,7 @@ export function comboProgram(combos: readonly Combo[]): string {
   };
   // The loop, the selection rule, hashing and printing live once in run_combo; each combo
   // contributes only a small function evaluating case (i, j) and a table entry.
+  // biome-ignore format: embedded text
   out.push(`typedef int (*evalfn)(int i, int j, u64 *bits);
 typedef struct {
   const char *op, *ta, *tb, *rt; evalfn f; int na, nb;
@@ -160,22 +161,28 @@ static void run_combo(const combo_t *c, int detail) {
       const ib = listId(c.b);
       const tb = c.b.type.name;
       out.push(
-        `static int f${k}(int i, int j, u64 *bits) { ${ta} a = V${ia}[i]; ${tb} b = V${ib}[j]; int kind = 0; ${BINARY_MACRO[c.op]}(a, b, kind, *bits); return kind; }`,
+        `static int f${k}(int i, int j, u64 *bits) { ${ta} a = V${ia}[i]; ${tb} b = V${ib}[j]; int kind = ` +
+          `0; ${BINARY_MACRO[c.op]}(a, b, kind, *bits); return kind; }`,
       );
       entries.push(
-        `{${cString(c.op)}, ${cString(ta)}, ${cString(tb)}, TNAME((${ta})0 ${c.op} (${tb})0), f${k}, NELEM(V${ia}), NELEM(V${ib}), C${ia}, C${ib}, E${ia}, E${ib}, ${c.sel.stride}, ${c.sel.mulBorder ? 1 : 0}, ${c.sel.core === 'both' ? 1 : 0}, WIDTH2(${ta}, ${tb})}`,
+        `{${cString(c.op)}, ${cString(ta)}, ${cString(tb)}, TNAME((${ta})0 ${c.op} (${tb})0), f${k}, ` +
+          `NELEM(V${ia}), NELEM(V${ib}), C${ia}, C${ib}, E${ia}, ` +
+          `E${ib}, ${c.sel.stride}, ${c.sel.mulBorder ? 1 : 0}, ${c.sel.core === 'both' ? 1 : 0}, ` +
+          `WIDTH2(${ta}, ${tb})}`,
       );
     } else {
       const expr = c.kind === 'unary' ? `${c.op}a` : `(${c.to.name})a`;
       const call =
         c.kind === 'unary' ? `${UNARY_MACRO[c.op]}(a, kind, *bits);` : `kind = K_OK; *bits = BITS_OF(${expr});`;
       out.push(
-        `static int f${k}(int i, int j, u64 *bits) { (void)j; ${ta} a = V${ia}[i]; int kind = 0; ${call} return kind; }`,
+        `static int f${k}(int i, int j, u64 *bits) { (void)j; ${ta} a = V${ia}[i]; int kind = 0; ${call} ` +
+          `return kind; }`,
       );
       const typeExpr = c.kind === 'unary' ? `${c.op}(${ta})0` : `(${c.to.name})(${ta})0`;
       const tb = c.kind === 'cast' ? c.to.name : '-';
       entries.push(
-        `{${cString(c.kind === 'cast' ? 'cast' : c.op)}, ${cString(ta)}, ${cString(tb)}, TNAME(${typeExpr}), f${k}, NELEM(V${ia}), 1, 0, 0, 0, 0, 1, 0, 0, 0}`,
+        `{${cString(c.kind === 'cast' ? 'cast' : c.op)}, ${cString(ta)}, ${cString(tb)}, ` +
+          `TNAME(${typeExpr}), f${k}, NELEM(V${ia}), 1, 0, 0, 0, 0, 1, 0, 0, 0}`,
       );
     }
   });
@@ -390,7 +397,9 @@ export async function checkCombos(
         if (failures.length < 6) {
           const detail = await explain(builds[0]!.run, builds[0]!.c.exe, k, c);
           failures.push(
-            `${comboLabel(c)} (combo ${k}):\n  C    ${cLine}\n  Kiln ${js.line}\n  (op, a type, b type, result type, cases, hash, UB counts ${UB_CATEGORIES.slice(1).join(',')})\n  ${detail.replace(/\n/g, '\n  ')}`,
+            `${comboLabel(c)} (combo ${k}):\n  C    ${cLine}\n  Kiln ${js.line}\n  (op, a type, b type, ` +
+              `result type, cases, hash, UB ` +
+              `counts ${UB_CATEGORIES.slice(1).join(',')})\n  ${detail.replace(/\n/g, '\n  ')}`,
           );
         } else failures.push(`${comboLabel(c)} (combo ${k}): summary differs`);
       }

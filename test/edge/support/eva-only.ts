@@ -48,31 +48,37 @@ export const EVA_ONLY_CASES: readonly EvaOnlyCase[] = [
   program(
     'short-circuit',
     'a write in a && operand the run never evaluates',
-    `int main(void) {\n  int l = 5;\n  l = (c && (l = 1)); ${UB} /* UB */\n  printf("%d %d\\n", l, i);\n  return 0;\n}\n`,
+    `int main(void) {\n  int l = 5;\n  l = (c && (l = 1)); ${UB} /* UB */\n  printf("%d %d\\n", l, i);\n  ` +
+      `return 0;\n}\n`,
   ),
   program(
     'sequence-point',
     "a write a call's argument orders",
-    `int g;\nint f(int v) { return v + 1; }\nint main(void) {\n  g = f(g = 1); ${UB} /* UB */\n  printf("%d %d\\n", g, i);\n  return 0;\n}\n`,
+    `int g;\nint f(int v) { return v + 1; }\nint main(void) {\n  g = f(g = 1); ${UB} /* UB */\n  printf("%d ` +
+      `%d\\n", g, i);\n  return 0;\n}\n`,
   ),
   program(
     'pointer',
     'a read through a pointer Eva may see null, moved to another object',
-    `int g6 = 7, g7[2] = {8, 9};\nint *p = &g6;\nint main(void) {\n  if (c) p = 0; else p = &g7[1];\n  x = *p; ${UB} /* UB */\n  printf("%d %d\\n", x, i);\n  return 0;\n}\n`,
+    `int g6 = 7, g7[2] = {8, 9};\nint *p = &g6;\nint main(void) {\n  if (c) p = 0; else p = &g7[1];\n  x = ` +
+      `*p; ${UB} /* UB */\n  printf("%d %d\\n", x, i);\n  return 0;\n}\n`,
   ),
   program(
     'sub-array',
     'a write to an element beside its row (a sub-array Eva counts as accessed)',
-    `int a[2][3];\nint main(void) {\n  a[1][2] = (a[1][0] = 5); ${UB} /* UB */\n  printf("%d %d\\n", a[1][2], i);\n  return 0;\n}\n`,
+    `int a[2][3];\nint main(void) {\n  a[1][2] = (a[1][0] = 5); ${UB} /* UB */\n  printf("%d %d\\n", ` +
+      `a[1][2], i);\n  return 0;\n}\n`,
   ),
   program(
     'initialised',
     'a read of a local Eva may see uninitialised, set on the path taken',
-    `int main(void) {\n  int t;\n  if (!c) t = 3;\n  s = t; ${UB} /* UB */\n  printf("%d %d\\n", s, i);\n  return 0;\n}\n`,
+    `int main(void) {\n  int t;\n  if (!c) t = 3;\n  s = t; ${UB} /* UB */\n  printf("%d %d\\n", s, i);\n  ` +
+      `return 0;\n}\n`,
   ),
   program(
     'proven',
     'an alarm Eva proves later (two fields of one struct)',
-    `struct S { volatile short f0; long f1[5]; };\nstruct S g = {1, {1, 2, 3, 4, 5}};\nint main(void) {\n  x = (int)(g.f1[3] & (++g.f0)); ${UB} /* UB */\n  printf("%d %d\\n", x, i);\n  return 0;\n}\n`,
+    `struct S { volatile short f0; long f1[5]; };\nstruct S g = {1, {1, 2, 3, 4, 5}};\nint main(void) {\n  ` +
+      `x = (int)(g.f1[3] & (++g.f0)); ${UB} /* UB */\n  printf("%d %d\\n", x, i);\n  return 0;\n}\n`,
   ),
 ];

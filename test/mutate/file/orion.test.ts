@@ -82,7 +82,7 @@ describe('parseGcovJson', () => {
 });
 
 describe('orionCandidates', () => {
-  it('takes whole unexecuted statements only: no declaration, no label holder, nothing sharing a line with executed code', () => {
+  it('takes unexecuted statements only: no declaration, no label holder, no line shared with executed code', () => {
     const found = orionCandidates(root(SOURCE), COUNTS).map(
       (n) => `${n.startPosition.row + 1}:${n.text.split('\n')[0]}`,
     );
@@ -153,7 +153,7 @@ describe('orionFileVariant', () => {
     expect(texts.size).toBeGreaterThan(5);
   });
 
-  it('removes statements from blocks with their lines, empties required bodies with `;`, and keeps executed code', () => {
+  it('removes statements with their lines, empties required bodies with `;`, and keeps executed code', () => {
     let sawEmptyElse = false;
     let sawLabelKept = false;
     for (let i = 1; i <= 60; i++) {

@@ -86,7 +86,7 @@ describe('IR reducer', () => {
     expect(result.stats.tested).toBeLessThan(12);
   });
 
-  it('without fine edits, offers chunks of expressions only and keeps constants (for tests that cost seconds)', async () => {
+  it('without fine edits, offers chunks of expressions only and keeps constants (for costly tests)', async () => {
     const r = generateProgram(3, CSMITH_POLICY);
     if (!r.ok) throw new Error('seed 3 discarded');
     const fine = irPasses();

@@ -62,7 +62,7 @@ function varName(p: Program, v: Expr & { kind: 'var' }): string {
 }
 
 describe('IR reducer: well-typed candidates', () => {
-  it("keeps the hang's `uint64_t *` field and its `uint64_t` target consistent (fails before the fix: g_6 became an int)", async () => {
+  it("keeps the hang's `uint64_t *` field and `uint64_t` target consistent (g_6 used to become an int)", async () => {
     // The test keeps the pointer, as the hang needed it; everything else may go.
     const r = await reduceIR(hangShape(), async (c) => c.source.includes('&g_6'), { jobs: 1 });
     const g6 = decl(r.best.program, 'g_6');
@@ -95,7 +95,7 @@ describe('IR reducer: well-typed candidates', () => {
       expect(a.addr.kind === 'ptr' && sameType(unqualified(a.addr.to), unqualified(a.target))).toBe(true);
   });
 
-  it('goes back to the last program the check of kept programs (verify) accepted, and never returns one it rejects', async () => {
+  it('goes back to the last program that verify accepted, and never returns one it rejects', async () => {
     // Four globals hashed; the test accepts anything, the check wants a and d hashed. Removal in
     // halves drops a's and b's statements first, a commit the check rejects at the checkpoint.
     const b = new IRBuilder();

@@ -42,7 +42,8 @@ async function interrupted(name: string, signals: number) {
   // The first run (the original) answers at once; later ones take 10 s, so they are in flight.
   writeFileSync(
     script,
-    `#!/bin/sh\necho $$ > ${pids}/$$\n[ -e ${work}/first ] && sleep 10\ntouch ${work}/first\ngrep -q KILN_MARKER ring.c\n`,
+    `#!/bin/sh\necho $$ > ${pids}/$$\n[ -e ${work}/first ] && sleep 10\ntouch ${work}/first\ngrep -q ` +
+      `KILN_MARKER ring.c\n`,
   );
   chmodSync(script, 0o755);
   const output = join(work, 'out.c');

@@ -174,7 +174,7 @@ describe('text reduction manager', () => {
     }
   });
 
-  it('with strictSyntax, tests no candidate that parses worse than the current text, the line pass included', async () => {
+  it('with strictSyntax, tests no candidate that parses worse than the current text (line pass included)', async () => {
     const input = ring.replace('static unsigned checksum', '/* KILN_MARKER */ static unsigned checksum');
     const parser = new CParser();
     const tested = async (strictSyntax: boolean): Promise<string[]> => {
@@ -184,7 +184,13 @@ describe('text reduction manager', () => {
           seen.push(t), t.includes('KILN_MARKER') ? ('interesting' as const) : ('boring' as const)
         ),
       };
-      await reduceText({ text: input, test, jobs: 1, strictSyntax, groups: { first: [], main: ['lines'], last: [] } });
+      await reduceText({
+        text: input,
+        test,
+        jobs: 1,
+        strictSyntax,
+        groups: { first: [], main: ['lines'], last: [] },
+      });
       return seen;
     };
     expect((await tested(true)).every((t) => parser.errorCount(t) === 0)).toBe(true);
@@ -206,7 +212,7 @@ describe('text reduction manager', () => {
       },
     });
 
-    it('keeps only texts the whole test accepts, goes back when a checkpoint rejects, and runs the whole test far less often', async () => {
+    it('keeps only what the whole test accepts, goes back when a checkpoint rejects, seldom runs it all', async () => {
       const cheapRuns: string[] = [];
       const fullRuns: string[] = [];
       const written: string[] = [];

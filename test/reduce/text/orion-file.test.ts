@@ -191,7 +191,8 @@ describe('kiln emi FILE.c', () => {
       name: 'prints differently on two runs',
       code: 'KILN_NONDETERMINISTIC',
       source:
-        '#include <stdio.h>\n#include <unistd.h>\nint main(void) {\n  printf("pid %d\\n", (int)getpid());\n  return 0;\n}\n',
+        '#include <stdio.h>\n#include <unistd.h>\nint main(void) {\n  printf("pid %d\\n", (int)getpid());\n' +
+        '  return 0;\n}\n',
       message: /prints differently on two runs: line 1: 'pid \d+' then 'pid \d+'/,
     },
     {
@@ -210,7 +211,8 @@ describe('kiln emi FILE.c', () => {
       name: 'prints more than a test run keeps',
       code: 'KILN_OUTPUT_TOO_LARGE',
       source:
-        '#include <stdio.h>\nint main(void) {\n  for (int i = 0; i < 20000; i++) printf("line %d\\n", i);\n  return 0;\n}\n',
+        '#include <stdio.h>\nint main(void) {\n  for (int i = 0; i < 20000; i++) printf("line %d\\n", i);\n' +
+        '  return 0;\n}\n',
       message: /prints more than 64 KiB/,
     },
   ];
@@ -236,7 +238,8 @@ describe('kiln emi FILE.c', () => {
     writeFileSync(join(dir, 'withheader', 'base.h'), '#define BASE 40\nstatic int twice(int v) { return 2 * v; }\n');
     writeFileSync(
       join(dir, 'withheader', 'main.c'),
-      '#include <stdio.h>\n#include "base.h"\nint main(void) {\n  int v = BASE;\n  if (v < 0) {\n    v = twice(v);\n  }\n  printf("%d\\n", v + 2);\n  return 0;\n}\n',
+      '#include <stdio.h>\n#include "base.h"\nint main(void) {\n  int v = BASE;\n  if (v < 0) {\n' +
+        '    v = twice(v);\n  }\n  printf("%d\\n", v + 2);\n  return 0;\n}\n',
     );
     const r = kiln('emi', join('withheader', 'main.c'), '-k', '4', '-o', 'outh', '--json');
     expect(r.stderr).not.toContain('error[');

@@ -110,7 +110,8 @@ const CASES: readonly PassCase[] = [
     pass: 'rename',
     title: 'renames a long identifier to a short unused name everywhere, never main or library names',
     input:
-      'int printf(const char *, ...);\nint counter;\nint main(void) { counter = counter + 1; return printf("%d", counter); }\n',
+      'int printf(const char *, ...);\nint counter;\n' +
+      'int main(void) { counter = counter + 1; return printf("%d", counter); }\n',
     expected: ['int printf(const char *, ...); int a; int main(void) { a = a + 1; return printf("%d", a); }'],
     never: [
       'int a(const char *, ...); int counter; int main(void) { counter = counter + 1; return a("%d", counter); }',
@@ -120,18 +121,27 @@ const CASES: readonly PassCase[] = [
     pass: 'cleanup',
     title: 'removes redundant parentheses, casts, qualifiers, comments and for clauses, keeping needed parentheses',
     input:
-      '/* note */\nstatic const int g = (4);\nint main(void) { for (int i = 0; i < 2; i++) ; if (g) return (int)(g + 1) * 2; return 0; }\n',
+      '/* note */\nstatic const int g = (4);\n' +
+      'int main(void) { for (int i = 0; i < 2; i++) ; if (g) return (int)(g + 1) * 2; return 0; }\n',
     expected: [
-      'static const int g = (4); int main(void) { for (int i = 0; i < 2; i++) ; if (g) return (int)(g + 1) * 2; return 0; }',
-      '/* note */ static const int g = 4; int main(void) { for (int i = 0; i < 2; i++) ; if (g) return (int)(g + 1) * 2; return 0; }',
-      '/* note */ static const int g = (4); int main(void) { for (int i = 0; i < 2; i++) ; if (g) return (g + 1) * 2; return 0; }',
-      '/* note */ const int g = (4); int main(void) { for (int i = 0; i < 2; i++) ; if (g) return (int)(g + 1) * 2; return 0; }',
-      '/* note */ static const int g = (4); int main(void) { for (; i < 2; i++) ; if (g) return (int)(g + 1) * 2; return 0; }',
-      '/* note */ static const int g = (4); int main() { for (int i = 0; i < 2; i++) ; if (g) return (int)(g + 1) * 2; return 0; }',
+      'static const int g = (4); int main(void) { for (int i = 0; i < 2; i++) ; if (g) return (int)(g + 1) ' +
+        '* 2; return 0; }',
+      '/* note */ static const int g = 4; int main(void) { for (int i = 0; i < 2; i++) ; if (g) return ' +
+        '(int)(g + 1) * 2; return 0; }',
+      '/* note */ static const int g = (4); int main(void) { for (int i = 0; i < 2; i++) ; if (g) return (g ' +
+        '+ 1) * 2; return 0; }',
+      '/* note */ const int g = (4); int main(void) { for (int i = 0; i < 2; i++) ; if (g) return (int)(g + ' +
+        '1) * 2; return 0; }',
+      '/* note */ static const int g = (4); int main(void) { for (; i < 2; i++) ; if (g) return (int)(g + ' +
+        '1) * 2; return 0; }',
+      '/* note */ static const int g = (4); int main() { for (int i = 0; i < 2; i++) ; if (g) return ' +
+        '(int)(g + 1) * 2; return 0; }',
     ],
     never: [
-      '/* note */ static const int g = (4); int main(void) { for (int i = 0; i < 2; i++) ; if (g) return (int)g + 1 * 2; return 0; }',
-      '/* note */ static const int g = (4); int main(void) { for (int i = 0; i < 2; i++) ; if g return (int)(g + 1) * 2; return 0; }',
+      '/* note */ static const int g = (4); int main(void) { for (int i = 0; i < 2; i++) ; if (g) return ' +
+        '(int)g + 1 * 2; return 0; }',
+      '/* note */ static const int g = (4); int main(void) { for (int i = 0; i < 2; i++) ; if g return ' +
+        '(int)(g + 1) * 2; return 0; }',
     ],
   },
   {

@@ -52,7 +52,8 @@ async function verdict(scriptText: string, source: string, env: Record<string, s
 describe('crash signatures', () => {
   it('drops the moving location prefix and escapes the rest (GCC ICE)', () => {
     const out =
-      "ring.c: In function 'main':\nring.c:12:7: internal compiler error: in fold_binary_loc, at fold-const.cc:9876\n0x7f3a2b in foo\n";
+      "ring.c: In function 'main':\nring.c:12:7: internal compiler error: in fold_binary_loc, at " +
+      'fold-const.cc:9876\n0x7f3a2b in foo\n';
     expect(iceSignature(out)).toBe('internal compiler error: in fold_binary_loc, at fold-const\\.cc:9876');
   });
 

@@ -64,8 +64,10 @@ export function synthesiseCampaign(outDir: string, c: SynthCampaign): number {
         'INSERT INTO seeds (campaign_id, seed, status, gen_ms, finished_at) VALUES (?, ?, ?, ?, ?)',
       );
       const test = db.prepare(
-        'INSERT INTO tests (campaign_id, seed, compiler, compiler_version, options, outcome, duration_ms, bucket, finding_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+        'INSERT INTO tests (campaign_id, seed, compiler, compiler_version, options, outcome, duration_ms, ' +
+          'bucket, finding_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
       );
+      // biome-ignore format: embedded text
       const finding = db.prepare(
         `INSERT INTO findings (id, campaign_id, seed, outcome, bucket, compiler, compiler_version, options, command, expected, actual, stderr, dir, created_at, fingerprint, reduced_lines, reduced_file)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -117,7 +119,8 @@ export function synthesiseCampaign(outDir: string, c: SynthCampaign): number {
         }
       }
       db.prepare(
-        'UPDATE campaigns SET started_at = ?, ended_at = ?, end_reason = ?, programs = ?, discarded = ?, tests = ?, findings = ?, counters = ? WHERE id = ?',
+        'UPDATE campaigns SET started_at = ?, ended_at = ?, end_reason = ?, programs = ?, discarded = ?, ' +
+          'tests = ?, findings = ?, counters = ? WHERE id = ?',
       ).run(
         c.start,
         at(c.endMinute),

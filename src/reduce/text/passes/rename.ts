@@ -27,8 +27,10 @@ const DECLARATOR_PARENTS: ReadonlySet<string> = new Set([
 
 const C_KEYWORDS: ReadonlySet<string> = new Set(
   (
-    'auto break case char const continue default do double else enum extern float for goto if inline int long register restrict ' +
-    'return short signed sizeof static struct switch typedef union unsigned void volatile while _Bool _Complex _Imaginary _Alignas ' +
+    'auto break case char const continue default do double else enum extern float for goto if inline int ' +
+    'long register restrict ' +
+    'return short signed sizeof static struct switch typedef union unsigned void volatile while _Bool ' +
+    '_Complex _Imaginary _Alignas ' +
     '_Alignof _Atomic _Generic _Noreturn _Static_assert _Thread_local asm typeof bool true false NULL main'
   ).split(' '),
 );
