@@ -132,10 +132,10 @@ async function main(): Promise<void> {
           const w = { seed: seed0 + i, files: emitFiles(r.program, { expected: r.expected }), expected: r.expected };
           work.push(w);
           for (const c of configs) queue.push({ w, c });
-          waiting.splice(0).forEach((wake) => wake());
+          for (const wake of waiting.splice(0)) wake();
         }
         generating = false;
-        waiting.splice(0).forEach((wake) => wake());
+        for (const wake of waiting.splice(0)) wake();
       })();
       await Promise.all([
         producer,

@@ -219,8 +219,8 @@ try {
   const csmithFiles = readdirSync(csmithDir)
     .filter((f) => f.endsWith('.c'))
     .map((f) => join(csmithDir, f));
-  const kiln = await pool(kilnFiles, (f) => measure(f, join(dir, 'work', 'k-' + f.split('/').pop())));
-  const csmith = await pool(csmithFiles, (f) => measure(f, join(dir, 'work', 'c-' + f.split('/').pop())));
+  const kiln = await pool(kilnFiles, (f) => measure(f, join(dir, 'work', `k-${f.split('/').pop()}`)));
+  const csmith = await pool(csmithFiles, (f) => measure(f, join(dir, 'work', `c-${f.split('/').pop()}`)));
 
   const fmt = (x: number, pct: boolean): string =>
     pct ? `${(100 * x).toFixed(1)}%` : x >= 1e4 ? x.toExponential(2) : x.toFixed(0);

@@ -82,7 +82,7 @@ function hostMirror() {
     // no folder: the default mirror
   }
   for (const t of texts) {
-    const m = /(?:URIs:\s*|^deb\s+(?:\[[^\]]*\]\s+)?)(https?:\/\/\S+\/debian)\/?\s/m.exec(t + '\n');
+    const m = /(?:URIs:\s*|^deb\s+(?:\[[^\]]*\]\s+)?)(https?:\/\/\S+\/debian)\/?\s/m.exec(`${t}\n`);
     if (m) return m[1];
   }
   return undefined;
@@ -162,7 +162,7 @@ export function ensureLatestRoot({ update = false } = {}) {
     done.push(`built the root with debootstrap in ${Math.round((Date.now() - t) / 1000)} s`);
     state = { suite: SUITE, built: new Date().toISOString(), packages: {}, history: [] };
     // Written now: an interrupted install below is completed by the next run, not rebuilt.
-    writeFileSync(join(root, ROOT_STATE), JSON.stringify(state, null, 2) + '\n');
+    writeFileSync(join(root, ROOT_STATE), `${JSON.stringify(state, null, 2)}\n`);
   }
   // Name resolution inside the root for apt.
   if (existsSync('/etc/resolv.conf')) {
@@ -231,7 +231,7 @@ export function ensureLatestRoot({ update = false } = {}) {
   const versionsChanged = JSON.stringify(have) !== JSON.stringify(state.packages);
   if (versionsChanged || done.length) {
     state = { ...state, updated: new Date().toISOString(), packages: have, compilers };
-    writeFileSync(join(root, ROOT_STATE), JSON.stringify(state, null, 2) + '\n');
+    writeFileSync(join(root, ROOT_STATE), `${JSON.stringify(state, null, 2)}\n`);
   }
   const secs = Math.round((Date.now() - started) / 1000);
   if (done.length === 0) {

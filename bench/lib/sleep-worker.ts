@@ -22,7 +22,7 @@ await runWorker({
   jobs: 1,
   verbose: false,
   signal: stop.signal,
-  say: (line) => void process.stderr.write(line + '\n'),
+  say: (line) => void process.stderr.write(`${line}\n`),
   // The campaign's compilers are taken as they are: nothing runs them.
   resolve: async (meta) => ({
     meta,

@@ -280,7 +280,7 @@ export async function checkProgram(
       };
     }
     const plain = await tryRun('./kiln-plain', [], dir, o.runTimeoutMs);
-    if (plain !== null && plain.timedOut)
+    if (plain?.timedOut)
       return {
         verdict: 'error',
         reason: 'does-not-terminate',

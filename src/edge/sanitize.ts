@@ -1,6 +1,7 @@
 // Sanitizer testing (`kiln fuzz --sanitizers`): the programs, the sanitizer that covers each UB
-// kind, and one sanitized build and run of a program, read into a ToolReport. The campaign around it
-// is src/edge/sancampaign.ts; the verdicts (detected, miss, false alarm) are src/edge/sanjudge.ts.
+// kind, and one sanitized build and run of a program, read into a ToolReport. One program's tests
+// are src/edge/sancampaign.ts (its runner: src/campaign/sanitizer-runner.ts); the verdicts
+// (detected, miss, false alarm) are src/edge/sanjudge.ts.
 import { existsSync } from 'node:fs';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';

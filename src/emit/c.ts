@@ -70,7 +70,7 @@ export function emitC(p: Program, opts: EmitOptions = {}): string {
   }
   for (const g of p.globals)
     out.push(
-      `${storage(g)}${declare(g.type, names.vars.get(g.id)!, px)}${g.init ? ' = ' + printInit(g.init, names) : ''};`,
+      `${storage(g)}${declare(g.type, names.vars.get(g.id)!, px)}${g.init ? ` = ${printInit(g.init, names)}` : ''};`,
     );
   out.push('');
   const main = p.funcs.find((f) => f.id === p.main);
@@ -116,7 +116,7 @@ function emitCompact(p: Program, opts: EmitOptions): string {
   for (const u of safeUses(p)) out.push(safeDefinition(u, p.meta.safeMath ?? 'function').replace(/\n\s*/g, ' '));
   for (const g of p.globals)
     out.push(
-      `${storage(g)}${declare(g.type, names.vars.get(g.id)!)}${g.init ? ' = ' + printInit(g.init, names) : ''};`,
+      `${storage(g)}${declare(g.type, names.vars.get(g.id)!)}${g.init ? ` = ${printInit(g.init, names)}` : ''};`,
     );
   const ordered = calleesFirst(p);
   if (!ordered) for (const f of p.funcs) if (f.id !== p.main) out.push(`${signature(f, names)};`);
@@ -135,7 +135,7 @@ function emitCompact(p: Program, opts: EmitOptions): string {
     );
     out.push(...body);
   }
-  return out.join('\n') + '\n';
+  return `${out.join('\n')}\n`;
 }
 
 /** Functions ordered so that every callee precedes its callers, or undefined if that is impossible. */
@@ -175,13 +175,13 @@ function compactBlock(b: Block, n: Names, depth: number, head: string, multiline
   if (single)
     return [
       `${pad}${head}${head ? ' ' : ''}` +
-        `{${b.stmts.length ? ' ' + compactStmt(b.stmts[0]!, n, 0)[0]!.trim() + ' ' : ' '}}`,
+        `{${b.stmts.length ? ` ${compactStmt(b.stmts[0]!, n, 0)[0]!.trim()} ` : ' '}}`,
     ];
   const lines = [`${pad}${head}${head ? ' ' : ''}{`];
   for (const d of b.locals)
     lines.push(
       `${inner}${d.isRegister ? 'register ' : ''}${declare(d.type, d.name)}` +
-        `${d.init ? ' = ' + printInit(d.init, n) : ''};`,
+        `${d.init ? ` = ${printInit(d.init, n)}` : ''};`,
     );
   for (const st of b.stmts) lines.push(...compactStmt(st, n, depth + 1));
   lines.push(`${pad}}`);
@@ -253,7 +253,7 @@ function recordDefinition(r: RecordT, prefix: string): string {
       const base = f.type.kind === 'int' && f.type.signed ? 'signed' : 'unsigned';
       return (
         `${INDENT}${f.type.const ? 'const ' : ''}${f.type.volatile ? 'volatile ' : ''}${base}` +
-        `${f.bits === 0 ? '' : ' ' + f.name} : ${f.bits};`
+        `${f.bits === 0 ? '' : ` ${f.name}`} : ${f.bits};`
       );
     }
     return `${INDENT}${declare(f.type, f.name, prefix)};`;
@@ -490,7 +490,7 @@ export function printBlock(b: Block, n: Names, depth: number): string {
   for (const d of b.locals)
     lines.push(
       `${inner}${d.isRegister ? 'register ' : ''}${declare(d.type, d.name, n.prefix)}` +
-        `${d.init ? ' = ' + printInit(d.init, n) : ''};`,
+        `${d.init ? ` = ${printInit(d.init, n)}` : ''};`,
     );
   for (const s of b.stmts) lines.push(printStmt(s, n, depth + 1));
   lines.push(`${pad}}`);

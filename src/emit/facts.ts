@@ -18,7 +18,7 @@ export function attributeMacro(a: FuncAttr): string {
 
 /** The attribute macros of a function's declaration, each followed by a space (or ''). */
 export function attributePrefix(attrs: readonly FuncAttr[] | undefined): string {
-  return attrs && attrs.length ? attrs.map((a) => attributeMacro(a) + ' ').join('') : '';
+  return attrs?.length ? attrs.map((a) => `${attributeMacro(a)} `).join('') : '';
 }
 
 /** The preprocessor lines a program's facts need (none when it has none), printed before any function. */

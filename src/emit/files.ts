@@ -87,7 +87,7 @@ function emitSplit(p: Program, opts: EmitOptions): EmittedFile[] {
     ...banner('The globals and the values init() gives them (invisible to the test functions).'),
     include,
     '',
-    ...p.globals.map((g) => `${declare(g.type, px + g.name)}${g.init ? ' = ' + printInit(g.init, names) : ''};`),
+    ...p.globals.map((g) => `${declare(g.type, px + g.name)}${g.init ? ` = ${printInit(g.init, names)}` : ''};`),
     '',
     ...functions(p, inInit, names),
   ];

@@ -66,6 +66,6 @@ export function declare(t: Type, name: string, prefix = ''): string {
       return declare(t.to, inner, prefix);
     }
     default:
-      return `${qualPrefix(t)}${baseSpelling(t, prefix)}${name ? ' ' + name : ''}`;
+      return `${qualPrefix(t)}${baseSpelling(t, prefix)}${name ? ` ${name}` : ''}`;
   }
 }

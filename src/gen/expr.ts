@@ -400,7 +400,7 @@ export function genFloat(g: GenContext, t: FloatType): Expr {
 function pointerComparison(g: GenContext): Expr | undefined {
   const { rng, b } = g;
   const p = pickLvalue(g, { pointer: true });
-  if (!p || p.type.kind !== 'ptr') return undefined;
+  if (p?.type.kind !== 'ptr') return undefined;
   const pt = unqualified(p.type) as PointerT;
   const q = rng.chance(0.3) ? b.nullptr(pt) : (exactPointer(g, pt) ?? b.nullptr(pt));
   return b.bin(rng.pick(['==', '!='] as const), p, q);
@@ -424,7 +424,7 @@ function embeddedAssign(g: GenContext, t: IntType): Expr | undefined {
     anyInt: true,
     writable: true,
   });
-  if (!lv || lv.type.kind !== 'int') return undefined;
+  if (lv?.type.kind !== 'int') return undefined;
   g.complexity--;
   // Live-guided extension stores to a union member, never reads it (see throughUnion).
   const storeOnly = !!g.live && throughUnion(lv);

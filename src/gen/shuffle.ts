@@ -31,7 +31,7 @@ function shuffleGroup<T extends Record<string, number>>(w: T, group: readonly (k
   const total = group.reduce((a, k) => a + w[k], 0);
   const drawn = group.map((k) => w[k] * 2 ** (r.float() * 2 - 1));
   const sum = drawn.reduce((a, b) => a + b, 0);
-  group.forEach((k, i) => ((out[k] as number) = sum > 0 ? (drawn[i]! * total) / sum : w[k]));
+  for (const [i, k] of group.entries()) (out[k] as number) = sum > 0 ? (drawn[i]! * total) / sum : w[k];
 }
 
 /**

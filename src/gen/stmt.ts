@@ -188,7 +188,7 @@ function assignment(g: GenContext): Stmt | undefined {
     }
   }
   const lv = pickLvalue(g, { anyInt: true, writable: true });
-  if (!lv || lv.type.kind !== 'int') return undefined;
+  if (lv?.type.kind !== 'int') return undefined;
   const t = unqualified(lv.type) as IntType;
   let op: AssignOp = f.compoundAssign && rng.chance(0.3) ? rng.pick(COMPOUND_OPS) : '=';
   if (g.live && throughUnion(lv)) op = '=';

@@ -1,5 +1,5 @@
 import type { BinaryOp } from '../c/ops.js';
-import { type IntType } from '../c/types.js';
+import type { IntType } from '../c/types.js';
 import type { AssignOp, Block, Expr, Stmt, VarDecl } from '../ir/nodes.js';
 import { unqualified, type Type } from '../ir/types.js';
 import { transform } from '../ir/visit.js';

@@ -1,4 +1,4 @@
-import { type IntType } from '../c/types.js';
+import type { IntType } from '../c/types.js';
 import type { Block, Expr, FuncDecl, Program, Stmt, VarDecl } from '../ir/nodes.js';
 import { arrayOf, qualify, unqualified, VOID, type Type } from '../ir/types.js';
 import { Rng } from '../random/rng.js';

@@ -226,7 +226,7 @@ function draftFinding(r: ProgramReport, f: FinalResult, ctx: DraftContext): Find
     behaviours: f.behaviours ?? [j],
     files: [
       ...sources,
-      { name: 'finding.json', content: JSON.stringify(json, null, 2) + '\n' },
+      { name: 'finding.json', content: `${JSON.stringify(json, null, 2)}\n` },
       {
         name: 'repro.sh',
         content:
@@ -272,7 +272,7 @@ function draftInternal(r: ProgramReport, agreed: string, ctx: DraftContext): Int
     id,
     expected: r.expected!,
     actual: agreed,
-    files: [...r.files!, { name: 'internal.json', content: JSON.stringify(json, null, 2) + '\n' }],
+    files: [...r.files!, { name: 'internal.json', content: `${JSON.stringify(json, null, 2)}\n` }],
   };
 }
 

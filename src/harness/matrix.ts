@@ -134,7 +134,7 @@ export function buildMatrix(compilers: readonly Compiler[], optionSets: readonly
       const key = `${compiler.realPath}\0${optionKey(effectiveOptions(compiler, options))}`;
       if (seen.has(key)) continue;
       seen.add(key);
-      const base = slugify(`${compiler.name}${options.length ? ' ' + options.join(' ') : ''}`);
+      const base = slugify(`${compiler.name}${options.length ? ` ${options.join(' ')}` : ''}`);
       let slug = base;
       for (let i = 2; slugs.has(slug); i++) slug = `${base}-${i}`;
       slugs.add(slug);

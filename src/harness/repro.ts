@@ -39,7 +39,7 @@ export function reproScript(f: ReproInput): string {
   const nondeterministic = accepted.length > 1;
   const header = [
     `# Kiln finding ${comment(f.id)}: ${j.outcome} ` +
-      `with ${comment(c.compiler.name)}${c.optionsText ? ' ' + comment(c.optionsText) : ''}`,
+      `with ${comment(c.compiler.name)}${c.optionsText ? ` ${comment(c.optionsText)}` : ''}`,
     `# compiler: ${comment(c.compiler.version)}`,
     ...(configEmulator(c)
       ? [`# target: ${comment(configTarget(c).name)}; the binary runs under ${comment(configEmulator(c)!.join(' '))}`]
@@ -85,7 +85,7 @@ export function reproScript(f: ReproInput): string {
     for (const a of accepted) lines.push(...runCheck(a, runHung));
   }
   lines.push('exit 1');
-  return lines.join('\n') + '\n';
+  return `${lines.join('\n')}\n`;
 }
 
 /**
@@ -100,6 +100,7 @@ export function reproPrelude(header: readonly string[], files: readonly string[]
 
 /** A user-controlled string made safe for a `#` comment line: control characters escaped. */
 function comment(s: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it escapes
   return s.replace(/[\x00-\x1f\x7f\u2028\u2029]/g, (ch) =>
     ch === '\n' ? '\\n' : `\\x${ch.charCodeAt(0).toString(16).padStart(2, '0')}`,
   );
@@ -189,10 +190,10 @@ function signalShell(): string[] {
   return [
     '# sigof FILE CMD...: runs CMD; FILE gets the number of the signal that ended it, 0 for an exit',
     '# (sh alone cannot tell a death by signal N from an exit with status 128+N).',
-    String.raw`sigof() { f=$1; shift; if command -v perl >/dev/null 2>&1; then ` +
-      String.raw`perl -e 'my $f = shift @ARGV; system { $ARGV[0] } @ARGV; my $s = $?; ` +
+    `sigof() { f=$1; shift; if command -v perl >/dev/null 2>&1; then ` +
+      `perl -e 'my $f = shift @ARGV; system { $ARGV[0] } @ARGV; my $s = $?; ` +
       String.raw`if (open(my $h, ">", $f)) { print $h ($s == -1 ? "" : ($s & 127)), "\n"; } ` +
-      String.raw`exit($s == -1 ? 127 : ($s & 127) ? 128 + ($s & 127) : ($s >> 8));' "$f" "$@"; else "$@"; fi; }`,
+      `exit($s == -1 ? 127 : ($s & 127) ? 128 + ($s & 127) : ($s >> 8));' "$f" "$@"; else "$@"; fi; }`,
   ];
 }
 

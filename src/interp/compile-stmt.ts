@@ -79,7 +79,7 @@ function initOps(cx: CompileContext, t: Type, init: Init, off: number, out: Init
   if (init.kind === 'init-list') {
     if (t.kind === 'array') {
       const esz = cellCount(t.of);
-      init.items.forEach((item, i) => initOps(cx, t.of, item, off + i * esz, out));
+      for (let i = 0; i < init.items.length; i++) initOps(cx, t.of, init.items[i]!, off + i * esz, out);
     } else if (t.kind === 'struct') {
       const fields = namedFields(t);
       init.items.forEach((item, i) => {
@@ -416,7 +416,7 @@ function recordCells(rt: Runtime, stmt: number, vis: readonly Visible[], f: Fram
   if (!perStmt) points.set(stmt, (perStmt = new Map()));
   for (const v of vis) {
     const o = v.home.kind === 'global' ? v.home.obj : f.vars[v.home.slot];
-    if (!o || !o.alive) continue;
+    if (!o?.alive) continue;
     let cells = perStmt.get(v.decl);
     if (!cells) perStmt.set(v.decl, (cells = []));
     for (let i = 0; i < o.cells.length; i++) {
@@ -445,7 +445,7 @@ function recordValues(rt: Runtime, stmt: number, vis: readonly Visible[], f: Fra
   if (!perStmt) values.set(stmt, (perStmt = new Map()));
   for (const v of vis) {
     const o = v.home.kind === 'global' ? v.home.obj : f.vars[v.home.slot];
-    if (!o || !o.alive) continue;
+    if (!o?.alive) continue;
     const cell = o.cells[0];
     if (cell === undefined || typeof cell === 'object') continue;
     let set = perStmt.get(v.decl);

@@ -6,7 +6,7 @@ import { walk } from '../ir/visit.js';
 import { compileFunction, compileGlobals, type Visible } from './compile-stmt.js';
 import { CountMap } from './counts.js';
 import { CompileContext } from './context.js';
-import { DEFAULT_LIMITS, Frame, Runtime, STOP, VARIED, type RunLimits } from './runtime.js';
+import { DEFAULT_LIMITS, Frame, Runtime, STOP, type VARIED, type RunLimits } from './runtime.js';
 
 /** Options of an interpreter run. */
 export interface InterpOptions {
@@ -197,8 +197,8 @@ export class CompiledProgram {
     }
     const checksum = rt.hashState;
     // Self-checking programs print one line per check before the checksum line.
-    const lines = rt.output.length ? rt.output.join('\n') + '\n' : '';
-    return { ok: true, output: lines + checksumLine(checksum) + '\n', checksum, profile: this.profile() };
+    const lines = rt.output.length ? `${rt.output.join('\n')}\n` : '';
+    return { ok: true, output: `${lines + checksumLine(checksum)}\n`, checksum, profile: this.profile() };
   }
 
   private profile(): Profile {

@@ -33,6 +33,7 @@ export function atNode(e: unknown, node: number, ...values: (CValue | undefined)
 }
 
 /** Completion codes of statement closures. */
+// biome-ignore lint/suspicious/noConstEnum: tsc inlines its members into the interpreter's dispatch loop
 export const enum Completion {
   Normal = 0,
   Break = 1,

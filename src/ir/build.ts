@@ -257,7 +257,7 @@ export class IRBuilder {
   call(sig: FuncSig, args: readonly Expr[]): CallExpr {
     if (args.length !== sig.params.length)
       fail(`call passes ${args.length} arguments to ${sig.params.length} parameters`);
-    args.forEach((a, i) => checkAssignable(sig.params[i]!.type, a, `argument ${i + 1}`));
+    for (const [i, a] of args.entries()) checkAssignable(sig.params[i]!.type, a, `argument ${i + 1}`);
     return { kind: 'call', id: this.id(), type: unqualified(sig.ret), func: sig.id, args };
   }
 

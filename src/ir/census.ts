@@ -215,7 +215,7 @@ function typeFeatures(t: Type, out: Set<Feature>, seen = new Set<Type>()): void 
       if (t.const) out.add('qual:const-object');
       if (t.volatile) out.add('qual:volatile-object');
       return;
-    case 'ptr':
+    case 'ptr': {
       out.add('pointer');
       if (pointerDepth(t) >= 2) out.add('pointer:multi-level');
       if (t.to.const) out.add('qual:const-pointee');
@@ -225,6 +225,7 @@ function typeFeatures(t: Type, out: Set<Feature>, seen = new Set<Type>()): void 
       if (isRecord(base)) out.add('pointer:to-record');
       typeFeatures(t.to, out, seen);
       return;
+    }
     case 'array':
       out.add('array');
       if (t.of.kind === 'array') out.add('array:multi-dim');

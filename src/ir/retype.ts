@@ -173,13 +173,13 @@ function checkInit(t: Type, init: Init, what: string): void {
   }
   if (t.kind === 'array') {
     if (init.items.length > t.length) fail(`${what}: ${init.items.length} initialisers for ${t.length} elements`);
-    init.items.forEach((item, i) => checkInit(t.of, item, `${what}[${i}]`));
+    for (const [i, item] of init.items.entries()) checkInit(t.of, item, `${what}[${i}]`);
   } else if (t.kind === 'struct') {
     const fields = namedFields(t);
     if (init.items.length > fields.length) fail(`${what}: too many initialisers for struct ${t.name}`);
-    init.items.forEach((item, i) =>
-      checkInit(fieldExprType(t, fields[i]!.field), item, `${what}.${fields[i]!.field.name}`),
-    );
+    for (const [i, item] of init.items.entries()) {
+      checkInit(fieldExprType(t, fields[i]!.field), item, `${what}.${fields[i]!.field.name}`);
+    }
   } else if (t.kind === 'union') {
     if (init.items.length > 1) fail(`${what}: more than one initialiser for union ${t.name}`);
     if (init.items[0]) checkInit(fieldExprType(t, t.fields[0]!), init.items[0], `${what}.${t.fields[0]!.name}`);
@@ -263,7 +263,7 @@ function checkNode(n: Node, f: FuncDecl, funcs: ReadonlyMap<number, FuncDecl>, r
       if (!callee) fail(`call to unknown function ${n.func}`);
       if (callee.params.length !== n.args.length)
         fail(`call to ${callee.name} passes ${n.args.length} arguments to ${callee.params.length} parameters`);
-      n.args.forEach((a, i) => assignable(callee.params[i]!.type, a, `${callee.name}: argument ${i + 1}`));
+      for (const [i, a] of n.args.entries()) assignable(callee.params[i]!.type, a, `${callee.name}: argument ${i + 1}`);
       return;
     }
     case 'binary': {

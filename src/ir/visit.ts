@@ -172,6 +172,7 @@ export function mapChildren<N extends Node>(n: N, f: (child: Node) => Node): N {
 }
 
 /** Calls `f` on every node of the subtree in pre-order; return `false` from `f` to skip a node's children. */
+// biome-ignore lint/suspicious/noConfusingVoidType: a visitor may return nothing; false skips the children
 export function walk(n: Node, f: (node: Node, parent: Node | undefined) => boolean | void, parent?: Node): void {
   // An explicit stack, in the recursion's order (each node's children pushed, then reversed in
   // place): a recursive walk made a closure per node, and walks over whole programs were a large
@@ -301,6 +302,7 @@ export function forEachChild(n: Node, f: (child: Node) => void): void {
 }
 
 /** Calls `f` on every node of the program (globals, then functions) in pre-order. */
+// biome-ignore lint/suspicious/noConfusingVoidType: as for walk
 export function walkProgram(p: Program, f: (node: Node, parent: Node | undefined) => boolean | void): void {
   for (const g of p.globals) walk(g, f);
   for (const fn of p.funcs) walk(fn, f);

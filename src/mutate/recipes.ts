@@ -91,7 +91,7 @@ export class EmiBases {
       return { ok: true, mode: entry.mode, program: g.program, expected: g.expected, files, genMs: genMs() };
     }
     entry.profile ??= profileBase(g.program, Rng.seeded(`kiln-emi-profile:${r.base}`));
-    const v = makeVariant(entry.profile, g.expected + '\n', r.base, r.variant);
+    const v = makeVariant(entry.profile, `${g.expected}\n`, r.base, r.variant);
     if (!isVariant(v))
       return {
         ok: false,

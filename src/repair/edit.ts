@@ -209,7 +209,7 @@ export class Editor {
     alsoReplace?: ReadonlyMap<number, (old: Node) => Node>,
   ): Program | undefined {
     const block = this.parent(stmtId);
-    if (!block || block.kind !== 'block') return undefined;
+    if (block?.kind !== 'block') return undefined;
     const inner = alsoReplace ?? new Map<number, (old: Node) => Node>();
     const rec = (n: Node): Node => {
       const r = inner.get(n.id);

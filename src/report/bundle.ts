@@ -57,7 +57,7 @@ export function writeReducedFinding(r: FindingReduction): string {
     files: r.files.map((x) => x.name),
     reducedFrom: { lines: r.original.lines, bytes: r.original.bytes },
   };
-  writeFileSync(join(folder, FINDING_MANIFEST), JSON.stringify(manifest, null, 2) + '\n');
+  writeFileSync(join(folder, FINDING_MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`);
   return folder;
 }
 
@@ -123,7 +123,7 @@ export async function writeBundle(r: FindingReduction, extras: BundleExtras = {}
     slowCompile: r.slowCompile ?? null,
     stats: r.stats,
   };
-  writeFileSync(join(folder, 'reduced.json'), JSON.stringify(json, null, 2) + '\n');
+  writeFileSync(join(folder, 'reduced.json'), `${JSON.stringify(json, null, 2)}\n`);
   // Written last: its presence means the bundle is complete. A program of several translation
   // units has no single reduced.c: its files are in reduced/.
   const reducedFile = r.files.length === 1 ? join(r.dir, 'reduced.c') : folder;
@@ -184,7 +184,7 @@ export function markdownReport(r: FindingReduction, san: SanitizerVerdict, extra
     .join(' ');
   const out: string[] = [];
   out.push(
-    `# ${c.compiler.name}${opts ? ' ' + opts : ''}: ` +
+    `# ${c.compiler.name}${opts ? ` ${opts}` : ''}: ` +
       `${r.slowCompile ? 'slow compile (compile-time hog)' : (TITLES[f.outcome] ?? f.outcome)}`,
     '',
   );

@@ -170,6 +170,6 @@ async function fingerprintFinding(f: StoredFinding, opts: TriageOptions, started
 async function writeTriage(dir: string, r: TriageResult): Promise<void> {
   const path = join(dir, TRIAGE_FILE);
   const tmp = `${path}.tmp-${process.pid}`;
-  await writeFile(tmp, JSON.stringify({ ...r, triagedAt: new Date().toISOString() }, null, 2) + '\n');
+  await writeFile(tmp, `${JSON.stringify({ ...r, triagedAt: new Date().toISOString() }, null, 2)}\n`);
   await rename(tmp, path);
 }

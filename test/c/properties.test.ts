@@ -83,8 +83,8 @@ function castCaseArb(): fc.Arbitrary<Case> {
 async function checkBatch(label: string, cases: readonly Case[], cc: string): Promise<void> {
   const blocks = cases.map((c, i) => oracleBlock(c, i));
   const { src, names } = chunkFunctions(blocks);
-  const program =
-    `${ORACLE_HEADER}\n${src}\nint main(void) {\n${names.map((n) => `  ${n}();`).join('\n')}\n  return ` + `0;\n}\n`;
+  const main = `int main(void) {\n${names.map((n) => `  ${n}();`).join('\n')}\n  return 0;\n}\n`;
+  const program = `${ORACLE_HEADER}\n${src}\n${main}`;
   const bin = await compileC(program, { cc, flags: ['-std=c11', '-O0'] });
   try {
     const r = await runExe(bin.exe);
@@ -198,7 +198,7 @@ function reference(
   if (u.kind !== 'int') throw new Error('integer operands, floating common type');
   const x = asType(a, u);
   const y = asType(b, u);
-  const fit = (m: bigint): { ub: string } | { value: bigint; type: IntType } =>
+  const inRange = (m: bigint): { ub: string } | { value: bigint; type: IntType } =>
     u.signed
       ? m < minOf(u) || m > maxOf(u)
         ? { ub: 'signed-overflow' }
@@ -206,11 +206,11 @@ function reference(
       : { value: asType(m, u), type: u };
   switch (op) {
     case '+':
-      return fit(x + y);
+      return inRange(x + y);
     case '-':
-      return fit(x - y);
+      return inRange(x - y);
     case '*':
-      return fit(x * y);
+      return inRange(x * y);
     case '/':
     case '%':
       if (y === 0n) return { ub: 'division-by-zero' };

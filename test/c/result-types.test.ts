@@ -41,7 +41,7 @@ function queries(): Query[] {
         kiln: nameOf(unaryResultType(op, t)),
       });
   });
-  T.forEach((ta, i) =>
+  T.forEach((ta, i) => {
     T.forEach((tb, j) => {
       for (const op of BINARY_OPS) {
         q.push({
@@ -63,8 +63,8 @@ function queries(): Query[] {
         format: '%s',
         kiln: nameOf(conditionalResultType(ta, tb)),
       });
-    }),
-  );
+    });
+  });
   return q;
 }
 

@@ -27,7 +27,7 @@ const PER_DEFINED_BUCKET = 40;
 /** UBSan's wording for each of Kiln's UB kinds (gcc 12 and clang 14 word them alike). */
 const MESSAGE: Readonly<Record<string, RegExp>> = {
   'signed-overflow': new RegExp(
-    String.raw`runtime error: (signed integer overflow: .* cannot be represented in type|` +
+    'runtime error: (signed integer overflow: .* cannot be represented in type|' +
       String.raw`negation of -?\d+ cannot be represented in type)`,
   ),
   'division-by-zero': /runtime error: division by zero/,

@@ -184,7 +184,7 @@ describe('Eva alarms checked against red statuses and sequence points', () => {
       dismissed: ['k.c:4 (unsequenced, across a sequence point)'],
     });
     // Given the final status invalid, Eva's path ended there: the clean verdict is partial.
-    const ended = sep(4) + "[eva] k.c:4: assertion 'Eva,separation' got final status invalid.\n";
+    const ended = `${sep(4)}[eva] k.c:4: assertion 'Eva,separation' got final status invalid.\n`;
     expect(evaAlarms(ended, [twoLines], { files: files2 }).cutAt).toEqual([
       {
         file: 'k.c',

@@ -105,8 +105,10 @@ describe('CsmithEdge relaxations', () => {
         expect(v).toBeLessThanOrEqual(k === 'nullDeref' ? 0.4 : 1);
       }
     }
-    for (const r of RELAXATIONS.filter((x) => x !== 'goto'))
-      expect(on[r]! / 400).toBeGreaterThan(0.4), expect(on[r]! / 400).toBeLessThan(0.6);
+    for (const r of RELAXATIONS.filter((x) => x !== 'goto')) {
+      expect(on[r]! / 400).toBeGreaterThan(0.4);
+      expect(on[r]! / 400).toBeLessThan(0.6);
+    }
   });
 
   it("with every rate 0 the program is the seed's program; the same seed relaxes to the same bytes", () => {

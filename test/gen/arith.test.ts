@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { emitC } from '../../src/emit/c.js';
 import { countBinary, generateArithRaw } from '../../src/gen/arith.js';
-import { parsePolicy, type Policy } from '../../src/gen/policy.js';
+import { parsePolicy } from '../../src/gen/policy.js';
 import { interpret } from '../../src/interp/interpret.js';
 import type { Expr, Program, Stmt } from '../../src/ir/nodes.js';
 import { walkProgram } from '../../src/ir/visit.js';
@@ -209,5 +209,3 @@ describe('arith mode: UB removal and self-checks', () => {
 function bump(v: bigint | number): bigint | number {
   return typeof v === 'bigint' ? (v === 0n ? 1n : 0n) : v === 0 ? 1 : 0;
 }
-
-export type { Policy };

@@ -25,7 +25,10 @@ describe('safe-math wrapper forms', () => {
       twin.float();
       expect(rng.u32()).toBe(twin.u32());
     }
-    for (const n of Object.values(counts)) expect(n / 3000).toBeGreaterThan(0.29), expect(n / 3000).toBeLessThan(0.38);
+    for (const n of Object.values(counts)) {
+      expect(n / 3000).toBeGreaterThan(0.29);
+      expect(n / 3000).toBeLessThan(0.38);
+    }
     // Without the mix, exactly the old choice (and no draw at all when it is certain).
     const none = parsePolicy({ choices: { mixedSafeMath: 0, macroSafeMath: 1 } });
     const r = Rng.seeded('x');

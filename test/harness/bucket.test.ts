@@ -56,7 +56,7 @@ describe('normalisation of hostile diagnostics', () => {
     }
     expect(normaliseMessage(long('x'))).toBe('x'.repeat(MAX_LINE_CHARS));
     // 1,024 folders fill the cap; the file name after them is past it.
-    expect(normaliseMessage(long('src/') + 'tree.cc')).toBe('src/');
+    expect(normaliseMessage(`${long('src/')}tree.cc`)).toBe('src/');
     expect(normaliseMessage(`/build/gcc/tree.cc:12: ${long('-')}`)).toBe(
       `tree.cc: ${'-'.repeat(MAX_LINE_CHARS - '/build/gcc/tree.cc:12: '.length)}`,
     );

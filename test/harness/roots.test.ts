@@ -158,7 +158,7 @@ describe('compilers of a sid root, through their launchers', () => {
     expect(missing.stderr).toMatch(
       new RegExp(
         String.raw`^kiln: error\[KILN_UNKNOWN_COMPILER\]: compiler 'clang-22' is missing from the root ` +
-          String.raw`.*npm run setup -- --profile latest`,
+          '.*npm run setup -- --profile latest',
         'ms',
       ),
     );

@@ -49,7 +49,7 @@ describe('interpreter vs gcc and clang on random UB-free programs', () => {
         const lines = r.stdout.split('\n');
         expect(r.status).toBe(0);
         j.batch.forEach((x, i) => {
-          if (lines[i] + '\n' !== x.expected) {
+          if (`${lines[i]}\n` !== x.expected) {
             mismatches.push(
               `seed ${x.seed} ${j.cc} ${j.flags.join(' ')}: got ${JSON.stringify(lines[i])}, ` +
                 `expected ${JSON.stringify(x.expected)}`,

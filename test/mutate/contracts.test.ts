@@ -36,7 +36,7 @@ function unheld(p: Program): string[] {
 function variantsOf(g: Generated, indices: readonly number[]): Variant[] {
   const base = profileBase(g.program, Rng.seeded(`kiln-emi-profile:${g.seed}`));
   return indices.map((i) => {
-    const v = makeVariant(base, g.expected + '\n', g.seed, i);
+    const v = makeVariant(base, `${g.expected}\n`, g.seed, i);
     if (!isVariant(v)) throw new Error(`seed ${g.seed} variant ${i} failed its proof: ${v.reason}`);
     return v;
   });
@@ -51,7 +51,7 @@ describe('pure and const on variants', () => {
     const [v6, v9] = variantsOf(g, [6, 9]);
     for (const v of [v6!, v9!]) {
       expect(unheld(v.program)).toEqual([]);
-      expect(interpret(v.program)).toMatchObject({ ok: true, output: g.expected + '\n' });
+      expect(interpret(v.program)).toMatchObject({ ok: true, output: `${g.expected}\n` });
     }
     const f9 = v9!.program.funcs.find((f) => f.name === 'func_4')!;
     expect(promised(f9)).toBe('pure');
@@ -126,7 +126,7 @@ describe('pure and const on variants', () => {
         // The proof run again: with contracts on every executed call of an attributed function.
         const r = interpret(v.program);
         expect(r.ok ? r.output : `${r.ub.kind}: ${r.ub.detail?.message ?? ''}`, `seed ${seed} variant ${v.index}`).toBe(
-          g.expected + '\n',
+          `${g.expected}\n`,
         );
         for (const f of v.program.funcs) {
           if (!promised(f)) continue;

@@ -232,8 +232,8 @@ describe('variants', () => {
     for (const g of bases) {
       const base = profileBase(g.program, Rng.seeded(`p${g.seed}`));
       for (let i = 1; i <= 4; i++) {
-        const a = makeVariant(base, g.expected + '\n', g.seed, i);
-        const b = makeVariant(base, g.expected + '\n', g.seed, i);
+        const a = makeVariant(base, `${g.expected}\n`, g.seed, i);
+        const b = makeVariant(base, `${g.expected}\n`, g.seed, i);
         total++;
         if (isVariant(a) && isVariant(b)) {
           proved++;
@@ -266,10 +266,10 @@ describe('variants', () => {
     const base = profileBase(g.program, Rng.seeded('kiln-emi-profile:1020'));
     const redrawn: number[] = [];
     for (let i = 1; i <= 10; i++) {
-      const v = makeVariant(base, g.expected + '\n', g.seed, i);
+      const v = makeVariant(base, `${g.expected}\n`, g.seed, i);
       expect(isVariant(v), isVariant(v) ? '' : v.reason).toBe(true);
       if (isVariant(v)) {
-        expect(interpret(v.program)).toMatchObject({ ok: true, output: g.expected + '\n' });
+        expect(interpret(v.program)).toMatchObject({ ok: true, output: `${g.expected}\n` });
         if (v.redrawn > 0) redrawn.push(i);
       }
     }

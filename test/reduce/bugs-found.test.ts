@@ -39,7 +39,7 @@ function quotedPrograms(doc: string): Quoted[] {
       .split(',')
       .map((s) => s.trim())
       .map((s) => ({ name: s.replace(/\?$/, ''), optional: s.endsWith('?') }));
-    out.push({ line: i + 1, compilers, program: lines.slice(i + 1, end).join('\n') + '\n' });
+    out.push({ line: i + 1, compilers, program: `${lines.slice(i + 1, end).join('\n')}\n` });
   }
   return out;
 }

@@ -208,7 +208,9 @@ describe('kiln report', () => {
     expect(await page.$eval(hang, (e) => (e as unknown as { open: boolean }).open)).toBe(false);
     expect(await page.$$eval(`${hang} .group-plot`, (els) => els.length)).toBe(0);
     // Opening a section draws its plot: findings of the group per time bin.
-    await page.$$eval('details.group', (els) => els.forEach((d) => d.setAttribute('open', '')));
+    await page.$$eval('details.group', (els) => {
+      for (const d of els) d.setAttribute('open', '');
+    });
     await page.waitForFunction("[...document.querySelectorAll('details.group')].every((d) => d.dataset.drawn === '1')");
     expect(await marks(page, `${wrong} .group-plot`, 'rect')).toBe(3);
     expect(await marks(page, `${crash} .group-plot`, 'rect')).toBe(1);
@@ -218,7 +220,9 @@ describe('kiln report', () => {
   });
 
   it('links only to files that exist, including the bug bundle', async () => {
-    await report.page.$$eval('details.group', (els) => els.forEach((d) => d.setAttribute('open', '')));
+    await report.page.$$eval('details.group', (els) => {
+      for (const d of els) d.setAttribute('open', '');
+    });
     const hrefs = await report.page.$$eval('a[href]', (els) =>
       els.map((e) => e.getAttribute('href')!).filter((h) => !h.startsWith('#')),
     );

@@ -209,7 +209,7 @@ describe('aggregateCampaign', () => {
       const set = store.db.prepare(
         `UPDATE seeds SET ${statements} = 100, ${liveStatements} = ?, ${lines} = ? WHERE seed = ?`,
       );
-      [25, 50, 50, 100].forEach((live, i) => set.run(live, 1000 * (i + 1), i + 1));
+      for (const [i, live] of [25, 50, 50, 100].entries()) set.run(live, 1000 * (i + 1), i + 1);
       const live = aggregateCampaign(store).liveCode!;
       expect(live.statements.map((b) => b.count)).toEqual([4]);
       expect(live.liveShare.reduce((n, b) => n + b.count, 0)).toBe(4);

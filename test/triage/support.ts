@@ -38,7 +38,7 @@ export function writeFinding(parent: string, spec: FindingSpec): string {
   const dir = join(parent, spec.id);
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'prog.c'), PROGRAM);
-  writeFileSync(join(dir, 'finding.json'), JSON.stringify(findingJson(spec), null, 2) + '\n');
+  writeFileSync(join(dir, 'finding.json'), `${JSON.stringify(findingJson(spec), null, 2)}\n`);
   return dir;
 }
 

@@ -605,7 +605,7 @@ const shrinkLoops: IRPass = {
     const out: (() => Program | undefined)[] = [];
     walkProgram(program, (n) => {
       if (n.kind !== 'for' || !n.init || n.init.kind !== 'assign' || n.init.value.kind !== 'const') return;
-      if (!n.cond || n.cond.kind !== 'binary' || n.cond.right.kind !== 'const') return;
+      if (n.cond?.kind !== 'binary' || n.cond.right.kind !== 'const') return;
       const c0 = n.init.value.value as bigint;
       const c1 = n.cond.right.value as bigint;
       const mid = c0 + (c1 - c0) / 2n;

@@ -115,8 +115,7 @@ function validate(o: ReduceFileOptions): void {
       'to be used with --wrong-code',
     );
   }
-  if (o.expected !== undefined && o.expected.includes('\n'))
-    throw errBadOption('--expected', o.expected, 'one line of output');
+  if (o.expected?.includes('\n')) throw errBadOption('--expected', o.expected, 'one line of output');
 }
 
 /**

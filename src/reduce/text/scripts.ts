@@ -241,8 +241,7 @@ export function wrongCodeScript(o: WrongCodeScriptOptions): string {
     `# in a directory holding ${o.fileName}; exit status 0 means interesting). Interesting iff the`,
     ...(o.failingTest !== undefined
       ? [
-          `# failure of ${o.failing.replace(/[\x00-\x1f]/g, ' ')} shows (step 1's test) against the output ` +
-            `of the reference`,
+          `# failure of ${commentText(o.failing)} shows (step 1's test) against the output of the reference`,
           `# (${o.reference}), and the program is free of the undefined behaviour the`,
         ]
       : [
@@ -475,4 +474,10 @@ export async function probeWrongCodeGuards(
 /** Whether clang is available (the wrong-code guards need it). */
 export function hasClang(): Promise<boolean> {
   return hasTool('clang');
+}
+
+/** `s` for a `#` comment line of a script: control characters become spaces. */
+function commentText(s: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it replaces
+  return s.replace(/[\x00-\x1f]/g, ' ');
 }

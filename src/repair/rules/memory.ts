@@ -22,7 +22,7 @@ import { repaired, type Repaired, type RepairState } from '../state.js';
 /** `a[i]` out of bounds: a constant index is moved into range; any other index becomes `(uint32_t)(i) % len`. */
 export function repairOutOfBounds(ed: Editor, ub: UBReport): Repaired | undefined {
   const n = ed.find(ub.node);
-  if (!n || n.kind !== 'index' || n.base.type.kind !== 'array') return undefined;
+  if (n?.kind !== 'index' || n.base.type.kind !== 'array') return undefined;
   const len = n.base.type.length;
   const ix = n.index;
   if (ix.kind === 'const') {

@@ -6,7 +6,7 @@ import { loadChartAssets, type ChartAssets } from './assets.js';
 import { buildReportModel, type ReportOptions } from './model.js';
 import { renderReport } from './render.js';
 
-export { type SampleCache } from './sample.js';
+export type { SampleCache } from './sample.js';
 
 /** The report's file name inside an output folder. */
 export const REPORT_FILE = 'report.html';

@@ -52,7 +52,7 @@ const FIGURES: Readonly<Record<string, readonly RegExp[]>> = {
   ],
   'bench:live': [
     /^line executions, test code \(all files\) +[\d.e+]+ \/ [\d.e+]+ \/ [\d.e+]+ +[\d.e+]+ \/ /m,
-    /^  the same, test code \(no main, no harness\) +[\d.]+% \//m,
+    /^ {2}the same, test code \(no main, no harness\) +[\d.]+% \//m,
     /runs not finished within 10 s: kiln \d+ of \d+, csmith \d+ of \d+/,
   ],
   'bench:emi': [

@@ -189,7 +189,7 @@ describe('orionFileVariant', () => {
     fc.assert(
       fc.property(profile, fc.nat(1000), fc.nat(50), (per, seed, index) => {
         const counts = new Map<number, number>();
-        per.forEach((c, i) => c !== undefined && counts.set(i + 1, c));
+        for (const [i, c] of per.entries()) if (c !== undefined) counts.set(i + 1, c);
         const v = orionFileVariant(SOURCE, root(SOURCE), counts, String(seed), index);
         expect(parser.errorCount(v.text)).toBe(0);
         // Lines that ran appear in the variant unchanged and in order.

@@ -107,7 +107,10 @@ describe('IR reducer: well-typed candidates', () => {
     const verified: boolean[] = [];
     const r = await reduceIR(p, async () => true, {
       jobs: 1,
-      verify: async (c) => (verified.push(wants(c.source)), wants(c.source)),
+      verify: async (c) => {
+        verified.push(wants(c.source));
+        return wants(c.source);
+      },
     });
     expect(wants(r.best.source)).toBe(true);
     expect(r.best.source).not.toMatch(/\(b\)|\(c\)/);

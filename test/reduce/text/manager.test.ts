@@ -180,9 +180,10 @@ describe('text reduction manager', () => {
     const tested = async (strictSyntax: boolean): Promise<string[]> => {
       const seen: string[] = [];
       const test = {
-        run: async (t: string) => (
-          seen.push(t), t.includes('KILN_MARKER') ? ('interesting' as const) : ('boring' as const)
-        ),
+        run: async (t: string) => {
+          seen.push(t);
+          return t.includes('KILN_MARKER') ? ('interesting' as const) : ('boring' as const);
+        },
       };
       await reduceText({
         text: input,

@@ -166,7 +166,7 @@ describe('text reduction passes', () => {
   });
 
   it('lines-coarse: on a large file stops at chunks of 1/32 of its lines', () => {
-    const input = Array.from({ length: 640 }, (_, i) => `x${i};`).join('\n') + '\n';
+    const input = `${Array.from({ length: 640 }, (_, i) => `x${i};`).join('\n')}\n`;
     const fine = allTransforms(PASSES.lines(), input);
     const coarse = allTransforms(PASSES['lines-coarse'](), input);
     // 1 + 2 + … + 32 chunks (sizes 640 down to 20), against down to single lines.

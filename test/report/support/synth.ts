@@ -145,7 +145,7 @@ function writeFolder(dir: string, id: string, f: SynthFinding): void {
     join(dir, 'prog.c'),
     `/* kiln: expected "checksum = 0000000000000001" */\nint main(void) { return 0; }\n`,
   );
-  writeFileSync(join(dir, 'finding.json'), JSON.stringify({ id, outcome: f.outcome, bucket: f.bucket }) + '\n');
+  writeFileSync(join(dir, 'finding.json'), `${JSON.stringify({ id, outcome: f.outcome, bucket: f.bucket })}\n`);
   writeFileSync(join(dir, 'repro.sh'), '#!/bin/sh\nexit 1\n', { mode: 0o755 });
   if (f.reduced !== undefined) {
     writeFileSync(join(dir, 'reduced.c'), f.reduced);

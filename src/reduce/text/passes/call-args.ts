@@ -65,8 +65,8 @@ export function callArgsPass(): Pass<number> {
       const body = def?.childForFieldName('body');
       for (let i = 0; i < arity; i++) {
         const edits: Edit[] = list && params ? [removeListElement(list, params, i, 'void')] : [];
-        protoLists.forEach((l, k) => edits.push(removeListElement(l, protoParams[k]!, i, 'void')));
-        argLists.forEach((l, k) => edits.push(removeListElement(l, args[k]!, i, '')));
+        for (const [k, l] of protoLists.entries()) edits.push(removeListElement(l, protoParams[k]!, i, 'void'));
+        for (const [k, l] of argLists.entries()) edits.push(removeListElement(l, args[k]!, i, ''));
         const pname = params ? parameterName(params[i]!) : null;
         if (params && body && pname && new RegExp(`\\b${pname}\\b`).test(body.text)) {
           edits.push({ start: body.startIndex + 1, end: body.startIndex + 1, replacement: ` ${params[i]!.text} = 0;` });
