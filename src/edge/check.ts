@@ -58,7 +58,7 @@ export interface CheckOptions {
 }
 
 /** What one tool did on one program. */
-export interface ToolRun {
+interface ToolRun {
   readonly tool: CheckTool;
   /**
    * `unavailable`: not installed or not applicable here; `failed`: the tool could not analyse the
@@ -71,7 +71,7 @@ export interface ToolRun {
 }
 
 /** Why a program could not be checked. */
-export type CheckErrorReason = 'does-not-compile' | 'does-not-terminate' | 'crashes-unexplained' | 'no-tool';
+type CheckErrorReason = 'does-not-compile' | 'does-not-terminate' | 'crashes-unexplained' | 'no-tool';
 
 /** The verdict on one program. */
 export type CheckResult =

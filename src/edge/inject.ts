@@ -236,13 +236,7 @@ function executedSites(p: Program, profile: Profile): { block: Block; index: num
  * sites are tried, in an order drawn from `rng`; the first whose interpreter run reports exactly
  * the new site, of the kind asked for, is returned. Undefined when no site works.
  */
-export function injectUB(
-  p: Program,
-  profile: Profile,
-  kind: InjectKind,
-  rng: Rng,
-  attempts = 8,
-): Injection | undefined {
+function injectUB(p: Program, profile: Profile, kind: InjectKind, rng: Rng, attempts = 8): Injection | undefined {
   const sites = executedSites(p, profile);
   if (sites.length === 0) return undefined;
   const taken = new Set<string>(p.globals.map((g) => g.name));

@@ -126,7 +126,7 @@ export function parseMsan(stderr: string, sources: readonly string[]): ToolRepor
 }
 
 /** Classifies a UBSan `runtime error:` message. */
-export function ubsanKind(message: string): UBKind {
+function ubsanKind(message: string): UBKind {
   if (
     /signed integer overflow|negation of .* cannot be represented|division of .* by -1 cannot be represented/.test(
       message,
@@ -194,7 +194,7 @@ export function parseValgrind(stderr: string, sources: readonly string[]): ToolR
 }
 
 /** Classifies a Frama-C Eva alarm (`signed overflow. assert …`) by its heading, else by its assertion. */
-export function evaKind(message: string): UBKind {
+function evaKind(message: string): UBKind {
   const head = message.split(/\bassert\b/)[0]!;
   const byHead = head !== message ? evaKindOf(head) : 'other';
   return byHead !== 'other' ? byHead : evaKindOf(message);

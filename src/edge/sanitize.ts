@@ -159,7 +159,7 @@ export type SanitizerProgram =
   | { readonly ok: false; readonly seed: string; readonly reason: string; readonly genMs: number };
 
 /** Share of a sanitizer campaign's programs that get a UB on purpose (the rest are UB-free). */
-export const UB_PROGRAM_SHARE = 0.5;
+const UB_PROGRAM_SHARE = 0.5;
 
 /**
  * Whether a seed's program has UB on purpose, and of which kind (a draw of its own: the same seed always decides the
@@ -233,7 +233,7 @@ export interface SanitizedRun {
 }
 
 /** The first sanitizer report in a run's stderr, whichever sanitizer printed it. */
-export function firstSanitizerReport(stderr: string, sources: readonly string[]): ToolReport | undefined {
+function firstSanitizerReport(stderr: string, sources: readonly string[]): ToolReport | undefined {
   const found = [parseAsan(stderr, sources), parseMsan(stderr, sources), parseUbsan(stderr, sources)].filter(
     (r): r is ToolReport => r !== undefined,
   );

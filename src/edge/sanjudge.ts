@@ -78,7 +78,7 @@ export function missBucket(base: Configuration, s: Sanitizer, kind: SanitizedKin
 }
 
 /** The bucket of a false alarm: `sanitizer-false-alarm:<compiler>:<sanitizer>:<reported kind>:<options>`. */
-export function falseAlarmBucket(base: Configuration, s: Sanitizer, r: ToolReport): string {
+function falseAlarmBucket(base: Configuration, s: Sanitizer, r: ToolReport): string {
   return `sanitizer-false-alarm:${base.compiler.name}:${s}:${r.kind}:${base.optionsText}`;
 }
 

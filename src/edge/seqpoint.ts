@@ -297,7 +297,7 @@ export function assertionBase(message: string): string | undefined {
 }
 
 /** Every variable an Eva assertion names, in order (see `assertionBase`). */
-export function assertionNames(message: string): string[] {
+function assertionNames(message: string): string[] {
   const at = message.indexOf('assert ');
   if (at < 0) return [];
   const body = message.slice(at + 7).replace(/\\\w+/g, ' ');

@@ -11,7 +11,7 @@ import { walkProgram } from '../ir/visit.js';
  */
 
 /** The macro a function attribute is printed as (`noinline` → `KILN_NOINLINE`). */
-export function attributeMacro(a: FuncAttr): string {
+function attributeMacro(a: FuncAttr): string {
   const m = `KILN_${a.name.toUpperCase()}`;
   return a.name === 'optimize' ? `${m}("${a.arg}")` : m;
 }

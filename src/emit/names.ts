@@ -3,7 +3,7 @@ import type { SafeOp } from '../ir/nodes.js';
 import type { Type } from '../ir/types.js';
 
 /** Short suffix naming a promoted integer type in wrapper names (`int` → `i32`, `long long` → `ll`). */
-export function typeSuffix(t: IntType): string {
+function typeSuffix(t: IntType): string {
   if (t.rank === C.llong.rank) return t.signed ? 'll' : 'ull';
   // An ILP32 `long` is as wide as `int` but another type: its wrappers need their own names.
   if (t.rank === C.long.rank && t.bits === 32) return t.signed ? 'l32' : 'ul32';
@@ -28,7 +28,7 @@ export function safeName(op: SafeOp, t: IntType, ct?: IntType, prefix = ''): str
 }
 
 /** The C spelling of a type's qualifiers, with a trailing space when non-empty. */
-export function qualPrefix(t: Type): string {
+function qualPrefix(t: Type): string {
   return `${t.const ? 'const ' : ''}${t.volatile ? 'volatile ' : ''}`;
 }
 

@@ -246,7 +246,7 @@ function materialise(g: GenContext, v: VarDecl, p: Path, constantIndices = false
  * fits (as Csmith's array-statements do), mostly a constant in range, sometimes any expression
  * (repair wraps it in `% len` if it ever goes out of bounds).
  */
-export function indexExpr(g: GenContext, len: number): Expr {
+function indexExpr(g: GenContext, len: number): Expr {
   const { rng, b } = g;
   const loops = g.fnStack.length ? g.fn.loops.filter((l) => l.decl !== undefined && l.lo >= 0 && l.hi < len) : [];
   if (loops.length && rng.chance(g.loopIndexBias ?? g.policy.choices.loopVarIndex)) return b.v(rng.pick(loops).decl!);
@@ -388,7 +388,7 @@ export function addressOf(g: GenContext, pointee: Type, forInitialiser = false, 
 }
 
 /** `&g` of a global of type `pointee`, creating it (before any user) when needed. */
-export function addressOfGlobal(g: GenContext, pointee: Type): Expr | undefined {
+function addressOfGlobal(g: GenContext, pointee: Type): Expr | undefined {
   const e = pickAddressable(g, pointee, false, true);
   if (e) return e;
   if (!g.canAddGlobal() || pointee.kind === 'void') return undefined;

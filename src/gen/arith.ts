@@ -30,7 +30,7 @@ import type { Policy } from './policy.js';
  */
 
 /** Counters of one arith program, for tests and reports. */
-export interface ArithStats {
+interface ArithStats {
   /** Binary operators requested per expression (before any insertion). */
   readonly requested: number[];
   /** Binary operators per expression as generated (requested + inserted − dropped). */
@@ -79,7 +79,7 @@ function fpToIntCasts(c: CTypes): readonly IntType[] {
 const ATTEMPTS = 8;
 
 /** The largest magnitude of the integers a floating type holds exactly (rule 1 of B4). */
-export function exactLimit(t: FloatType): number {
+function exactLimit(t: FloatType): number {
   return t.bits === 32 ? FLOAT_EXACT_LIMIT : DOUBLE_EXACT_LIMIT;
 }
 

@@ -441,7 +441,7 @@ function embeddedAssign(g: GenContext, t: IntType): Expr | undefined {
  * would need a repair), or a call (functions only return pointers to globals, so calls are safe
  * under any scope limit).
  */
-export function genPointer(g: GenContext, t: PointerT, scopeLimit?: number): Expr {
+function genPointer(g: GenContext, t: PointerT, scopeLimit?: number): Expr {
   const { rng, b } = g;
   const r = rng.float();
   if (r < 0.04) return b.nullptr(t);

@@ -12,7 +12,7 @@ const bool = (d: boolean, what: string) => z.boolean().default(d).describe(what)
 const count = (d: number, what: string, max = 100_000) => z.number().int().min(0).max(max).default(d).describe(what);
 
 /** Weights of statement kinds (Csmith Table 3.1; assignment takes what is left of 100). */
-export const StatementWeights = z
+const StatementWeights = z
   .object({
     assign: weight(
       40,
@@ -30,7 +30,7 @@ export const StatementWeights = z
   .strict();
 
 /** Weights of expression kinds (Csmith Table 3.2). */
-export const ExpressionWeights = z
+const ExpressionWeights = z
   .object({
     call: weight(
       70,
@@ -44,7 +44,7 @@ export const ExpressionWeights = z
   .strict();
 
 /** Where variables come from (Csmith Table 3.3). */
-export const ScopeWeights = z
+const ScopeWeights = z
   .object({
     global: weight(35, 'an existing global'),
     local: weight(30, 'an existing local of a visible block'),
@@ -54,7 +54,7 @@ export const ScopeWeights = z
   .strict();
 
 /** Features that can be switched off (Csmith's --no-* options; swarm testing switches them per program). */
-export const Features = z
+const Features = z
   .object({
     pointers: bool(true, 'pointers, &, *, ->, pointer assignment and comparison'),
     structs: bool(true, 'structs'),
@@ -84,7 +84,7 @@ export const Features = z
   .strict();
 
 /** Size limits (Csmith's command-line defaults). */
-export const Limits = z
+const Limits = z
   .object({
     maxFuncs: count(10, 'functions besides func_1 and main (Csmith --max-funcs)', 1000),
     maxParams: count(5, 'parameters per function', 32),
@@ -116,7 +116,7 @@ export const Limits = z
   .strict();
 
 /** Probabilities of finer choices. */
-export const Choices = z
+const Choices = z
   .object({
     userCall: weight(
       0.07,
@@ -160,7 +160,7 @@ export const Choices = z
   .strict();
 
 /** Weights of binary operators (when an operation is generated outside any operator context). */
-export const OperatorWeights = z
+const OperatorWeights = z
   .object({
     '+': weight(10, 'addition'),
     '-': weight(10, 'subtraction'),
@@ -187,7 +187,7 @@ export const OperatorWeights = z
  * YARPGen's generation policies (Livinskii et al. §3.3) and Csmith's swarm testing: skewed
  * distributions that make optimisations fire more often. Each can be switched off (0 or false).
  */
-export const GenerationPolicies = z
+const GenerationPolicies = z
   .object({
     contexts: weight(
       0.15,
@@ -247,7 +247,7 @@ export const GenerationPolicies = z
  * The `arith` mode (Nagai et al.): many long arithmetic expressions over variables of mixed types,
  * each assigned once to its own result variable and checked by the program itself.
  */
-export const ArithPolicy = z
+const ArithPolicy = z
   .object({
     minExprs: count(10, 'expressions (t-variables) per program, at least', 10_000),
     maxExprs: count(40, 'expressions per program, at most', 10_000),
@@ -291,7 +291,7 @@ export const ArithPolicy = z
  * mechanism can be switched off (0); `extend: 0` switches them all off and gives the programs of
  * plain generate-execute-repair.
  */
-export const LivePolicy = z
+const LivePolicy = z
   .object({
     extend: weight(
       0.5,
@@ -353,7 +353,7 @@ const relaxRange = (what: string) =>
  * CsmithEdge's relaxations (its Table 1), for programs with UB on purpose (`kiln fuzz --ub-share`,
  * `kiln gen --relax`). Each range is CsmithEdge's crash-mode default, [0, 1].
  */
-export const RelaxPolicy = z
+const RelaxPolicy = z
   .object({
     enable: weight(
       0.5,
@@ -371,7 +371,7 @@ export const RelaxPolicy = z
   .strict();
 
 /** Limits of the generate-execute-repair loop. */
-export const RepairLimits = z
+const RepairLimits = z
   .object({
     maxSteps: count(30_000, 'interpreter steps (statements + loop iterations) a generated program may take', 1e9),
     rewritesPerSite: count(

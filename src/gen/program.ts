@@ -156,7 +156,7 @@ function genMain(g: GenContext, func1: { id: number; ret: Type; params: readonly
  * local per nesting depth, shared), struct fields in order, a union through its first member
  * (repair switches to the member last stored if that differs), pointers skipped.
  */
-export function hashObject(g: GenContext, e: Expr, locals: VarDecl[], depth: number): Stmt[] {
+function hashObject(g: GenContext, e: Expr, locals: VarDecl[], depth: number): Stmt[] {
   const { b } = g;
   const t = e.type;
   switch (t.kind) {

@@ -3,7 +3,6 @@ import type { Expr, Init } from '../ir/nodes.js';
 import {
   arrayOf,
   namedFields,
-  pointerDepth,
   pointerTo,
   qualify,
   unqualified,
@@ -100,7 +99,7 @@ export function newVarType(g: GenContext, scope: 'global' | 'local'): Type {
 }
 
 /** An array of `elem` with 1…maxArrayDims dimensions (small dimensions favoured). */
-export function arrayType(g: GenContext, elem: Type): Type {
+function arrayType(g: GenContext, elem: Type): Type {
   const { rng, policy } = g;
   const dims = rng.int(1, Math.max(1, Math.min(policy.limits.maxArrayDims, rng.chance(0.7) ? 1 : 3)));
   let t = elem;
@@ -121,7 +120,7 @@ export function pointerType(g: GenContext): Type {
 }
 
 /** A constant of integer type `t`, biased to small magnitudes and boundary values. */
-export function constantValue(g: GenContext, t: IntType): bigint {
+function constantValue(g: GenContext, t: IntType): bigint {
   const { rng } = g;
   const lo = intMin(t);
   const hi = intMax(t);
@@ -242,6 +241,3 @@ function bitfieldInitType(g: GenContext, f: Field): IntType {
   if (w <= 15) return base.signed ? g.types.int8 : g.types.uint8;
   return base.signed ? g.types.int16 : g.types.uint16;
 }
-
-/** Pointer depth of a type (re-exported for generators). */
-export { pointerDepth };

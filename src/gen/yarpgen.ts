@@ -41,7 +41,7 @@ const MAX_ARRAY = 10;
  * (pointers, records, loops, goto, side effects inside expressions, volatile, calls of user
  * functions). Operator weights, constant policies, contexts, CSE, shuffling and swarm carry over.
  */
-export function yarpgenPolicy(base: Policy): Policy {
+function yarpgenPolicy(base: Policy): Policy {
   return {
     ...base,
     features: {

@@ -173,7 +173,7 @@ export async function resolveCompiler(
  * that runs its binaries: `qemu-<arch> -L /usr/<triplet>` (Debian's cross libraries live there).
  * Host compilers, other families and machines Kiln has no model for get no target (the host's).
  */
-export async function targetOf(
+async function targetOf(
   command: string,
   family: CompilerFamily,
   env: NodeJS.ProcessEnv = process.env,
@@ -231,7 +231,7 @@ export async function resolveCompilers(
 }
 
 /** Runs the compiler's version flag and returns the first non-empty line it prints. */
-export async function probeVersion(command: string, family: CompilerFamily): Promise<string> {
+async function probeVersion(command: string, family: CompilerFamily): Promise<string> {
   const flag = family === 'tcc' ? '-v' : '--version';
   let r;
   try {

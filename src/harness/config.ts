@@ -33,7 +33,7 @@ const Step = z
   .strict();
 
 /** The `kiln fuzz` configuration file. Every field is optional; flags override fields. */
-export const FuzzConfigSchema = z
+const FuzzConfigSchema = z
   .object({
     compilers: z
       .array(z.string().min(1))
@@ -117,7 +117,7 @@ export function memoryMb(v: number | string): number | false | undefined {
 export const JOB_MEMORY_MB = 256;
 
 /** Jobs per core at most: more only queue for the CPU (hangs are limited by timeouts, not jobs). */
-export const JOBS_PER_CORE = 4;
+const JOBS_PER_CORE = 4;
 
 /** The machine a campaign runs on, as far as its job bound is concerned. */
 export interface MachineSize {

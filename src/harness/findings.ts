@@ -10,14 +10,14 @@ import { reproScript } from './repro.js';
 const STDERR_EXCERPT = 4000;
 
 /** A file to write into a finding folder. */
-export interface DraftFile {
+interface DraftFile {
   readonly name: string;
   readonly content: string;
   readonly mode?: number;
 }
 
 /** A finding ready to be stored: its row and the files of its folder. */
-export interface FindingDraft {
+interface FindingDraft {
   readonly id: string;
   readonly outcome: string;
   readonly bucket: string;
@@ -43,7 +43,7 @@ export interface FindingDraft {
 export type HangStatus = 'suspected' | 'confirmed' | 'cleared';
 
 /** A program on which all configurations agreed against the interpreter, ready to be stored. */
-export interface InternalDraft {
+interface InternalDraft {
   readonly id: string;
   readonly expected: string;
   readonly actual: string;
@@ -51,7 +51,7 @@ export interface InternalDraft {
 }
 
 /** One stored (program, configuration) outcome. */
-export interface TestDraft {
+interface TestDraft {
   readonly compiler: string;
   readonly compilerVersion: string;
   readonly options: string;
@@ -144,7 +144,7 @@ export function hangCheckUpdate(
 }
 
 /** The id of a finding: campaign, seed and configuration (`3-1042-clang-15-O2`). */
-export function findingId(campaignId: number, seed: bigint, f: Pick<FinalResult, 'config'>): string {
+function findingId(campaignId: number, seed: bigint, f: Pick<FinalResult, 'config'>): string {
   return `${campaignId}-${seed}-${f.config.slug}`;
 }
 

@@ -102,7 +102,7 @@ function overrideFamily(t: string): string | undefined {
 }
 
 /** Whether an option set builds with a sanitizer (no address-space limit: they reserve terabytes). */
-export function isSanitizerBuild(options: readonly string[]): boolean {
+function isSanitizerBuild(options: readonly string[]): boolean {
   return options.some((o) => o.startsWith('-fsanitize=') && o !== '-fsanitize=');
 }
 

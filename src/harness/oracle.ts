@@ -116,7 +116,7 @@ export function judgeRun(r: RunResult, expected: string, c: Configuration): Judg
 }
 
 /** The campaign-time wrong-code bucket; src/triage refines it later. */
-export function wrongCodeBucket(c: Configuration): string {
+function wrongCodeBucket(c: Configuration): string {
   return `wrong-code:${c.compiler.name}:${c.optionsText}`;
 }
 
@@ -145,11 +145,6 @@ export function internalDisagreement(expected: string, runs: readonly ObservedRu
   const first = outputs[0]!;
   if (first === expected || !outputs.every((o) => o === first)) return undefined;
   return first;
-}
-
-/** Whether two judgements are the same failure (used to keep only failures that reproduce). */
-export function sameFailure(a: Judgement, b: Judgement): boolean {
-  return a.outcome === b.outcome;
 }
 
 /** One failing behaviour of a configuration on a program: the judgement, and the line printed for wrong code. */

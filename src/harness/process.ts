@@ -5,7 +5,7 @@ import { newTag, reapTagged, TAG_VAR, timeoutSeconds } from './sandbox.js';
 export const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** How long a child's output pipes may stay open after it exited (a background child holding them). */
-export const OUTPUT_GRACE_MS = 500;
+const OUTPUT_GRACE_MS = 500;
 
 /** A pending {@link setLongTimeout}. */
 export interface LongTimer {

@@ -202,6 +202,3 @@ function signalNumber(sig: NodeJS.Signals): number {
   if (n === undefined) throw new Error(`unknown signal ${sig}`);
   return n;
 }
-
-/** Quotes a word for sh. */
-export { sq };

@@ -12,7 +12,7 @@ import { KilnError } from '../diag/errors.js';
 const LAUNCHER_MARK = '# kiln-root-launcher';
 
 /** The file written into a root once debootstrap has finished (scripts/roots.mjs, ROOT_STATE). */
-export const ROOT_STATE = '.kiln-root.json';
+const ROOT_STATE = '.kiln-root.json';
 
 /** The set-up command that builds or completes the root (every hint names it). */
 export const LATEST_SETUP = 'npm run setup -- --profile latest';
@@ -28,7 +28,7 @@ export interface RootOrigin {
 }
 
 /** Kiln's cache folder: KILN_CACHE_DIR, else $XDG_CACHE_HOME/kiln, else ~/.cache/kiln (as scripts/roots.mjs). */
-export function cacheDir(env: NodeJS.ProcessEnv = process.env): string {
+function cacheDir(env: NodeJS.ProcessEnv = process.env): string {
   if (env.KILN_CACHE_DIR) return env.KILN_CACHE_DIR;
   return join(env.XDG_CACHE_HOME || join(env.HOME || homedir(), '.cache'), 'kiln');
 }

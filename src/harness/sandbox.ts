@@ -59,7 +59,7 @@ type Word = string | { readonly lit: string | readonly string[]; readonly sh: st
  * the personality call, and without it every step would fail. Randomisation then stays on (and
  * repro.sh makes the same check).
  */
-export const NO_RANDOMIZE: readonly string[] = probeNoRandomize();
+const NO_RANDOMIZE: readonly string[] = probeNoRandomize();
 
 function probeNoRandomize(): string[] {
   const argv = ['setarch', machine(), '-R'];

@@ -51,7 +51,7 @@ function accessFlags(t: Type): number {
 }
 
 /** Compiles an lvalue expression to a closure that leaves its object and cell in `rt.lo`/`rt.lc`. */
-export function compileLvalue(cx: CompileContext, e: Expr): Lv {
+function compileLvalue(cx: CompileContext, e: Expr): Lv {
   const rt = cx.rt;
   const id = e.id;
   switch (e.kind) {

@@ -37,7 +37,7 @@ interface Visible {
 const NO_LABELS: ReadonlySet<number> = new Set();
 
 /** Wraps an expression evaluated as a full expression: sequencing checks are scoped to it. */
-export function fullExpr(cx: CompileContext, e: Expr): Ev {
+function fullExpr(cx: CompileContext, e: Expr): Ev {
   const ev = compileExpr(cx, e);
   if (!cx.effects.needsCheck(e)) return ev;
   const rt = cx.rt;

@@ -3,13 +3,13 @@ import { UBSignal, type UBDetail, type UBKind } from '../c/ub.js';
 import { MemObject, zeroFill, zeroOf, type Cell, type Layout } from './memory.js';
 
 /** Access-log flag: the access is a write (a side effect). */
-export const W = 1;
+const W = 1;
 /** Access-log flag: the access is to a volatile object. */
 export const V = 2;
 /**
  * Access-log flag: the access happened while evaluating a call that has returned (sequenced before the call's value).
  */
-export const DONE = 4;
+const DONE = 4;
 /** Access-log flags keep the call depth above this shift. */
 const DEPTH_SHIFT = 3;
 
@@ -24,7 +24,7 @@ export function raise(kind: UBKind, node: number, detail?: UBDetail): never {
  * Attaches a node id (and the operand values, for the repair rules) to a UB signal thrown by an
  * operator kernel; the innermost node wins.
  */
-export function atNode(e: unknown, node: number, ...values: (CValue | undefined)[]): unknown {
+function atNode(e: unknown, node: number, ...values: (CValue | undefined)[]): unknown {
   if (e instanceof UBSignal && e.node === undefined) {
     e.node = node;
     if (values.length) e.detail = { ...e.detail, values: values.filter((v): v is CValue => v !== undefined) };
@@ -471,7 +471,7 @@ export const HASH_PRIME = 0x100000001b3n;
  * One checksum step over a value already converted to uint64: `h = (h ^ v) * P; h ^= h >> 29`.
  * Each step is a bijection of `h`, so a single wrong value always changes the final checksum.
  */
-export function mixHash(h: bigint, v: bigint): bigint {
+function mixHash(h: bigint, v: bigint): bigint {
   let x = BigInt.asUintN(64, (h ^ v) * HASH_PRIME);
   x ^= x >> 29n;
   return x;

@@ -1,5 +1,5 @@
 import type { Block, FuncDecl, Program, Stmt } from '../ir/nodes.js';
-import { isStmt, transform } from '../ir/visit.js';
+import { transform } from '../ir/visit.js';
 
 /**
  * Rewrites the statement lists of every block of every function: `f` returns the statements
@@ -53,5 +53,3 @@ export function holdsJumpTarget(s: Stmt): boolean {
   visit(s);
   return found;
 }
-
-export { isStmt };

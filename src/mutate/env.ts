@@ -15,7 +15,7 @@ import type { Rng } from '../random/rng.js';
  */
 
 /** One step of an access path: a constant array index or a struct field. */
-export type PathStep = { readonly index: number } | { readonly field: number };
+type PathStep = { readonly index: number } | { readonly field: number };
 
 /** An integer object in scope at a point: a variable and a constant access path to one of its cells. */
 export interface Observable {
@@ -48,7 +48,7 @@ export interface BaseProfile {
 }
 
 /** Hermes' sampling probability for profiled points. */
-export const PROFILE_PROBABILITY = 0.1;
+const PROFILE_PROBABILITY = 0.1;
 
 /** Most observables kept per site (arrays can have many cells). */
 const MAX_ENV = 48;
@@ -56,7 +56,7 @@ const MAX_ENV = 48;
 const MAX_ELEMENTS = 4;
 
 /** Statements snippets may precede: in a block's list, not labels, not in `main` (the checksum harness). */
-export function candidateStatements(p: Program): { stmt: Stmt; func: FuncDecl }[] {
+function candidateStatements(p: Program): { stmt: Stmt; func: FuncDecl }[] {
   const out: { stmt: Stmt; func: FuncDecl }[] = [];
   for (const f of p.funcs) {
     if (f.id === p.main) continue;
@@ -110,7 +110,7 @@ export function profileBase(p: Program, rng: Rng, probability = PROFILE_PROBABIL
 }
 
 /** Every variable of a program by id. */
-export function declarations(p: Program): Map<number, VarDecl> {
+function declarations(p: Program): Map<number, VarDecl> {
   const m = new Map<number, VarDecl>();
   for (const g of p.globals) m.set(g.id, g);
   for (const f of p.funcs)

@@ -158,7 +158,7 @@ function rotl(x: number, k: number): number {
 }
 
 /** FNV-1a 64-bit hash of a string's UTF-16 code units (stable across platforms). */
-export function hashString(s: string): bigint {
+function hashString(s: string): bigint {
   let h = 0xcbf29ce484222325n;
   for (let i = 0; i < s.length; i++) {
     h ^= BigInt(s.charCodeAt(i));

@@ -10,7 +10,7 @@ import { drawRelaxations, relaxProgram, relaxRng } from '../repair/relax.js';
 // reduced test case can only be as valid as the program it came from.
 
 /** Which programs of a seed the corpus holds. */
-export type CorpusKind = 'base' | 'emi' | 'relaxed';
+type CorpusKind = 'base' | 'emi' | 'relaxed';
 
 /** One program of the corpus, as the campaign compiles it. */
 export interface CorpusCase {

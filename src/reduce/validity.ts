@@ -11,7 +11,7 @@ import { runProcess } from '../harness/process.js';
 // GCC 14 rejects it) cannot be tried by anyone on a current compiler.
 
 /** Options every validity compile uses (before the `-Werror=` flags the compiler knows). */
-export const VALIDITY_FLAGS: readonly string[] = ['-std=gnu11', '-Wall', '-Wextra', '-fsyntax-only'];
+const VALIDITY_FLAGS: readonly string[] = ['-std=gnu11', '-Wall', '-Wextra', '-fsyntax-only'];
 
 /**
  * The diagnostics GCC 14 turned into errors by default, each with what identifies it in the
@@ -65,7 +65,7 @@ const MESSAGE_CODES: readonly (readonly [RegExp, ValidityCode])[] = [
 ];
 
 /** One diagnostic that makes a test case invalid. */
-export interface ValidityDiagnostic {
+interface ValidityDiagnostic {
   /** The compiler that printed it (its display name). */
   readonly compiler: string;
   /** One of {@link GCC14_ERRORS}, or `error` for any other error. */

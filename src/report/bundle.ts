@@ -299,7 +299,7 @@ function excerpt(s: string): string {
 }
 
 /** The platform a configuration's binaries are for, in a report's words. */
-export function targetText(m: TargetModel): string {
+function targetText(m: TargetModel): string {
   if (m === LP64) return 'x86-64 Linux (LP64)';
   const data = m.longBits === 64 ? 'LP64' : 'ILP32';
   return (
@@ -315,7 +315,7 @@ export function targetText(m: TargetModel): string {
  * A cross target's program is checked on its target, because its behaviour is the target's
  * (an ILP32 program built for x86-64 is another program): see {@link targetSanitizerCheck}.
  */
-export async function sanitizerCheck(files: readonly EmittedFile[], config?: Configuration): Promise<SanitizerVerdict> {
+async function sanitizerCheck(files: readonly EmittedFile[], config?: Configuration): Promise<SanitizerVerdict> {
   if (config && configTarget(config) !== LP64) return targetSanitizerCheck(files, config);
   const cc = 'clang';
   const how = `\`${cc} -fsanitize=undefined,address\``;

@@ -57,7 +57,7 @@ export function parseBisectOutput(stderr: string): Map<number, BisectLine[]> {
 }
 
 /** The extra options that limit LLVM to its first N skippable passes (-1: no limit). */
-export function optBisectOptions(limit: number): string[] {
+function optBisectOptions(limit: number): string[] {
   return ['-mllvm', `-opt-bisect-limit=${limit}`];
 }
 

@@ -13,7 +13,7 @@ import { OUTCOMES, type Behaviour, type Outcome } from '../harness/oracle.js';
 export const FINDING_MANIFEST = 'finding.json';
 
 /** One file of a finding's program (a translation unit or a header), as the harness compiles it. */
-export type SourceFile = EmittedFile;
+type SourceFile = EmittedFile;
 
 /** The fields of finding.json that triage needs. */
 export interface StoredFinding {

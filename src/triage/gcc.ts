@@ -14,7 +14,7 @@ import type { BugPredicate, PredicateContext } from './predicate.js';
 import type { SearchOutcome } from './search.js';
 
 /** Parses `gcc -Q --help=optimizers` output: the on/off flags marked `[enabled]` (`-ftree-vrp`). */
-export function parseEnabledOptimizers(text: string): string[] {
+function parseEnabledOptimizers(text: string): string[] {
   const out: string[] = [];
   for (const line of text.split('\n')) {
     const m = /^\s+(-f[A-Za-z0-9][\w+.-]*)\s+\[enabled\]\s*$/.exec(line);
@@ -94,7 +94,7 @@ export function searchablePasses(passes: readonly GccPass[]): string[] {
 }
 
 /** The passes gcc runs on the finding's first translation unit at its options. */
-export async function dumpPasses(f: StoredFinding, ctx: PredicateContext): Promise<GccPass[]> {
+async function dumpPasses(f: StoredFinding, ctx: PredicateContext): Promise<GccPass[]> {
   const dir = await ctx.temp.dir('passes');
   try {
     for (const s of f.sources) await writeFile(join(dir, s.name), s.content);

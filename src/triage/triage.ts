@@ -22,7 +22,7 @@ export const TRIAGE_FILE = 'triage.json';
  * the campaign's normalised bucket is the fingerprint), `none` (a search was skipped or named no
  * pass; the fingerprint falls back to the bucket).
  */
-export type TriageMethod = 'opt-bisect' | 'gcc-disable' | 'bucket' | 'none';
+type TriageMethod = 'opt-bisect' | 'gcc-disable' | 'bucket' | 'none';
 
 /** What triage concluded about one finding (also the content of triage.json). */
 export interface TriageResult {

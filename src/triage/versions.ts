@@ -23,7 +23,7 @@ import { findingConfiguration, judgeProbe, TriageAborted, type Verdict } from '.
 export const VERSIONS_FILE = 'versions.json';
 
 /** Labels of a version line (see the top of this file). */
-export const VERSION_LABELS = ['live', 'regression', 'fixed', 'untested'] as const;
+const VERSION_LABELS = ['live', 'regression', 'fixed', 'untested'] as const;
 export type VersionLabel = (typeof VERSION_LABELS)[number];
 
 /** One version tried. */
@@ -105,7 +105,7 @@ export interface VersionLineContext {
 }
 
 /** The finding whose program the version line runs: the reduced one (`DIR/reduced/`) when there is one. */
-export function versionLineFinding(f: StoredFinding): { finding: StoredFinding; program: 'reduced' | 'original' } {
+function versionLineFinding(f: StoredFinding): { finding: StoredFinding; program: 'reduced' | 'original' } {
   const reduced = join(f.dir, 'reduced');
   if (existsSync(reduced) && isFindingDir(reduced)) {
     try {

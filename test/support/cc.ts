@@ -16,11 +16,6 @@ export function requireTool(name: string): void {
   }
 }
 
-/** Whether a command is on PATH. */
-export function hasTool(name: string): boolean {
-  return spawnSync('sh', ['-c', `command -v ${name}`]).status === 0;
-}
-
 export interface CompileOptions {
   /** Compiler command (default gcc). */
   readonly cc?: string;

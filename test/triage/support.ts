@@ -5,7 +5,7 @@ import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** The line the program prints when compiled correctly. */
-export const EXPECTED = 'checksum = 0000000000000001';
+const EXPECTED = 'checksum = 0000000000000001';
 
 /** A tiny program whose output a fake compiler can change with one define. */
 export const PROGRAM = `/* kiln: expected "${EXPECTED}" */

@@ -95,7 +95,7 @@ export interface TextReduceOptions {
 }
 
 /** Counters of one pass over the whole reduction. */
-export interface PassStats {
+interface PassStats {
   tests: number;
   successes: number;
   /** Candidates skipped because they parse worse than the current text. */

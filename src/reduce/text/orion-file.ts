@@ -46,7 +46,7 @@ export interface OrionFileOptions {
 }
 
 /** One written member: the original (variant 0) or a variant that printed the original's output. */
-export interface OrionFileMember {
+interface OrionFileMember {
   readonly variant: number;
   readonly text: string;
   /** Statements deleted (outermost ones). */

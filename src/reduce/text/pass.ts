@@ -2,7 +2,7 @@ import { applyEdits, deletion, type Edit, type Range } from './edits.js';
 import type { CParser, SyntaxTree } from './parser.js';
 
 /** What a pass's `transform` produced for one state. */
-export type TransformResult =
+type TransformResult =
   /** A candidate text to test. */
   | { readonly kind: 'ok'; readonly text: string }
   /** This state yields no usable candidate; the manager advances past it. */

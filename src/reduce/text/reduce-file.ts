@@ -74,7 +74,7 @@ export interface ReduceFileResult {
 }
 
 /** `dir/name.c` → `dir/name.reduced.c`. */
-export function defaultOutput(input: string): string {
+function defaultOutput(input: string): string {
   const ext = extname(input);
   return `${ext ? input.slice(0, -ext.length) : input}.reduced${ext || '.c'}`;
 }

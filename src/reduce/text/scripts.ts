@@ -14,7 +14,7 @@ export function shq(s: string): string {
 }
 
 /** Output that marks a compiler crash rather than an ordinary error (GCC, Clang, TCC, fake test compilers). */
-export const CRASH_MARKERS =
+const CRASH_MARKERS =
   'internal compiler error|Segmentation fault|Aborted|Bus error|Illegal instruction|Killed signal|' +
   'PLEASE submit a bug report|frontend command failed|Assertion .* failed|UNREACHABLE executed|LLVM ERROR|Stack dump:';
 
@@ -126,7 +126,7 @@ export async function probeCrash(
 }
 
 /** GCC warnings that indicate undefined behaviour (or a program that no longer means what it did). */
-export const GCC_UB_WARNINGS = [
+const GCC_UB_WARNINGS = [
   'uninitialized',
   'maybe-uninitialized',
   'return-type',
@@ -153,7 +153,7 @@ export const GCC_UB_WARNINGS = [
 ];
 
 /** Clang's equivalents. */
-export const CLANG_UB_WARNINGS = [
+const CLANG_UB_WARNINGS = [
   'uninitialized',
   'sometimes-uninitialized',
   'return-type',

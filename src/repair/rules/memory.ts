@@ -235,7 +235,7 @@ function switchHashedMember(ed: Editor, h: HashStmt, member: number, active: num
 }
 
 /** Statements hashing every scalar inside `e` (arrays by loops over fresh locals). */
-export function hashLeaves(ed: Editor, e: Expr, locals: VarDecl[]): Stmt[] {
+function hashLeaves(ed: Editor, e: Expr, locals: VarDecl[]): Stmt[] {
   const b = ed.b;
   const t = e.type;
   switch (t.kind) {

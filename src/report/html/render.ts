@@ -267,7 +267,7 @@ function jsonForScript(v: unknown): string {
 }
 
 /** Escapes text for HTML content and attribute values. */
-export function esc(s: string): string {
+function esc(s: string): string {
   return s.replace(/[&<>"']/g, (ch) =>
     ch === '&' ? '&amp;' : ch === '<' ? '&lt;' : ch === '>' ? '&gt;' : ch === '"' ? '&quot;' : '&#39;',
   );

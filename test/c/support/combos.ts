@@ -49,7 +49,7 @@ export interface ValueList {
  * (with core[i] && core[j] instead when `core` is 'both'),
  * with W = max(32, bits of either operand). stride 1 means the full cross product.
  */
-export interface Selection {
+interface Selection {
   readonly stride: number;
   readonly mulBorder: boolean;
   /** 'either': pairs with a core value on either side are kept; 'both': only core × core pairs. */
@@ -80,7 +80,7 @@ export function makeValueList(
   };
 }
 
-export function comboLabel(c: Combo): string {
+function comboLabel(c: Combo): string {
   if (c.kind === 'binary') return `(${c.a.type.name}) a ${c.op} (${c.b.type.name}) b`;
   if (c.kind === 'unary') return `${c.op}(${c.a.type.name}) a`;
   return `(${c.to.name})(${c.a.type.name}) a`;
@@ -95,22 +95,12 @@ function selected(c: Extract<Combo, { kind: 'binary' }>, i: number, j: number, w
   return e >= w - 2 && e <= w;
 }
 
-/** Cases a combo checks (for reporting). */
-export function comboCaseCount(c: Combo): number {
-  if (c.kind !== 'binary') return c.a.values.length;
-  if (c.sel.stride <= 1) return c.a.values.length * c.b.values.length;
-  const w = Math.max(32, c.a.type.bits, c.b.type.bits);
-  let n = 0;
-  for (let i = 0; i < c.a.values.length; i++) for (let j = 0; j < c.b.values.length; j++) if (selected(c, i, j, w)) n++;
-  return n;
-}
-
 // ---------------------------------------------------------------------------------------
 // C program
 
 /** Generates the oracle program. `prog` prints one summary line per combo; `prog N` prints
  * every case of combo N as `i j category bits`. */
-export function comboProgram(combos: readonly Combo[]): string {
+function comboProgram(combos: readonly Combo[]): string {
   const lists = new Map<ValueList, number>();
   const out: string[] = [ORACLE_HEADER];
   const listId = (l: ValueList): number => {

@@ -8,7 +8,6 @@
 import type { EvalResult } from '../../../src/c/eval.js';
 import type { BinaryOp, UnaryOp } from '../../../src/c/ops.js';
 import { C, type IntType } from '../../../src/c/types.js';
-import type { UBKind } from '../../../src/c/ub.js';
 
 /** UB categories shared by the C oracle and the JS side; index 0 means "defined". */
 export const UB_CATEGORIES = [
@@ -22,7 +21,6 @@ export const UB_CATEGORIES = [
   'shift-negative-value',
   'shift-overflow',
 ] as const;
-export type Category = (typeof UB_CATEGORIES)[number];
 /** Code for a UB kind the integer kernels must never report (e.g. 'float-inexact'). */
 export const UNEXPECTED_KIND = 99;
 
@@ -36,10 +34,6 @@ export function categoryOf(r: EvalResult): number {
 
 export function categoryName(code: number): string {
   return UB_CATEGORIES[code] ?? `unexpected(${code})`;
-}
-
-export function kindCode(kind: UBKind): number {
-  return CATEGORY_CODE.get(kind) ?? UNEXPECTED_KIND;
 }
 
 /**
@@ -72,7 +66,7 @@ export function jsValue(v: bigint, t: IntType): number | bigint {
 }
 
 /** Low and high 32-bit words of the 64-bit two's-complement pattern of an integer value. */
-export function valueWords(v: number | bigint): [number, number] {
+function valueWords(v: number | bigint): [number, number] {
   if (typeof v === 'number') return [v >>> 0, v < 0 ? 0xffffffff : 0];
   return [Number(v & 0xffffffffn), Number((v >> 32n) & 0xffffffffn)];
 }

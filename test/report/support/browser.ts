@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright-core';
 
 /** Debian's Chromium (installed by `scripts/ensure-tools.mjs`, profile test). */
-export const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM = '/usr/bin/chromium';
 
 /** Flags that keep a root, sandboxless, offline Chromium quiet and off the network. */
 const ARGS = [

@@ -13,7 +13,7 @@ function dropBlankLines(text: string): string {
  * spaces per brace level. Strings, character constants, comments and preprocessor lines keep their
  * inner spacing; a line after a backslash continuation keeps its indentation.
  */
-export function tidyLayout(text: string): string {
+function tidyLayout(text: string): string {
   const out: string[] = [];
   let depth = 0;
   let inBlockComment = false;

@@ -23,7 +23,7 @@ export function linesPass(): Pass<ChunkState> {
 }
 
 /** Candidates a coarse line sweep makes at most (about twice this many, over all chunk sizes). */
-export const COARSE_LINE_CHUNKS = 32;
+const COARSE_LINE_CHUNKS = 32;
 
 /**
  * The line sweep of the first round: halves, quarters, … but no chunk under 1/32 of the lines,
