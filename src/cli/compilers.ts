@@ -24,7 +24,10 @@ export function registerCompilers(program: Command): void {
           return;
         }
         if (!names.length) {
-          for (const u of unusableRootCompilers()) process.stderr.write(`kiln: ${u.name} left out: error[${u.problem.code}]: ${u.problem.message} (hint: ${u.problem.hint})\n`);
+          for (const u of unusableRootCompilers())
+            process.stderr.write(
+              `kiln: ${u.name} left out: error[${u.problem.code}]: ${u.problem.message} (hint: ${u.problem.hint})\n`,
+            );
         }
         if (list.length === 0) {
           process.stdout.write('no C compiler found on PATH (looked for gcc, gcc-N, clang, clang-N, tcc, pcc, cc)\n');
@@ -36,10 +39,15 @@ export function registerCompilers(program: Command): void {
           const where = c.command === c.realPath ? c.command : `${c.command} -> ${c.realPath}`;
           process.stdout.write(`${c.name.padEnd(width)}  ${c.version}\n${' '.repeat(width)}  ${where}\n`);
           // Root compilers: where they really are (the command above is their launcher).
-          if (c.root) process.stdout.write(`${' '.repeat(width)}  from the ${c.root.suite} root ${c.root.path} (${c.root.command}), linked statically\n`);
+          if (c.root)
+            process.stdout.write(
+              `${' '.repeat(width)}  from the ${c.root.suite} root ${c.root.path} (${c.root.command}), linked statically\n`,
+            );
           // Cross compilers: which model, and how their binaries run (kiln fuzz tests them only when named).
           if (c.target !== undefined) {
-            const run = c.emulator ? `runs under ${c.emulator.join(' ')}` : `needs ${missingEmulator(c)} (not on PATH; install qemu-user)`;
+            const run = c.emulator
+              ? `runs under ${c.emulator.join(' ')}`
+              : `needs ${missingEmulator(c)} (not on PATH; install qemu-user)`;
             process.stdout.write(`${' '.repeat(width)}  target ${c.target}, ${run}\n`);
           }
         }

@@ -21,7 +21,10 @@ export function registerPolicy(program: Command): void {
 
 /** A policy as YAML with each field's description as a comment (descriptions come from the schema). */
 export function policyYaml(policy: Record<string, unknown>): string {
-  const lines = ['# Kiln generation policy. Any subset of these fields may be given in a policy file;', '# fields left out keep the values shown here.'];
+  const lines = [
+    '# Kiln generation policy. Any subset of these fields may be given in a policy file;',
+    '# fields left out keep the values shown here.',
+  ];
   const shape = (PolicySchema as unknown as z.ZodObject<z.ZodRawShape>).shape;
   for (const [key, schema] of Object.entries(shape)) {
     const value = policy[key];

@@ -16,11 +16,16 @@ interface ReportFlags {
 export function registerReport(program: Command): void {
   program
     .command('report')
-    .description('write a campaign as one self-contained HTML page: summary, plots over time, outcomes per configuration, one section per bug with its reduced test case, and the generator side')
+    .description(
+      'write a campaign as one self-contained HTML page: summary, plots over time, outcomes per configuration, one section per bug with its reduced test case, and the generator side',
+    )
     .option('--out <dir>', 'output folder of the campaign (default ./kiln-out)')
     .option('-o, --output <file>', 'the HTML file to write (default DIR/report.html)')
     .option('--campaign <id>', 'campaign to show (default: the latest)')
-    .option('--sample <n>', `programs regenerated from their seeds for the size, live-code and census plots (default ${DEFAULT_SAMPLE}; 0: none)`)
+    .option(
+      '--sample <n>',
+      `programs regenerated from their seeds for the size, live-code and census plots (default ${DEFAULT_SAMPLE}; 0: none)`,
+    )
     .addHelpText(
       'after',
       `
@@ -37,7 +42,9 @@ Examples:
           ...(flags.campaign !== undefined ? { campaignId: parseCount('--campaign', flags.campaign, 0, 1) } : {}),
           sample: parseCount('--sample', flags.sample, DEFAULT_SAMPLE, 0),
         });
-        process.stdout.write(`kiln report: campaign ${r.campaignId}, ${r.groups} finding groups → ${r.file} (${(r.bytes / 1024).toFixed(0)} KiB)\nopen ${pathToFileURL(r.file).href}\n`);
+        process.stdout.write(
+          `kiln report: campaign ${r.campaignId}, ${r.groups} finding groups → ${r.file} (${(r.bytes / 1024).toFixed(0)} KiB)\nopen ${pathToFileURL(r.file).href}\n`,
+        );
       } catch (e) {
         reportAndExit(e);
       }
@@ -45,14 +52,17 @@ Examples:
 }
 
 /** Writes a report, turning file-system failures into user errors. */
-export function writeCampaignReport(out: string, opts: { file?: string; campaignId?: number; sample: number }): WrittenReport {
+export function writeCampaignReport(
+  out: string,
+  opts: { file?: string; campaignId?: number; sample: number },
+): WrittenReport {
   try {
     return writeReport(out, opts);
   } catch (e) {
     if (isKilnError(e)) throw e;
     const code = (e as NodeJS.ErrnoException).code;
-    if (code && /^E[A-Z]+$/.test(code)) throw errFile(resolve((e as NodeJS.ErrnoException).path ?? opts.file ?? out), `cannot write the report: ${code}`);
+    if (code && /^E[A-Z]+$/.test(code))
+      throw errFile(resolve((e as NodeJS.ErrnoException).path ?? opts.file ?? out), `cannot write the report: ${code}`);
     throw e;
   }
 }
-

@@ -97,7 +97,13 @@ async function runTriage(path: string, flags: TriageFlags): Promise<number> {
       note(`${counter}${job.id}: triaging`);
       let r: TriageResult;
       try {
-        r = await triageFinding(job.dir, { temp, signal: stop.signal, versions: flags.versions !== false, installed, onProgress: (line) => note(`${counter}${line}`) });
+        r = await triageFinding(job.dir, {
+          temp,
+          signal: stop.signal,
+          versions: flags.versions !== false,
+          installed,
+          onProgress: (line) => note(`${counter}${line}`),
+        });
       } catch (e) {
         if (e instanceof TriageAborted) break;
         // One unusable finding (its compiler uninstalled, its folder damaged) does not stop the others.
@@ -108,9 +114,15 @@ async function runTriage(path: string, flags: TriageFlags): Promise<number> {
       }
       store?.setFingerprint(job.id, r.fingerprint);
       results.push(r);
-      note(`${counter}${job.id}: ${r.fingerprint}  (${r.method}, ${r.steps} compile${r.steps === 1 ? '' : 's'}, ${r.seconds} s): ${r.detail}`);
-      if (r.versions) note(`${counter}${job.id}: ${r.versions.summary} (${r.versions.tried.map((t) => `${t.compiler} ${t.result}`).join(', ')})`);
-      if (!flags.json) process.stdout.write(`${r.findingId}  ${r.fingerprint}${r.versions ? `  ${r.versions.label}` : ''}\n`);
+      note(
+        `${counter}${job.id}: ${r.fingerprint}  (${r.method}, ${r.steps} compile${r.steps === 1 ? '' : 's'}, ${r.seconds} s): ${r.detail}`,
+      );
+      if (r.versions)
+        note(
+          `${counter}${job.id}: ${r.versions.summary} (${r.versions.tried.map((t) => `${t.compiler} ${t.result}`).join(', ')})`,
+        );
+      if (!flags.json)
+        process.stdout.write(`${r.findingId}  ${r.fingerprint}${r.versions ? `  ${r.versions.label}` : ''}\n`);
     }
   } finally {
     process.removeListener('SIGINT', onSignal);
@@ -124,5 +136,9 @@ async function runTriage(path: string, flags: TriageFlags): Promise<number> {
 }
 
 function notTriageable(path: string, detail: string): KilnError {
-  return new KilnError('KILN_NOT_A_FINDING', `${path}: ${detail}`, 'give a finding folder (kiln-out/findings/<id>) or the output folder of a campaign (kiln-out)');
+  return new KilnError(
+    'KILN_NOT_A_FINDING',
+    `${path}: ${detail}`,
+    'give a finding folder (kiln-out/findings/<id>) or the output folder of a campaign (kiln-out)',
+  );
 }

@@ -14,12 +14,40 @@ import { reproPrelude } from '../harness/repro.js';
 import { limitsFor } from '../harness/matrix.js';
 import { TempRoot } from '../harness/tempdir.js';
 import type { Judgement } from '../harness/oracle.js';
-import { asConfigResult, compileFailure, describeReport, judgeUBFree, missBucket, referenceCompiler, reportsSite, survival, type SurvivalEvidence } from './sanjudge.js';
-import { hasSanitizer, runSanitized, sanitizedConfiguration, SANITIZER_ENV, SANITIZER_OF, sanitizingFamily, valgrindConfiguration, keepsLine, type Sanitizer, type SanitizedRun, type SanitizerProgram } from './sanitize.js';
+import {
+  asConfigResult,
+  compileFailure,
+  describeReport,
+  judgeUBFree,
+  missBucket,
+  referenceCompiler,
+  reportsSite,
+  survival,
+  type SurvivalEvidence,
+} from './sanjudge.js';
+import {
+  hasSanitizer,
+  runSanitized,
+  sanitizedConfiguration,
+  SANITIZER_ENV,
+  SANITIZER_OF,
+  sanitizingFamily,
+  valgrindConfiguration,
+  keepsLine,
+  type Sanitizer,
+  type SanitizedRun,
+  type SanitizerProgram,
+} from './sanitize.js';
 
 /** The configurations a sanitizer campaign tests (gcc and clang drivers) and those it skips. */
-export function sanitizerMatrix(configs: readonly Configuration[]): { tested: Configuration[]; skipped: Configuration[] } {
-  return { tested: configs.filter((c) => sanitizingFamily(c.compiler.family)), skipped: configs.filter((c) => !sanitizingFamily(c.compiler.family)) };
+export function sanitizerMatrix(configs: readonly Configuration[]): {
+  tested: Configuration[];
+  skipped: Configuration[];
+} {
+  return {
+    tested: configs.filter((c) => sanitizingFamily(c.compiler.family)),
+    skipped: configs.filter((c) => !sanitizingFamily(c.compiler.family)),
+  };
 }
 
 /** A counting semaphore: at most `n` sanitized builds at once across all programs in flight. */
@@ -74,8 +102,14 @@ export interface SanitizerProgramResults {
  */
 export function missingSurvivalTools(onPath: (tool: string) => boolean): string[] {
   const out: string[] = [];
-  if (!onPath('valgrind')) out.push('valgrind is not installed: an MSan miss above -O0 with no second compiler that has MSan stays an unconfirmed miss (npm run setup installs it)');
-  if (!onPath('objdump')) out.push("objdump (binutils) is not installed: whether the optimiser kept the UB's line is not checked, so misses stay unconfirmed (npm run setup installs it)");
+  if (!onPath('valgrind'))
+    out.push(
+      'valgrind is not installed: an MSan miss above -O0 with no second compiler that has MSan stays an unconfirmed miss (npm run setup installs it)',
+    );
+  if (!onPath('objdump'))
+    out.push(
+      "objdump (binutils) is not installed: whether the optimiser kept the UB's line is not checked, so misses stay unconfirmed (npm run setup installs it)",
+    );
   return out;
 }
 
@@ -85,9 +119,13 @@ export function missingSurvivalTools(onPath: (tool: string) => boolean): string[
  * MSan. Candidate misses get the survival check (reference runs are shared by the configurations
  * of one program).
  */
-export async function testSanitizerProgram(p: Extract<SanitizerProgram, { ok: true }>, ctx: SanitizerTestContext): Promise<SanitizerProgramResults> {
+export async function testSanitizerProgram(
+  p: Extract<SanitizerProgram, { ok: true }>,
+  ctx: SanitizerTestContext,
+): Promise<SanitizerProgramResults> {
   const run = (c: Configuration, s: Sanitizer, options?: readonly string[]): Promise<SanitizedRun> => {
-    const f = (): Promise<SanitizedRun> => runSanitized(p.files, sanitizedConfiguration(c, s, options), s, ctx.limits, ctx.temp, ctx.signal);
+    const f = (): Promise<SanitizedRun> =>
+      runSanitized(p.files, sanitizedConfiguration(c, s, options), s, ctx.limits, ctx.temp, ctx.signal);
     return ctx.slots ? ctx.slots.with(f) : f();
   };
   const compilers = [...new Map(ctx.configurations.map((c) => [c.compiler.realPath, c.compiler])).values()];
@@ -100,11 +138,16 @@ export async function testSanitizerProgram(p: Extract<SanitizerProgram, { ok: tr
     const refRun = (ref: Compiler, options: readonly string[]): Promise<SanitizedRun> => {
       const key = `${ref.realPath}\0${options.join(' ')}`;
       let r = refRuns.get(key);
-      if (!r) refRuns.set(key, (r = run({ compiler: ref, options, optionsText: options.join(' '), key, slug: ref.name }, s, options)));
+      if (!r)
+        refRuns.set(
+          key,
+          (r = run({ compiler: ref, options, optionsText: options.join(' '), key, slug: ref.name }, s, options)),
+        );
       return r;
     };
     const valgrindRun = (c: Configuration): Promise<SanitizedRun> => {
-      const f = (): Promise<SanitizedRun> => runSanitized(p.files, valgrindConfiguration(c), s, ctx.limits, ctx.temp, ctx.signal, true);
+      const f = (): Promise<SanitizedRun> =>
+        runSanitized(p.files, valgrindConfiguration(c), s, ctx.limits, ctx.temp, ctx.signal, true);
       return ctx.slots ? ctx.slots.with(f) : f();
     };
     await Promise.all(
@@ -129,26 +172,50 @@ export async function testSanitizerProgram(p: Extract<SanitizerProgram, { ok: tr
           // other compiler, for uninitialised reads, valgrind on this compiler's unsanitized build
           // (it checks the conditional jumps the optimiser left in the machine code).
           const level = !self ? refRun(ref, c.options) : ub.kind === 'uninitialised-read' ? valgrindRun(c) : undefined;
-          const kept = (ctx.slots ?? { with: <T>(f: () => Promise<T>) => f() }).with(() => keepsLine(p.files, r.config, ub.location.line, ctx.limits, ctx.temp, ctx.signal));
+          const kept = (ctx.slots ?? { with: <T>(f: () => Promise<T>) => f() }).with(() =>
+            keepsLine(p.files, r.config, ub.location.line, ctx.limits, ctx.temp, ctx.signal),
+          );
           const [atO0, atLevel, keptLine] = await Promise.all([o0, level, kept]);
           if (atO0.aborted || atLevel?.aborted || ctx.signal?.aborted) return;
-          const levelBy = !self ? `${ref.name} ${c.optionsText} with ${s}` : `valgrind on ${c.compiler.name} ${c.optionsText} without sanitizer`;
-          const evidence = survival(ub.kind, ub.location, keptLine, { by: `${ref.name} -O0 with ${s}`, run: atO0 }, atLevel ? { by: levelBy, run: atLevel } : undefined);
+          const levelBy = !self
+            ? `${ref.name} ${c.optionsText} with ${s}`
+            : `valgrind on ${c.compiler.name} ${c.optionsText} without sanitizer`;
+          const evidence = survival(
+            ub.kind,
+            ub.location,
+            keptLine,
+            { by: `${ref.name} -O0 with ${s}`, run: atO0 },
+            atLevel ? { by: levelBy, run: atLevel } : undefined,
+          );
           const facts = {
             sanitizer: {
               name: s,
               baseOptions: c.options,
               ub: { kind: ub.kind, variant: ub.variant, line: ub.location.line, column: ub.location.column },
               reported: describeReport(r.report),
-              survival: { ...evidence, referenceCommand: ref.command, levelCheck: !self ? 'reference' : atLevel ? 'valgrind' : 'none' },
+              survival: {
+                ...evidence,
+                referenceCommand: ref.command,
+                levelCheck: !self ? 'reference' : atLevel ? 'valgrind' : 'none',
+              },
             },
           };
           if (!evidence.survives) {
             unconfirmed.push({ config: c, evidence });
             return void results.push(final(r, { outcome: 'ok', detail: `unconfirmed miss: ${evidence.note}` }));
           }
-          const j: Judgement = { outcome: 'sanitizer-miss', bucket: missBucket(c, s, ub.kind), detail: `${s} reported ${describeReport(r.report)}; expected ${ub.kind} at line ${ub.location.line}` };
-          results.push({ ...final(r, j), facts, repro: sanitizerRepro(p.files, r.config, j, ctx.limits, { miss: { kind: ub.kind, line: ub.location.line } }) });
+          const j: Judgement = {
+            outcome: 'sanitizer-miss',
+            bucket: missBucket(c, s, ub.kind),
+            detail: `${s} reported ${describeReport(r.report)}; expected ${ub.kind} at line ${ub.location.line}`,
+          };
+          results.push({
+            ...final(r, j),
+            facts,
+            repro: sanitizerRepro(p.files, r.config, j, ctx.limits, {
+              miss: { kind: ub.kind, line: ub.location.line },
+            }),
+          });
         }),
     );
   } else {
@@ -164,7 +231,20 @@ export async function testSanitizerProgram(p: Extract<SanitizerProgram, { ok: tr
             const alarm = j.outcome === 'sanitizer-false-alarm';
             results.push({
               ...final(r, j),
-              ...(alarm ? { facts: { sanitizer: { name: s, baseOptions: c.options, ub: null, reported: describeReport(r.report), report: { tool: r.report!.tool, kind: r.report!.kind } } }, repro: sanitizerRepro(p.files, r.config, j, ctx.limits, { alarm: true }) } : {}),
+              ...(alarm
+                ? {
+                    facts: {
+                      sanitizer: {
+                        name: s,
+                        baseOptions: c.options,
+                        ub: null,
+                        reported: describeReport(r.report),
+                        report: { tool: r.report!.tool, kind: r.report!.kind },
+                      },
+                    },
+                    repro: sanitizerRepro(p.files, r.config, j, ctx.limits, { alarm: true }),
+                  }
+                : {}),
             });
           }),
       ),
@@ -172,7 +252,11 @@ export async function testSanitizerProgram(p: Extract<SanitizerProgram, { ok: tr
   }
   // One order whatever finished first: configuration order, then the sanitizer.
   const order = new Map(ctx.configurations.map((c, i) => [c, i]));
-  results.sort((a, b) => (order.get(baseOf(a, ctx.configurations)) ?? 0) - (order.get(baseOf(b, ctx.configurations)) ?? 0) || a.config.slug.localeCompare(b.config.slug));
+  results.sort(
+    (a, b) =>
+      (order.get(baseOf(a, ctx.configurations)) ?? 0) - (order.get(baseOf(b, ctx.configurations)) ?? 0) ||
+      a.config.slug.localeCompare(b.config.slug),
+  );
   return { results, unconfirmed };
 }
 
@@ -186,7 +270,8 @@ export function unclaimed(variant: string): boolean {
   return /before the start of a global/.test(variant);
 }
 
-const UNCLAIMED_NOTE = 'ASan does not claim underflows of globals (redzones follow globals only; what precedes one depends on the layout): not counted as a miss';
+const UNCLAIMED_NOTE =
+  'ASan does not claim underflows of globals (redzones follow globals only; what precedes one depends on the layout): not counted as a miss';
 
 function baseOf(f: FinalResult, configs: readonly Configuration[]): Configuration {
   return configs.find((c) => f.config.slug.startsWith(`${c.slug}-`) && c.compiler === f.config.compiler) ?? f.config;
@@ -195,7 +280,13 @@ function baseOf(f: FinalResult, configs: readonly Configuration[]): Configuratio
 /** A sanitized run as the campaign's result for its configuration. */
 function final(r: SanitizedRun, j: Judgement): FinalResult {
   const result = asConfigResult(r, j);
-  return { config: r.config, outcome: j.outcome as FinalResult['outcome'], result, flaky: false, ...(j.outcome !== 'ok' ? { behaviours: [j] } : {}) };
+  return {
+    config: r.config,
+    outcome: j.outcome as FinalResult['outcome'],
+    result,
+    flaky: false,
+    ...(j.outcome !== 'ok' ? { behaviours: [j] } : {}),
+  };
 }
 
 /**
@@ -203,25 +294,41 @@ function final(r: SanitizedRun, j: Judgement): FinalResult {
  * runs it as the campaign did; exits 0 when the finding shows again: for a miss, no report of the
  * kind's words at the UB line; for a false alarm, any sanitizer report.
  */
-export function sanitizerRepro(files: readonly EmittedFile[], c: Configuration, j: Judgement, limits: Limits, what: { miss: { kind: string; line: number } } | { alarm: true }): string {
+export function sanitizerRepro(
+  files: readonly EmittedFile[],
+  c: Configuration,
+  j: Judgement,
+  limits: Limits,
+  what: { miss: { kind: string; line: number } } | { alarm: true },
+): string {
   const names = files.map((f) => f.name).filter((n) => n.endsWith('.c'));
   const cl = limitsFor(limits.compile, c);
   const rl = limitsFor(limits.run, c, 'run');
   const check =
     'miss' in what
-      ? [`# A miss: the run must not report the UB at ${names[0]}:${what.miss.line}.`, `if grep -Eq '(Sanitizer|runtime error)' run.err && grep -q ':${what.miss.line}:' run.err; then exit 1; fi`, 'exit 0']
-      : ['# A false alarm: any sanitizer report.', "grep -Eq '(ERROR: AddressSanitizer|WARNING: MemorySanitizer|runtime error:)' run.err && exit 0", 'exit 1'];
+      ? [
+          `# A miss: the run must not report the UB at ${names[0]}:${what.miss.line}.`,
+          `if grep -Eq '(Sanitizer|runtime error)' run.err && grep -q ':${what.miss.line}:' run.err; then exit 1; fi`,
+          'exit 0',
+        ]
+      : [
+          '# A false alarm: any sanitizer report.',
+          "grep -Eq '(ERROR: AddressSanitizer|WARNING: MemorySanitizer|runtime error:)' run.err && exit 0",
+          'exit 1',
+        ];
   const header = [
     `# Kiln finding: ${j.outcome} with ${c.compiler.name} ${c.optionsText}`.replace(/[\x00-\x1f]/g, ' '),
     ...(j.detail ? [`# observed: ${j.detail.replace(/[\x00-\x1f]/g, ' ')}`] : []),
     '# Exits 0 when the finding reproduces, 1 when it does not (C-Reduce/C-Vise interestingness test).',
   ];
-  return [
-    ...reproPrelude(header, names),
-    `${sandboxShell({ kind: 'compile', timeoutMs: cl.timeoutMs, memoryMb: cl.memoryMb, tag: '', tmpdir: '' }, compileCommand(c, names))} >compile.log 2>&1 || exit 1`,
-    ...runDirShell(),
-    `mkdir "$RUN" && mv ${EXE_FILE} "$RUN/${EXE_FILE}" && cd "$RUN" || exit 2`,
-    `${sandboxShell({ kind: 'run', timeoutMs: rl.timeoutMs, memoryMb: rl.memoryMb, tag: '' }, ['env', ...SANITIZER_ENV, `./${EXE_FILE}`])} >run.out 2>run.err`,
-    ...check,
-  ].join('\n') + '\n';
+  return (
+    [
+      ...reproPrelude(header, names),
+      `${sandboxShell({ kind: 'compile', timeoutMs: cl.timeoutMs, memoryMb: cl.memoryMb, tag: '', tmpdir: '' }, compileCommand(c, names))} >compile.log 2>&1 || exit 1`,
+      ...runDirShell(),
+      `mkdir "$RUN" && mv ${EXE_FILE} "$RUN/${EXE_FILE}" && cd "$RUN" || exit 2`,
+      `${sandboxShell({ kind: 'run', timeoutMs: rl.timeoutMs, memoryMb: rl.memoryMb, tag: '' }, ['env', ...SANITIZER_ENV, `./${EXE_FILE}`])} >run.out 2>run.err`,
+      ...check,
+    ].join('\n') + '\n'
+  );
 }

@@ -218,6 +218,14 @@ export class RunState {
 
   /** The summary of the run, stopped for `why` (default: its own reason). */
   summary(why: StopReason = this.reason ?? 'seeds'): CampaignSummary {
-    return { stoppedBy: why, programs: this.programs, tests: this.tests, reruns: this.reruns, confirmations: this.confirmations, unconfirmed: this.unconfirmed, elapsedMs: Date.now() - this.startedAt };
+    return {
+      stoppedBy: why,
+      programs: this.programs,
+      tests: this.tests,
+      reruns: this.reruns,
+      confirmations: this.confirmations,
+      unconfirmed: this.unconfirmed,
+      elapsedMs: Date.now() - this.startedAt,
+    };
   }
 }

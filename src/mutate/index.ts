@@ -62,7 +62,10 @@ export function emiFamily(seed: string, policy: Policy, mode: Mode, indices: rea
   const baseFiles = emit(base.program, 0);
   const baseText = joined(baseFiles);
   const zero = Object.fromEntries(MUTATION_KINDS.map((k) => [k, 0])) as Strategies;
-  const audit = (p: Generated['program'], dropped?: { readonly removed: number; readonly weakened: number }): ContractAudit => {
+  const audit = (
+    p: Generated['program'],
+    dropped?: { readonly removed: number; readonly weakened: number },
+  ): ContractAudit => {
     const promised = p.funcs.map(contractAttr);
     return {
       pure: promised.filter((c) => c === 'pure').length,
@@ -78,7 +81,14 @@ export function emiFamily(seed: string, policy: Policy, mode: Mode, indices: rea
   const profile = needProfile ? profileBase(base.program, Rng.seeded(`kiln-emi-profile:${seed}`)) : undefined;
   for (const i of indices) {
     if (i === 0) {
-      members.push({ variant: 0, files: baseFiles, strategies: zero, diffLines: 0, lines: lineCount(baseText), contracts: audit(base.program) });
+      members.push({
+        variant: 0,
+        files: baseFiles,
+        strategies: zero,
+        diffLines: 0,
+        lines: lineCount(baseText),
+        contracts: audit(base.program),
+      });
       continue;
     }
     const v = makeVariant(profile!, base.expected + '\n', seed, i);
@@ -89,7 +99,14 @@ export function emiFamily(seed: string, policy: Policy, mode: Mode, indices: rea
     const files = emit(v.program, i);
     const text = joined(files);
     // The header line names the variant: not a difference of the program.
-    members.push({ variant: i, files, strategies: v.strategies, diffLines: Math.max(0, diffLines(baseText, text) - 2), lines: lineCount(text), contracts: audit(v.program, v.contractsDropped) });
+    members.push({
+      variant: i,
+      files,
+      strategies: v.strategies,
+      diffLines: Math.max(0, diffLines(baseText, text) - 2),
+      lines: lineCount(text),
+      contracts: audit(v.program, v.contractsDropped),
+    });
   }
   return { base, members, rejected };
 }

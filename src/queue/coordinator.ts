@@ -4,9 +4,28 @@
 import { Queue, type Job, type JobsOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { errQueueBusy } from '../diag/errors.js';
-import { RunState, type CampaignHooks, type CampaignRunner, type CampaignSummary, type ProgramReport, type RunnerInput } from '../harness/runner.js';
+import {
+  RunState,
+  type CampaignHooks,
+  type CampaignRunner,
+  type CampaignSummary,
+  type ProgramReport,
+  type RunnerInput,
+} from '../harness/runner.js';
 import type { Configuration } from '../harness/matrix.js';
-import { campaignConfirmation, campaignReport, kilnVersion, META_KEY, QUEUE_NAME, settingsDigest, type BatchData, type BatchResult, type CampaignMeta, type WireConfirmation, type WireSettings } from './protocol.js';
+import {
+  campaignConfirmation,
+  campaignReport,
+  kilnVersion,
+  META_KEY,
+  QUEUE_NAME,
+  settingsDigest,
+  type BatchData,
+  type BatchResult,
+  type CampaignMeta,
+  type WireConfirmation,
+  type WireSettings,
+} from './protocol.js';
 import { connectionOptions, openRedis, type QueueAddress } from './redis.js';
 
 /** Seeds per batch: small, so a killed worker costs little, large enough that Redis round trips do not count. */
@@ -80,7 +99,12 @@ export function queueRunner(q: QueueRunnerSettings): CampaignRunner {
   };
 }
 
-async function coordinate(q: QueueRunnerSettings, batchSize: number, input: RunnerInput, hooks: CampaignHooks): Promise<CampaignSummary> {
+async function coordinate(
+  q: QueueRunnerSettings,
+  batchSize: number,
+  input: RunnerInput,
+  hooks: CampaignHooks,
+): Promise<CampaignSummary> {
   if (input.campaignId === undefined) throw new Error('queueRunner: the session must name its campaign');
   const kiln = kilnVersion();
   const digest = settingsDigest(q.settings, kiln);
@@ -108,18 +132,34 @@ async function coordinate(q: QueueRunnerSettings, batchSize: number, input: Runn
 
     // Seeds already in the queue (an earlier session's batches) are awaited, not enqueued again.
     const outstanding = new Set<string>();
-    for (const job of await queue.getJobs(['waiting', 'active', 'delayed', 'prioritized', 'completed', 'failed', 'waiting-children'])) {
+    for (const job of await queue.getJobs([
+      'waiting',
+      'active',
+      'delayed',
+      'prioritized',
+      'completed',
+      'failed',
+      'waiting-children',
+    ])) {
       if (!job?.data) continue;
       for (const s of job.data.seeds) if (!input.recorded?.(BigInt(s))) outstanding.add(s);
     }
     const inQueue = outstanding.size;
-    if (inQueue > 0) say(`kiln fuzz: ${inQueue} seeds of this campaign are already in the queue; their results are collected first`);
+    if (inQueue > 0)
+      say(`kiln fuzz: ${inQueue} seeds of this campaign are already in the queue; their results are collected first`);
     state.startedPrograms = outstanding.size;
     let seedsLeft = true;
     let lastRates = Date.now();
 
-    const batchOptions = (seeds: readonly string[]): JobsOptions => ({ jobId: `${digest}-${seeds[0]}-${seeds.length}`, attempts: ATTEMPTS, backoff: { type: 'fixed', delay: 1_000 }, removeOnFail: false, removeOnComplete: false });
-    const addBatch = (seeds: readonly string[]): Promise<unknown> => queue.add('batch', { digest, seeds: [...seeds] }, batchOptions(seeds));
+    const batchOptions = (seeds: readonly string[]): JobsOptions => ({
+      jobId: `${digest}-${seeds[0]}-${seeds.length}`,
+      attempts: ATTEMPTS,
+      backoff: { type: 'fixed', delay: 1_000 },
+      removeOnFail: false,
+      removeOnComplete: false,
+    });
+    const addBatch = (seeds: readonly string[]): Promise<unknown> =>
+      queue.add('batch', { digest, seeds: [...seeds] }, batchOptions(seeds));
 
     /**
      * Re-enqueues awaited seeds that no job holds any more: a Redis restarted without its last
@@ -127,10 +167,21 @@ async function coordinate(q: QueueRunnerSettings, batchSize: number, input: Runn
      */
     const reconcile = async (): Promise<void> => {
       const held = new Set<string>();
-      for (const job of await queue.getJobs(['waiting', 'active', 'delayed', 'prioritized', 'completed', 'failed', 'waiting-children'])) for (const s of job?.data?.seeds ?? []) held.add(s);
+      for (const job of await queue.getJobs([
+        'waiting',
+        'active',
+        'delayed',
+        'prioritized',
+        'completed',
+        'failed',
+        'waiting-children',
+      ]))
+        for (const s of job?.data?.seeds ?? []) held.add(s);
       const lost = [...outstanding].filter((s) => !held.has(s) && !input.recorded?.(BigInt(s)));
       if (lost.length === 0) return;
-      say(`kiln fuzz: ${lost.length} awaited seeds are in no batch of the queue any more (was Redis restarted without persistence?); enqueued again`);
+      say(
+        `kiln fuzz: ${lost.length} awaited seeds are in no batch of the queue any more (was Redis restarted without persistence?); enqueued again`,
+      );
       for (let i = 0; i < lost.length; i += batchSize) await addBatch(lost.slice(i, i + batchSize));
     };
     let lastResult = Date.now();
@@ -169,7 +220,10 @@ async function coordinate(q: QueueRunnerSettings, batchSize: number, input: Runn
         if (seeds.length === 0) break;
         batches.push(seeds);
       }
-      if (batches.length > 0) await queue.addBulk(batches.map((seeds) => ({ name: 'batch', data: { digest, seeds }, opts: batchOptions(seeds) })));
+      if (batches.length > 0)
+        await queue.addBulk(
+          batches.map((seeds) => ({ name: 'batch', data: { digest, seeds }, opts: batchOptions(seeds) })),
+        );
     };
 
     /**
@@ -228,14 +282,18 @@ async function coordinate(q: QueueRunnerSettings, batchSize: number, input: Runn
       let worked = false;
       if (!state.stoppedBy) {
         // Oldest first, so seeds are recorded roughly in the order they were handed out.
-        const done = (await queue.getJobs(['completed'], 0, READ_PAGE - 1, true)).filter((j): j is Job<BatchData, BatchResult> => Boolean(j));
+        const done = (await queue.getJobs(['completed'], 0, READ_PAGE - 1, true)).filter(
+          (j): j is Job<BatchData, BatchResult> => Boolean(j),
+        );
         if (done.length > 0) {
           await collect(done);
           worked = true;
         }
         for (const job of await queue.getFailed(0, READ_PAGE - 1)) {
           if (!job) continue;
-          say(`kiln fuzz: batch of seeds ${job.data.seeds.join(', ')} failed ${job.attemptsMade} times (last: ${(job.failedReason ?? '').split('\n')[0]}); its seeds run again on --resume`);
+          say(
+            `kiln fuzz: batch of seeds ${job.data.seeds.join(', ')} failed ${job.attemptsMade} times (last: ${(job.failedReason ?? '').split('\n')[0]}); its seeds run again on --resume`,
+          );
           for (const s of job.data.seeds) {
             outstanding.delete(s);
             state.startedPrograms--;
@@ -279,6 +337,8 @@ async function coordinate(q: QueueRunnerSettings, batchSize: number, input: Runn
 
 /** One line with every worker's rate: tests per second of busy time, and tests in all. */
 function describeRates(rates: ReadonlyMap<string, WorkerRate>): string {
-  const parts = [...rates].map(([id, r]) => `${id} ${(r.tests / Math.max(r.busyMs / 1000, 1e-3)).toFixed(1)} tests/s (${r.tests})`);
+  const parts = [...rates].map(
+    ([id, r]) => `${id} ${(r.tests / Math.max(r.busyMs / 1000, 1e-3)).toFixed(1)} tests/s (${r.tests})`,
+  );
   return `kiln fuzz: ${rates.size} workers: ${parts.join(', ')}`;
 }

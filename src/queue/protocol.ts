@@ -99,7 +99,8 @@ export interface BatchResult {
 
 /** This installation's Kiln version. */
 export function kilnVersion(): string {
-  return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+  return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string })
+    .version;
 }
 
 /** The digest of a campaign's settings and Kiln version. */
@@ -108,7 +109,8 @@ export function settingsDigest(settings: WireSettings, kiln: string): string {
 }
 
 function step(s: StepRecord): StepRecord {
-  const cut = (t: string): string => (t.length > STREAM_EXCERPT ? `${t.slice(0, STREAM_EXCERPT)}\n[... ${t.length - STREAM_EXCERPT} more characters]` : t);
+  const cut = (t: string): string =>
+    t.length > STREAM_EXCERPT ? `${t.slice(0, STREAM_EXCERPT)}\n[... ${t.length - STREAM_EXCERPT} more characters]` : t;
   return { ...s, stdout: cut(s.stdout), stderr: cut(s.stderr) };
 }
 
@@ -124,7 +126,12 @@ export function wireReport(r: ProgramReport): WireReport {
   return {
     ...rest,
     seed: String(seed),
-    results: results.map(({ config, result, rerun, ...f }) => ({ ...f, slug: config.slug, result: wireResult(result), ...(rerun ? { rerun: wireResult(rerun) } : {}) })),
+    results: results.map(({ config, result, rerun, ...f }) => ({
+      ...f,
+      slug: config.slug,
+      result: wireResult(result),
+      ...(rerun ? { rerun: wireResult(rerun) } : {}),
+    })),
   };
 }
 
@@ -146,7 +153,12 @@ function configOf(bySlug: ReadonlyMap<string, Configuration>, slug: string): Con
  * regeneration whose expected line differs from the worker's is a determinism failure, reported
  * as an error rather than written as a finding about another program.
  */
-export function campaignReport(w: WireReport, bySlug: ReadonlyMap<string, Configuration>, policy: Policy, mode: ModeChoice): ProgramReport {
+export function campaignReport(
+  w: WireReport,
+  bySlug: ReadonlyMap<string, Configuration>,
+  policy: Policy,
+  mode: ModeChoice,
+): ProgramReport {
   const seed = BigInt(w.seed);
   const withConfig = (r: WireConfigResult, config: Configuration): ConfigResult => ({ ...r, config });
   const results: FinalResult[] = w.results.map(({ slug, result, rerun, ...f }) => {
@@ -160,13 +172,18 @@ export function campaignReport(w: WireReport, bySlug: ReadonlyMap<string, Config
   // generateProgram('3') draw different programs, and the campaign's are drawn from the text.
   const g = generateProgram(w.seed, policy, modeFor(w.seed, mode));
   if (!g.ok || g.expected !== w.expected) {
-    throw new Error(`seed ${seed}: the program regenerated here ${g.ok ? `expects '${g.expected}'` : `was discarded (${g.reason})`}, the worker's expected '${w.expected}': the two Kilns do not generate the same program`);
+    throw new Error(
+      `seed ${seed}: the program regenerated here ${g.ok ? `expects '${g.expected}'` : `was discarded (${g.reason})`}, the worker's expected '${w.expected}': the two Kilns do not generate the same program`,
+    );
   }
   return { ...rest, seed, results, files: campaignFiles(g, policy) };
 }
 
 /** A worker's hang confirmation in the coordinator's terms. */
-export function campaignConfirmation(w: WireConfirmation, bySlug: ReadonlyMap<string, Configuration>): HangConfirmation {
+export function campaignConfirmation(
+  w: WireConfirmation,
+  bySlug: ReadonlyMap<string, Configuration>,
+): HangConfirmation {
   const config = configOf(bySlug, w.slug);
   return { seed: BigInt(w.seed), config, verdict: w.verdict, result: { ...w.result, config } };
 }

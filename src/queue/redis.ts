@@ -23,10 +23,12 @@ export function parseQueueUrl(text: string, option = '--queue'): QueueAddress {
   } catch {
     throw errBadOption(option, text, expected);
   }
-  if (u.protocol !== 'redis:' || u.hostname === '' || u.search !== '' || u.hash !== '') throw errBadOption(option, text, expected);
+  if (u.protocol !== 'redis:' || u.hostname === '' || u.search !== '' || u.hash !== '')
+    throw errBadOption(option, text, expected);
   const port = u.port === '' ? 6379 : Number(u.port);
   const path = u.pathname.replace(/^\/+/, '');
-  if (path !== '' && !/^\d{1,5}$/.test(path)) throw errBadOption(option, text, `${expected} (the path is a database number)`);
+  if (path !== '' && !/^\d{1,5}$/.test(path))
+    throw errBadOption(option, text, `${expected} (the path is a database number)`);
   const db = path === '' ? 0 : Number(path);
   const host = u.hostname.replace(/^\[(.*)\]$/, '$1');
   const password = u.password !== '' ? decodeURIComponent(u.password) : undefined;
@@ -37,8 +39,20 @@ export function parseQueueUrl(text: string, option = '--queue'): QueueAddress {
  * Connection options for BullMQ: retries for ever once running (a Redis restart is waited out),
  * which BullMQ's workers require (`maxRetriesPerRequest: null`).
  */
-export function connectionOptions(a: QueueAddress): { host: string; port: number; db: number; password?: string; maxRetriesPerRequest: null } {
-  return { host: a.host, port: a.port, db: a.db, ...(a.password !== undefined ? { password: a.password } : {}), maxRetriesPerRequest: null };
+export function connectionOptions(a: QueueAddress): {
+  host: string;
+  port: number;
+  db: number;
+  password?: string;
+  maxRetriesPerRequest: null;
+} {
+  return {
+    host: a.host,
+    port: a.port,
+    db: a.db,
+    ...(a.password !== undefined ? { password: a.password } : {}),
+    maxRetriesPerRequest: null,
+  };
 }
 
 /**
@@ -47,7 +61,13 @@ export function connectionOptions(a: QueueAddress): { host: string; port: number
  * Once connected, the client reconnects for ever (a Redis restart mid-campaign is waited out).
  */
 export async function openRedis(a: QueueAddress): Promise<Redis> {
-  const client = new Redis({ ...connectionOptions(a), lazyConnect: true, connectTimeout: CONNECT_TIMEOUT_MS, retryStrategy: () => null, maxRetriesPerRequest: 1 });
+  const client = new Redis({
+    ...connectionOptions(a),
+    lazyConnect: true,
+    connectTimeout: CONNECT_TIMEOUT_MS,
+    retryStrategy: () => null,
+    maxRetriesPerRequest: 1,
+  });
   // The socket's own error (ECONNREFUSED, ENOTFOUND) says more than connect()'s "Connection is closed".
   let cause: NodeJS.ErrnoException | undefined;
   client.on('error', (e: NodeJS.ErrnoException) => (cause ??= e));
@@ -57,7 +77,12 @@ export async function openRedis(a: QueueAddress): Promise<Redis> {
   } catch (e) {
     client.disconnect();
     const err = cause ?? (e as NodeJS.ErrnoException);
-    throw errQueueUnreachable(a.display, err.code ? `${err.code}${err.code === err.message ? '' : ` (${err.message.split('\n')[0]})`}` : (err.message.split('\n')[0] ?? 'no answer'));
+    throw errQueueUnreachable(
+      a.display,
+      err.code
+        ? `${err.code}${err.code === err.message ? '' : ` (${err.message.split('\n')[0]})`}`
+        : (err.message.split('\n')[0] ?? 'no answer'),
+    );
   }
   // Reachable: from now on a restart of Redis is waited out, as BullMQ's own connections do.
   client.options.retryStrategy = (times: number) => Math.min(200 * times, 2_000);

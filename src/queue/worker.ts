@@ -13,7 +13,19 @@ import { GeneratorPool } from '../harness/genpool.js';
 import { buildMatrix, type Configuration } from '../harness/matrix.js';
 import { checkConfigurations } from '../harness/preflight.js';
 import { TempRoot } from '../harness/tempdir.js';
-import { DEFAULT_LOCK_MS, kilnVersion, META_KEY, QUEUE_NAME, wireConfirmation, wireReport, type BatchData, type BatchResult, type CampaignMeta, type WireConfirmation, type WireReport } from './protocol.js';
+import {
+  DEFAULT_LOCK_MS,
+  kilnVersion,
+  META_KEY,
+  QUEUE_NAME,
+  wireConfirmation,
+  wireReport,
+  type BatchData,
+  type BatchResult,
+  type CampaignMeta,
+  type WireConfirmation,
+  type WireReport,
+} from './protocol.js';
 import { connectionOptions, openRedis, type QueueAddress } from './redis.js';
 
 export { DEFAULT_LOCK_MS };
@@ -25,7 +37,11 @@ export interface WorkerCampaign {
 }
 
 /** Runs one batch; returns what the worker sends back. The default runs the real campaign loop. */
-export type BatchExecutor = (c: WorkerCampaign, seeds: readonly bigint[], signal: AbortSignal) => Promise<{ programs: WireReport[]; confirmations: WireConfirmation[]; tests: number }>;
+export type BatchExecutor = (
+  c: WorkerCampaign,
+  seeds: readonly bigint[],
+  signal: AbortSignal,
+) => Promise<{ programs: WireReport[]; confirmations: WireConfirmation[]; tests: number }>;
 
 /** Options of {@link runWorker}. */
 export interface WorkerOptions {
@@ -66,23 +82,35 @@ export interface WorkerSummary {
  */
 export async function resolveCampaign(meta: CampaignMeta, jobs: number): Promise<WorkerCampaign> {
   const mine = kilnVersion();
-  if (mine !== meta.kiln) throw errWorkerMismatch(`the campaign runs Kiln ${meta.kiln}, this worker Kiln ${mine} (one seed must give one program on every machine)`);
+  if (mine !== meta.kiln)
+    throw errWorkerMismatch(
+      `the campaign runs Kiln ${meta.kiln}, this worker Kiln ${mine} (one seed must give one program on every machine)`,
+    );
   const compilers: Compiler[] = [];
   for (const c of meta.settings.compilers) {
     let found: Compiler;
     try {
       found = await resolveCompiler(c.command).catch(() => resolveCompiler(c.name));
     } catch (e) {
-      throw errUnknownCompiler(c.name, `the campaign needs it and this worker has neither ${c.command} nor '${c.name}' on PATH${isKilnError(e) ? '' : ` (${(e as Error).message})`}`);
+      throw errUnknownCompiler(
+        c.name,
+        `the campaign needs it and this worker has neither ${c.command} nor '${c.name}' on PATH${isKilnError(e) ? '' : ` (${(e as Error).message})`}`,
+      );
     }
-    if (found.version !== c.version) throw errWorkerMismatch(`${c.name} here is '${found.version}', the campaign's is '${c.version}'`);
+    if (found.version !== c.version)
+      throw errWorkerMismatch(`${c.name} here is '${found.version}', the campaign's is '${c.version}'`);
     compilers.push({ ...found, name: c.name });
   }
   const configurations = buildMatrix(compilers, meta.settings.optionSets);
   const broken = await checkConfigurations(configurations, meta.settings.limits, jobs);
   if (broken && broken.length > 0) {
     const b = broken[0]!;
-    throw errBrokenConfiguration(`${b.config.compiler.name}${b.config.optionsText ? ' ' + b.config.optionsText : ''}`, `${b.reason} on this worker`, broken.length - 1, 'fix the compiler on this machine, or run the worker elsewhere');
+    throw errBrokenConfiguration(
+      `${b.config.compiler.name}${b.config.optionsText ? ' ' + b.config.optionsText : ''}`,
+      `${b.reason} on this worker`,
+      broken.length - 1,
+      'fix the compiler on this machine, or run the worker elsewhere',
+    );
   }
   return { meta, configurations };
 }
@@ -99,17 +127,35 @@ function campaignExecutor(jobs: number): { execute: BatchExecutor; close(): void
     execute: async (c, seeds, signal) => {
       if (pool?.digest !== c.meta.digest) {
         pool?.pool.close();
-        pool = { digest: c.meta.digest, pool: GeneratorPool.programs(jobs, c.meta.settings.policy, c.meta.settings.mode) };
+        pool = {
+          digest: c.meta.digest,
+          pool: GeneratorPool.programs(jobs, c.meta.settings.policy, c.meta.settings.mode),
+        };
       }
       const programs: ProgramReport[] = [];
       const confirmations: HangConfirmation[] = [];
       const s = c.meta.settings;
       const summary = await runCampaign(
-        { configurations: c.configurations, limits: s.limits, policy: s.policy, mode: s.mode, jobs, seeds: seeds[Symbol.iterator](), signal, rerunFailures: s.rerun, pool: pool.pool, tempRoot: temp },
+        {
+          configurations: c.configurations,
+          limits: s.limits,
+          policy: s.policy,
+          mode: s.mode,
+          jobs,
+          seeds: seeds[Symbol.iterator](),
+          signal,
+          rerunFailures: s.rerun,
+          pool: pool.pool,
+          tempRoot: temp,
+        },
         { onProgram: (r) => void programs.push(r), onConfirm: (h) => void confirmations.push(h) },
       );
       if (summary.stoppedBy === 'interrupted') throw new Error('worker stopped while running the batch');
-      return { programs: programs.map(wireReport), confirmations: confirmations.map(wireConfirmation), tests: summary.tests };
+      return {
+        programs: programs.map(wireReport),
+        confirmations: confirmations.map(wireConfirmation),
+        tests: summary.tests,
+      };
     },
     close: () => {
       pool?.pool.close();
@@ -156,7 +202,9 @@ export async function runWorker(opts: WorkerOptions): Promise<WorkerSummary> {
       const meta = await readMeta(redis);
       if (meta) {
         campaign = await resolve(meta);
-        opts.say(`kiln worker ${id}: campaign ${meta.owner} (${meta.settings.compilers.length} compilers, ${campaign.configurations.length} configurations), ${opts.jobs} jobs`);
+        opts.say(
+          `kiln worker ${id}: campaign ${meta.owner} (${meta.settings.compilers.length} compilers, ${campaign.configurations.length} configurations), ${opts.jobs} jobs`,
+        );
         break;
       }
       if (!waiting) opts.say(`kiln worker ${id}: waiting for a campaign on ${opts.address.display}`);
@@ -177,7 +225,8 @@ export async function runWorker(opts: WorkerOptions): Promise<WorkerSummary> {
           if (job.data.digest !== campaign!.meta.digest) {
             // The queue now belongs to a new campaign: this machine must qualify for it first.
             const meta = await readMeta(redis);
-            if (!meta || meta.digest !== job.data.digest) throw new Error(`batch ${job.id} names settings ${job.data.digest}, which the queue no longer publishes`);
+            if (!meta || meta.digest !== job.data.digest)
+              throw new Error(`batch ${job.id} names settings ${job.data.digest}, which the queue no longer publishes`);
             try {
               campaign = await resolve(meta);
             } catch (e) {
@@ -186,19 +235,39 @@ export async function runWorker(opts: WorkerOptions): Promise<WorkerSummary> {
             }
           }
           const started = Date.now();
-          const seedText = job.data.seeds.length > 1 ? `seeds ${job.data.seeds[0]}..${job.data.seeds.at(-1)}` : `seed ${job.data.seeds[0]}`;
-          if (opts.verbose !== false) opts.say(`kiln worker ${id}: batch ${job.id}: ${seedText} (attempt ${Math.max(job.attemptsStarted, job.attemptsMade + 1)})`);
-          const r = await execute(campaign!, job.data.seeds.map((s) => BigInt(s)), stop.signal);
+          const seedText =
+            job.data.seeds.length > 1
+              ? `seeds ${job.data.seeds[0]}..${job.data.seeds.at(-1)}`
+              : `seed ${job.data.seeds[0]}`;
+          if (opts.verbose !== false)
+            opts.say(
+              `kiln worker ${id}: batch ${job.id}: ${seedText} (attempt ${Math.max(job.attemptsStarted, job.attemptsMade + 1)})`,
+            );
+          const r = await execute(
+            campaign!,
+            job.data.seeds.map((s) => BigInt(s)),
+            stop.signal,
+          );
           batches++;
           programs += r.programs.length;
           tests += r.tests;
           const result: BatchResult = {
             digest: job.data.digest,
-            worker: { id, kiln: campaign!.meta.kiln, compilers: campaign!.configurations.map((c) => c.compiler).filter((c, i, a) => a.indexOf(c) === i).map((c) => ({ name: c.name, version: c.version })) },
+            worker: {
+              id,
+              kiln: campaign!.meta.kiln,
+              compilers: campaign!.configurations
+                .map((c) => c.compiler)
+                .filter((c, i, a) => a.indexOf(c) === i)
+                .map((c) => ({ name: c.name, version: c.version })),
+            },
             ...r,
             elapsedMs: Date.now() - started,
           };
-          if (opts.verbose !== false) opts.say(`kiln worker ${id}: batch ${job.id}: done, ${r.programs.length} programs, ${r.tests} tests in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+          if (opts.verbose !== false)
+            opts.say(
+              `kiln worker ${id}: batch ${job.id}: done, ${r.programs.length} programs, ${r.tests} tests in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+            );
           if (opts.maxBatches !== undefined && batches >= opts.maxBatches) setImmediate(() => stop.abort());
           return result;
         },

@@ -75,7 +75,11 @@ export interface FindingReduction {
    * hang (`confirmed`), or finished within it (`cleared`, reduced as a slow compile). The store
    * records it, as the campaign's background check would have.
    */
-  readonly hangCheck?: { readonly verdict: 'confirmed' | 'cleared'; readonly limitMs: number; readonly durationMs?: number };
+  readonly hangCheck?: {
+    readonly verdict: 'confirmed' | 'cleared';
+    readonly limitMs: number;
+    readonly durationMs?: number;
+  };
   /** The reduced program's repro.sh, when the default one (compile, run, compare) does not check this outcome. */
   readonly repro?: string;
   /** The compilers of the validity check the reduced program passed (`gcc 12.2.0, clang-15 15.0.6`). */

@@ -29,7 +29,14 @@ export type { FindingManifest, FindingReduceOptions, FindingReduction, SlowCompi
 import type { FindingManifest, FindingReduceOptions, FindingReduction, SlowCompile } from './finding-types.js';
 
 /** Outcomes the IR reducer can keep (every finding outcome a campaign reports). */
-const REDUCIBLE = new Set(['wrong-code', 'compiler-crash', 'compiler-hang', 'rejected-valid', 'binary-crash', 'binary-hang']);
+const REDUCIBLE = new Set([
+  'wrong-code',
+  'compiler-crash',
+  'compiler-hang',
+  'rejected-valid',
+  'binary-crash',
+  'binary-hang',
+]);
 
 /** Reads and checks `DIR/finding.json` (see src/triage/finding.ts), with the fields that regenerate the program. */
 export function readFindingManifest(dir: string): FindingManifest {
@@ -41,9 +48,24 @@ export function readFindingManifest(dir: string): FindingManifest {
   const mode = j.mode === undefined ? 'csmith' : String(j.mode);
   if (!isModeChoice(mode) || mode === 'mixed') throw errState(`${file}: unknown generation mode ${mode}`, hint);
   const e = j.emi as Partial<EmiRecipe> | undefined;
-  if (e !== undefined && (typeof e !== 'object' || typeof e.k !== 'number' || typeof e.base !== 'string' || typeof e.variant !== 'number')) throw errState(`${file}: field emi is not a recipe {k, base, variant}`, hint);
-  const hang = j.hangStatus === 'suspected' || j.hangStatus === 'confirmed' || j.hangStatus === 'cleared' ? { hangStatus: j.hangStatus as HangStatus } : {};
-  return { ...f, seed: j.seed, mode, policy: j.policy, ...(e ? { emi: e as EmiRecipe } : {}), ...hang, relaxed: typeof j.relaxed === 'object' && j.relaxed !== null };
+  if (
+    e !== undefined &&
+    (typeof e !== 'object' || typeof e.k !== 'number' || typeof e.base !== 'string' || typeof e.variant !== 'number')
+  )
+    throw errState(`${file}: field emi is not a recipe {k, base, variant}`, hint);
+  const hang =
+    j.hangStatus === 'suspected' || j.hangStatus === 'confirmed' || j.hangStatus === 'cleared'
+      ? { hangStatus: j.hangStatus as HangStatus }
+      : {};
+  return {
+    ...f,
+    seed: j.seed,
+    mode,
+    policy: j.policy,
+    ...(e ? { emi: e as EmiRecipe } : {}),
+    ...hang,
+    relaxed: typeof j.relaxed === 'object' && j.relaxed !== null,
+  };
 }
 
 /**
@@ -64,12 +86,19 @@ export function readFindingManifest(dir: string): FindingManifest {
 export async function reduceFinding(dir: string, opts: FindingReduceOptions = {}): Promise<FindingReduction> {
   const f = readFindingManifest(dir);
   const fallback = `reduce the C file with its own test instead: kiln reduce ${join(dir, 'prog.c')} --test ${join(dir, 'repro.sh')}`;
-  if (!REDUCIBLE.has(f.outcome) && !f.outcome.startsWith('sanitizer-')) throw errState(`${dir}: outcome ${f.outcome} is not a compiler failure`, 'only findings of kiln fuzz can be reduced');
+  if (!REDUCIBLE.has(f.outcome) && !f.outcome.startsWith('sanitizer-'))
+    throw errState(
+      `${dir}: outcome ${f.outcome} is not a compiler failure`,
+      'only findings of kiln fuzz can be reduced',
+    );
   if (f.hangStatus === 'cleared' && f.outcome !== 'compiler-hang') {
     // A suspected run hang the campaign checked with the configured limit and saw finish: a slow
     // run, not a hang, so there is no failure for the reducer to keep. (A slow compile is
     // reduced as one: see slowCompile below.)
-    throw errState(`${dir}: not a hang: checked with the configured run limit, it finished (only the short limit flagged it)`, `nothing to reduce; kiln findings lists it as cleared. ${slowHint(dir, 'run')}`);
+    throw errState(
+      `${dir}: not a hang: checked with the configured run limit, it finished (only the short limit flagged it)`,
+      `nothing to reduce; kiln findings lists it as cleared. ${slowHint(dir, 'run')}`,
+    );
   }
   let policy;
   try {
@@ -78,11 +107,15 @@ export async function reduceFinding(dir: string, opts: FindingReduceOptions = {}
     if (e instanceof PolicyError) throw errState(`${dir}: the finding's policy does not parse: ${e.message}`, fallback);
     throw e;
   }
-  if (f.outcome === 'sanitizer-miss' || f.outcome === 'sanitizer-false-alarm') return reduceSanitizerFinding(dir, f, policy, reductionLimits(f.outcome, f.limits, opts.timeoutMs), opts);
+  if (f.outcome === 'sanitizer-miss' || f.outcome === 'sanitizer-false-alarm')
+    return reduceSanitizerFinding(dir, f, policy, reductionLimits(f.outcome, f.limits, opts.timeoutMs), opts);
   if (f.relaxed) {
     // The IR reducer proves every candidate UB-free; a relaxed program need not be, so its own
     // test (compile and look for the crash or hang) drives the text reducer instead.
-    throw errState(`${dir}: the program was relaxed (kiln fuzz --ub-share), so the IR reducer, which keeps programs UB-free, cannot reduce it`, `reduce its C file with its own test: kiln reduce ${join(dir, 'prog.c')} --test ${join(dir, 'repro.sh')}`);
+    throw errState(
+      `${dir}: the program was relaxed (kiln fuzz --ub-share), so the IR reducer, which keeps programs UB-free, cannot reduce it`,
+      `reduce its C file with its own test: kiln reduce ${join(dir, 'prog.c')} --test ${join(dir, 'repro.sh')}`,
+    );
   }
   // An EMI finding's program is a variant of its base: regenerated from the recipe, and reduced
   // as that variant's IR (facts and attributes included: the interpreter checks every candidate).
@@ -94,25 +127,39 @@ export async function reduceFinding(dir: string, opts: FindingReduceOptions = {}
   }
 
   const compiler = await resolveCompiler(f.compilerPath);
-  if (compiler.version !== f.compilerVersion) opts.onProgress?.(`note: ${compiler.command} is now "${compiler.version}" (the finding was made with "${f.compilerVersion}")`);
+  if (compiler.version !== f.compilerVersion)
+    opts.onProgress?.(
+      `note: ${compiler.command} is now "${compiler.version}" (the finding was made with "${f.compilerVersion}")`,
+    );
   const config = configurationOf(compiler, f.options.join(' '));
   let limits = reductionLimits(f.outcome, f.limits, opts.timeoutMs);
-  const reference = f.behaviours.some((b) => b.outcome === 'wrong-code') || f.outcome === 'wrong-code' ? await referenceConfiguration(config) : undefined;
-  const header = [`Reduced by Kiln from finding ${f.id}: ${f.outcome} with ${f.compilerName}${f.options.length ? ' ' + f.options.join(' ') : ''}; mode ${f.mode}, seed ${f.seed}.`];
-  const oneFile = (c: { program: Program; expected: string }): EmittedFile[] => [{ name: MAIN_SOURCE, content: emitC(c.program, { expected: c.expected, compact: true, header }) }];
+  const reference =
+    f.behaviours.some((b) => b.outcome === 'wrong-code') || f.outcome === 'wrong-code'
+      ? await referenceConfiguration(config)
+      : undefined;
+  const header = [
+    `Reduced by Kiln from finding ${f.id}: ${f.outcome} with ${f.compilerName}${f.options.length ? ' ' + f.options.join(' ') : ''}; mode ${f.mode}, seed ${f.seed}.`,
+  ];
+  const oneFile = (c: { program: Program; expected: string }): EmittedFile[] => [
+    { name: MAIN_SOURCE, content: emitC(c.program, { expected: c.expected, compact: true, header }) },
+  ];
   // Split programs keep their translation units while reducing: the bug may need the barrier.
-  const text = (c: { program: Program; expected: string }): EmittedFile[] => (f.mode === 'yarpgen' ? emitFiles(c.program, { expected: c.expected, header }) : oneFile(c));
+  const text = (c: { program: Program; expected: string }): EmittedFile[] =>
+    f.mode === 'yarpgen' ? emitFiles(c.program, { expected: c.expected, header }) : oneFile(c);
 
   // A candidate whose correct output is a wrong output the finding showed would hide that
   // behaviour: a nondeterministic finding could then pass reduction on its other behaviours and
   // leave a reduced program that reproduces only some of the time.
-  const wrongOutputs = new Set(f.behaviours.flatMap((b) => (b.outcome === 'wrong-code' && b.output !== undefined ? [b.output] : [])));
+  const wrongOutputs = new Set(
+    f.behaviours.flatMap((b) => (b.outcome === 'wrong-code' && b.output !== undefined ? [b.output] : [])),
+  );
   const temp = TempRoot.create();
   try {
     // A compile hang is reduced under a limit calibrated on this machine: the same compiler at -O0
     // on the program (see calibratedHangLimit), measured again each time a hanging candidate is
     // under half the size last measured, so the limit falls as the program shrinks.
-    const baseline = f.outcome === 'compiler-hang' && opts.timeoutMs === undefined ? configurationOf(compiler, '-O0') : undefined;
+    const baseline =
+      f.outcome === 'compiler-hang' && opts.timeoutMs === undefined ? configurationOf(compiler, '-O0') : undefined;
     const ceiling = limits.compile.timeoutMs;
     let calibratedBytes = Infinity;
     let lastBaselineMs: number | undefined;
@@ -121,13 +168,21 @@ export async function reduceFinding(dir: string, opts: FindingReduceOptions = {}
       const bytes = src.reduce((n, x) => n + x.content.length, 0);
       if (bytes > calibratedBytes / 2) return;
       calibratedBytes = bytes;
-      const b = await testConfiguration(src, expected, baseline, { ...limits, compile: { ...limits.compile, timeoutMs: ceiling } }, temp);
+      const b = await testConfiguration(
+        src,
+        expected,
+        baseline,
+        { ...limits, compile: { ...limits.compile, timeoutMs: ceiling } },
+        temp,
+      );
       if (b.judgement.outcome === 'compiler-hang' || b.compile.timedOut) return;
       lastBaselineMs = b.compile.durationMs;
       const ms = calibratedHangLimit(b.compile.durationMs, ceiling);
       if (ms >= limits.compile.timeoutMs) return;
       limits = { ...limits, compile: { ...limits.compile, timeoutMs: ms } };
-      opts.onProgress?.(`hang limit ${(ms / 1000).toFixed(1)} s (${config.compiler.name} -O0 compiles ${bytes} bytes in ${(b.compile.durationMs / 1000).toFixed(2)} s)`);
+      opts.onProgress?.(
+        `hang limit ${(ms / 1000).toFixed(1)} s (${config.compiler.name} -O0 compiles ${bytes} bytes in ${(b.compile.durationMs / 1000).toFixed(2)} s)`,
+      );
     };
     // A hang flagged under the campaign's short limit whose compile finishes within the configured
     // one is a slow compile: reduced as a compile-time hog when it is far slower than the same
@@ -137,7 +192,10 @@ export async function reduceFinding(dir: string, opts: FindingReduceOptions = {}
     if ((f.hangStatus === 'suspected' || f.hangStatus === 'cleared') && opts.timeoutMs === undefined) {
       slowMs = await confirmHang(f, dir, files, g.expected, config, temp, opts.onProgress);
       const limitMs = f.outcome === 'compiler-hang' ? f.limits.compile.timeoutMs : f.limits.run.timeoutMs;
-      hangCheck = slowMs === undefined ? { verdict: 'confirmed', limitMs } : { verdict: 'cleared', limitMs, durationMs: Math.round(slowMs) };
+      hangCheck =
+        slowMs === undefined
+          ? { verdict: 'confirmed', limitMs }
+          : { verdict: 'cleared', limitMs, durationMs: Math.round(slowMs) };
     }
     await calibrate(files, g.expected);
     let slowCompile: SlowCompile | undefined;
@@ -151,7 +209,9 @@ export async function reduceFinding(dir: string, opts: FindingReduceOptions = {}
         );
       }
       slowCompile = { ms: slowMs, baselineMs, limitMs: limits.compile.timeoutMs };
-      opts.onProgress?.(`reducing as a slow compile: ${(slowMs / 1000).toFixed(1)} s against ${(baselineMs / 1000).toFixed(2)} s at -O0; a candidate is kept while it takes more than ${(limits.compile.timeoutMs / 1000).toFixed(1)} s (20 times -O0, at least 2 s, recalibrated as it shrinks); expressions are replaced in chunks only, constants kept`);
+      opts.onProgress?.(
+        `reducing as a slow compile: ${(slowMs / 1000).toFixed(1)} s against ${(baselineMs / 1000).toFixed(2)} s at -O0; a candidate is kept while it takes more than ${(limits.compile.timeoutMs / 1000).toFixed(1)} s (20 times -O0, at least 2 s, recalibrated as it shrinks); expressions are replaced in chunks only, constants kept`,
+      );
     }
     // The run that showed the failure, for each program the test accepted (see `failing` below).
     const shown = new Map<string, ConfigResult>();
@@ -173,12 +233,18 @@ export async function reduceFinding(dir: string, opts: FindingReduceOptions = {}
     // 3,000-line pcc hog reached 356 lines in 8 min, then gained nothing in 20 more). So its
     // reduction stops after SLOW_COMPILE_BUDGET_MS unless --max-time says otherwise.
     const maxTimeMs = opts.maxTimeMs ?? (slowCompile ? SLOW_COMPILE_BUDGET_MS : undefined);
-    if (slowCompile && opts.maxTimeMs === undefined) opts.onProgress?.(`a slow compile's reduction stops after ${SLOW_COMPILE_BUDGET_MS / 60_000} min with the best program so far (--max-time to change)`);
-    opts.onProgress?.(`reducing ${f.id} (${f.outcome}, ${f.bucket}) with ${config.compiler.name} ${config.optionsText}${reference ? `; reference ${reference.compiler.name} ${reference.optionsText}` : ''}`);
+    if (slowCompile && opts.maxTimeMs === undefined)
+      opts.onProgress?.(
+        `a slow compile's reduction stops after ${SLOW_COMPILE_BUDGET_MS / 60_000} min with the best program so far (--max-time to change)`,
+      );
+    opts.onProgress?.(
+      `reducing ${f.id} (${f.outcome}, ${f.bucket}) with ${config.compiler.name} ${config.optionsText}${reference ? `; reference ${reference.compiler.name} ${reference.optionsText}` : ''}`,
+    );
     // The reduced program must compile cleanly on current compilers, not only on the one that
     // failed: checked on the programs the reduction keeps (see reduceIR's verify).
     const validity = opts.validity ?? new ValidityChecker(validityCompilers(await detectCompilers()));
-    if (validity.compilers.length === 0) opts.onProgress?.('no gcc or clang on PATH: the reduced program is not checked for validity');
+    if (validity.compilers.length === 0)
+      opts.onProgress?.('no gcc or clang on PATH: the reduced program is not checked for validity');
     const valid = async (src: readonly EmittedFile[]): Promise<boolean> => {
       const v = await validity.check(src);
       if (!v.ok) opts.onProgress?.(`validity check (${validity.describe()}) failed: ${validitySummary(v, 1)}`);
@@ -198,7 +264,10 @@ export async function reduceFinding(dir: string, opts: FindingReduceOptions = {}
       });
     } catch (e) {
       if (e instanceof InvalidOriginalError) {
-        throw errState(`${dir}: the program does not pass the validity check (${validity.describe()}: -std=gnu11 -Wall -Wextra, no errors, none of the diagnostics GCC 14 makes errors), so no reduction of it can`, fallback);
+        throw errState(
+          `${dir}: the program does not pass the validity check (${validity.describe()}: -std=gnu11 -Wall -Wextra, no errors, none of the diagnostics GCC 14 makes errors), so no reduction of it can`,
+          fallback,
+        );
       }
       if (e instanceof NotInterestingError) {
         // The reducer prints programs compactly; the campaign's layout (comments, line breaks)
@@ -207,14 +276,25 @@ export async function reduceFinding(dir: string, opts: FindingReduceOptions = {}
         // beyond the IR reducer: every candidate is printed anew.
         const stored = await testConfiguration(files, g.expected, config, limits, temp);
         if (!stored.aborted && sameFailure(f, stored.judgement)) throw errLayoutDependent(dir, f);
-        throw new KilnError('KILN_NOT_INTERESTING', `${dir}: the failure does not show any more: ${config.compiler.name} ${config.optionsText} handles the regenerated program correctly`, 'is the compiler the same version? compare `' + compiler.command + ' --version` with finding.json');
+        throw new KilnError(
+          'KILN_NOT_INTERESTING',
+          `${dir}: the failure does not show any more: ${config.compiler.name} ${config.optionsText} handles the regenerated program correctly`,
+          'is the compiler the same version? compare `' + compiler.command + ' --version` with finding.json',
+        );
       }
       throw e;
     }
     let reduced = text(r.best);
     // A reduced split program is easier to report as one file; keep the split only if the bug needs it.
-    if (reduced.length > 1 && !opts.signal?.aborted && (await test(r.best, new AbortController().signal, oneFile(r.best))) && (await valid(oneFile(r.best)))) reduced = oneFile(r.best);
-    const source = reduced.length === 1 ? reduced[0]!.content : reduced.map((x) => `// ==> ${x.name} <==\n${x.content}`).join('');
+    if (
+      reduced.length > 1 &&
+      !opts.signal?.aborted &&
+      (await test(r.best, new AbortController().signal, oneFile(r.best))) &&
+      (await valid(oneFile(r.best)))
+    )
+      reduced = oneFile(r.best);
+    const source =
+      reduced.length === 1 ? reduced[0]!.content : reduced.map((x) => `// ==> ${x.name} <==\n${x.content}`).join('');
     let failing = await testConfiguration(reduced, r.best.expected, config, limits, temp);
     // A slow compile near its limit can come in just under it on this last run (timing noise): the
     // run that made the reducer keep the program showed the failure, and is the one reported.
@@ -235,8 +315,19 @@ export async function reduceFinding(dir: string, opts: FindingReduceOptions = {}
       stats: r.stats,
       ...(validity.compilers.length > 0 ? { validatedWith: validity.describe() } : {}),
       ...(hangCheck ? { hangCheck } : {}),
-      ...(slowCompile ? { slowCompile: { ...slowCompile, limitMs: limits.compile.timeoutMs, ...(lastBaselineMs !== undefined ? { reducedBaselineMs: lastBaselineMs } : {}) } } : {}),
-      complete: !opts.signal?.aborted && !(maxTimeMs !== undefined && r.stats.ms >= maxTimeMs) && !(opts.maxCandidates !== undefined && r.stats.tested + r.stats.cached >= opts.maxCandidates),
+      ...(slowCompile
+        ? {
+            slowCompile: {
+              ...slowCompile,
+              limitMs: limits.compile.timeoutMs,
+              ...(lastBaselineMs !== undefined ? { reducedBaselineMs: lastBaselineMs } : {}),
+            },
+          }
+        : {}),
+      complete:
+        !opts.signal?.aborted &&
+        !(maxTimeMs !== undefined && r.stats.ms >= maxTimeMs) &&
+        !(opts.maxCandidates !== undefined && r.stats.tested + r.stats.cached >= opts.maxCandidates),
     };
   } finally {
     temp.dispose();
@@ -310,8 +401,10 @@ async function referenceConfiguration(failing: Configuration): Promise<Configura
  */
 export function reductionLimits(outcome: string, l: Limits, timeoutMs?: number): Limits {
   if (timeoutMs !== undefined) return withTimeout(l, timeoutMs);
-  if (outcome === 'compiler-hang') return { ...l, compile: { ...l.compile, timeoutMs: Math.min(l.compile.timeoutMs, DEFAULT_HANG_FLOOR.compileMs) } };
-  if (outcome === 'binary-hang') return { ...l, run: { ...l.run, timeoutMs: Math.min(l.run.timeoutMs, DEFAULT_HANG_FLOOR.runMs) } };
+  if (outcome === 'compiler-hang')
+    return { ...l, compile: { ...l.compile, timeoutMs: Math.min(l.compile.timeoutMs, DEFAULT_HANG_FLOOR.compileMs) } };
+  if (outcome === 'binary-hang')
+    return { ...l, run: { ...l.run, timeoutMs: Math.min(l.run.timeoutMs, DEFAULT_HANG_FLOOR.runMs) } };
   return l;
 }
 
@@ -327,13 +420,24 @@ function slowHint(dir: string, what: string): string {
  * pcc -O1 takes 86 s on a program it compiles in 0.6 s at -O0, a compile-time hog). A run that
  * finishes is refused: a Kiln program that runs slowly is not a compiler failure the reducer can keep.
  */
-export async function confirmHang(f: FindingManifest, dir: string, files: readonly EmittedFile[], expected: string, config: Configuration, temp: TempRoot, say?: (line: string) => void): Promise<number | undefined> {
+export async function confirmHang(
+  f: FindingManifest,
+  dir: string,
+  files: readonly EmittedFile[],
+  expected: string,
+  config: Configuration,
+  temp: TempRoot,
+  say?: (line: string) => void,
+): Promise<number | undefined> {
   const what = f.outcome === 'compiler-hang' ? 'compile' : 'run';
   const limitMs = f.outcome === 'compiler-hang' ? f.limits.compile.timeoutMs : f.limits.run.timeoutMs;
-  say?.(`checking the ${f.hangStatus ?? 'suspected'} hang with the configured ${what} limit (${Math.round(limitMs / 1000)} s) first`);
+  say?.(
+    `checking the ${f.hangStatus ?? 'suspected'} hang with the configured ${what} limit (${Math.round(limitMs / 1000)} s) first`,
+  );
   const r = await testConfiguration(files, expected, config, f.limits, temp);
   if (r.judgement.outcome === f.outcome) return undefined;
-  if (what === 'compile' && r.judgement.outcome !== 'compiler-crash' && r.judgement.outcome !== 'rejected-valid') return r.compile.durationMs;
+  if (what === 'compile' && r.judgement.outcome !== 'compiler-crash' && r.judgement.outcome !== 'rejected-valid')
+    return r.compile.durationMs;
   const ms = what === 'compile' ? r.compile.durationMs : (r.run?.durationMs ?? 0);
   throw errState(
     `${dir}: not a hang: ${config.compiler.name} ${config.optionsText} ${what === 'compile' ? 'compiled the program' : 'ran'} in ${(ms / 1000).toFixed(1)} s, within the configured limit of ${Math.round(limitMs / 1000)} s (${r.judgement.outcome}); only the campaign's short limit flagged it`,

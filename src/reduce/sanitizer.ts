@@ -23,7 +23,16 @@ import { generateProgram } from '../repair/generate.js';
 import { siteLocation, type Injection } from '../edge/inject.js';
 import { asConfigResult, reportsSite, survival } from '../edge/sanjudge.js';
 import { sanitizerRepro } from '../edge/sancampaign.js';
-import { keepsLine, runSanitized, sanitizedConfiguration, sanitizerProgram, valgrindConfiguration, type Sanitizer, type SanitizedKind, type SanitizedRun } from '../edge/sanitize.js';
+import {
+  keepsLine,
+  runSanitized,
+  sanitizedConfiguration,
+  sanitizerProgram,
+  valgrindConfiguration,
+  type Sanitizer,
+  type SanitizedKind,
+  type SanitizedRun,
+} from '../edge/sanitize.js';
 import type { Candidate } from './ir/candidate.js';
 import { NotInterestingError, reduceIR } from './ir/engine.js';
 import type { FindingManifest, FindingReduceOptions, FindingReduction } from './finding-types.js';
@@ -40,23 +49,38 @@ interface SanitizerFacts {
 function readFacts(dir: string): SanitizerFacts {
   const j = JSON.parse(readFileSync(join(dir, 'finding.json'), 'utf8')) as { sanitizer?: SanitizerFacts };
   const s = j.sanitizer;
-  if (!s || typeof s.name !== 'string' || !Array.isArray(s.baseOptions)) throw errState(`${dir}: finding.json has no sanitizer section`, 'was it written by another version of Kiln?');
+  if (!s || typeof s.name !== 'string' || !Array.isArray(s.baseOptions))
+    throw errState(`${dir}: finding.json has no sanitizer section`, 'was it written by another version of Kiln?');
   return s;
 }
 
 /** Reduces a `sanitizer-miss` or `sanitizer-false-alarm` finding (see the file comment). */
-export async function reduceSanitizerFinding(dir: string, f: FindingManifest, policy: Policy, limits: Limits, opts: FindingReduceOptions): Promise<FindingReduction> {
+export async function reduceSanitizerFinding(
+  dir: string,
+  f: FindingManifest,
+  policy: Policy,
+  limits: Limits,
+  opts: FindingReduceOptions,
+): Promise<FindingReduction> {
   const facts = readFacts(dir);
   const fallback = `reduce the C file with its own test instead: kiln reduce ${join(dir, 'prog.c')} --test ${join(dir, 'repro.sh')}`;
   const p = sanitizerProgram(BigInt(f.seed), policy, facts.ub?.kind ?? null);
   if (!p.ok) throw errState(`${dir}: seed ${f.seed} no longer generates a program (${p.reason})`, fallback);
-  if (p.files[0]!.content !== f.sources.find((x) => x.name === MAIN_SOURCE)?.content) throw errState(`${dir}: this version of Kiln generates another program for seed ${f.seed}`, fallback);
+  if (p.files[0]!.content !== f.sources.find((x) => x.name === MAIN_SOURCE)?.content)
+    throw errState(`${dir}: this version of Kiln generates another program for seed ${f.seed}`, fallback);
   const compiler = await resolveCompiler(f.compilerPath);
   const config = buildMatrix([compiler], [f.options.join(' ')])[0]!;
   const base = buildMatrix([compiler], [facts.baseOptions.join(' ')])[0]!;
-  const header = [`Reduced by Kiln from finding ${f.id}: ${f.outcome} with ${f.compilerName} ${f.options.join(' ')}; seed ${f.seed}.`];
+  const header = [
+    `Reduced by Kiln from finding ${f.id}: ${f.outcome} with ${f.compilerName} ${f.options.join(' ')}; seed ${f.seed}.`,
+  ];
   const temp = TempRoot.create();
-  const run = (files: readonly EmittedFile[], c: Configuration, signal: AbortSignal, valgrind = false): Promise<SanitizedRun> => runSanitized(files, c, facts.name, limits, temp, signal, valgrind);
+  const run = (
+    files: readonly EmittedFile[],
+    c: Configuration,
+    signal: AbortSignal,
+    valgrind = false,
+  ): Promise<SanitizedRun> => runSanitized(files, c, facts.name, limits, temp, signal, valgrind);
   try {
     let program: Program;
     let toFiles: (c: Candidate) => { files: EmittedFile[]; program: Program; expected: string } | undefined;
@@ -66,10 +90,18 @@ export async function reduceSanitizerFinding(dir: string, f: FindingManifest, po
       if (!g.ok) throw errState(`${dir}: seed ${f.seed} no longer generates a program`, fallback);
       program = g.program;
       const want = facts.report;
-      toFiles = (c) => ({ files: [{ name: MAIN_SOURCE, content: emitC(c.program, { expected: c.expected, header }) }], program: c.program, expected: c.expected });
+      toFiles = (c) => ({
+        files: [{ name: MAIN_SOURCE, content: emitC(c.program, { expected: c.expected, header }) }],
+        program: c.program,
+        expected: c.expected,
+      });
       test = async (c, signal) => {
         const r = await run(toFiles(c)!.files, config, signal);
-        return !r.aborted && r.report !== undefined && (want === undefined || (r.report.tool === want.tool && r.report.kind === want.kind));
+        return (
+          !r.aborted &&
+          r.report !== undefined &&
+          (want === undefined || (r.report.tool === want.tool && r.report.kind === want.kind))
+        );
       };
     } else {
       const inj = p.ub!.injection;
@@ -95,13 +127,25 @@ export async function reduceSanitizerFinding(dir: string, f: FindingManifest, po
         const [kept, o0, level] = await Promise.all([
           keepsLine(t.files, config, at.line, limits, temp, signal),
           run(t.files, refConfig(ref, ['-O0'], facts.name), signal),
-          check === 'reference' ? run(t.files, refConfig(ref, base.options, facts.name), signal) : check === 'valgrind' ? run(t.files, valgrindConfiguration(base), signal, true) : undefined,
+          check === 'reference'
+            ? run(t.files, refConfig(ref, base.options, facts.name), signal)
+            : check === 'valgrind'
+              ? run(t.files, valgrindConfiguration(base), signal, true)
+              : undefined,
         ]);
         if (o0.aborted || level?.aborted) return false;
-        return survival(kind, at, kept, { by: 'reference -O0', run: o0 }, level ? { by: 'reference', run: level } : undefined).survives;
+        return survival(
+          kind,
+          at,
+          kept,
+          { by: 'reference -O0', run: o0 },
+          level ? { by: 'reference', run: level } : undefined,
+        ).survives;
       };
     }
-    opts.onProgress?.(`reducing ${f.id} (${f.outcome}, ${f.bucket}) with ${config.compiler.name} ${config.optionsText}`);
+    opts.onProgress?.(
+      `reducing ${f.id} (${f.outcome}, ${f.bucket}) with ${config.compiler.name} ${config.optionsText}`,
+    );
     let r;
     try {
       r = await reduceIR(program, test, {
@@ -112,14 +156,31 @@ export async function reduceSanitizerFinding(dir: string, f: FindingManifest, po
         ...(opts.signal ? { signal: opts.signal } : {}),
       });
     } catch (e) {
-      if (e instanceof NotInterestingError) throw new KilnError('KILN_NOT_INTERESTING', `${dir}: the ${f.outcome} does not show any more with ${config.compiler.name} ${config.optionsText}`, 'is the compiler the same version? compare its --version with finding.json');
+      if (e instanceof NotInterestingError)
+        throw new KilnError(
+          'KILN_NOT_INTERESTING',
+          `${dir}: the ${f.outcome} does not show any more with ${config.compiler.name} ${config.optionsText}`,
+          'is the compiler the same version? compare its --version with finding.json',
+        );
       throw e;
     }
     const best = toFiles(r.best)!;
     const failingRun = await run(best.files, config, new AbortController().signal);
     const original = p.files[0]!.content;
-    const judgement = { outcome: f.outcome as 'sanitizer-miss', bucket: f.bucket, ...(failingRun.report ? { detail: failingRun.report.message } : {}) };
-    const what = facts.ub === null ? { alarm: true as const } : { miss: { kind: facts.ub.kind, line: siteLocation(best.files[0]!.content, { ...p.ub!.injection, program: best.program }).line } };
+    const judgement = {
+      outcome: f.outcome as 'sanitizer-miss',
+      bucket: f.bucket,
+      ...(failingRun.report ? { detail: failingRun.report.message } : {}),
+    };
+    const what =
+      facts.ub === null
+        ? { alarm: true as const }
+        : {
+            miss: {
+              kind: facts.ub.kind,
+              line: siteLocation(best.files[0]!.content, { ...p.ub!.injection, program: best.program }).line,
+            },
+          };
     const source = best.files[0]!.content;
     return {
       dir,
@@ -134,7 +195,10 @@ export async function reduceSanitizerFinding(dir: string, f: FindingManifest, po
       failing: asConfigResult(failingRun, judgement),
       repro: sanitizerRepro(best.files, config, judgement, limits, what),
       stats: r.stats,
-      complete: !opts.signal?.aborted && !(opts.maxTimeMs !== undefined && r.stats.ms >= opts.maxTimeMs) && !(opts.maxCandidates !== undefined && r.stats.tested + r.stats.cached >= opts.maxCandidates),
+      complete:
+        !opts.signal?.aborted &&
+        !(opts.maxTimeMs !== undefined && r.stats.ms >= opts.maxTimeMs) &&
+        !(opts.maxCandidates !== undefined && r.stats.tested + r.stats.cached >= opts.maxCandidates),
     };
   } finally {
     temp.dispose();
@@ -159,7 +223,10 @@ function hasNode(p: Program, id: number): boolean {
  * The UB-free twin of an injected program (the injected statement an empty block of its id, its
  * globals removed) and the way back: `restore` puts the statement and its globals into a reduced twin.
  */
-function twinOf(inj: Injection, base: ReturnType<typeof generateProgram>): { program: Program; restore: (p: Program) => Program } {
+function twinOf(
+  inj: Injection,
+  base: ReturnType<typeof generateProgram>,
+): { program: Program; restore: (p: Program) => Program } {
   if (!base.ok) throw new Error('the base program of an injection no longer generates');
   const baseIds = new Set(base.program.globals.map((g) => g.id));
   const injected = inj.program.globals.filter((g) => !baseIds.has(g.id));
@@ -175,7 +242,11 @@ function twinOf(inj: Injection, base: ReturnType<typeof generateProgram>): { pro
     program,
     restore: (p) => {
       const q = replaceNode(p, inj.stmt, () => stmt!);
-      return { ...q, globals: [...q.globals.filter((g) => !injectedIds.has(g.id)), ...injected], nextId: Math.max(q.nextId, inj.program.nextId) };
+      return {
+        ...q,
+        globals: [...q.globals.filter((g) => !injectedIds.has(g.id)), ...injected],
+        nextId: Math.max(q.nextId, inj.program.nextId),
+      };
     },
   };
 }

@@ -15,7 +15,11 @@ export const FINDINGS_LISTED_PER_GROUP = 50;
  * Columns of the `seeds` table that hold the generator's live-code metrics, when the store has
  * them (they are read only if present, so the report works on stores written before they existed).
  */
-export const LIVE_CODE_COLUMNS = { statements: 'statements', liveStatements: 'live_statements', lines: 'lines' } as const;
+export const LIVE_CODE_COLUMNS = {
+  statements: 'statements',
+  liveStatements: 'live_statements',
+  lines: 'lines',
+} as const;
 
 /** One session (process run) of a campaign. */
 export interface SessionSpan {
@@ -75,7 +79,14 @@ export interface FindingGroupAggregate {
   readonly newInSession: boolean;
   readonly affected: readonly AffectedConfig[];
   /** The group's smallest reduced finding, else its first. */
-  readonly representative: GroupFinding & { readonly outcome: string; readonly fingerprint: string | null; readonly expected: string; readonly actual: string; readonly stderr: string; readonly command: string };
+  readonly representative: GroupFinding & {
+    readonly outcome: string;
+    readonly fingerprint: string | null;
+    readonly expected: string;
+    readonly actual: string;
+    readonly stderr: string;
+    readonly command: string;
+  };
   /** The first {@link FINDINGS_LISTED_PER_GROUP} findings, oldest first. */
   readonly listed: readonly GroupFinding[];
   /** Findings per time bin. */
@@ -120,53 +131,119 @@ export interface CampaignAggregate {
   /** Generation time per program (ms). */
   readonly genMs: readonly HistogramBin[];
   /** Live-code metrics over every program, from {@link LIVE_CODE_COLUMNS}, when the store has them. */
-  readonly liveCode?: { readonly statements: readonly HistogramBin[]; readonly liveShare: readonly HistogramBin[]; readonly lines?: readonly HistogramBin[] };
+  readonly liveCode?: {
+    readonly statements: readonly HistogramBin[];
+    readonly liveShare: readonly HistogramBin[];
+    readonly lines?: readonly HistogramBin[];
+  };
 }
 
 /** Aggregates one campaign of a store (the latest when no id is given). */
-export function aggregateCampaign(store: KilnStore, campaignId?: number, nowIso: string = new Date().toISOString()): CampaignAggregate {
+export function aggregateCampaign(
+  store: KilnStore,
+  campaignId?: number,
+  nowIso: string = new Date().toISOString(),
+): CampaignAggregate {
   const campaign = campaignId === undefined ? store.latestCampaign() : store.campaign(campaignId);
-  if (!campaign) throw errState(campaignId === undefined ? `no campaign in ${store.path}` : `campaign ${campaignId} does not exist in ${store.path}`, "run 'kiln fuzz' first, or name a campaign that exists");
+  if (!campaign)
+    throw errState(
+      campaignId === undefined
+        ? `no campaign in ${store.path}`
+        : `campaign ${campaignId} does not exist in ${store.path}`,
+      "run 'kiln fuzz' first, or name a campaign that exists",
+    );
   const db = store.db;
   const id = campaign.id;
-  const sessions = (db.prepare('SELECT started_at, ended_at, end_reason FROM sessions WHERE campaign_id = ? ORDER BY started_at').all(id) as { started_at: string; ended_at: string | null; end_reason: string | null }[]).map(
-    (s) => ({ startedAt: s.started_at, endedAt: s.ended_at, endReason: s.end_reason }),
-  );
+  const sessions = (
+    db
+      .prepare('SELECT started_at, ended_at, end_reason FROM sessions WHERE campaign_id = ? ORDER BY started_at')
+      .all(id) as { started_at: string; ended_at: string | null; end_reason: string | null }[]
+  ).map((s) => ({ startedAt: s.started_at, endedAt: s.ended_at, endReason: s.end_reason }));
   const now = Date.parse(nowIso);
-  const timeSpentMs = sessions.reduce((sum, s) => sum + Math.max(0, (s.endedAt ? Date.parse(s.endedAt) : now) - Date.parse(s.startedAt)), 0);
+  const timeSpentMs = sessions.reduce(
+    (sum, s) => sum + Math.max(0, (s.endedAt ? Date.parse(s.endedAt) : now) - Date.parse(s.startedAt)),
+    0,
+  );
   const start = campaign.startedAt;
   const last = db
-    .prepare('SELECT MAX(t) AS t FROM (SELECT MAX(finished_at) AS t FROM seeds WHERE campaign_id = ? UNION ALL SELECT MAX(created_at) FROM findings WHERE campaign_id = ?)')
+    .prepare(
+      'SELECT MAX(t) AS t FROM (SELECT MAX(finished_at) AS t FROM seeds WHERE campaign_id = ? UNION ALL SELECT MAX(created_at) FROM findings WHERE campaign_id = ?)',
+    )
     .get(id, id) as { t: string | null };
   const spanMinutes = last.t ? Math.max(0, (Date.parse(last.t) - Date.parse(start)) / 60_000) : 0;
   const binMinutes = Math.max(1, Math.ceil(spanMinutes / MAX_TIME_BINS));
-  const bin = (col: string): string => `MAX(0, CAST((julianday(${col}) - julianday(@start)) * 1440 / @width AS INTEGER))`;
+  const bin = (col: string): string =>
+    `MAX(0, CAST((julianday(${col}) - julianday(@start)) * 1440 / @width AS INTEGER))`;
   const p = { id, start, width: binMinutes };
 
   const testsPerBin = db
-    .prepare(`SELECT ${bin('s.finished_at')} AS bin, COUNT(*) AS count FROM seeds s JOIN tests t ON t.campaign_id = s.campaign_id AND t.seed = s.seed WHERE s.campaign_id = @id GROUP BY bin ORDER BY bin`)
+    .prepare(
+      `SELECT ${bin('s.finished_at')} AS bin, COUNT(*) AS count FROM seeds s JOIN tests t ON t.campaign_id = s.campaign_id AND t.seed = s.seed WHERE s.campaign_id = @id GROUP BY bin ORDER BY bin`,
+    )
     .all(p) as BinCount[];
-  const findingsPerBin = db.prepare(`SELECT ${bin('created_at')} AS bin, COUNT(*) AS count FROM findings WHERE campaign_id = @id GROUP BY bin ORDER BY bin`).all(p) as BinCount[];
+  const findingsPerBin = db
+    .prepare(
+      `SELECT ${bin('created_at')} AS bin, COUNT(*) AS count FROM findings WHERE campaign_id = @id GROUP BY bin ORDER BY bin`,
+    )
+    .all(p) as BinCount[];
   const groupKey = 'COALESCE(fingerprint, bucket)';
   const newGroupsPerBin = db
-    .prepare(`SELECT ${bin('first')} AS bin, COUNT(*) AS count FROM (SELECT MIN(created_at) AS first FROM findings WHERE campaign_id = @id GROUP BY ${groupKey}) GROUP BY bin ORDER BY bin`)
+    .prepare(
+      `SELECT ${bin('first')} AS bin, COUNT(*) AS count FROM (SELECT MIN(created_at) AS first FROM findings WHERE campaign_id = @id GROUP BY ${groupKey}) GROUP BY bin ORDER BY bin`,
+    )
     .all(p) as BinCount[];
-  const outcomes = db.prepare('SELECT compiler, options, outcome, COUNT(*) AS count FROM tests WHERE campaign_id = ? GROUP BY compiler, options, outcome').all(id) as OutcomeCell[];
+  const outcomes = db
+    .prepare(
+      'SELECT compiler, options, outcome, COUNT(*) AS count FROM tests WHERE campaign_id = ? GROUP BY compiler, options, outcome',
+    )
+    .all(id) as OutcomeCell[];
 
   // With one session every group is new to it: the mark would say nothing.
   const lastSession = sessions.length > 1 ? sessions[sessions.length - 1]!.startedAt : undefined;
   const groups = findingGroups(db, p, groupKey, bin('created_at'), lastSession);
   const earlierCampaigns = (db.prepare('SELECT COUNT(*) AS n FROM campaigns WHERE id < ?').get(id) as { n: number }).n;
-  const internalCases = (db.prepare('SELECT id, CAST(seed AS TEXT) AS seed, expected, actual, dir FROM internal_cases WHERE campaign_id = ? ORDER BY created_at, id').all(id) as InternalCaseRow[]).map((r) => ({ ...r }));
-  const seedStatus = Object.fromEntries((db.prepare('SELECT status, COUNT(*) AS n FROM seeds WHERE campaign_id = ? GROUP BY status').all(id) as { status: string; n: number }[]).map((r) => [r.status, r.n]));
+  const internalCases = (
+    db
+      .prepare(
+        'SELECT id, CAST(seed AS TEXT) AS seed, expected, actual, dir FROM internal_cases WHERE campaign_id = ? ORDER BY created_at, id',
+      )
+      .all(id) as InternalCaseRow[]
+  ).map((r) => ({ ...r }));
+  const seedStatus = Object.fromEntries(
+    (
+      db.prepare('SELECT status, COUNT(*) AS n FROM seeds WHERE campaign_id = ? GROUP BY status').all(id) as {
+        status: string;
+        n: number;
+      }[]
+    ).map((r) => [r.status, r.n]),
+  );
   const genMs = histogram(db, 'seeds', 'gen_ms', "campaign_id = @id AND status = 'tested' AND gen_ms IS NOT NULL", p);
   const liveCode = liveCodeHistograms(db, p);
-  return { campaign, earlierCampaigns, sessions, timeSpentMs, startedAt: start, binMinutes, testsPerBin, findingsPerBin, newGroupsPerBin, outcomes, groups, internalCases, seedStatus, genMs, ...(liveCode ? { liveCode } : {}) };
+  return {
+    campaign,
+    earlierCampaigns,
+    sessions,
+    timeSpentMs,
+    startedAt: start,
+    binMinutes,
+    testsPerBin,
+    findingsPerBin,
+    newGroupsPerBin,
+    outcomes,
+    groups,
+    internalCases,
+    seedStatus,
+    genMs,
+    ...(liveCode ? { liveCode } : {}),
+  };
 }
 
 /** The seeds of a campaign whose program was tested (for the mode mix and the generator sample). */
 export function testedSeeds(store: KilnStore, campaignId: number): Iterable<bigint> {
-  const it = store.db.prepare("SELECT seed FROM seeds WHERE campaign_id = ? AND status = 'tested' ORDER BY seed").safeIntegers(true).iterate(campaignId) as Iterable<{ seed: bigint }>;
+  const it = store.db
+    .prepare("SELECT seed FROM seeds WHERE campaign_id = ? AND status = 'tested' ORDER BY seed")
+    .safeIntegers(true)
+    .iterate(campaignId) as Iterable<{ seed: bigint }>;
   return (function* () {
     for (const r of it) yield r.seed;
   })();
@@ -174,7 +251,10 @@ export function testedSeeds(store: KilnStore, campaignId: number): Iterable<bigi
 
 /** Findings of the campaign per seed (to attribute findings to generation modes). */
 export function findingsPerSeed(store: KilnStore, campaignId: number): Map<bigint, number> {
-  const rows = store.db.prepare('SELECT seed, COUNT(*) AS n FROM findings WHERE campaign_id = ? GROUP BY seed').safeIntegers(true).all(campaignId) as { seed: bigint; n: bigint }[];
+  const rows = store.db
+    .prepare('SELECT seed, COUNT(*) AS n FROM findings WHERE campaign_id = ? GROUP BY seed')
+    .safeIntegers(true)
+    .all(campaignId) as { seed: bigint; n: bigint }[];
   return new Map(rows.map((r) => [r.seed, Number(r.n)]));
 }
 
@@ -191,10 +271,25 @@ interface RawGroupFinding {
 }
 
 function groupFinding(r: RawGroupFinding): GroupFinding {
-  return { id: r.id, seed: r.seed, compiler: r.compiler, options: r.options, createdAt: r.created_at, dir: r.dir, reducedFile: r.reduced_file, reducedLines: r.reduced_lines };
+  return {
+    id: r.id,
+    seed: r.seed,
+    compiler: r.compiler,
+    options: r.options,
+    createdAt: r.created_at,
+    dir: r.dir,
+    reducedFile: r.reduced_file,
+    reducedLines: r.reduced_lines,
+  };
 }
 
-function findingGroups(db: Database.Database, p: { id: number; start: string; width: number }, groupKey: string, bin: string, lastSession: string | undefined): FindingGroupAggregate[] {
+function findingGroups(
+  db: Database.Database,
+  p: { id: number; start: string; width: number },
+  groupKey: string,
+  bin: string,
+  lastSession: string | undefined,
+): FindingGroupAggregate[] {
   const cols = 'grp, id, CAST(seed AS TEXT) AS seed, compiler, options, created_at, dir, reduced_file, reduced_lines';
   const heads = db
     .prepare(
@@ -202,14 +297,33 @@ function findingGroups(db: Database.Database, p: { id: number; start: string; wi
               group_concat(DISTINCT outcome) AS outcomes, group_concat(DISTINCT bucket) AS buckets
        FROM findings WHERE campaign_id = @id GROUP BY grp ORDER BY MIN(created_at || id)`,
     )
-    .all(p) as { grp: string; n: number; first: string; last: string; triaged: number; outcomes: string; buckets: string }[];
+    .all(p) as {
+    grp: string;
+    n: number;
+    first: string;
+    last: string;
+    triaged: number;
+    outcomes: string;
+    buckets: string;
+  }[];
   // Groups some earlier campaign of this store already had: not new.
-  const older = new Set((db.prepare(`SELECT DISTINCT ${groupKey} AS grp FROM findings WHERE campaign_id < @id`).all(p) as { grp: string }[]).map((r) => r.grp));
+  const older = new Set(
+    (
+      db.prepare(`SELECT DISTINCT ${groupKey} AS grp FROM findings WHERE campaign_id < @id`).all(p) as { grp: string }[]
+    ).map((r) => r.grp),
+  );
   const affected = new Map<string, AffectedConfig[]>();
   for (const r of db
-    .prepare(`SELECT ${groupKey} AS grp, compiler, compiler_version, options, COUNT(*) AS n FROM findings WHERE campaign_id = @id GROUP BY grp, compiler, compiler_version, options ORDER BY grp, n DESC, compiler, options`)
+    .prepare(
+      `SELECT ${groupKey} AS grp, compiler, compiler_version, options, COUNT(*) AS n FROM findings WHERE campaign_id = @id GROUP BY grp, compiler, compiler_version, options ORDER BY grp, n DESC, compiler, options`,
+    )
     .all(p) as { grp: string; compiler: string; compiler_version: string; options: string; n: number }[]) {
-    push(affected, r.grp, { compiler: r.compiler, compilerVersion: r.compiler_version, options: r.options, count: r.n });
+    push(affected, r.grp, {
+      compiler: r.compiler,
+      compilerVersion: r.compiler_version,
+      options: r.options,
+      count: r.n,
+    });
   }
   const reps = new Map<string, FindingGroupAggregate['representative']>();
   for (const r of db
@@ -218,8 +332,23 @@ function findingGroups(db: Database.Database, p: { id: number; start: string; wi
                              ROW_NUMBER() OVER (PARTITION BY grp ORDER BY reduced_lines IS NULL, reduced_lines, created_at, id) AS k
                       FROM (SELECT *, ${groupKey} AS grp FROM findings WHERE campaign_id = @id)) WHERE k = 1`,
     )
-    .all(p) as (RawGroupFinding & { outcome: string; fingerprint: string | null; expected: string; actual: string; stderr: string; command: string })[]) {
-    reps.set(r.grp, { ...groupFinding(r), outcome: r.outcome, fingerprint: r.fingerprint, expected: r.expected, actual: r.actual, stderr: r.stderr, command: commandText(r.command) });
+    .all(p) as (RawGroupFinding & {
+    outcome: string;
+    fingerprint: string | null;
+    expected: string;
+    actual: string;
+    stderr: string;
+    command: string;
+  })[]) {
+    reps.set(r.grp, {
+      ...groupFinding(r),
+      outcome: r.outcome,
+      fingerprint: r.fingerprint,
+      expected: r.expected,
+      actual: r.actual,
+      stderr: r.stderr,
+      command: commandText(r.command),
+    });
   }
   const listed = new Map<string, GroupFinding[]>();
   for (const r of db
@@ -231,7 +360,11 @@ function findingGroups(db: Database.Database, p: { id: number; start: string; wi
     push(listed, r.grp, groupFinding(r));
   }
   const bins = new Map<string, BinCount[]>();
-  for (const r of db.prepare(`SELECT ${groupKey} AS grp, ${bin} AS bin, COUNT(*) AS count FROM findings WHERE campaign_id = @id GROUP BY grp, bin ORDER BY grp, bin`).all(p) as (BinCount & { grp: string })[]) {
+  for (const r of db
+    .prepare(
+      `SELECT ${groupKey} AS grp, ${bin} AS bin, COUNT(*) AS count FROM findings WHERE campaign_id = @id GROUP BY grp, bin ORDER BY grp, bin`,
+    )
+    .all(p) as (BinCount & { grp: string })[]) {
     push(bins, r.grp, { bin: r.bin, count: r.count });
   }
   return heads.map((h) => ({
@@ -252,12 +385,23 @@ function findingGroups(db: Database.Database, p: { id: number; start: string; wi
 }
 
 /** 24 equal-width bins over a numeric column (an empty list when no row has a value). */
-function histogram(db: Database.Database, table: string, column: string, where: string, params: Record<string, unknown>, bins = 24): HistogramBin[] {
-  const r = db.prepare(`SELECT MIN(${column}) AS lo, MAX(${column}) AS hi FROM ${table} WHERE ${where}`).get(params) as { lo: number | null; hi: number | null };
+function histogram(
+  db: Database.Database,
+  table: string,
+  column: string,
+  where: string,
+  params: Record<string, unknown>,
+  bins = 24,
+): HistogramBin[] {
+  const r = db
+    .prepare(`SELECT MIN(${column}) AS lo, MAX(${column}) AS hi FROM ${table} WHERE ${where}`)
+    .get(params) as { lo: number | null; hi: number | null };
   if (r.lo === null || r.hi === null) return [];
   const width = r.hi > r.lo ? (r.hi - r.lo) / bins : 1;
   const rows = db
-    .prepare(`SELECT MIN(@bins - 1, CAST((${column} - @lo) / @w AS INTEGER)) AS b, COUNT(*) AS n FROM ${table} WHERE ${where} GROUP BY b ORDER BY b`)
+    .prepare(
+      `SELECT MIN(@bins - 1, CAST((${column} - @lo) / @w AS INTEGER)) AS b, COUNT(*) AS n FROM ${table} WHERE ${where} GROUP BY b ORDER BY b`,
+    )
     .all({ ...params, bins, lo: r.lo, w: width }) as { b: number; n: number }[];
   return rows.map((x) => ({ lo: r.lo! + x.b * width, hi: r.lo! + (x.b + 1) * width, count: x.n }));
 }

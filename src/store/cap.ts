@@ -34,16 +34,24 @@ interface BucketState {
  * the write transaction that stores the rows, so processes sharing a bucket see each other's rows
  * and the bound holds across them.
  */
-export function decideCap(db: Database.Database, findings: readonly { id: string; bucket: string; size: number }[], maxPerBucket: number | undefined): CapDecision[] {
+export function decideCap(
+  db: Database.Database,
+  findings: readonly { id: string; bucket: string; size: number }[],
+  maxPerBucket: number | undefined,
+): CapDecision[] {
   if (maxPerBucket === undefined) return findings.map((f) => ({ id: f.id, size: f.size, keep: 'first' }));
   const buckets = new Map<string, BucketState>();
   const state = (bucket: string): BucketState => {
     let s = buckets.get(bucket);
     if (s) return s;
     const r = db
-      .prepare("SELECT COUNT(*) FILTER (WHERE kept IS NOT 'smallest') AS firsts, MIN(size) AS smallest FROM findings WHERE bucket = ?")
+      .prepare(
+        "SELECT COUNT(*) FILTER (WHERE kept IS NOT 'smallest') AS firsts, MIN(size) AS smallest FROM findings WHERE bucket = ?",
+      )
       .get(bucket) as { firsts: number; smallest: number | null };
-    const extra = db.prepare("SELECT id FROM findings WHERE bucket = ? AND kept = 'smallest' ORDER BY size LIMIT 1").get(bucket) as { id: string } | undefined;
+    const extra = db
+      .prepare("SELECT id FROM findings WHERE bucket = ? AND kept = 'smallest' ORDER BY size LIMIT 1")
+      .get(bucket) as { id: string } | undefined;
     s = { firsts: r.firsts, smallest: r.smallest ?? Infinity, extra: extra && { id: extra.id, fromThisBatch: false } };
     buckets.set(bucket, s);
     return s;

@@ -54,7 +54,11 @@ class BusyError extends Error {
 function openOnce(outDir: string, mode: OpenMode): Database.Database {
   const path = join(outDir, DB_FILE);
   const exists = existsSync(path);
-  if (mode === 'read' && !exists) throw errState(`no Kiln database in ${outDir} (looked for ${path})`, "run 'kiln fuzz' first, or give the campaign's folder with --out");
+  if (mode === 'read' && !exists)
+    throw errState(
+      `no Kiln database in ${outDir} (looked for ${path})`,
+      "run 'kiln fuzz' first, or give the campaign's folder with --out",
+    );
   if (mode === 'write') {
     try {
       makeDirectory(outDir);
@@ -70,7 +74,8 @@ function openOnce(outDir: string, mode: OpenMode): Database.Database {
   }
   try {
     const version = currentVersion(db, path);
-    if (version > SCHEMA_VERSION) throw errDatabase(path, `written by a newer Kiln (schema ${version}; this Kiln knows ${SCHEMA_VERSION})`);
+    if (version > SCHEMA_VERSION)
+      throw errDatabase(path, `written by a newer Kiln (schema ${version}; this Kiln knows ${SCHEMA_VERSION})`);
     if (mode === 'write') {
       // The busy timeout first: two campaigns starting at once on a new folder both switch it
       // to WAL and both try to create the schema.
@@ -91,9 +96,11 @@ function openOnce(outDir: string, mode: OpenMode): Database.Database {
     return db;
   } catch (e) {
     db.close();
-    if ((e as { code?: string }).code?.startsWith('SQLITE_BUSY')) throw new BusyError(errFile(path, `cannot use the database: ${(e as Error).message}`));
+    if ((e as { code?: string }).code?.startsWith('SQLITE_BUSY'))
+      throw new BusyError(errFile(path, `cannot use the database: ${(e as Error).message}`));
     if ((e as { code?: string }).code === 'SQLITE_NOTADB') throw errDatabase(path, 'not an SQLite database');
-    if ((e as { code?: string }).code?.startsWith('SQLITE_')) throw errFile(path, `cannot use the database: ${(e as Error).message}`);
+    if ((e as { code?: string }).code?.startsWith('SQLITE_'))
+      throw errFile(path, `cannot use the database: ${(e as Error).message}`);
     throw e;
   }
 }
@@ -112,7 +119,9 @@ export function writeTransaction<T>(db: Database.Database, fn: () => T): T {
 
 /** The schema version of a database: 0 for an empty file, an error for someone else's database. */
 function currentVersion(db: Database.Database, path: string): number {
-  const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((t) => t.name);
+  const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map(
+    (t) => t.name,
+  );
   if (!tables.includes('schema_version')) {
     if (tables.length > 0) throw errDatabase(path, `not a Kiln database (tables: ${tables.slice(0, 5).join(', ')})`);
     return 0;
@@ -129,8 +138,11 @@ function currentVersion(db: Database.Database, path: string): number {
 function migrate(db: Database.Database, from: number): void {
   for (let v = from; v < MIGRATIONS.length; v++) {
     writeTransaction(db, () => {
-      const hasVersions = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'").get() !== undefined;
-      const row = hasVersions ? (db.prepare('SELECT MAX(version) AS v FROM schema_version').get() as { v: number | null }) : undefined;
+      const hasVersions =
+        db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'").get() !== undefined;
+      const row = hasVersions
+        ? (db.prepare('SELECT MAX(version) AS v FROM schema_version').get() as { v: number | null })
+        : undefined;
       if ((row?.v ?? 0) > v) return;
       db.exec(MIGRATIONS[v]!);
       db.prepare('DELETE FROM schema_version').run();
@@ -145,13 +157,20 @@ function migrateFile(path: string, from: number): void {
   try {
     db = new Database(path, { fileMustExist: true });
   } catch (e) {
-    throw errDatabase(path, `written by an older Kiln (schema ${from}) and cannot be migrated here: ${(e as Error).message}`);
+    throw errDatabase(
+      path,
+      `written by an older Kiln (schema ${from}) and cannot be migrated here: ${(e as Error).message}`,
+    );
   }
   try {
     db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     migrate(db, from);
   } catch (e) {
-    if ((e as { code?: string }).code?.startsWith('SQLITE_')) throw errDatabase(path, `written by an older Kiln (schema ${from}) and cannot be migrated here: ${(e as Error).message}`);
+    if ((e as { code?: string }).code?.startsWith('SQLITE_'))
+      throw errDatabase(
+        path,
+        `written by an older Kiln (schema ${from}) and cannot be migrated here: ${(e as Error).message}`,
+      );
     throw e;
   } finally {
     db.close();

@@ -1,4 +1,15 @@
-import { closeSync, existsSync, fchmodSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  fchmodSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 
 /** One file of a finding or internal-case folder. */
@@ -78,7 +89,11 @@ export function makeDirectory(path: string): void {
       missing.push(p);
       continue;
     }
-    if (!isDir) throw Object.assign(new Error(`ENOTDIR: not a directory, mkdir '${path}' (${p} is a file)`), { code: 'ENOTDIR', path: p });
+    if (!isDir)
+      throw Object.assign(new Error(`ENOTDIR: not a directory, mkdir '${path}' (${p} is a file)`), {
+        code: 'ENOTDIR',
+        path: p,
+      });
     break;
   }
   for (const dir of missing.reverse()) {

@@ -131,7 +131,8 @@ export function findingRow(outDir: string, r: RawFinding, group: string): Findin
     fingerprint: r.fingerprint,
     group,
     reducedLines: r.reduced_lines === null ? null : Number(r.reduced_lines),
-    reducedFile: r.reduced_file === null ? null : isAbsolute(r.reduced_file) ? r.reduced_file : join(outDir, r.reduced_file),
+    reducedFile:
+      r.reduced_file === null ? null : isAbsolute(r.reduced_file) ? r.reduced_file : join(outDir, r.reduced_file),
     hangStatus: r.hang_status,
     nondeterministic: Number(r.nondeterministic) === 1,
   };

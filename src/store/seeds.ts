@@ -19,11 +19,21 @@ export interface SeedBlock {
  * every seed another campaign of this database has claimed, so no seed is tested twice however many
  * processes share the database. Undefined when no seed is left below {@link MAX_SEED}.
  */
-export function claimSeedBlock(db: Database.Database, campaignId: number, size: number, now: string): SeedBlock | undefined {
+export function claimSeedBlock(
+  db: Database.Database,
+  campaignId: number,
+  size: number,
+  now: string,
+): SeedBlock | undefined {
   return writeTransaction(db, (): SeedBlock | undefined => {
-    const c = db.prepare('SELECT seed_start AS s FROM campaigns WHERE id = ?').safeIntegers(true).get(campaignId) as { s: bigint } | undefined;
+    const c = db.prepare('SELECT seed_start AS s FROM campaigns WHERE id = ?').safeIntegers(true).get(campaignId) as
+      | { s: bigint }
+      | undefined;
     if (!c) throw new Error(`claimSeedBlock: no campaign ${campaignId}`);
-    const own = db.prepare('SELECT MAX(last_seed) AS l FROM seed_claims WHERE campaign_id = ?').safeIntegers(true).get(campaignId) as { l: bigint | null };
+    const own = db
+      .prepare('SELECT MAX(last_seed) AS l FROM seed_claims WHERE campaign_id = ?')
+      .safeIntegers(true)
+      .get(campaignId) as { l: bigint | null };
     let first = own.l !== null && own.l >= c.s ? own.l + 1n : c.s;
     // Claims never overlap, except ranges backfilled from campaigns that raced before claims
     // existed: the largest end among blocks starting at or before `first` covers them all.
@@ -34,18 +44,29 @@ export function claimSeedBlock(db: Database.Database, campaignId: number, size: 
       if (r.l === null || r.l < first) break;
       first = r.l + 1n;
     }
-    const next = db.prepare('SELECT MIN(first_seed) AS f FROM seed_claims WHERE first_seed > ?').safeIntegers(true).get(first) as { f: bigint | null };
+    const next = db
+      .prepare('SELECT MIN(first_seed) AS f FROM seed_claims WHERE first_seed > ?')
+      .safeIntegers(true)
+      .get(first) as { f: bigint | null };
     let last = first + BigInt(size) - 1n;
     if (next.f !== null && next.f <= last) last = next.f - 1n;
     if (last > MAX_SEED) last = MAX_SEED;
-    db.prepare('INSERT INTO seed_claims (campaign_id, first_seed, last_seed, claimed_at) VALUES (?, ?, ?, ?)').run(campaignId, first, last, now);
+    db.prepare('INSERT INTO seed_claims (campaign_id, first_seed, last_seed, claimed_at) VALUES (?, ?, ?, ?)').run(
+      campaignId,
+      first,
+      last,
+      now,
+    );
     return { first, last };
   });
 }
 
 /** A campaign's claimed blocks, in seed order. */
 export function campaignBlocks(db: Database.Database, campaignId: number): SeedBlock[] {
-  const rows = db.prepare('SELECT first_seed AS f, last_seed AS l FROM seed_claims WHERE campaign_id = ? ORDER BY first_seed').safeIntegers(true).all(campaignId) as { f: bigint; l: bigint }[];
+  const rows = db
+    .prepare('SELECT first_seed AS f, last_seed AS l FROM seed_claims WHERE campaign_id = ? ORDER BY first_seed')
+    .safeIntegers(true)
+    .all(campaignId) as { f: bigint; l: bigint }[];
   return rows.map((r) => ({ first: r.f, last: r.l }));
 }
 

@@ -4,7 +4,13 @@ import { processAlive, processStart, thisHost } from './liveness.js';
 
 /** Records a session of a campaign run by process `pid` of this host, with the process's start time. */
 export function recordSession(db: Database.Database, campaignId: number, pid: number, now: string): void {
-  db.prepare('INSERT INTO sessions (campaign_id, started_at, pid, host, pid_start) VALUES (?, ?, ?, ?, ?)').run(campaignId, now, pid, thisHost(), processStart(pid) ?? null);
+  db.prepare('INSERT INTO sessions (campaign_id, started_at, pid, host, pid_start) VALUES (?, ?, ?, ?, ?)').run(
+    campaignId,
+    now,
+    pid,
+    thisHost(),
+    processStart(pid) ?? null,
+  );
 }
 
 /**
@@ -13,9 +19,11 @@ export function recordSession(db: Database.Database, campaignId: number, pid: nu
  * host cannot be checked from here, so it counts as live.
  */
 export function runningElsewhere(db: Database.Database, campaignId: number, pid: number): string | undefined {
-  const s = db.prepare('SELECT host, pid_start FROM sessions WHERE campaign_id = ? AND pid = ? AND ended_at IS NULL ORDER BY rowid DESC LIMIT 1').get(campaignId, pid) as
-    | { host: string | null; pid_start: string | null }
-    | undefined;
+  const s = db
+    .prepare(
+      'SELECT host, pid_start FROM sessions WHERE campaign_id = ? AND pid = ? AND ended_at IS NULL ORDER BY rowid DESC LIMIT 1',
+    )
+    .get(campaignId, pid) as { host: string | null; pid_start: string | null } | undefined;
   if (s?.host != null && s.host !== thisHost()) return ` on ${s.host}`;
   return processAlive(pid, s?.pid_start) ? '' : undefined;
 }
@@ -25,7 +33,9 @@ export function runningElsewhere(db: Database.Database, campaignId: number, pid:
  * now names another process, and the campaigns those sessions were running. Returns how many.
  */
 export function endDeadSessions(db: Database.Database, now: string): number {
-  const open = db.prepare('SELECT rowid AS r, campaign_id AS c, pid, host, pid_start FROM sessions WHERE ended_at IS NULL').all() as {
+  const open = db
+    .prepare('SELECT rowid AS r, campaign_id AS c, pid, host, pid_start FROM sessions WHERE ended_at IS NULL')
+    .all() as {
     r: number;
     c: number;
     pid: number;
@@ -38,8 +48,13 @@ export function endDeadSessions(db: Database.Database, now: string): number {
   writeTransaction(db, () => {
     for (const s of dead) {
       // Another process may have ended it since it was read: its own end reason stays.
-      db.prepare("UPDATE sessions SET ended_at = ?, end_reason = 'killed' WHERE rowid = ? AND ended_at IS NULL").run(now, s.r);
-      db.prepare("UPDATE campaigns SET ended_at = ?, end_reason = 'killed', running_pid = NULL WHERE id = ? AND running_pid = ?").run(now, s.c, s.pid);
+      db.prepare("UPDATE sessions SET ended_at = ?, end_reason = 'killed' WHERE rowid = ? AND ended_at IS NULL").run(
+        now,
+        s.r,
+      );
+      db.prepare(
+        "UPDATE campaigns SET ended_at = ?, end_reason = 'killed', running_pid = NULL WHERE id = ? AND running_pid = ?",
+      ).run(now, s.c, s.pid);
     }
   });
   return dead.length;

@@ -6,7 +6,14 @@ import { decideCap, programSize, type CapDecision } from './cap.js';
 import { DB_FILE, openDatabase, writeTransaction, type OpenMode } from './db.js';
 import { replaceFileDurably, writeFolderDurably, type FileSpec } from './files.js';
 import { endDeadSessions, recordSession, runningElsewhere } from './sessions.js';
-import { campaignRow, findingRow, type CampaignRow, type FindingRow, type RawCampaign, type RawFinding } from './rows.js';
+import {
+  campaignRow,
+  findingRow,
+  type CampaignRow,
+  type FindingRow,
+  type RawCampaign,
+  type RawFinding,
+} from './rows.js';
 import { campaignBlocks, claimSeedBlock, SEED_BLOCK, unfinishedSeeds } from './seeds.js';
 
 export type { CampaignRow, FindingRow } from './rows.js';
@@ -112,7 +119,12 @@ export interface SeedProgress {
 /** What {@link KilnStore.recordProgram} did with a program's findings under the per-bucket cap. */
 export interface RecordResult {
   /** Findings stored (folder and row), in the program's order. */
-  readonly kept: readonly { readonly id: string; readonly bucket: string; readonly as: 'first' | 'smallest'; readonly replaced?: string }[];
+  readonly kept: readonly {
+    readonly id: string;
+    readonly bucket: string;
+    readonly as: 'first' | 'smallest';
+    readonly replaced?: string;
+  }[];
   /** Findings counted but not stored: their bucket already holds its first N and a smaller program. */
   readonly dropped: readonly { readonly id: string; readonly bucket: string }[];
 }
@@ -184,13 +196,17 @@ export class KilnStore {
 
   /** The most recent campaign, if any. */
   latestCampaign(): CampaignRow | undefined {
-    const row = this.db.prepare('SELECT * FROM campaigns ORDER BY id DESC LIMIT 1').safeIntegers(true).get() as RawCampaign | undefined;
+    const row = this.db.prepare('SELECT * FROM campaigns ORDER BY id DESC LIMIT 1').safeIntegers(true).get() as
+      | RawCampaign
+      | undefined;
     return row && campaignRow(row);
   }
 
   /** One campaign by id. */
   campaign(id: number): CampaignRow | undefined {
-    const row = this.db.prepare('SELECT * FROM campaigns WHERE id = ?').safeIntegers(true).get(id) as RawCampaign | undefined;
+    const row = this.db.prepare('SELECT * FROM campaigns WHERE id = ?').safeIntegers(true).get(id) as
+      | RawCampaign
+      | undefined;
     return row && campaignRow(row);
   }
 
@@ -201,8 +217,12 @@ export class KilnStore {
    */
   nextUnusedSeed(): bigint {
     const r = this.db.prepare('SELECT MAX(seed) AS s FROM seeds').safeIntegers(true).get() as { s: bigint | null };
-    const c = this.db.prepare('SELECT MAX(seed_start) AS s FROM campaigns').safeIntegers(true).get() as { s: bigint | null };
-    const k = this.db.prepare('SELECT MAX(last_seed) AS s FROM seed_claims').safeIntegers(true).get() as { s: bigint | null };
+    const c = this.db.prepare('SELECT MAX(seed_start) AS s FROM campaigns').safeIntegers(true).get() as {
+      s: bigint | null;
+    };
+    const k = this.db.prepare('SELECT MAX(last_seed) AS s FROM seed_claims').safeIntegers(true).get() as {
+      s: bigint | null;
+    };
     const hi = [r.s, c.s, k.s].filter((x): x is bigint => x !== null);
     if (hi.length === 0) return 1n;
     return hi.reduce((a, b) => (a > b ? a : b)) + 1n;
@@ -240,9 +260,15 @@ export class KilnStore {
       if (!c) throw errState(`campaign ${id} does not exist in ${this.path}`);
       if (c.runningPid !== null && c.runningPid !== pid) {
         const where = runningElsewhere(this.db, id, c.runningPid);
-        if (where !== undefined) throw errState(`campaign ${id} is running in process ${c.runningPid}${where}`, 'stop that process first, or use another --out folder');
+        if (where !== undefined)
+          throw errState(
+            `campaign ${id} is running in process ${c.runningPid}${where}`,
+            'stop that process first, or use another --out folder',
+          );
       }
-      this.db.prepare('UPDATE campaigns SET running_pid = ?, ended_at = NULL, end_reason = NULL WHERE id = ?').run(pid, id);
+      this.db
+        .prepare('UPDATE campaigns SET running_pid = ?, ended_at = NULL, end_reason = NULL WHERE id = ?')
+        .run(pid, id);
       recordSession(this.db, id, pid, now());
     });
   }
@@ -259,8 +285,14 @@ export class KilnStore {
   endCampaign(id: number, reason: string, pid: number = process.pid): void {
     writeTransaction(this.db, () => {
       const t = now();
-      this.db.prepare('UPDATE campaigns SET ended_at = ?, end_reason = ?, running_pid = NULL WHERE id = ?').run(t, reason, id);
-      this.db.prepare('UPDATE sessions SET ended_at = ?, end_reason = ? WHERE campaign_id = ? AND pid = ? AND ended_at IS NULL').run(t, reason, id, pid);
+      this.db
+        .prepare('UPDATE campaigns SET ended_at = ?, end_reason = ?, running_pid = NULL WHERE id = ?')
+        .run(t, reason, id);
+      this.db
+        .prepare(
+          'UPDATE sessions SET ended_at = ?, end_reason = ? WHERE campaign_id = ? AND pid = ? AND ended_at IS NULL',
+        )
+        .run(t, reason, id, pid);
     });
   }
 
@@ -274,9 +306,17 @@ export class KilnStore {
     const c = this.campaign(id);
     if (!c) throw errState(`campaign ${id} does not exist in ${this.path}`);
     const blocks = campaignBlocks(this.db, id);
-    const finished = (this.db.prepare('SELECT seed FROM seeds WHERE campaign_id = ? ORDER BY seed').safeIntegers(true).all(id) as { seed: bigint }[]).map((r) => r.seed);
+    const finished = (
+      this.db.prepare('SELECT seed FROM seeds WHERE campaign_id = ? ORDER BY seed').safeIntegers(true).all(id) as {
+        seed: bigint;
+      }[]
+    ).map((r) => r.seed);
     const last = blocks.at(-1)?.last;
-    return { done: finished.length, gaps: unfinishedSeeds(blocks, finished), next: last !== undefined && last >= c.seedStart ? last + 1n : c.seedStart };
+    return {
+      done: finished.length,
+      gaps: unfinishedSeeds(blocks, finished),
+      next: last !== undefined && last >= c.seedStart ? last + 1n : c.seedStart,
+    };
   }
 
   /**
@@ -298,7 +338,8 @@ export class KilnStore {
   recordPrograms(campaignId: number, programs: readonly ProgramRecord[], opts: RecordOptions = {}): RecordResult[] {
     const staged = writeTransaction(this.db, () => programs.map((p) => this.stageProgram(campaignId, p, opts)));
     // A replaced folder goes only after its row: a crash in between leaves a folder no row names.
-    for (const s of staged) for (const id of s.replaced) rmSync(join(this.outDir, FINDINGS_DIR, id), { recursive: true, force: true });
+    for (const s of staged)
+      for (const id of s.replaced) rmSync(join(this.outDir, FINDINGS_DIR, id), { recursive: true, force: true });
     return staged.map((s) => s.result);
   }
 
@@ -307,7 +348,11 @@ export class KilnStore {
    * rows of the batch's earlier programs); returns what it did and which folders to remove once
    * the transaction committed.
    */
-  private stageProgram(campaignId: number, p: ProgramRecord, opts: RecordOptions): { result: RecordResult; replaced: string[] } {
+  private stageProgram(
+    campaignId: number,
+    p: ProgramRecord,
+    opts: RecordOptions,
+  ): { result: RecordResult; replaced: string[] } {
     const decisions = decideCap(
       this.db,
       p.findings.map((f) => ({ id: f.id, bucket: f.bucket, size: programSize(f.files) })),
@@ -320,14 +365,27 @@ export class KilnStore {
     if (p.internal) writeFolderDurably(join(this.outDir, INTERNAL_DIR), p.internal.id, p.internal.files);
     const replaced = decisions.flatMap((d) => (d.replaces !== undefined ? [d.replaces] : []));
     const t = now();
-    this.cached('INSERT INTO seeds (campaign_id, seed, status, gen_ms, reason, finished_at) VALUES (?, ?, ?, ?, ?, ?)').run(campaignId, p.seed, p.status, p.genMs, p.reason ?? null, t);
+    this.cached(
+      'INSERT INTO seeds (campaign_id, seed, status, gen_ms, reason, finished_at) VALUES (?, ?, ?, ?, ?, ?)',
+    ).run(campaignId, p.seed, p.status, p.genMs, p.reason ?? null, t);
     const insertTest = this.cached(
       'INSERT INTO tests (campaign_id, seed, compiler, compiler_version, options, outcome, duration_ms, bucket, flaky, finding_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
     );
     for (const x of p.tests) {
       // A test whose finding was not stored keeps its outcome and bucket (and the seed regenerates it).
       const findingId = x.findingId !== undefined && !dropped.has(x.findingId) ? x.findingId : null;
-      insertTest.run(campaignId, p.seed, x.compiler, x.compilerVersion, x.options, x.outcome, x.durationMs, x.bucket ?? null, x.flaky ? 1 : 0, findingId);
+      insertTest.run(
+        campaignId,
+        p.seed,
+        x.compiler,
+        x.compilerVersion,
+        x.options,
+        x.outcome,
+        x.durationMs,
+        x.bucket ?? null,
+        x.flaky ? 1 : 0,
+        findingId,
+      );
     }
     const insertFinding = this.cached(
       `INSERT OR REPLACE INTO findings (id, campaign_id, seed, outcome, bucket, compiler, compiler_version, options, command, expected, actual, stderr, dir, created_at, size, kept, hang_status, nondeterministic, behaviours)
@@ -335,12 +393,36 @@ export class KilnStore {
     );
     for (const f of stored) {
       const d = decided.get(f.id)!;
-      insertFinding.run(f.id, campaignId, p.seed, f.outcome, f.bucket, f.compiler, f.compilerVersion, f.options, JSON.stringify(f.command), f.expected, f.actual, f.stderr, join(FINDINGS_DIR, f.id), t, d.size, d.keep, f.hangStatus ?? null, f.nondeterministic ? 1 : 0, f.behaviours ? JSON.stringify(f.behaviours) : null);
+      insertFinding.run(
+        f.id,
+        campaignId,
+        p.seed,
+        f.outcome,
+        f.bucket,
+        f.compiler,
+        f.compilerVersion,
+        f.options,
+        JSON.stringify(f.command),
+        f.expected,
+        f.actual,
+        f.stderr,
+        join(FINDINGS_DIR, f.id),
+        t,
+        d.size,
+        d.keep,
+        f.hangStatus ?? null,
+        f.nondeterministic ? 1 : 0,
+        f.behaviours ? JSON.stringify(f.behaviours) : null,
+      );
     }
-    const overflow = this.cached('INSERT INTO bucket_overflow (bucket, dropped) VALUES (?, 1) ON CONFLICT(bucket) DO UPDATE SET dropped = dropped + 1');
+    const overflow = this.cached(
+      'INSERT INTO bucket_overflow (bucket, dropped) VALUES (?, 1) ON CONFLICT(bucket) DO UPDATE SET dropped = dropped + 1',
+    );
     for (const f of p.findings) if (dropped.has(f.id)) overflow.run(f.bucket);
     for (const id of replaced) {
-      const old = this.cached('SELECT campaign_id AS c, bucket FROM findings WHERE id = ?').get(id) as { c: number; bucket: string } | undefined;
+      const old = this.cached('SELECT campaign_id AS c, bucket FROM findings WHERE id = ?').get(id) as
+        | { c: number; bucket: string }
+        | undefined;
       if (!old) continue;
       this.cached('DELETE FROM findings WHERE id = ?').run(id);
       this.cached('UPDATE tests SET finding_id = NULL WHERE finding_id = ?').run(id);
@@ -348,10 +430,21 @@ export class KilnStore {
       overflow.run(old.bucket);
     }
     if (p.internal) {
-      this.cached('INSERT OR REPLACE INTO internal_cases (id, campaign_id, seed, expected, actual, dir, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
-        .run(p.internal.id, campaignId, p.seed, p.internal.expected, p.internal.actual, join(INTERNAL_DIR, p.internal.id), t);
+      this.cached(
+        'INSERT OR REPLACE INTO internal_cases (id, campaign_id, seed, expected, actual, dir, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      ).run(
+        p.internal.id,
+        campaignId,
+        p.seed,
+        p.internal.expected,
+        p.internal.actual,
+        join(INTERNAL_DIR, p.internal.id),
+        t,
+      );
     }
-    const row = this.cached('SELECT counters FROM campaigns WHERE id = ?').get(campaignId) as { counters: string } | undefined;
+    const row = this.cached('SELECT counters FROM campaigns WHERE id = ?').get(campaignId) as
+      | { counters: string }
+      | undefined;
     if (!row) throw errState(`campaign ${campaignId} does not exist in ${this.path}`);
     const counters = JSON.parse(row.counters) as Record<string, number>;
     for (const x of p.tests) {
@@ -359,12 +452,25 @@ export class KilnStore {
       if (x.flaky) counters.flaky = (counters.flaky ?? 0) + 1;
     }
     if (dropped.size > 0) counters.unstored = (counters.unstored ?? 0) + dropped.size;
-    this.cached('UPDATE campaigns SET programs = programs + 1, discarded = discarded + ?, tests = tests + ?, findings = findings + ?, internal = internal + ?, counters = ? WHERE id = ?')
-      .run(p.status === 'tested' ? 0 : 1, p.tests.length, stored.length, p.internal ? 1 : 0, JSON.stringify(counters), campaignId);
+    this.cached(
+      'UPDATE campaigns SET programs = programs + 1, discarded = discarded + ?, tests = tests + ?, findings = findings + ?, internal = internal + ?, counters = ? WHERE id = ?',
+    ).run(
+      p.status === 'tested' ? 0 : 1,
+      p.tests.length,
+      stored.length,
+      p.internal ? 1 : 0,
+      JSON.stringify(counters),
+      campaignId,
+    );
     const result: RecordResult = {
       kept: stored.map((f) => {
         const d = decided.get(f.id)!;
-        return { id: f.id, bucket: f.bucket, as: d.keep as 'first' | 'smallest', ...(d.replaces !== undefined ? { replaced: d.replaces } : {}) };
+        return {
+          id: f.id,
+          bucket: f.bucket,
+          as: d.keep as 'first' | 'smallest',
+          ...(d.replaces !== undefined ? { replaced: d.replaces } : {}),
+        };
       }),
       dropped: p.findings.filter((f) => dropped.has(f.id)).map((f) => ({ id: f.id, bucket: f.bucket })),
     };
@@ -373,7 +479,10 @@ export class KilnStore {
 
   /** Findings counted but not stored, per bucket (the per-bucket cap's overflow). */
   unstoredFindings(): Map<string, number> {
-    const rows = this.db.prepare('SELECT bucket, dropped FROM bucket_overflow WHERE dropped > 0').all() as { bucket: string; dropped: number }[];
+    const rows = this.db.prepare('SELECT bucket, dropped FROM bucket_overflow WHERE dropped > 0').all() as {
+      bucket: string;
+      dropped: number;
+    }[];
     return new Map(rows.map((r) => [r.bucket, r.dropped]));
   }
 
@@ -396,13 +505,18 @@ export class KilnStore {
 
   /** One finding by id. */
   finding(id: string): FindingRow | undefined {
-    const r = this.db.prepare('SELECT * FROM findings WHERE id = ?').safeIntegers(true).get(id) as RawFinding | undefined;
+    const r = this.db.prepare('SELECT * FROM findings WHERE id = ?').safeIntegers(true).get(id) as
+      | RawFinding
+      | undefined;
     return r && findingRow(this.outDir, r, r.fingerprint ?? r.bucket);
   }
 
   /** Findings without a fingerprint yet, oldest first (what `kiln triage` works through). */
   untriagedFindings(): FindingRow[] {
-    const rows = this.db.prepare('SELECT * FROM findings WHERE fingerprint IS NULL ORDER BY created_at, id').safeIntegers(true).all() as RawFinding[];
+    const rows = this.db
+      .prepare('SELECT * FROM findings WHERE fingerprint IS NULL ORDER BY created_at, id')
+      .safeIntegers(true)
+      .all() as RawFinding[];
     return rows.map((r) => findingRow(this.outDir, r, r.bucket));
   }
 
@@ -411,16 +525,32 @@ export class KilnStore {
    * order of first appearance.
    */
   findingGroups(): FindingGroup[] {
-    const groups = new Map<string, { triaged: boolean; ids: string[]; buckets: Set<string>; smallest?: { findingId: string; lines: number; file: string | null } }>();
+    const groups = new Map<
+      string,
+      {
+        triaged: boolean;
+        ids: string[];
+        buckets: Set<string>;
+        smallest?: { findingId: string; lines: number; file: string | null };
+      }
+    >();
     for (const r of this.listFindings('fingerprint')) {
       let g = groups.get(r.group);
       if (!g) groups.set(r.group, (g = { triaged: false, ids: [], buckets: new Set() }));
       if (r.fingerprint !== null) g.triaged = true;
       g.ids.push(r.id);
       g.buckets.add(r.bucket);
-      if (r.reducedLines !== null && (!g.smallest || r.reducedLines < g.smallest.lines)) g.smallest = { findingId: r.id, lines: r.reducedLines, file: r.reducedFile };
+      if (r.reducedLines !== null && (!g.smallest || r.reducedLines < g.smallest.lines))
+        g.smallest = { findingId: r.id, lines: r.reducedLines, file: r.reducedFile };
     }
-    return [...groups].map(([key, g]) => ({ key, triaged: g.triaged, count: g.ids.length, findingIds: g.ids, buckets: [...g.buckets], ...(g.smallest ? { smallest: g.smallest } : {}) }));
+    return [...groups].map(([key, g]) => ({
+      key,
+      triaged: g.triaged,
+      count: g.ids.length,
+      findingIds: g.ids,
+      buckets: [...g.buckets],
+      ...(g.smallest ? { smallest: g.smallest } : {}),
+    }));
   }
 
   /**
@@ -443,20 +573,25 @@ export class KilnStore {
 
   /** Records the reducer's result for a finding; false when no finding has that id. */
   setReduced(findingId: string, reduced: ReducedInfo): boolean {
-    if (!Number.isInteger(reduced.lines) || reduced.lines < 0) throw new Error(`setReduced: bad line count ${reduced.lines}`);
+    if (!Number.isInteger(reduced.lines) || reduced.lines < 0)
+      throw new Error(`setReduced: bad line count ${reduced.lines}`);
     const rel = relative(resolve(this.outDir), resolve(reduced.file));
     const file = rel !== '' && !rel.startsWith('..') && !isAbsolute(rel) ? rel : reduced.file;
-    return this.db.prepare('UPDATE findings SET reduced_lines = ?, reduced_file = ? WHERE id = ?').run(reduced.lines, file, findingId).changes > 0;
+    return (
+      this.db
+        .prepare('UPDATE findings SET reduced_lines = ?, reduced_file = ? WHERE id = ?')
+        .run(reduced.lines, file, findingId).changes > 0
+    );
   }
-
 
   /** Buckets seen before in this store (to tell new buckets apart during a campaign). */
   knownBuckets(): Set<string> {
-    return new Set((this.db.prepare('SELECT DISTINCT bucket FROM findings').all() as { bucket: string }[]).map((r) => r.bucket));
+    return new Set(
+      (this.db.prepare('SELECT DISTINCT bucket FROM findings').all() as { bucket: string }[]).map((r) => r.bucket),
+    );
   }
 }
 
 function now(): string {
   return new Date().toISOString();
 }
-

@@ -57,10 +57,34 @@ describe('compiler check before a campaign', () => {
   it('refuses /bin/true, /bin/false and a memory limit nothing runs under, naming the configuration, before writing anything', async () => {
     requireTool('gcc');
     const out = join(work, 'refused');
-    expectCoded(await runKiln(['fuzz', '--compilers', '/bin/true', '--opts', '-O2', '--tests', '3', '--out', out]), 'KILN_BROKEN_COMPILER', /configuration 'true -O2' does not work: .*wrote no executable/);
-    expectCoded(await runKiln(['fuzz', '--compilers', '/bin/false', '--tests', '3', '--out', out]), 'KILN_BROKEN_COMPILER', /configuration 'false -O0' does not work: .*failed \(exit status 1\) \(and 4 more configurations fail\)/);
-    const mem = await runKiln(['fuzz', '--compilers', 'gcc', '--opts', '-O0', '--memory', '1MiB', '--tests', '3', '--out', out]);
-    expectCoded(mem, 'KILN_BROKEN_COMPILER', /configuration 'gcc -O0' does not work: .*under the memory limit of 1 MiB, and works without it/);
+    expectCoded(
+      await runKiln(['fuzz', '--compilers', '/bin/true', '--opts', '-O2', '--tests', '3', '--out', out]),
+      'KILN_BROKEN_COMPILER',
+      /configuration 'true -O2' does not work: .*wrote no executable/,
+    );
+    expectCoded(
+      await runKiln(['fuzz', '--compilers', '/bin/false', '--tests', '3', '--out', out]),
+      'KILN_BROKEN_COMPILER',
+      /configuration 'false -O0' does not work: .*failed \(exit status 1\) \(and 4 more configurations fail\)/,
+    );
+    const mem = await runKiln([
+      'fuzz',
+      '--compilers',
+      'gcc',
+      '--opts',
+      '-O0',
+      '--memory',
+      '1MiB',
+      '--tests',
+      '3',
+      '--out',
+      out,
+    ]);
+    expectCoded(
+      mem,
+      'KILN_BROKEN_COMPILER',
+      /configuration 'gcc -O0' does not work: .*under the memory limit of 1 MiB, and works without it/,
+    );
     expect(mem.stderr).toMatch(/hint: raise --memory/);
     expect(existsSync(out)).toBe(false);
   });
@@ -71,9 +95,34 @@ describe('campaign guards', () => {
     requireTool('gcc');
     const bin = join(work, 'bin-cap');
     // Wrong code on every seed tested; the compiler check program has no seed, so it passes.
-    const fake = writeFake(bin, 'fake-wrong', 'wrong-code', Array.from({ length: 40 }, (_, i) => i + 1));
+    const fake = writeFake(
+      bin,
+      'fake-wrong',
+      'wrong-code',
+      Array.from({ length: 40 }, (_, i) => i + 1),
+    );
     const out = join(work, 'capped');
-    const r = await runKiln(['fuzz', '--compilers', fake, '--opts', '-O0', '--tests', '6', '--seed-start', '1', '--size', 'small', '--mode', 'csmith', '-j', '2', '--max-per-bucket', '2', '--out', out]);
+    const r = await runKiln([
+      'fuzz',
+      '--compilers',
+      fake,
+      '--opts',
+      '-O0',
+      '--tests',
+      '6',
+      '--seed-start',
+      '1',
+      '--size',
+      'small',
+      '--mode',
+      'csmith',
+      '-j',
+      '2',
+      '--max-per-bucket',
+      '2',
+      '--out',
+      out,
+    ]);
     expect(r.status, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/holds its 2 findings: further ones are counted, not stored/);
     const folders = readdirSync(join(out, 'findings'));
@@ -90,13 +139,29 @@ describe('campaign guards', () => {
       db.close();
     }
     const listing = await runKiln(['findings', '--out', out]);
-    expect(listing.stdout).toMatch(new RegExp(`${6 - folders.length} more findings in 1 buckets were counted but not stored`));
+    expect(listing.stdout).toMatch(
+      new RegExp(`${6 - folders.length} more findings in 1 buckets were counted but not stored`),
+    );
   });
 
   it('two campaigns started at once on one folder test different seeds, and a kill -9 leaves a session marked ended', async () => {
     requireTool('tcc');
     const out = join(work, 'shared');
-    const args = ['fuzz', '--compilers', 'tcc', '--opts', '-O0', '--size', 'small', '--mode', 'arith', '-j', '1', '--out', out];
+    const args = [
+      'fuzz',
+      '--compilers',
+      'tcc',
+      '--opts',
+      '-O0',
+      '--size',
+      'small',
+      '--mode',
+      'arith',
+      '-j',
+      '1',
+      '--out',
+      out,
+    ];
     const a = startKiln([...args, '--tests', '6']);
     const b = startKiln([...args, '--time', '5m']);
     const ra = await a.done;
@@ -109,7 +174,9 @@ describe('campaign guards', () => {
       // Seen once in a full CI run (the test timed out); this says what the second campaign did.
       b.child.kill('SIGKILL');
       const rb = await b.done;
-      throw new Error(`the second campaign recorded no seed of its own within 100 s (first: status ${ra.status})\n--- second stdout\n${rb.stdout.slice(-3000)}\n--- second stderr\n${rb.stderr.slice(-3000)}`);
+      throw new Error(
+        `the second campaign recorded no seed of its own within 100 s (first: status ${ra.status})\n--- second stdout\n${rb.stdout.slice(-3000)}\n--- second stderr\n${rb.stderr.slice(-3000)}`,
+      );
     }
     b.child.kill('SIGKILL');
     await b.done;
@@ -128,31 +195,60 @@ describe('campaign guards', () => {
     expect(next.status, next.stderr).toBe(0);
     const after = new Database(join(out, 'kiln.db'), { readonly: true });
     try {
-      expect(after.prepare('SELECT end_reason AS r FROM sessions WHERE pid = ?').get(b.child.pid)).toEqual({ r: 'killed' });
-      expect(after.prepare("SELECT COUNT(*) AS n FROM campaigns WHERE end_reason = 'killed' AND running_pid IS NULL").get()).toEqual({ n: 1 });
+      expect(after.prepare('SELECT end_reason AS r FROM sessions WHERE pid = ?').get(b.child.pid)).toEqual({
+        r: 'killed',
+      });
+      expect(
+        after.prepare("SELECT COUNT(*) AS n FROM campaigns WHERE end_reason = 'killed' AND running_pid IS NULL").get(),
+      ).toEqual({ n: 1 });
       expect(after.prepare('SELECT seed FROM seeds GROUP BY seed HAVING COUNT(*) > 1').all()).toEqual([]);
     } finally {
       after.close();
     }
   }, 180_000);
 
-  it('-j is bounded by the machine, and --resume keeps the campaign\'s own -j', async () => {
+  it("-j is bounded by the machine, and --resume keeps the campaign's own -j", async () => {
     requireTool('tcc');
     expect(maxJobs({ cores: 2, memoryMb: 24_000 })).toBe(8);
     expect(maxJobs({ cores: 64, memoryMb: 4096 })).toBe(12);
     expect(maxJobs({ cores: 1, memoryMb: 100 })).toBe(1);
     const e = await resolveSettings({ compilers: 'tcc', jobs: String(maxJobs() + 1) }).catch((x: unknown) => x);
-    expect(e).toMatchObject({ code: 'KILN_BAD_OPTION', message: expect.stringMatching(/--jobs: expected at most \d+ on this machine/) });
+    expect(e).toMatchObject({
+      code: 'KILN_BAD_OPTION',
+      message: expect.stringMatching(/--jobs: expected at most \d+ on this machine/),
+    });
     const cfg = join(work, 'many-jobs.yaml');
     writeFileSync(cfg, `compilers: [tcc]\njobs: ${maxJobs() + 1}\n`);
-    expect(await resolveSettings({ config: cfg }).catch((x: unknown) => x)).toMatchObject({ code: 'KILN_BAD_CONFIG', message: expect.stringMatching(/field 'jobs': \d+ is too many/) });
+    expect(await resolveSettings({ config: cfg }).catch((x: unknown) => x)).toMatchObject({
+      code: 'KILN_BAD_CONFIG',
+      message: expect.stringMatching(/field 'jobs': \d+ is too many/),
+    });
     // The cap's own flag: an integer ≥ 1 or none.
     expect((await resolveSettings({ compilers: 'tcc' })).maxPerBucket).toBe(25);
     expect((await resolveSettings({ compilers: 'tcc', maxPerBucket: 'none' })).maxPerBucket).toBeUndefined();
-    expect(await resolveSettings({ compilers: 'tcc', maxPerBucket: '0' }).catch((x: unknown) => x)).toMatchObject({ code: 'KILN_BAD_OPTION', message: expect.stringMatching(/--max-per-bucket/) });
+    expect(await resolveSettings({ compilers: 'tcc', maxPerBucket: '0' }).catch((x: unknown) => x)).toMatchObject({
+      code: 'KILN_BAD_OPTION',
+      message: expect.stringMatching(/--max-per-bucket/),
+    });
     const out = join(work, 'resume-jobs');
     const jobs = Math.min(3, maxJobs());
-    const r = await runKiln(['fuzz', '--compilers', 'tcc', '--opts', '-O0', '--tests', '1', '--size', 'small', '--mode', 'arith', '-j', String(jobs), '--out', out]);
+    const r = await runKiln([
+      'fuzz',
+      '--compilers',
+      'tcc',
+      '--opts',
+      '-O0',
+      '--tests',
+      '1',
+      '--size',
+      'small',
+      '--mode',
+      'arith',
+      '-j',
+      String(jobs),
+      '--out',
+      out,
+    ]);
     expect(r.status, r.stderr).toBe(0);
     expect((await resolveSettings({ resume: true, out })).jobs).toBe(jobs);
     expect((await resolveSettings({ resume: true, out, jobs: '1' })).jobs).toBe(1);

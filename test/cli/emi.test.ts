@@ -15,11 +15,16 @@ describe('kiln emi', () => {
     const b = join(work, 'b');
     const ra = await runKiln(['emi', '--seed', '5', '--size', 'small', '--variants', '3', '-o', a, '--json']);
     expect(ra.status, ra.stderr).toBe(0);
-    const lines = ra.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = ra.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     const proven = lines.filter((l) => !('internal' in l));
     expect(proven[0]).toMatchObject({ seed: '5', variant: 0, diffLines: 0 });
     for (const l of proven) {
-      expect(Object.keys(l)).toEqual(expect.arrayContaining(['seed', 'variant', 'file', 'expected', 'strategies', 'diffLines']));
+      expect(Object.keys(l)).toEqual(
+        expect.arrayContaining(['seed', 'variant', 'file', 'expected', 'strategies', 'diffLines']),
+      );
       expect(readFileSync(l.file as string, 'utf8')).toContain(`expected "${l.expected as string}"`);
     }
     expect(proven.length + lines.filter((l) => 'internal' in l).length).toBe(4);

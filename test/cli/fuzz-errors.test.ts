@@ -1,7 +1,16 @@
 // Bad input to `kiln fuzz` and `kiln findings`: one coded line on stderr, exit status 2, no stack
 // trace — and an existing campaign database left byte for byte as it was.
 import { createHash } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -39,7 +48,21 @@ describe('kiln fuzz bad input', () => {
     work = mkdtempSync(join(tmpdir(), 'kiln-badinput-'));
     out = join(work, 'out');
     // A real campaign whose database must survive every bad invocation below.
-    const r = await runKiln(['fuzz', '--compilers', 'tcc', '--opts', '-O0', '--tests', '2', '--size', 'small', '-j', '1', '--out', out]);
+    const r = await runKiln([
+      'fuzz',
+      '--compilers',
+      'tcc',
+      '--opts',
+      '-O0',
+      '--tests',
+      '2',
+      '--size',
+      'small',
+      '-j',
+      '1',
+      '--out',
+      out,
+    ]);
     expect(r.status, r.stderr).toBe(0);
     fingerprint = () => {
       const files = readdirSync(out).sort();
@@ -65,10 +88,18 @@ describe('kiln fuzz bad input', () => {
     const before = fingerprint();
     const broken = join(work, 'broken.yaml');
     writeFileSync(broken, 'compilers: [tcc\noptions: -O0\n');
-    expectCoded(await runKiln(['fuzz', '--config', broken, '--out', out]), 'KILN_BAD_CONFIG', /broken\.yaml: not valid YAML/);
+    expectCoded(
+      await runKiln(['fuzz', '--config', broken, '--out', out]),
+      'KILN_BAD_CONFIG',
+      /broken\.yaml: not valid YAML/,
+    );
     const wrongField = join(work, 'wrong.json');
     writeFileSync(wrongField, JSON.stringify({ compilers: ['tcc'], limits: { compile: { timeout: 'soon' } } }));
-    expectCoded(await runKiln(['fuzz', '--config', wrongField, '--out', out]), 'KILN_BAD_CONFIG', /field 'limits\.compile\.timeout'/);
+    expectCoded(
+      await runKiln(['fuzz', '--config', wrongField, '--out', out]),
+      'KILN_BAD_CONFIG',
+      /field 'limits\.compile\.timeout'/,
+    );
     expect(fingerprint()).toBe(before);
   });
 
@@ -106,7 +137,11 @@ describe('kiln fuzz bad input', () => {
   });
 
   it('validates flags and config values before touching anything', async () => {
-    await expectRejected({ compilers: '/nonexistent/bin/cc', out }, 'KILN_UNKNOWN_COMPILER', /no executable file at that path/);
+    await expectRejected(
+      { compilers: '/nonexistent/bin/cc', out },
+      'KILN_UNKNOWN_COMPILER',
+      /no executable file at that path/,
+    );
     await expectRejected({ compilers: ' , ', out }, 'KILN_BAD_OPTION', /--compilers/);
     await expectRejected({ compilers: 'tcc', opts: '', out }, 'KILN_BAD_OPTION', /--opts/);
     await expectRejected({ compilers: 'tcc', time: '5 fortnights', out }, 'KILN_BAD_OPTION', /--time/);
@@ -125,16 +160,34 @@ describe('kiln fuzz bad input', () => {
 
   it('merges flags over the config file over the defaults', async () => {
     const cfg = join(work, 'merge.yaml');
-    writeFileSync(cfg, ['compilers: [tcc]', "options: ['-O1', '-O2 -g']", 'jobs: 3', 'limits:', '  compile: { timeout: 30s, memory: 1GiB }', '  run: { memory: none }', 'tests: 7', ''].join('\n'));
+    writeFileSync(
+      cfg,
+      [
+        'compilers: [tcc]',
+        "options: ['-O1', '-O2 -g']",
+        'jobs: 3',
+        'limits:',
+        '  compile: { timeout: 30s, memory: 1GiB }',
+        '  run: { memory: none }',
+        'tests: 7',
+        '',
+      ].join('\n'),
+    );
     const s = await resolveSettings({ config: cfg, jobs: '1', runTimeout: '5s' });
     expect(s.compilers.map((c) => c.name)).toEqual(['tcc']);
     expect(s.optionSets).toEqual(['-O1', '-O2 -g']);
     expect(s.jobs).toBe(1);
     expect(s.maxTests).toBe(7);
-    expect(s.limits).toEqual({ compile: { timeoutMs: 30_000, memoryMb: 1024 }, run: { timeoutMs: 5000, memoryMb: undefined } });
+    expect(s.limits).toEqual({
+      compile: { timeoutMs: 30_000, memoryMb: 1024 },
+      run: { timeoutMs: 5000, memoryMb: undefined },
+    });
     const d = await resolveSettings({ compilers: 'tcc' });
     expect(d.optionSets).toEqual(['-O0', '-O1', '-O2', '-Os', '-O3']);
-    expect(d.limits).toEqual({ compile: { timeoutMs: 120_000, memoryMb: 2048 }, run: { timeoutMs: 10_000, memoryMb: 2048 } });
+    expect(d.limits).toEqual({
+      compile: { timeoutMs: 120_000, memoryMb: 2048 },
+      run: { timeoutMs: 10_000, memoryMb: 2048 },
+    });
     expect(d.out).toBe('kiln-out');
   });
 

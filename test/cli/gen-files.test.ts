@@ -35,7 +35,10 @@ describe('kiln gen --mode yarpgen', () => {
     const line = JSON.parse(r.stdout) as { file: string; files: string[]; expected: string; mode: string };
     expect(line).toMatchObject({ file: dir, files: ['init.h', 'init.c', 'func.c', 'driver.c'], mode: 'yarpgen' });
     expect(readdirSync(dir).sort()).toEqual(SPLIT);
-    const cc = spawnSync('gcc', ['-O2', '-w', 'init.c', 'func.c', 'driver.c', '-o', 'prog'], { cwd: dir, encoding: 'utf8' });
+    const cc = spawnSync('gcc', ['-O2', '-w', 'init.c', 'func.c', 'driver.c', '-o', 'prog'], {
+      cwd: dir,
+      encoding: 'utf8',
+    });
     expect(cc.status, cc.stderr).toBe(0);
     expect(spawnSync(join(dir, 'prog'), { encoding: 'utf8' }).stdout.trimEnd()).toBe(line.expected);
   });
@@ -44,16 +47,34 @@ describe('kiln gen --mode yarpgen', () => {
     const file = join(work, 'prog.c');
     const r = await runKiln(['gen', '--mode', 'yarpgen', '--seed', '4', '-o', file]);
     expect(r.status).toBe(2);
-    expect(r.stderr).toMatch(/^kiln: error\[KILN_BAD_OPTION\]: invalid value '.*prog\.c' for -o: a yarpgen program is several files/m);
+    expect(r.stderr).toMatch(
+      /^kiln: error\[KILN_BAD_OPTION\]: invalid value '.*prog\.c' for -o: a yarpgen program is several files/m,
+    );
     expect(r.stderr).toMatch(/^kiln: hint: give a directory instead, e\.g\. -o .*prog;/m);
     expect(existsSync(file)).toBe(false);
   });
 
   it('with --count, gives each program of several files a folder and each one-file program a .c file', async () => {
     const dir = join(work, 'many');
-    const r = await runKiln(['gen', '--mode', 'mixed', '--size', 'small', '--seed', '1', '--count', '6', '-o', dir, '--json']);
+    const r = await runKiln([
+      'gen',
+      '--mode',
+      'mixed',
+      '--size',
+      'small',
+      '--seed',
+      '1',
+      '--count',
+      '6',
+      '-o',
+      dir,
+      '--json',
+    ]);
     expect(r.status, r.stderr).toBe(0);
-    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { seed: string; mode: string; file: string });
+    const lines = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { seed: string; mode: string; file: string });
     expect(new Set(lines.map((l) => l.mode)).has('yarpgen')).toBe(true);
     expect(lines.some((l) => l.mode !== 'yarpgen')).toBe(true);
     for (const l of lines) {

@@ -28,7 +28,14 @@ describe('kiln triage', () => {
     const specs: FindingSpec[] = [
       { id: '1-1-gcc-fake-O2', compiler: 'gcc-fake', compilerPath: cc, options: '-O2' },
       { id: '1-2-gcc-fake-O3', compiler: 'gcc-fake', compilerPath: cc, options: '-O3' },
-      { id: '1-3-gcc-O2', compiler: 'gcc', compilerPath: 'gcc', options: '-O2', outcome: 'compiler-crash', bucket: 'compiler-crash:gcc:internal compiler error: in foo' },
+      {
+        id: '1-3-gcc-O2',
+        compiler: 'gcc',
+        compilerPath: 'gcc',
+        options: '-O2',
+        outcome: 'compiler-crash',
+        bucket: 'compiler-crash:gcc:internal compiler error: in foo',
+      },
     ];
     const store = KilnStore.open(out, 'write');
     try {
@@ -72,20 +79,35 @@ describe('kiln triage', () => {
   it('fingerprints every finding of an output folder, records them, and kiln findings groups by them', async () => {
     const r = await runKiln(['triage', out, '--no-versions']);
     expect(r.status, r.stderr).toBe(0);
-    expect(r.stdout.trim().split('\n').sort()).toEqual(['1-1-gcc-fake-O2  gcc:-ftree-vrp', '1-2-gcc-fake-O3  gcc:-ftree-vrp', '1-3-gcc-O2  compiler-crash:gcc:internal compiler error: in foo'].sort());
+    expect(r.stdout.trim().split('\n').sort()).toEqual(
+      [
+        '1-1-gcc-fake-O2  gcc:-ftree-vrp',
+        '1-2-gcc-fake-O3  gcc:-ftree-vrp',
+        '1-3-gcc-O2  compiler-crash:gcc:internal compiler error: in foo',
+      ].sort(),
+    );
     expect(r.stderr).toMatch(/3 findings to triage/);
     expect(r.stderr).toMatch(/\[1\/3\] 1-1-gcc-fake-O2: probe 1: \(own options\) → shows/);
     expect(r.stderr).toMatch(/\[2\/3\] 1-2-gcc-fake-O3: gcc:-ftree-vrp {2}\(gcc-disable, \d+ compiles, [\d.]+ s\)/);
-    const triage = JSON.parse(readFileSync(join(out, 'findings', '1-1-gcc-fake-O2', 'triage.json'), 'utf8')) as { fingerprint: string };
+    const triage = JSON.parse(readFileSync(join(out, 'findings', '1-1-gcc-fake-O2', 'triage.json'), 'utf8')) as {
+      fingerprint: string;
+    };
     expect(triage.fingerprint).toBe('gcc:-ftree-vrp');
 
     const list = await runKiln(['findings', '--out', out]);
     expect(list.status, list.stderr).toBe(0);
     expect(list.stdout).toMatch(/^3 findings in 2 groups \(all triaged\)/);
-    expect(list.stdout).toMatch(/\ngcc:-ftree-vrp {2}\(2\)\n {2}1-1-gcc-fake-O2 .*wrong-code:gcc-fake:-O2.*\n {2}1-2-gcc-fake-O3 .*wrong-code:gcc-fake:-O3/);
+    expect(list.stdout).toMatch(
+      /\ngcc:-ftree-vrp {2}\(2\)\n {2}1-1-gcc-fake-O2 .*wrong-code:gcc-fake:-O2.*\n {2}1-2-gcc-fake-O3 .*wrong-code:gcc-fake:-O3/,
+    );
     const byBucket = await runKiln(['findings', '--out', out, '--group', 'bucket']);
     expect(byBucket.stdout).toMatch(/^3 findings in 3 buckets/);
-    const json = JSON.parse((await runKiln(['findings', '--out', out, '--json'])).stdout) as { id: string; fingerprint: string | null; group: string; reducedLines: number | null }[];
+    const json = JSON.parse((await runKiln(['findings', '--out', out, '--json'])).stdout) as {
+      id: string;
+      fingerprint: string | null;
+      group: string;
+      reducedLines: number | null;
+    }[];
     expect(json.map((f) => [f.id, f.fingerprint, f.reducedLines])).toEqual([
       ['1-1-gcc-fake-O2', 'gcc:-ftree-vrp', null],
       ['1-2-gcc-fake-O3', 'gcc:-ftree-vrp', null],

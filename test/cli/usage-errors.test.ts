@@ -24,7 +24,10 @@ function expectCoded(r: CliResult, code: string, text?: RegExp): void {
   const lines = r.stderr.trimEnd().split('\n');
   expect(lines[0]).toMatch(new RegExp(`^kiln: error\\[${code}\\]: `));
   if (text) expect(lines[0]).toMatch(text);
-  expect(lines.slice(1).every((l) => l.startsWith('kiln: hint: ')), r.stderr).toBe(true);
+  expect(
+    lines.slice(1).every((l) => l.startsWith('kiln: hint: ')),
+    r.stderr,
+  ).toBe(true);
   expect(r.stderr).not.toMatch(/\n\s+at |^error:/m);
 }
 
@@ -60,7 +63,11 @@ describe('kiln usage errors', () => {
     const max = (1n << 63n) - 1n;
     const r = await runKiln(['gen', '--seed', String(max), '--count', '2', '-o', join(work, 'top')]);
     expectCoded(r, 'KILN_BAD_OPTION', /--count.*at most 1 from seed 9223372036854775807/);
-    expectCoded(await runKiln(['gen', '--seed', String(max + 1n)]), 'KILN_BAD_OPTION', /--seed.*from 0 to 9223372036854775807/);
+    expectCoded(
+      await runKiln(['gen', '--seed', String(max + 1n)]),
+      'KILN_BAD_OPTION',
+      /--seed.*from 0 to 9223372036854775807/,
+    );
   });
 });
 
@@ -75,9 +82,17 @@ describe('output folders the kernel refuses', () => {
   });
 
   it('kiln fuzz --out /proc/foo and kiln gen -o /proc/foo/… are one-line errors', async () => {
-    expectCoded(await runKilnWithin(['fuzz', '--compilers', 'gcc', '--tests', '1', '--out', '/proc/kiln-foo']), 'KILN_FILE', /\/proc\/kiln-foo: cannot create the output folder/);
+    expectCoded(
+      await runKilnWithin(['fuzz', '--compilers', 'gcc', '--tests', '1', '--out', '/proc/kiln-foo']),
+      'KILN_FILE',
+      /\/proc\/kiln-foo: cannot create the output folder/,
+    );
     expectCoded(await runKilnWithin(['gen', '--count', '2', '-o', '/proc/kiln-foo']), 'KILN_FILE', /\/proc\/kiln-foo/);
-    expectCoded(await runKilnWithin(['gen', '--mode', 'yarpgen', '-o', '/proc/kiln-foo/x']), 'KILN_FILE', /\/proc\/kiln-foo/);
+    expectCoded(
+      await runKilnWithin(['gen', '--mode', 'yarpgen', '-o', '/proc/kiln-foo/x']),
+      'KILN_FILE',
+      /\/proc\/kiln-foo/,
+    );
     expectCoded(await runKiln(['gen', '-o', '/proc/kiln-foo/x.c']), 'KILN_FILE', /\/proc\/kiln-foo\/x\.c/);
   });
 });

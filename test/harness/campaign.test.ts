@@ -1,7 +1,16 @@
 // End to end: `kiln fuzz` with fault-injecting fake compilers. Every outcome must be classified,
 // bucketed, stored (database row + finding folder) and come with a repro.sh that reproduces it.
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -60,19 +69,54 @@ describe('kiln fuzz with fault-injecting compilers', () => {
     requireTool('gcc');
     work = mkdtempSync(join(tmpdir(), 'kiln-e2e-'));
     out = join(work, 'out');
-    const fakes = Object.entries(FAKES).map(([name, [fault, seeds]]) => writeFake(join(work, 'bin'), name, fault, seeds));
+    const fakes = Object.entries(FAKES).map(([name, [fault, seeds]]) =>
+      writeFake(join(work, 'bin'), name, fault, seeds),
+    );
     // Limits come from a config file (YAML), the matrix from flags: both paths are exercised.
     const config = join(work, 'kiln.yaml');
-    writeFileSync(config, ['limits:', '  compile: { timeout: 3s, memory: 2GiB }', '  run: { timeout: 2s }', 'size: small', 'jobs: 2', ''].join('\n'));
+    writeFileSync(
+      config,
+      [
+        'limits:',
+        '  compile: { timeout: 3s, memory: 2GiB }',
+        '  run: { timeout: 2s }',
+        'size: small',
+        'jobs: 2',
+        '',
+      ].join('\n'),
+    );
     // A private temporary folder, to check that every compile and run folder is removed.
     mkdirSync(join(work, 'tmp'));
     // csmith mode throughout: these checks pin one-file programs (test/harness/multifile.test.ts has the others).
-    run = await runKiln(['fuzz', '--mode', 'csmith', '--config', config, '--compilers', ['gcc', ...fakes].join(','), '--opts', '-O0', '--tests', '4', '--seed-start', '1', '--out', out], {
-      env: { TMPDIR: join(work, 'tmp') },
-    });
+    run = await runKiln(
+      [
+        'fuzz',
+        '--mode',
+        'csmith',
+        '--config',
+        config,
+        '--compilers',
+        ['gcc', ...fakes].join(','),
+        '--opts',
+        '-O0',
+        '--tests',
+        '4',
+        '--seed-start',
+        '1',
+        '--out',
+        out,
+      ],
+      {
+        env: { TMPDIR: join(work, 'tmp') },
+      },
+    );
     // Where fake-wrong ran during the campaign (repro.sh runs below append to the same log).
-    compileDirs = readFileSync(join(work, 'bin', 'fake-wrong.dirs'), 'utf8').trim().split('\n');
-    runDirs = readFileSync(join(work, 'bin', 'fake-bincrash.state', 'run.dirs'), 'utf8').trim().split('\n');
+    compileDirs = readFileSync(join(work, 'bin', 'fake-wrong.dirs'), 'utf8')
+      .trim()
+      .split('\n');
+    runDirs = readFileSync(join(work, 'bin', 'fake-bincrash.state', 'run.dirs'), 'utf8')
+      .trim()
+      .split('\n');
     const listed = await runKiln(['findings', '--out', out, '--json']);
     expect(listed.status, listed.stderr).toBe(0);
     findings = JSON.parse(listed.stdout) as FindingJson[];
@@ -90,10 +134,13 @@ describe('kiln fuzz with fault-injecting compilers', () => {
   });
 
   it('buckets failures by normalised cause', () => {
-    const bucket = (seed: string, compiler: string): string => findings.find((f) => f.seed === seed && f.compiler === compiler)!.bucket;
+    const bucket = (seed: string, compiler: string): string =>
+      findings.find((f) => f.seed === seed && f.compiler === compiler)!.bucket;
     // Two ICEs with different paths, line:column numbers and addresses are one bucket...
     expect(bucket('2', 'fake-ice')).toBe(bucket('4', 'fake-ice'));
-    expect(bucket('2', 'fake-ice')).toBe('compiler-crash:fake-ice:internal compiler error: in expand_expr_real_1, at expr.cc');
+    expect(bucket('2', 'fake-ice')).toBe(
+      'compiler-crash:fake-ice:internal compiler error: in expand_expr_real_1, at expr.cc',
+    );
     // ...and the other causes get their own keys.
     expect(bucket('3', 'fake-segv')).toBe('compiler-crash:fake-segv:SIGSEGV');
     expect(bucket('1', 'fake-wrong')).toBe('wrong-code:fake-wrong:-O0');
@@ -107,15 +154,28 @@ describe('kiln fuzz with fault-injecting compilers', () => {
   it('stores every test, drops a failure that does not reproduce, and counts it as noise', () => {
     const db = new Database(join(out, 'kiln.db'), { readonly: true });
     try {
-      const tests = db.prepare('SELECT seed, compiler, outcome, flaky, finding_id FROM tests ORDER BY seed, compiler').all() as { seed: number; compiler: string; outcome: string; flaky: number; finding_id: string | null }[];
+      const tests = db
+        .prepare('SELECT seed, compiler, outcome, flaky, finding_id FROM tests ORDER BY seed, compiler')
+        .all() as { seed: number; compiler: string; outcome: string; flaky: number; finding_id: string | null }[];
       expect(tests).toHaveLength(4 * (Object.keys(FAKES).length + 1));
       expect(tests.filter((t) => t.compiler === 'gcc').every((t) => t.outcome === 'ok')).toBe(true);
       const flaky = tests.filter((t) => t.flaky === 1);
       expect(flaky).toEqual([{ seed: 2, compiler: 'fake-flaky', outcome: 'ok', flaky: 1, finding_id: null }]);
       const seeds = db.prepare('SELECT seed, status FROM seeds ORDER BY seed').all();
       expect(seeds).toEqual([1, 2, 3, 4].map((seed) => ({ seed, status: 'tested' })));
-      const c = db.prepare('SELECT programs, tests, findings, internal, counters, ended_at, end_reason, running_pid FROM campaigns').get() as Record<string, unknown>;
-      expect(c).toMatchObject({ programs: 4, tests: tests.length, findings: EXPECTED_FINDINGS.length, internal: 0, end_reason: 'tests', running_pid: null });
+      const c = db
+        .prepare(
+          'SELECT programs, tests, findings, internal, counters, ended_at, end_reason, running_pid FROM campaigns',
+        )
+        .get() as Record<string, unknown>;
+      expect(c).toMatchObject({
+        programs: 4,
+        tests: tests.length,
+        findings: EXPECTED_FINDINGS.length,
+        internal: 0,
+        end_reason: 'tests',
+        running_pid: null,
+      });
       expect(c.ended_at).not.toBeNull();
       expect(JSON.parse(c.counters as string)).toMatchObject({ 'wrong-code': 2, 'compiler-crash': 3, flaky: 1 });
     } finally {
@@ -127,7 +187,14 @@ describe('kiln fuzz with fault-injecting compilers', () => {
     for (const f of findings) {
       expect(readdirSync(f.dir).sort()).toEqual(['finding.json', 'prog.c', 'repro.sh']);
       const j = JSON.parse(readFileSync(join(f.dir, 'finding.json'), 'utf8')) as Record<string, unknown>;
-      expect(j).toMatchObject({ id: f.id, outcome: f.outcome, bucket: f.bucket, compiler: f.compiler, options: '-O0', seed: f.seed });
+      expect(j).toMatchObject({
+        id: f.id,
+        outcome: f.outcome,
+        bucket: f.bucket,
+        compiler: f.compiler,
+        options: '-O0',
+        seed: f.seed,
+      });
       expect(j.compilerVersion).toMatch(/gcc/);
       expect(j.expected).toMatch(/^checksum = [0-9A-F]{16}$/);
       expect(typeof j.actual).toBe('string');
@@ -140,7 +207,11 @@ describe('kiln fuzz with fault-injecting compilers', () => {
 
   it('records the policy, so seed + policy regenerate the very program (for the IR reducer)', () => {
     const f = findings.find((x) => x.compiler === 'fake-wrong')!;
-    const j = JSON.parse(readFileSync(join(f.dir, 'finding.json'), 'utf8')) as { seed: string; expected: string; policy: unknown };
+    const j = JSON.parse(readFileSync(join(f.dir, 'finding.json'), 'utf8')) as {
+      seed: string;
+      expected: string;
+      policy: unknown;
+    };
     const policy = parsePolicy(j.policy);
     const g = generateProgram(j.seed, policy);
     if (!g.ok) expect.unreachable(`seed ${j.seed} no longer generates: ${g.reason}`);
@@ -163,7 +234,10 @@ describe('kiln fuzz with fault-injecting compilers', () => {
     for (const compiler of ['fake-wrong', 'fake-ice', 'fake-binhang']) {
       const f = findings.find((x) => x.compiler === compiler)!;
       const dir = mkdtempSync(join(work, 'cand-'));
-      writeFileSync(join(dir, 'prog.c'), readFileSync(join(f.dir, 'prog.c'), 'utf8').replace(/, seed \d+\./, ', seed 99.'));
+      writeFileSync(
+        join(dir, 'prog.c'),
+        readFileSync(join(f.dir, 'prog.c'), 'utf8').replace(/, seed \d+\./, ', seed 99.'),
+      );
       const r = spawnSync(join(f.dir, 'repro.sh'), [], { cwd: dir, encoding: 'utf8', timeout: 30_000 });
       expect(r.status, `${f.id}: ${r.stderr}`).toBe(1);
     }
@@ -199,7 +273,25 @@ describe('kiln fuzz when only the interpreter disagrees', () => {
       const b = join(work, 'bin', 'agree-b');
       copyFileSync(a, b);
       const out = join(work, 'out');
-      const r = await runKiln(['fuzz', '--mode', 'csmith', '--compilers', `${a},${b}`, '--opts', '-O0', '--tests', '1', '--seed-start', '1', '--size', 'small', '-j', '2', '--out', out]);
+      const r = await runKiln([
+        'fuzz',
+        '--mode',
+        'csmith',
+        '--compilers',
+        `${a},${b}`,
+        '--opts',
+        '-O0',
+        '--tests',
+        '1',
+        '--seed-start',
+        '1',
+        '--size',
+        'small',
+        '-j',
+        '2',
+        '--out',
+        out,
+      ]);
       expect(r.status, r.stderr).toBe(0);
       expect(r.stderr).toMatch(/KILN BUG \(internal\): seed 1/);
       const listed = await runKiln(['findings', '--out', out, '--json']);
@@ -213,7 +305,9 @@ describe('kiln fuzz when only the interpreter disagrees', () => {
         db.close();
       }
       expect(existsSync(join(out, 'internal', '1-1', 'prog.c'))).toBe(true);
-      expect(JSON.parse(readFileSync(join(out, 'internal', '1-1', 'internal.json'), 'utf8')).configurations).toHaveLength(2);
+      expect(
+        JSON.parse(readFileSync(join(out, 'internal', '1-1', 'internal.json'), 'utf8')).configurations,
+      ).toHaveLength(2);
     } finally {
       rmSync(work, { recursive: true, force: true });
     }
@@ -230,11 +324,29 @@ describe('kiln fuzz with sanitizer builds', () => {
       expect(spawnSync('gcc', ['-fsanitize=address', 'p.c', '-o', 'p'], { cwd: probe }).status).toBe(0);
       expect(spawnSync('prlimit', [`--as=${2048 * 1024 * 1024}`, '--', './p'], { cwd: probe }).status).not.toBe(0);
       const out = join(probe, 'out');
-      const r = await runKiln(['fuzz', '--mode', 'csmith', '--compilers', 'gcc', '--opts', '-O1 -fsanitize=address,undefined', '--tests', '1', '--size', 'small', '-j', '1', '--out', out]);
+      const r = await runKiln([
+        'fuzz',
+        '--mode',
+        'csmith',
+        '--compilers',
+        'gcc',
+        '--opts',
+        '-O1 -fsanitize=address,undefined',
+        '--tests',
+        '1',
+        '--size',
+        'small',
+        '-j',
+        '1',
+        '--out',
+        out,
+      ]);
       expect(r.status, r.stderr).toBe(0);
       const db = new Database(join(out, 'kiln.db'), { readonly: true });
       try {
-        expect(db.prepare('SELECT options, outcome FROM tests').all()).toEqual([{ options: '-O1 -fsanitize=address,undefined', outcome: 'ok' }]);
+        expect(db.prepare('SELECT options, outcome FROM tests').all()).toEqual([
+          { options: '-O1 -fsanitize=address,undefined', outcome: 'ok' },
+        ]);
       } finally {
         db.close();
       }

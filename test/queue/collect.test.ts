@@ -23,7 +23,13 @@ afterAll(async () => {
   await redis?.stop();
 });
 
-const compiler: Compiler = { name: 'gcc', command: '/usr/bin/gcc', realPath: '/usr/bin/gcc', family: 'gcc', version: 'gcc (test) 1' };
+const compiler: Compiler = {
+  name: 'gcc',
+  command: '/usr/bin/gcc',
+  realPath: '/usr/bin/gcc',
+  family: 'gcc',
+  version: 'gcc (test) 1',
+};
 const optionSets = ['-O0', '-O2'];
 const configurations = buildMatrix([compiler], optionSets);
 
@@ -55,8 +61,28 @@ describe('queue coordinator', () => {
             mode: 'csmith',
             expected: 'checksum = 0',
             results: c.configurations.map((config) => {
-              const step = { command: [], status: 0, signal: null, timedOut: false, durationMs: 1, stdout: '', stderr: '' };
-              return { slug: config.slug, outcome: 'ok' as const, flaky: false, result: { judgement: { outcome: 'ok' as const }, compile: step, run: step, output: 'checksum = 0', durationMs: 1, aborted: false } };
+              const step = {
+                command: [],
+                status: 0,
+                signal: null,
+                timedOut: false,
+                durationMs: 1,
+                stdout: '',
+                stderr: '',
+              };
+              return {
+                slug: config.slug,
+                outcome: 'ok' as const,
+                flaky: false,
+                result: {
+                  judgement: { outcome: 'ok' as const },
+                  compile: step,
+                  run: step,
+                  output: 'checksum = 0',
+                  durationMs: 1,
+                  aborted: false,
+                },
+              };
             }),
           }));
           return { programs, confirmations: [], tests: programs.length * c.configurations.length };
@@ -74,7 +100,14 @@ describe('queue coordinator', () => {
       configurations,
       owner: (id) => `test campaign ${id}`,
       ahead: 4,
-      settings: { compilers: [{ name: compiler.name, command: compiler.command, version: compiler.version }], optionSets, limits: DEFAULT_LIMITS, policy: CSMITH_POLICY, mode: 'csmith', rerun: false },
+      settings: {
+        compilers: [{ name: compiler.name, command: compiler.command, version: compiler.version }],
+        optionSets,
+        limits: DEFAULT_LIMITS,
+        policy: CSMITH_POLICY,
+        mode: 'csmith',
+        rerun: false,
+      },
     });
     const record = (r: ProgramReport): void => {
       expect(recorded.has(r.seed), `seed ${r.seed} recorded twice`).toBe(false);

@@ -8,7 +8,13 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadPolicy } from '../../src/cli/util.js';
 import { DEFAULT_LIMITS } from '../../src/harness/matrix.js';
-import { kilnVersion, META_KEY, settingsDigest, type CampaignMeta, type WireSettings } from '../../src/queue/protocol.js';
+import {
+  kilnVersion,
+  META_KEY,
+  settingsDigest,
+  type CampaignMeta,
+  type WireSettings,
+} from '../../src/queue/protocol.js';
 import { parseQueueUrl } from '../../src/queue/redis.js';
 import { isKilnError } from '../../src/diag/errors.js';
 import { requireTool } from '../support/cc.js';
@@ -56,12 +62,32 @@ describe('distributed campaigns: bad input', () => {
     await client.flushdb();
   });
 
-  const settings = (compilers: WireSettings['compilers']): WireSettings => ({ compilers, optionSets: ['-O0'], limits: DEFAULT_LIMITS, policy: loadPolicy(undefined, 'small'), mode: 'csmith', rerun: true });
+  const settings = (compilers: WireSettings['compilers']): WireSettings => ({
+    compilers,
+    optionSets: ['-O0'],
+    limits: DEFAULT_LIMITS,
+    policy: loadPolicy(undefined, 'small'),
+    mode: 'csmith',
+    rerun: true,
+  });
 
   it('parses Redis URLs and refuses malformed ones with KILN_BAD_OPTION', () => {
     expect(parseQueueUrl('redis://lab:6380/3')).toMatchObject({ host: 'lab', port: 6380, db: 3 });
-    expect(parseQueueUrl('redis://:s3cret@10.0.0.2')).toMatchObject({ host: '10.0.0.2', port: 6379, db: 0, password: 's3cret', display: 'redis://10.0.0.2/0' });
-    for (const bad of ['lab:6379', 'http://lab:6379', 'redis://', 'redis://lab:6379/x', 'redis://lab:99999', 'redis://lab:6379/1?db=2']) {
+    expect(parseQueueUrl('redis://:s3cret@10.0.0.2')).toMatchObject({
+      host: '10.0.0.2',
+      port: 6379,
+      db: 0,
+      password: 's3cret',
+      display: 'redis://10.0.0.2/0',
+    });
+    for (const bad of [
+      'lab:6379',
+      'http://lab:6379',
+      'redis://',
+      'redis://lab:6379/x',
+      'redis://lab:99999',
+      'redis://lab:6379/1?db=2',
+    ]) {
       let e: unknown;
       try {
         parseQueueUrl(bad);
@@ -74,7 +100,11 @@ describe('distributed campaigns: bad input', () => {
 
   it('a malformed --queue URL: one coded line, no output folder', async () => {
     const out = join(work, 'bad-url');
-    expectCoded(await runKiln(['fuzz', '--compilers', 'gcc', '--queue', 'http://127.0.0.1:6379', '--out', out]), 'KILN_BAD_OPTION', /--queue/);
+    expectCoded(
+      await runKiln(['fuzz', '--compilers', 'gcc', '--queue', 'http://127.0.0.1:6379', '--out', out]),
+      'KILN_BAD_OPTION',
+      /--queue/,
+    );
     expect(existsSync(out)).toBe(false);
     expectCoded(await runKiln(['worker', '--queue', 'redis://127.0.0.1:6379/db']), 'KILN_BAD_OPTION', /--queue/);
   });
@@ -82,24 +112,55 @@ describe('distributed campaigns: bad input', () => {
   it('an unreachable Redis: coordinator and worker say so in one line', async () => {
     const port = await freePort();
     const out = join(work, 'unreachable');
-    expectCoded(await runKiln(['fuzz', '--compilers', 'gcc', '--queue', `redis://127.0.0.1:${port}`, '--out', out]), 'KILN_QUEUE_UNREACHABLE', /ECONNREFUSED/);
+    expectCoded(
+      await runKiln(['fuzz', '--compilers', 'gcc', '--queue', `redis://127.0.0.1:${port}`, '--out', out]),
+      'KILN_QUEUE_UNREACHABLE',
+      /ECONNREFUSED/,
+    );
     expect(existsSync(out)).toBe(false);
     expectCoded(await runKiln(['worker', '--queue', `redis://127.0.0.1:${port}`]), 'KILN_QUEUE_UNREACHABLE');
   });
 
   it('a queue of another campaign: refused before anything is written', async () => {
-    await client.set(META_KEY, JSON.stringify(meta(settings([{ name: 'gcc', command: '/usr/bin/gcc', version: gccVersion }]))));
+    await client.set(
+      META_KEY,
+      JSON.stringify(meta(settings([{ name: 'gcc', command: '/usr/bin/gcc', version: gccVersion }]))),
+    );
     const out = join(work, 'busy');
-    expectCoded(await runKiln(['fuzz', '--compilers', 'gcc', '--queue', redis.url, '--out', out]), 'KILN_QUEUE_BUSY', /campaign 7 of elsewhere/);
+    expectCoded(
+      await runKiln(['fuzz', '--compilers', 'gcc', '--queue', redis.url, '--out', out]),
+      'KILN_QUEUE_BUSY',
+      /campaign 7 of elsewhere/,
+    );
     expect(existsSync(out)).toBe(false);
     // The other campaign's queue is untouched.
     expect(JSON.parse((await client.get(META_KEY))!).owner).toBe('campaign 7 of elsewhere:/data/kiln-out');
   });
 
   it('a worker without a compiler the campaign needs, or with another version of it, refuses', async () => {
-    await client.set(META_KEY, JSON.stringify(meta(settings([{ name: 'cc-from-the-lab', command: '/opt/lab/bin/cc-from-the-lab', version: 'gcc (Lab) 99.1' }]))));
-    expectCoded(await runKiln(['worker', '--queue', redis.url, '-j', '1']), 'KILN_UNKNOWN_COMPILER', /cc-from-the-lab.*the campaign needs it/);
-    await client.set(META_KEY, JSON.stringify(meta(settings([{ name: 'gcc', command: '/usr/bin/gcc', version: 'gcc (Debian 4.9.2-10) 4.9.2' }]))));
-    expectCoded(await runKiln(['worker', '--queue', redis.url, '-j', '1']), 'KILN_WORKER_MISMATCH', /gcc here is '.*', the campaign's is 'gcc \(Debian 4\.9\.2-10\) 4\.9\.2'/);
+    await client.set(
+      META_KEY,
+      JSON.stringify(
+        meta(
+          settings([{ name: 'cc-from-the-lab', command: '/opt/lab/bin/cc-from-the-lab', version: 'gcc (Lab) 99.1' }]),
+        ),
+      ),
+    );
+    expectCoded(
+      await runKiln(['worker', '--queue', redis.url, '-j', '1']),
+      'KILN_UNKNOWN_COMPILER',
+      /cc-from-the-lab.*the campaign needs it/,
+    );
+    await client.set(
+      META_KEY,
+      JSON.stringify(
+        meta(settings([{ name: 'gcc', command: '/usr/bin/gcc', version: 'gcc (Debian 4.9.2-10) 4.9.2' }])),
+      ),
+    );
+    expectCoded(
+      await runKiln(['worker', '--queue', redis.url, '-j', '1']),
+      'KILN_WORKER_MISMATCH',
+      /gcc here is '.*', the campaign's is 'gcc \(Debian 4\.9\.2-10\) 4\.9\.2'/,
+    );
   });
 });

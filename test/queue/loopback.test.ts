@@ -49,7 +49,12 @@ async function waitUntil<T>(what: string, probe: () => T | undefined | false, ms
 
 /** Each finding with its program, so both campaigns can be compared folder by folder. */
 function findingsWithPrograms(out: string): { id: string; outcome: string; bucket: string; program: string }[] {
-  return read(join(out, 'kiln.db'))!.findings.map((f) => ({ id: f.id, outcome: f.outcome, bucket: f.bucket, program: readFileSync(join(out, 'findings', f.id, 'prog.c'), 'utf8') }));
+  return read(join(out, 'kiln.db'))!.findings.map((f) => ({
+    id: f.id,
+    outcome: f.outcome,
+    bucket: f.bucket,
+    program: readFileSync(join(out, 'findings', f.id, 'prog.c'), 'utf8'),
+  }));
 }
 
 describe('kiln fuzz --queue with kiln worker (loopback)', () => {
@@ -68,7 +73,20 @@ describe('kiln fuzz --queue with kiln worker (loopback)', () => {
     const wrong = writeFake(bin, 'fake-wrong', 'wrong-code', [2, 7, 11]);
     const crash = writeFake(bin, 'fake-crash', 'segv', [3, 6]);
     const hang = writeFake(bin, 'fake-hang', 'hang', [1, 5, 9]);
-    common = ['--mode', 'csmith', '--size', 'small', '--opts', '-O0', '--compilers', `gcc,${wrong},${crash},${hang}`, '--compile-timeout', '2s', '--tests', String(SEEDS)];
+    common = [
+      '--mode',
+      'csmith',
+      '--size',
+      'small',
+      '--opts',
+      '-O0',
+      '--compilers',
+      `gcc,${wrong},${crash},${hang}`,
+      '--compile-timeout',
+      '2s',
+      '--tests',
+      String(SEEDS),
+    ];
   });
 
   afterAll(async () => {
@@ -85,7 +103,16 @@ describe('kiln fuzz --queue with kiln worker (loopback)', () => {
     expect(l.status, l.stderr).toBe(0);
     const expected = findingsWithPrograms(local);
     // Every fault showed: 3 wrong-code, 2 compiler crashes, 3 compiler hangs.
-    expect(expected.map((f) => f.outcome).sort()).toEqual(['compiler-crash', 'compiler-crash', 'compiler-hang', 'compiler-hang', 'compiler-hang', 'wrong-code', 'wrong-code', 'wrong-code']);
+    expect(expected.map((f) => f.outcome).sort()).toEqual([
+      'compiler-crash',
+      'compiler-crash',
+      'compiler-hang',
+      'compiler-hang',
+      'compiler-hang',
+      'wrong-code',
+      'wrong-code',
+      'wrong-code',
+    ]);
 
     for (let i = 0; i < 3; i++) {
       const w = startKiln(['worker', '--queue', redis.url, '-j', '1', '--lock-timeout', '4s']);
@@ -107,10 +134,14 @@ describe('kiln fuzz --queue with kiln worker (loopback)', () => {
     expect(victimLines.at(-1), `the worker must die holding a batch:\n${victim.err()}`).toMatch(/batch \S+: seeds/);
 
     // Then the coordinator, once some results are recorded but not all.
-    const before = await waitUntil('a first recorded seed', () => {
-      const s = read(dbPath);
-      return s && s.seeds.length >= 1 ? s : undefined;
-    }, 120_000);
+    const before = await waitUntil(
+      'a first recorded seed',
+      () => {
+        const s = read(dbPath);
+        return s && s.seeds.length >= 1 ? s : undefined;
+      },
+      120_000,
+    );
     expect(before.seeds.length).toBeLessThan(SEEDS);
     coordinator.child.kill('SIGKILL');
     await coordinator.done;
@@ -125,6 +156,9 @@ describe('kiln fuzz --queue with kiln worker (loopback)', () => {
     expect(findingsWithPrograms(out)).toEqual(expected);
     // The killed worker's batch was done again by another worker.
     const lines = workers.slice(1).flatMap((w) => w.err().split('\n'));
-    expect(lines.some((x) => /\(attempt [2-9]\)/.test(x)), lines.join('\n')).toBe(true);
+    expect(
+      lines.some((x) => /\(attempt [2-9]\)/.test(x)),
+      lines.join('\n'),
+    ).toBe(true);
   }, 600_000);
 });

@@ -42,7 +42,25 @@ describe('kiln fuzz --queue across a Redis restart', () => {
     const out = join(work, 'out');
     const worker = startKiln(['worker', '--queue', redis.url, '-j', '1', '--lock-timeout', '4s']);
     try {
-      const coordinator = startKiln(['fuzz', '--mode', 'csmith', '--size', 'small', '--compilers', 'gcc', '--opts', '-O0', '--tests', String(SEEDS), '--seed-start', '1', '--queue', redis.url, '--out', out]);
+      const coordinator = startKiln([
+        'fuzz',
+        '--mode',
+        'csmith',
+        '--size',
+        'small',
+        '--compilers',
+        'gcc',
+        '--opts',
+        '-O0',
+        '--tests',
+        String(SEEDS),
+        '--seed-start',
+        '1',
+        '--queue',
+        redis.url,
+        '--out',
+        out,
+      ]);
       const end = Date.now() + 180_000;
       while (recorded(join(out, 'kiln.db')).length < 1) {
         if (Date.now() > end) throw new Error('no seed recorded');
