@@ -35,7 +35,7 @@ export function errBadConfig(file: string, detail: string): KilnError {
   return new KilnError(
     'KILN_BAD_CONFIG',
     `${file}: ${detail}`,
-    'fix the field named above; the README documents every field and its default',
+    'fix the field named above; docs/config.md documents every field and its default',
   );
 }
 
