@@ -10,7 +10,10 @@ import { reduceFindingFolder, type FolderReduction, type ReduceFolderOptions } f
 /** Which findings are reduced first: a bug trunk still has is the one worth filing. */
 const PRIORITY: Readonly<Record<VersionLabel, number>> = { live: 0, regression: 0, untested: 1, fixed: 2 };
 
-/** The index of the folder to reduce next: the first of the best label (live and regression, then untested, then fixed); -1 when none waits. */
+/**
+ * The index of the folder to reduce next: the first of the best label (live and regression, then untested, then fixed);
+ * -1 when none waits.
+ */
 export function nextToReduce(queue: readonly string[], labels: ReadonlyMap<string, VersionLabel>): number {
   const rank = (d: string): number => PRIORITY[labels.get(d) ?? 'untested'];
   let best = queue.length ? 0 : -1;
@@ -98,7 +101,7 @@ export class BackgroundReducer {
         signal: this.stop.signal,
       });
       const path = join(dir, VERSIONS_FILE);
-      await writeFile(`${path}.tmp`, JSON.stringify(line, null, 2) + '\n');
+      await writeFile(`${path}.tmp`, `${JSON.stringify(line, null, 2)}\n`);
       await rename(`${path}.tmp`, path);
       return line.label;
     } catch {

@@ -27,7 +27,7 @@ export async function checkCompilers(s: FuzzSettings): Promise<number> {
   if (broken === undefined) throw errState('kiln fuzz: interrupted while checking the compilers; nothing was started');
   if (broken.length === 0) return Date.now() - started;
   const [first] = broken;
-  const name = `${first!.config.compiler.name}${first!.config.optionsText ? ' ' + first!.config.optionsText : ''}`;
+  const name = `${first!.config.compiler.name}${first!.config.optionsText ? ` ${first!.config.optionsText}` : ''}`;
   const mem = s.limits.compile.memoryMb ?? s.limits.run.memoryMb;
   throw errBrokenConfiguration(
     name,
@@ -37,6 +37,7 @@ export async function checkCompilers(s: FuzzSettings): Promise<number> {
     broken.length - 1,
     first!.memoryLimited
       ? 'raise --memory (limits.compile.memory / limits.run.memory in the configuration file), or give none'
-      : `try '${[first!.config.compiler.command, ...first!.config.options].join(' ')} prog.c && ./a.out' by hand, or leave the configuration out`,
+      : `try '${[first!.config.compiler.command, ...first!.config.options].join(' ')} prog.c && ./a.out' by ` +
+          `hand, or leave the configuration out`,
   );
 }

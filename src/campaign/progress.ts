@@ -61,7 +61,7 @@ export class Progress {
   /** Prints a line (a finding, a warning) without garbling the status line. */
   println(text: string, stream: ProgressSink = this.sink): void {
     this.clear();
-    stream.write(text.endsWith('\n') ? text : text + '\n');
+    stream.write(text.endsWith('\n') ? text : `${text}\n`);
     if (this.tty) this.draw();
   }
 
@@ -80,7 +80,7 @@ export class Progress {
     const parts = [
       `${this.label} ${formatElapsed(secs)}`,
       `${c.programs} programs, ${c.tests} tests (${(c.tests / secs).toFixed(1)}/s)`,
-      `ok ${c.outcomes.get('ok') ?? 0}${outcomes.length ? ', ' + outcomes.join(', ') : ''}`,
+      `ok ${c.outcomes.get('ok') ?? 0}${outcomes.length ? `, ${outcomes.join(', ')}` : ''}`,
       `${c.findings} findings, ${c.newBuckets} new buckets`,
     ];
     if (c.internal) parts.push(`${c.internal} INTERNAL`);
@@ -91,13 +91,13 @@ export class Progress {
 
   private tick(): void {
     if (this.tty) this.draw();
-    else this.sink.write(this.status() + '\n');
+    else this.sink.write(`${this.status()}\n`);
   }
 
   private draw(): void {
     const width = this.sink.columns ?? 120;
     const s = this.status();
-    this.sink.write(`\r\x1b[K${s.length > width - 1 ? s.slice(0, width - 2) + '…' : s}`);
+    this.sink.write(`\r\x1b[K${s.length > width - 1 ? `${s.slice(0, width - 2)}…` : s}`);
     this.lineShown = true;
   }
 
@@ -108,7 +108,7 @@ export class Progress {
 }
 
 /** `75` → `1m15s`. */
-export function formatElapsed(secs: number): string {
+function formatElapsed(secs: number): string {
   const s = Math.floor(secs);
   if (s < 60) return `${s}s`;
   if (s < 3600) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;

@@ -106,7 +106,7 @@ export function recordReduction(
 }
 
 /** The output folder of `kiln fuzz` holding a finding folder (`OUT/findings/ID`), if it is one. */
-export function outDirOf(findingDir: string): string | undefined {
+function outDirOf(findingDir: string): string | undefined {
   const abs = resolve(findingDir);
   const parent = dirname(abs);
   if (basename(parent) !== 'findings') return undefined;

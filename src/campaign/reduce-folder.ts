@@ -15,7 +15,7 @@ import { shq } from '../reduce/text/scripts.js';
 import { reduceAndBundle, type ReduceAndBundleOptions, type ReducedFinding } from './reduce-finding.js';
 
 /** The limit of one test of a text reduction when none is given. */
-export const TEXT_TEST_TIMEOUT_MS = 60_000;
+const TEXT_TEST_TIMEOUT_MS = 60_000;
 
 /** Options of {@link reduceFindingFolder}: the IR reducer's, and the text reducer's for the fallback. */
 export interface ReduceFolderOptions extends ReduceAndBundleOptions {
@@ -26,7 +26,7 @@ export interface ReduceFolderOptions extends ReduceAndBundleOptions {
 }
 
 /** A layout-dependent finding's stored prog.c, reduced as text (no report.md bundle). */
-export interface TextFallback {
+interface TextFallback {
   /** The reduced file. */
   readonly file: string;
   readonly lines: number;
@@ -88,7 +88,9 @@ async function reduceAsText(
     return { file: r.output, lines: r.result.lines, result: r.result };
   }
   note(
-    "reducing the stored prog.c as text instead: the finding's repro.sh against gcc -O0's output, guarded against undefined behaviour (warnings as errors, ASan+UBSan, kiln check with MSan and valgrind; Eva once on the result)",
+    "reducing the stored prog.c as text instead: the finding's repro.sh against gcc -O0's output, guarded " +
+      'against undefined behaviour (warnings as errors, ASan+UBSan, kiln check with MSan and valgrind; Eva ' +
+      'once on the result)',
   );
   const f = readFindingManifest(dir);
   const r = await reduceFile({
@@ -116,7 +118,8 @@ function layoutTest(dir: string, outcome: string): string {
   const file = join(resolve(dir), 'reduce-test.sh');
   const lines = [
     '#!/bin/sh',
-    '# kiln reduce: interestingness test of the stored prog.c, reduced as text (C-Reduce convention: exit 0 = interesting).',
+    '# kiln reduce: interestingness test of the stored prog.c, reduced as text (C-Reduce convention: exit 0 ' +
+      '= interesting).',
     `${shq(join(resolve(dir), 'repro.sh'))} || exit 1`,
   ];
   if (outcome === 'rejected-valid') {
@@ -135,11 +138,13 @@ function layoutTest(dir: string, outcome: string): string {
     // reduced to one). Kiln's programs use GNU C, so the check is not -pedantic.
     lines.push('gcc -w prog.c -o kiln-gcc-check -lm >/dev/null 2>&1 || exit 1');
     lines.push(
-      'if command -v clang >/dev/null 2>&1; then clang -std=gnu11 -w -fsyntax-only prog.c >/dev/null 2>&1 || exit 1; fi',
+      'if command -v clang >/dev/null 2>&1; then clang -std=gnu11 -w -fsyntax-only prog.c >/dev/null 2>&1 ' +
+        '|| exit 1; fi',
     );
     if (message)
       lines.push(
-        `${[j.compilerPath, ...options].map(shq).join(' ')} -c prog.c -o kiln-check.o 2>&1 | grep -qF -- ${shq(message)} || exit 1`,
+        `${[j.compilerPath, ...options].map(shq).join(' ')} -c prog.c -o kiln-check.o 2>&1 | grep -qF ` +
+          `-- ${shq(message)} || exit 1`,
       );
   }
   lines.push('exit 0', '');

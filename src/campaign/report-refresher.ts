@@ -1,7 +1,7 @@
 import { DEFAULT_SAMPLE, writeReport, type SampleCache } from '../report/html/index.js';
 
 /** How often a running campaign rewrites its report. */
-export const REPORT_REFRESH_MS = 3 * 60_000;
+const REPORT_REFRESH_MS = 3 * 60_000;
 
 /**
  * Programs one refresh regenerates at most, the final one included: the sample grows over the
@@ -50,7 +50,9 @@ export class ReportRefresher {
     } catch (e) {
       if (!this.warned)
         this.warn(
-          `kiln fuzz: warning: cannot write the report in ${this.out}: ${(e as Error).message.split('\n')[0]} (the campaign goes on; 'kiln report' writes it later)`,
+          `kiln fuzz: warning: cannot write the report ` +
+            `in ${this.out}: ${(e as Error).message.split('\n')[0]} (the campaign goes on; 'kiln report' ` +
+            `writes it later)`,
         );
       this.warned = true;
       return undefined;

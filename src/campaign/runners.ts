@@ -9,7 +9,7 @@ import { sanitizerRunner } from './sanitizer-runner.js';
 import type { FuzzSettings } from './settings.js';
 
 /** The runner of a campaign on this machine: {@link runCampaign} with `jobs` slots. */
-export function localRunner(s: RunnerSettings): CampaignRunner {
+function localRunner(s: RunnerSettings): CampaignRunner {
   return {
     description: `${s.jobs} jobs`,
     checksCompilersHere: true,

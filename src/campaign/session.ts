@@ -47,7 +47,8 @@ export async function fuzz(s: FuzzSettings, runner: CampaignRunner = localRunner
     interrupts++;
     if (interrupts === 1) {
       progress.println(
-        `kiln fuzz: ${sig}: stopping; tests in flight are abandoned and will run again on --resume (${sig === 'SIGINT' ? 'Ctrl-C' : sig} again aborts at once)`,
+        `kiln fuzz: ${sig}: stopping; tests in flight are abandoned and will run again on --resume ` +
+          `(${sig === 'SIGINT' ? 'Ctrl-C' : sig} again aborts at once)`,
         process.stderr,
       );
       stop.abort();
@@ -68,8 +69,10 @@ export async function fuzz(s: FuzzSettings, runner: CampaignRunner = localRunner
         (dir, r) => {
           progress.println(
             r.kind === 'bundle'
-              ? `reduced ${basename(dir)}: ${r.reduction.original.lines} → ${r.reduction.lines} lines${r.triage ? `, fingerprint ${r.triage.fingerprint}` : ''} → ${r.bundle.reducedFile}`
-              : `reduced ${basename(dir)} as text (layout-dependent): ${r.result.originalBytes} → ${r.result.bytes} bytes, ${r.lines} lines → ${r.file}`,
+              ? `reduced ${basename(dir)}: ${r.reduction.original.lines} → ${r.reduction.lines} ` +
+                  `lines${r.triage ? `, fingerprint ${r.triage.fingerprint}` : ''} → ${r.bundle.reducedFile}`
+              : `reduced ${basename(dir)} as text (layout-dependent): ${r.result.originalBytes} ` +
+                  `→ ${r.result.bytes} bytes, ${r.lines} lines → ${r.file}`,
             process.stdout,
           );
           try {
@@ -83,7 +86,10 @@ export async function fuzz(s: FuzzSettings, runner: CampaignRunner = localRunner
       )
     : undefined;
   const capOptions = s.maxPerBucket !== undefined ? { maxPerBucket: s.maxPerBucket } : {};
-  /** Records finished programs in one transaction (written and committed first, announced after: what is shown is never lost). */
+  /**
+   * Records finished programs in one transaction (written and committed first, announced after: what is shown is never
+   * lost).
+   */
   const record = (reports: readonly ProgramReport[]): void => {
     const drafts = reports.map((r) => draftProgram(r, ctx));
     let recorded: RecordResult[];
@@ -138,8 +144,12 @@ export async function fuzz(s: FuzzSettings, runner: CampaignRunner = localRunner
           onConfirm: (c) => {
             const u = hangCheckUpdate(campaignId, c, s.limits);
             store.setHangStatus(u.id, c.verdict, u.facts);
+            const verdict =
+              c.verdict === 'confirmed'
+                ? 'confirmed with the configured limit'
+                : `cleared: it finished within the configured limit (${c.result.judgement.outcome})`;
             progress.println(
-              `finding ${u.id}: suspected ${c.result.config.compiler.name} hang ${c.verdict === 'confirmed' ? 'confirmed with the configured limit' : `cleared: it finished within the configured limit (${c.result.judgement.outcome})`}`,
+              `finding ${u.id}: suspected ${c.result.config.compiler.name} hang ${verdict}`,
               process.stdout,
             );
           },
@@ -156,7 +166,8 @@ export async function fuzz(s: FuzzSettings, runner: CampaignRunner = localRunner
       const left = await reducer.close(!natural || stop.signal.aborted);
       if (left.length)
         progress.println(
-          `kiln fuzz: ${left.length} new buckets not reduced yet: kiln reduce ${left.map((d) => basename(d)).join(' ')} (in ${join(s.out, FINDINGS_DIR)})`,
+          `kiln fuzz: ${left.length} new buckets not reduced yet: kiln ` +
+            `reduce ${left.map((d) => basename(d)).join(' ')} (in ${join(s.out, FINDINGS_DIR)})`,
           process.stderr,
         );
     }
@@ -172,12 +183,15 @@ export async function fuzz(s: FuzzSettings, runner: CampaignRunner = localRunner
   if (!summary) throw new Error('campaign ended without a summary');
   if (summary.unconfirmed > 0) {
     process.stderr.write(
-      `kiln fuzz: ${summary.unconfirmed} suspected hangs were not checked with the configured limit before the campaign ended; they are listed as suspected (their repro.sh checks with the full limit)\n`,
+      `kiln fuzz: ${summary.unconfirmed} suspected hangs were not checked with the configured limit before ` +
+        `the campaign ended; they are listed as suspected (their repro.sh checks with the full limit)\n`,
     );
   }
   process.stdout.write(
-    `kiln fuzz: campaign ${campaignId} stopped (${summary.stoppedBy}): this session ${summary.programs} programs, ${summary.tests} tests in ${(summary.elapsedMs / 1000).toFixed(1)} s; ` +
-      `campaign total ${row.programs} programs, ${row.findings} findings, ${row.internal} internal; results in ${s.out}\n`,
+    `kiln fuzz: campaign ${campaignId} stopped (${summary.stoppedBy}): this session ${summary.programs} ` +
+      `programs, ${summary.tests} tests in ${(summary.elapsedMs / 1000).toFixed(1)} s; ` +
+      `campaign total ${row.programs} programs, ${row.findings} findings, ${row.internal} internal; results ` +
+      `in ${s.out}\n`,
   );
   return summary;
 }
@@ -191,13 +205,18 @@ function describeSession(
 ): string {
   const compilers = s.compilers.map((c) => `  ${c.name.padEnd(12)} ${c.version}`).join('\n');
   const head = s.resume
-    ? `kiln fuzz: resuming campaign ${id}: ${seeds.done} programs done, ${seeds.gaps.length} claimed seeds not finished (run first), then seeds from ${seeds.next}`
+    ? `kiln fuzz: resuming campaign ${id}: ${seeds.done} programs done, ${seeds.gaps.length} claimed seeds ` +
+      `not finished (run first), then seeds from ${seeds.next}`
     : `kiln fuzz: campaign ${id}, seeds from ${seeds.next}`;
   const check =
     checkMs !== undefined
       ? `each compiled and ran a check program (${(checkMs / 1000).toFixed(1)} s)`
       : 'each checked by every worker';
-  return `${head}; ${s.compilers.length} compilers × ${s.optionSets.length} option sets = ${s.configurations.length} configurations, ${check}; ${runner.description}; results in ${s.out}\n${compilers}`;
+  return (
+    `${head}; ${s.compilers.length} compilers × ${s.optionSets.length} option sets ` +
+    `= ${s.configurations.length} configurations, ${check}; ${runner.description}; results ` +
+    `in ${s.out}\n${compilers}`
+  );
 }
 
 function warnVersionChanges(progress: Progress, s: FuzzSettings): void {
@@ -228,7 +247,8 @@ function announce(
   if (r.status !== 'tested') c.discarded++;
   if (r.status === 'error')
     progress.println(
-      `kiln fuzz: KILN BUG: the generator failed on seed ${r.seed}: ${(r.reason ?? '').split('\n')[0]} (please report it)`,
+      `kiln fuzz: KILN BUG: the generator failed on seed ${r.seed}: ${(r.reason ?? '').split('\n')[0]} ` +
+        `(please report it)`,
       process.stderr,
     );
   c.flaky += r.results.filter((x) => x.flaky).length;
@@ -248,9 +268,12 @@ function announce(
       : k.as === 'smallest'
         ? ` [smallest of its bucket${k.replaced ? `, replaces ${k.replaced}` : ''}]`
         : '';
-    const notes = `${f.hangStatus === 'suspected' ? ' [suspected: checking with the configured limit]' : ''}${f.nondeterministic ? ' [nondeterministic]' : ''}`;
+    const notes =
+      `${f.hangStatus === 'suspected' ? ' [suspected: checking with the configured limit]' : ''}` +
+      `${f.nondeterministic ? ' [nondeterministic]' : ''}`;
     progress.println(
-      `finding ${f.id}: ${f.outcome} with ${f.compiler}${f.options ? ' ' + f.options : ''} (seed ${r.seed})${note}${notes} → ${out}/findings/${f.id}`,
+      `finding ${f.id}: ${f.outcome} with ${f.compiler}${f.options ? ` ${f.options}` : ''} ` +
+        `(seed ${r.seed})${note}${notes} → ${out}/findings/${f.id}`,
       process.stdout,
     );
   }
@@ -259,14 +282,18 @@ function announce(
     if (known.has(`${d.bucket}\0capped`)) continue;
     known.add(`${d.bucket}\0capped`);
     progress.println(
-      `kiln fuzz: bucket ${d.bucket} holds its ${s.maxPerBucket} findings: further ones are counted, not stored, unless smaller (seed ${r.seed} and its outcome stay in the database; --max-per-bucket changes the cap)`,
+      `kiln fuzz: bucket ${d.bucket} holds its ${s.maxPerBucket} findings: further ones are counted, not ` +
+        `stored, unless smaller (seed ${r.seed} and its outcome stay in the database; --max-per-bucket changes ` +
+        `the cap)`,
       process.stderr,
     );
   }
   if (draft.internal) {
     c.internal++;
     progress.println(
-      `kiln fuzz: KILN BUG (internal): seed ${r.seed}: every configuration prints '${draft.internal.actual}' but the interpreter expects '${draft.internal.expected}'; kept in ${out}/internal/${draft.internal.id} — please report it (not counted as a compiler bug)`,
+      `kiln fuzz: KILN BUG (internal): seed ${r.seed}: every configuration prints ` +
+        `'${draft.internal.actual}' but the interpreter expects '${draft.internal.expected}'; kept ` +
+        `in ${out}/internal/${draft.internal.id} — please report it (not counted as a compiler bug)`,
       process.stderr,
     );
   }

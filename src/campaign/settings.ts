@@ -21,7 +21,9 @@ export interface StoredSettings {
   readonly ubShare?: number;
   /** `--emi K`: each base program is tested with K EMI variants (0 or absent: off). */
   readonly emi?: number;
-  /** `--sanitizers`: the campaign tests the sanitizers of its gcc and clang configurations (src/edge/sancampaign.ts). */
+  /**
+   * `--sanitizers`: the campaign tests the sanitizers of its gcc and clang configurations (src/edge/sancampaign.ts).
+   */
   readonly sanitizers?: boolean;
 }
 
@@ -82,7 +84,7 @@ export async function resumable(
 }
 
 /** A campaign's stored settings, decoded and checked (KILN_DATABASE when unusable). */
-export function storedSettings(c: CampaignRow, dbPath: string): StoredSettings {
+function storedSettings(c: CampaignRow, dbPath: string): StoredSettings {
   const s = c.config as Partial<StoredSettings> | null;
   if (!s || !Array.isArray(s.optionSets) || !s.limits || !s.policy || !Array.isArray(c.compilers)) {
     throw errDatabase(dbPath, `campaign ${c.id} has no usable settings to resume`);

@@ -26,11 +26,17 @@ export function registerCheck(program: Command): void {
       'C files to check, each a program; a folder is one program of all its .c files (a split Kiln program)',
     )
     .description(
-      'check C programs for undefined behaviour on their executed path, as CsmithEdge validates: AddressSanitizer, then MemorySanitizer, then UBSan (clang), then valgrind, then Frama-C Eva, each where installed, stopping at the first report. Prints the report (tool, kind, file:line) or "clean". Exit status: 0 all clean (every tool that could run finished and found nothing), 1 UB found, 2 incomplete (a tool timed out, failed, or left part of the program unchecked) or could not check (does not compile, does not terminate, no tool).',
+      'check C programs for undefined behaviour on their executed path, as CsmithEdge validates: ' +
+        'AddressSanitizer, then MemorySanitizer, then UBSan (clang), then valgrind, then Frama-C Eva, each ' +
+        'where installed, stopping at the first report. Prints the report (tool, kind, file:line) or "clean". ' +
+        'Exit status: 0 all clean (every tool that could run finished and found nothing), 1 UB found, 2 ' +
+        'incomplete (a tool timed out, failed, or left part of the program unchecked) or could not check (does ' +
+        'not compile, does not terminate, no tool).',
     )
     .option(
       '--json',
-      'one JSON object per program: file, verdict (clean|ub|incomplete|error), report or reason, and what each tool did',
+      'one JSON object per program: file, verdict (clean|ub|incomplete|error), report or reason, and what ' +
+        'each tool did',
     )
     .option('--tools <list>', `comma-separated tools to run, in this order (default: ${CHECK_TOOLS.join(',')})`)
     .option('--clang <cmd>', 'clang driver for the sanitizers', 'clang')

@@ -12,7 +12,9 @@ export function registerCompilers(program: Command): void {
   program
     .command('compilers')
     .description(
-      'list the C compilers on PATH (gcc, gcc-N, clang, clang-N, tcc, pcc, cc; cross <triplet>-gcc[-N] with the qemu that runs their binaries) and those of the sid root that `npm run setup -- --profile latest` builds (gcc-14 … gcc-16, gcc-snapshot, clang-19 … clang-22), with their versions',
+      'list the C compilers on PATH (gcc, gcc-N, clang, clang-N, tcc, pcc, cc; cross <triplet>-gcc[-N] with ' +
+        'the qemu that runs their binaries) and those of the sid root that `npm run setup -- --profile latest` ' +
+        'builds (gcc-14 … gcc-16, gcc-snapshot, clang-19 … clang-22), with their versions',
     )
     .argument('[names...]', 'check these compiler commands or paths instead of detecting')
     .option('--json', 'print a JSON array of {name, command, realPath, family, version, target?, emulator?, root?}')
@@ -20,7 +22,7 @@ export function registerCompilers(program: Command): void {
       try {
         const list = names.length ? await resolveCompilers(names) : await detectCompilers();
         if (flags.json) {
-          process.stdout.write(JSON.stringify(list, null, 2) + '\n');
+          process.stdout.write(`${JSON.stringify(list, null, 2)}\n`);
           return;
         }
         if (!names.length) {
@@ -41,7 +43,8 @@ export function registerCompilers(program: Command): void {
           // Root compilers: where they really are (the command above is their launcher).
           if (c.root)
             process.stdout.write(
-              `${' '.repeat(width)}  from the ${c.root.suite} root ${c.root.path} (${c.root.command}), linked statically\n`,
+              `${' '.repeat(width)}  from the ${c.root.suite} root ${c.root.path} (${c.root.command}), ` +
+                `linked statically\n`,
             );
           // Cross compilers: which model, and how their binaries run (kiln fuzz tests them only when named).
           if (c.target !== undefined) {

@@ -23,7 +23,7 @@ export interface EmiOptions {
 }
 
 /** Options of the generated-program form only, and of the file form only (each refused in the other). */
-export const GENERATED_ONLY = ['mode', 'policy', 'size'] as const;
+const GENERATED_ONLY = ['mode', 'policy', 'size'] as const;
 export const FILE_ONLY = ['cc', 'gcov', 'cflags', 'runTimeout'] as const;
 
 /** Refuses options that belong to the other form of the command. */
@@ -32,7 +32,7 @@ export function refuseOptions(opts: EmiOptions, names: readonly (keyof EmiOption
   if (given.length > 0)
     throw errUsage(
       'KILN_BAD_ARGUMENTS',
-      `--${given[0]!.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase())} does not apply to ${form}`,
+      `--${given[0]!.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} does not apply to ${form}`,
       "see 'kiln emi --help' for the options of each form",
     );
 }
@@ -91,21 +91,23 @@ export async function runEmiFile(file: string, opts: EmiOptions): Promise<void> 
     }
     if (opts.json)
       process.stdout.write(
-        JSON.stringify({
+        `${JSON.stringify({
           file: target,
           variant: m.variant,
           expected: result.expected,
           deleted: m.deleted,
           diffLines: m.diffLines,
-        }) + '\n',
+        })}\n`,
       );
   }
   for (const d of result.dropped) {
-    if (opts.json) process.stdout.write(JSON.stringify({ variant: d.variant, dropped: d.reason }) + '\n');
+    if (opts.json) process.stdout.write(`${JSON.stringify({ variant: d.variant, dropped: d.reason })}\n`);
     else process.stderr.write(`kiln emi: variant ${d.variant} dropped: ${d.reason}\n`);
   }
   const changed = result.members.filter((m) => m.deleted > 0).length;
   process.stderr.write(
-    `kiln emi: ${file}: ${result.candidates} statements never ran; wrote the original and ${result.members.length - 1} variants (${changed} with deletions) to ${out}; ${result.dropped.length} dropped\n`,
+    `kiln emi: ${file}: ${result.candidates} statements never ran; wrote the original ` +
+      `and ${result.members.length - 1} variants (${changed} with deletions) ` +
+      `to ${out}; ${result.dropped.length} dropped\n`,
   );
 }

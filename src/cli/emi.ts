@@ -13,7 +13,8 @@ export function registerEmi(program: Command): void {
   program
     .command('emi')
     .description(
-      'write EMI variants of a generated program (proven by the interpreter) or of a C file of your own (Orion, checked by running them)',
+      'write EMI variants of a generated program (proven by the interpreter) or of a C file of your own ' +
+        '(Orion, checked by running them)',
     )
     .argument('[file]', 'a C file of your own: Orion variants, checked with the reference compiler')
     .option('-s, --seed <n>', 'seed of the base program (with FILE: of the variants)', '1')
@@ -96,7 +97,7 @@ function runEmi(opts: EmiOptions): void {
     }
     if (opts.json) {
       process.stdout.write(
-        JSON.stringify({
+        `${JSON.stringify({
           seed: String(seed),
           variant: m.variant,
           file: target,
@@ -105,18 +106,19 @@ function runEmi(opts: EmiOptions): void {
           diffLines: m.diffLines,
           lines: m.lines,
           contracts: m.contracts,
-        }) + '\n',
+        })}\n`,
       );
     }
   }
   for (const r of fam.rejected) {
     if (opts.json)
-      process.stdout.write(JSON.stringify({ seed: String(seed), variant: r.variant, internal: r.reason }) + '\n');
+      process.stdout.write(`${JSON.stringify({ seed: String(seed), variant: r.variant, internal: r.reason })}\n`);
     else
       process.stderr.write(`kiln emi: variant ${r.variant} failed its proof (a Kiln bug, not written): ${r.reason}\n`);
   }
   if (!opts.json)
     process.stderr.write(
-      `kiln emi: wrote the base and ${fam.members.length - 1} variants of seed ${seed} to ${out}${fam.rejected.length ? ` (${fam.rejected.length} internal)` : ''}\n`,
+      `kiln emi: wrote the base and ${fam.members.length - 1} variants of seed ${seed} ` +
+        `to ${out}${fam.rejected.length ? ` (${fam.rejected.length} internal)` : ''}\n`,
     );
 }

@@ -25,7 +25,8 @@ export function formatFindings(
   const head =
     grouping === 'bucket'
       ? `${rows.length} findings in ${groups.size} buckets`
-      : `${rows.length} findings in ${groups.size} groups (${triaged === rows.length ? 'all' : triaged} triaged${triaged < rows.length ? "; run 'kiln triage' for the rest" : ''})`;
+      : `${rows.length} findings in ${groups.size} groups (${triaged === rows.length ? 'all' : triaged} ` +
+        `triaged${triaged < rows.length ? "; run 'kiln triage' for the rest" : ''})`;
   const out: string[] = [head];
   for (const [key, list] of groups) {
     const notes: string[] = [String(list.length)];
@@ -48,7 +49,7 @@ export function formatFindings(
       const parts = [
         r.id,
         emi ? `seed ${r.seed} (EMI variant ${emi.variant} of seed ${emi.base})` : `seed ${r.seed}`,
-        `${r.compiler}${r.options ? ' ' + r.options : ''}`,
+        `${r.compiler}${r.options ? ` ${r.options}` : ''}`,
       ];
       if (grouping === 'fingerprint' && r.group !== r.bucket) parts.push(r.bucket);
       if (grouping === 'bucket' && r.fingerprint !== null && r.fingerprint !== r.bucket) parts.push(r.fingerprint);
@@ -72,10 +73,12 @@ export function formatFindings(
   if (total > 0) {
     out.push(
       '',
-      `${total} more findings in ${unstored.size} buckets were counted but not stored (each bucket keeps its first findings and its smallest program; --max-per-bucket sets how many). Their seeds and outcomes are in the tests table of kiln.db.`,
+      `${total} more findings in ${unstored.size} buckets were counted but not stored (each bucket keeps ` +
+        `its first findings and its smallest program; --max-per-bucket sets how many). Their seeds and ` +
+        `outcomes are in the tests table of kiln.db.`,
     );
   }
-  return out.join('\n') + '\n';
+  return `${out.join('\n')}\n`;
 }
 
 /**

@@ -15,7 +15,8 @@ export function registerFindings(program: Command): void {
   program
     .command('findings')
     .description(
-      "list the findings of the campaigns in an output folder, one group per bug: by triage's fingerprint (the pass to blame), or by campaign bucket before triage",
+      "list the findings of the campaigns in an output folder, one group per bug: by triage's fingerprint " +
+        '(the pass to blame), or by campaign bucket before triage',
     )
     .option('--out <dir>', 'output folder of the campaigns (default ./kiln-out)')
     .option(
@@ -25,7 +26,9 @@ export function registerFindings(program: Command): void {
     )
     .option(
       '--json',
-      'print one JSON array of {id, outcome, bucket, fingerprint, group, compiler, compilerVersion, options, seed, campaign, expected, actual, dir, reducedLines, reducedFile, hangStatus, nondeterministic}',
+      'print one JSON array of {id, outcome, bucket, fingerprint, group, compiler, compilerVersion, ' +
+        'options, seed, campaign, expected, actual, dir, reducedLines, reducedFile, hangStatus, ' +
+        'nondeterministic}',
     )
     .action((flags: FindingsFlags) => {
       try {
@@ -63,7 +66,7 @@ export function registerFindings(program: Command): void {
             versionLabel: versionsOf(r.dir)?.label ?? null,
             versions: versionsOf(r.dir) ?? null,
           }));
-          process.stdout.write(JSON.stringify(list, null, 2) + '\n');
+          process.stdout.write(`${JSON.stringify(list, null, 2)}\n`);
           return;
         }
         process.stdout.write(formatFindings(rows, grouping, unstored));

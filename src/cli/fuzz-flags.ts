@@ -53,7 +53,8 @@ export function checkJobs(jobs: number, fail: (expected: string) => Error): numb
   if (jobs <= bound) return jobs;
   const m = thisMachine();
   throw fail(
-    `at most ${bound} on this machine (${m.cores} cores, ${(m.memoryMb / 1024).toFixed(1)} GiB of memory; each job needs about ${JOB_MEMORY_MB} MiB: a generator process and a compile)`,
+    `at most ${bound} on this machine (${m.cores} cores, ${(m.memoryMb / 1024).toFixed(1)} GiB of memory; ` +
+      `each job needs about ${JOB_MEMORY_MB} MiB: a generator process and a compile)`,
   );
 }
 
@@ -133,7 +134,8 @@ export function checkConfigurations(
     throw errBadOption(
       '--compilers',
       specs ?? '',
-      `configurations of one target model, not ${targets.all.map((t) => t.name).join(' and ')} together (run one campaign per target)`,
+      `configurations of one target model, not ${targets.all.map((t) => t.name).join(' and ')} together ` +
+        `(run one campaign per target)`,
     );
   }
   return targets.target;

@@ -36,7 +36,7 @@ export async function resolveResume(
     const v = flags[k];
     if (v !== undefined)
       throw errBadOption(
-        `--${k.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase())}`,
+        `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`,
         String(v),
         'no value with --resume (a resumed campaign keeps its own settings)',
       );

@@ -23,7 +23,9 @@ export function registerFuzz(program: Command): void {
     .option('--config <file>', 'campaign configuration (YAML or JSON; see docs/config.md)')
     .option(
       '--compilers <list>',
-      'comma-separated compiler commands or paths (default: every gcc, clang, tcc, pcc, cc on PATH, and the compilers of the sid root that `npm run setup -- --profile latest` builds, e.g. gcc-snapshot, gcc-16, clang-22)',
+      'comma-separated compiler commands or paths (default: every gcc, clang, tcc, pcc, cc on PATH, and the ' +
+        'compilers of the sid root that `npm run setup -- --profile latest` builds, e.g. gcc-snapshot, gcc-16, ' +
+        'clang-22)',
     )
     .option('--opts <sets>', "option sets separated by ';' or ',' (default '-O0;-O1;-O2;-Os;-O3')")
     .option('-j, --jobs <n>', 'concurrent jobs (default: one per core)')
@@ -44,11 +46,15 @@ export function registerFuzz(program: Command): void {
     .option('--no-rerun', 'keep failures without testing them a second time')
     .option(
       '--ub-share <f>',
-      'share F (0 to 1) of csmith-mode programs relaxed as CsmithEdge does (policy section relax): one with undefined behaviour is compiled only, and only compiler crashes and hangs count; one the interpreter finds UB-free is tested as usual',
+      'share F (0 to 1) of csmith-mode programs relaxed as CsmithEdge does (policy section relax): one with ' +
+        'undefined behaviour is compiled only, and only compiler crashes and hangs count; one the interpreter ' +
+        'finds UB-free is tested as usual',
     )
     .option(
       '--sanitizers',
-      'test the sanitizers instead: half the programs carry one UB on purpose (kiln gen --ub), built with the sanitizer that covers it; the rest are UB-free, built with ASan+UBSan and (clang) MSan; gcc and clang configurations only',
+      'test the sanitizers instead: half the programs carry one UB on purpose (kiln gen --ub), built with ' +
+        'the sanitizer that covers it; the rest are UB-free, built with ASan+UBSan and (clang) MSan; gcc and ' +
+        'clang configurations only',
     )
     .option(
       '--emi <k>',
@@ -56,15 +62,18 @@ export function registerFuzz(program: Command): void {
     )
     .option(
       '--reduce',
-      'reduce the first finding of each new bucket in the background (one job): reduced.c and a bug report in its folder',
+      'reduce the first finding of each new bucket in the background (one job): reduced.c and a bug report ' +
+        'in its folder',
     )
     .option(
       '--max-per-bucket <n>',
-      `findings stored per bucket: the first N and the smallest program; the rest are counted (default ${DEFAULT_MAX_PER_BUCKET}; none for no cap)`,
+      `findings stored per bucket: the first N and the smallest program; the rest are counted ` +
+        `(default ${DEFAULT_MAX_PER_BUCKET}; none for no cap)`,
     )
     .option(
       '--queue <url>',
-      "coordinate a campaign whose tests run on 'kiln worker' processes through this Redis queue: redis://HOST:PORT[/DB]",
+      "coordinate a campaign whose tests run on 'kiln worker' processes through this Redis queue: " +
+        'redis://HOST:PORT[/DB]',
     )
     .addHelpText(
       'after',
@@ -84,7 +93,9 @@ Ctrl-C stops cleanly (a second Ctrl-C aborts); 'kiln findings' lists what was fo
           const { skipped } = sanitizerMatrix(settings.configurations);
           if (skipped.length > 0)
             process.stderr.write(
-              `kiln fuzz: --sanitizers: skipping ${[...new Set(skipped.map((c) => c.compiler.name))].join(', ')} (only gcc and clang drivers take -fsanitize)\n`,
+              `kiln fuzz: --sanitizers: ` +
+                `skipping ${[...new Set(skipped.map((c) => c.compiler.name))].join(', ')} (only gcc and clang ` +
+                `drivers take -fsanitize)\n`,
             );
           for (const line of missingSurvivalTools((t) => findOnPath(t) !== undefined))
             process.stderr.write(`kiln fuzz: --sanitizers: ${line}\n`);

@@ -38,7 +38,7 @@ const SINGLE_THREADED = ['--single-threaded'];
  * discarded seeds; rejects with the first seed's error (a user error such as an unwritable file,
  * or an internal one), after printing what the seeds before it printed.
  */
-export async function generateInProcesses(
+async function generateInProcesses(
   first: bigint,
   count: number,
   jobs: number,

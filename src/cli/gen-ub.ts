@@ -5,7 +5,9 @@ import { generateUBProgram, INJECT_KINDS, type InjectKind } from '../edge/inject
 import { generateRelaxedProgram } from '../edge/relax.js';
 import type { Policy } from '../gen/policy.js';
 
-/** Where `kiln gen` writes what it prints: the process's streams, or a buffer (a generation process of `kiln gen -j`). */
+/**
+ * Where `kiln gen` writes what it prints: the process's streams, or a buffer (a generation process of `kiln gen -j`).
+ */
 export interface GenSink {
   out(text: string): void;
   err(text: string): void;

@@ -38,23 +38,28 @@ export function registerGen(program: Command): void {
     )
     .option(
       '-j, --jobs <n>',
-      'with --count: programs generated at once, each in a process of its own (default: one per core); files and output are the same for any N',
+      'with --count: programs generated at once, each in a process of its own (default: one per core); ' +
+        'files and output are the same for any N',
     )
     .option('--policy <file>', 'generation policy (YAML or JSON; any subset of fields)')
     .option('--size <preset>', 'program size: small, medium (Csmith-like, default) or large')
     .option('--mode <mode>', `generation mode: ${MODE_CHOICES.join(', ')} (mixed draws one per seed)`, 'csmith')
     .option(
       '--target <name>',
-      `target model the program is generated and interpreted for: ${TARGETS.map((t) => t.name).join(', ')} (default x86_64, or the policy's)`,
+      `target model the program is generated and interpreted for: ${TARGETS.map((t) => t.name).join(', ')} ` +
+        `(default x86_64, or the policy's)`,
     )
     .option('--json', 'print one JSON object per program: seed, file, expected, lines, repairs, genMs, …')
     .option(
       '--ub <kind>',
-      `undefined behaviour on purpose: one UB of this kind on the executed path, nothing undefined before it (${INJECT_KINDS.join(', ')}); --json gives ub: {kind, file, line, column}`,
+      `undefined behaviour on purpose: one UB of this kind on the executed path, nothing undefined before ` +
+        `it (${INJECT_KINDS.join(', ')}); --json gives ub: {kind, file, line, column}`,
     )
     .option(
       '--relax',
-      "CsmithEdge's relaxations (policy section relax): null and dangling pointers, dropped initialisers, gotos anywhere, unchecked indices, parameter addresses, read/write conflicts; the first line gives the expected output only when the interpreter finds the executed path UB-free",
+      "CsmithEdge's relaxations (policy section relax): null and dangling pointers, dropped initialisers, " +
+        'gotos anywhere, unchecked indices, parameter addresses, read/write conflicts; the first line gives ' +
+        'the expected output only when the interpreter finds the executed path UB-free',
     )
     .addHelpText(
       'after',
@@ -127,7 +132,8 @@ async function runGen(opts: GenOptions): Promise<void> {
     if (progress) process.stderr.write('\n');
     if (!opts.json)
       process.stderr.write(
-        `kiln gen: wrote ${count - discarded} programs to ${opts.output}${discarded ? ` (${discarded} seeds discarded)` : ''}\n`,
+        `kiln gen: wrote ${count - discarded} programs ` +
+          `to ${opts.output}${discarded ? ` (${discarded} seeds discarded)` : ''}\n`,
       );
     return;
   }

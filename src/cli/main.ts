@@ -34,7 +34,9 @@ export async function buildCli(argv?: readonly string[]): Promise<Command> {
   program
     .name('kiln')
     .description(
-      'Kiln finds bugs in C compilers: it generates UB-free C programs whose output it knows, runs them through compilers and options, and turns every crash, hang and wrong result into a small, deduplicated test case.',
+      'Kiln finds bugs in C compilers: it generates UB-free C programs whose output it knows, runs them ' +
+        'through compilers and options, and turns every crash, hang and wrong result into a small, ' +
+        'deduplicated test case.',
     )
     .version(pkg.version, '-V, --version')
     // Commander's own error text is replaced by Kiln's coded one-line form (see usageError);

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { PolicySchema } from '../gen/policy.js';
 import { loadPolicy, reportAndExit } from './util.js';
 
@@ -40,7 +40,7 @@ export function policyYaml(policy: Record<string, unknown>): string {
       lines.push(`${key}: ${JSON.stringify(value)}${desc ? `  # ${desc}` : ''}`);
     }
   }
-  return lines.join('\n') + '\n';
+  return `${lines.join('\n')}\n`;
 }
 
 function describe(s: unknown): string | undefined {

@@ -63,20 +63,29 @@ export async function reduceText(
   const res = r.result;
   const pct = res.originalBytes === 0 ? 0 : (100 * (res.originalBytes - res.bytes)) / res.originalBytes;
   note(
-    `${res.originalBytes} → ${res.bytes} bytes (−${pct.toFixed(1)}%), ${res.lines} lines; ${res.tests} tests${guardNote(res)}, ${res.cacheHits} cache hits, ` +
-      `${(res.ms / 1000).toFixed(1)}s${res.stoppedBy === 'fixpoint' ? '' : ` (stopped: ${res.stoppedBy})`}; wrote ${r.output}`,
+    `${res.originalBytes} → ${res.bytes} bytes (−${pct.toFixed(1)}%), ${res.lines} lines; ${res.tests} ` +
+      `tests${guardNote(res)}, ${res.cacheHits} cache hits, ` +
+      `${(res.ms / 1000).toFixed(1)}s${res.stoppedBy === 'fixpoint' ? '' : ` (stopped: ${res.stoppedBy})`}; ` +
+      `wrote ${r.output}`,
   );
 }
 
 /** A finished text reduction in one line: sizes, tests, time, and why it stopped if not at a fixpoint. */
 export function describeTextReduction(res: TextReduceResult): string {
-  return `${res.originalBytes} → ${res.bytes} bytes, ${res.lines} lines; ${res.tests} tests${guardNote(res)}, ${(res.ms / 1000).toFixed(1)}s${res.stoppedBy === 'fixpoint' ? '' : ` (stopped: ${res.stoppedBy})`}`;
+  return (
+    `${res.originalBytes} → ${res.bytes} bytes, ${res.lines} lines; ${res.tests} ` +
+    `tests${guardNote(res)}, ${(res.ms / 1000).toFixed(1)}` +
+    `s${res.stoppedBy === 'fixpoint' ? '' : ` (stopped: ${res.stoppedBy})`}`
+  );
 }
 
 /** ` (N of them with the last UB guard, …)` when that guard was deferred to checkpoints. */
 function guardNote(res: TextReduceResult): string {
   if (res.verifications === 0) return '';
-  return ` (${res.verifications} of them with the last UB guard${res.reverts > 0 ? `, which undid steps ${res.reverts} time${res.reverts === 1 ? '' : 's'}` : ''})`;
+  return (
+    ` (${res.verifications} of them with the last UB ` +
+    `guard${res.reverts > 0 ? `, which undid steps ${res.reverts} time${res.reverts === 1 ? '' : 's'}` : ''})`
+  );
 }
 
 /** Progress on stderr: a live status line on a terminal, one line per pass otherwise. */
@@ -132,7 +141,11 @@ export function describeBundle(done: ReducedFinding): string {
         ? `SANITIZER REPORT: ${bundle.sanitizers.detail}`
         : `sanitizers not checked (${bundle.sanitizers.detail})`;
   return (
-    `${r.original.lines} → ${r.lines} lines (${r.original.bytes} → ${r.source.length} bytes); ${r.stats.tested} tests, ${r.stats.invalid} candidates rejected by the interpreter, ` +
-    `${(r.stats.ms / 1000).toFixed(1)}s${r.complete ? '' : ' (stopped early: give a longer --max-time to go on)'}; ${san}${done.triage ? `; fingerprint ${done.triage.fingerprint}` : ''}; wrote ${bundle.reducedFile} and ${bundle.folder}/ (report.md, repro.sh)`
+    `${r.original.lines} → ${r.lines} lines (${r.original.bytes} → ${r.source.length} ` +
+    `bytes); ${r.stats.tested} tests, ${r.stats.invalid} candidates rejected by the interpreter, ` +
+    `${(r.stats.ms / 1000).toFixed(1)}` +
+    `s${r.complete ? '' : ' (stopped early: give a longer --max-time to go on)'}; ${san}` +
+    `${done.triage ? `; fingerprint ${done.triage.fingerprint}` : ''}; wrote ${bundle.reducedFile} ` +
+    `and ${bundle.folder}/ (report.md, repro.sh)`
   );
 }

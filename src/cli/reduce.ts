@@ -134,12 +134,14 @@ async function reduceFolder(
       note(`Frama-C Eva on the result: ${describeResult(done.file, done.eva)}`);
       if (done.eva.verdict === 'ub')
         note(
-          'the reduced program may have undefined behaviour the per-candidate guards missed: check that report before filing it',
+          'the reduced program may have undefined behaviour the per-candidate guards missed: check that ' +
+            'report before filing it',
         );
       // Incomplete is no clean bill: Eva stopped (its limit, an alarm that ended its analysis) before the end.
       if (done.eva.verdict === 'incomplete')
         note(
-          'Eva did not finish checking the reduced program: run kiln check on it with a longer --eva-timeout before filing it',
+          'Eva did not finish checking the reduced program: run kiln check on it with a longer ' +
+            '--eva-timeout before filing it',
         );
     }
     note(`${describeTextReduction(done.result)}; wrote ${done.file} (reduced as text: no report.md bundle)`);

@@ -17,14 +17,16 @@ export function registerReport(program: Command): void {
   program
     .command('report')
     .description(
-      'write a campaign as one self-contained HTML page: summary, plots over time, outcomes per configuration, one section per bug with its reduced test case, and the generator side',
+      'write a campaign as one self-contained HTML page: summary, plots over time, outcomes per ' +
+        'configuration, one section per bug with its reduced test case, and the generator side',
     )
     .option('--out <dir>', 'output folder of the campaign (default ./kiln-out)')
     .option('-o, --output <file>', 'the HTML file to write (default DIR/report.html)')
     .option('--campaign <id>', 'campaign to show (default: the latest)')
     .option(
       '--sample <n>',
-      `programs regenerated from their seeds for the size, live-code and census plots (default ${DEFAULT_SAMPLE}; 0: none)`,
+      `programs regenerated from their seeds for the size, live-code and census plots ` +
+        `(default ${DEFAULT_SAMPLE}; 0: none)`,
     )
     .addHelpText(
       'after',
@@ -43,7 +45,8 @@ Examples:
           sample: parseCount('--sample', flags.sample, DEFAULT_SAMPLE, 0),
         });
         process.stdout.write(
-          `kiln report: campaign ${r.campaignId}, ${r.groups} finding groups → ${r.file} (${(r.bytes / 1024).toFixed(0)} KiB)\nopen ${pathToFileURL(r.file).href}\n`,
+          `kiln report: campaign ${r.campaignId}, ${r.groups} finding groups → ${r.file} ` +
+            `(${(r.bytes / 1024).toFixed(0)} KiB)\nopen ${pathToFileURL(r.file).href}\n`,
         );
       } catch (e) {
         reportAndExit(e);

@@ -34,7 +34,8 @@ export function registerStats(program: Command): void {
     .option('--json', 'print the census as JSON')
     .addHelpText(
       'after',
-      '\nCompare with Csmith, which covers 22 of the C99 keywords and 41 of its 47 operators (Csmith dissertation, §3.5).',
+      '\nCompare with Csmith, which covers 22 of the C99 keywords and 41 of its 47 operators (Csmith ' +
+        'dissertation, §3.5).',
     )
     .action((opts: StatsOptions) => {
       try {
@@ -92,7 +93,7 @@ function runStats(opts: StatsOptions): void {
   const keywordsUsed = C99_KEYWORDS.filter((k) => keywordCounts.has(k));
   if (opts.json) {
     process.stdout.write(
-      JSON.stringify(
+      `${JSON.stringify(
         {
           programs,
           discarded,
@@ -112,13 +113,14 @@ function runStats(opts: StatsOptions): void {
         },
         null,
         2,
-      ) + '\n',
+      )}\n`,
     );
     return;
   }
   const pct = (x: number): string => `${(100 * x).toFixed(1).padStart(5)}%`;
   const out: string[] = [
-    `census of ${programs} programs (seeds ${first}…${first + BigInt(count) - 1n}${discarded ? `, ${discarded} discarded` : ''})`,
+    `census of ${programs} programs ` +
+      `(seeds ${first}…${first + BigInt(count) - 1n}${discarded ? `, ${discarded} discarded` : ''})`,
     '',
     'share of programs using each feature:',
   ];
@@ -136,7 +138,8 @@ function runStats(opts: StatsOptions): void {
   }
   out.push(
     '',
-    `wrapped operations: ${wrapped} of ${operations} (${((100 * wrapped) / Math.max(1, operations)).toFixed(2)}%; Csmith wraps every one)`,
+    `wrapped operations: ${wrapped} of ${operations} ` +
+      `(${((100 * wrapped) / Math.max(1, operations)).toFixed(2)}%; Csmith wraps every one)`,
   );
-  process.stdout.write(out.join('\n') + '\n');
+  process.stdout.write(`${out.join('\n')}\n`);
 }

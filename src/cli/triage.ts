@@ -24,7 +24,12 @@ export function registerTriage(program: Command): void {
     .command('triage')
     .argument('<path>', 'a finding folder (kiln-out/findings/<id>) or an output folder (kiln-out)')
     .description(
-      'fingerprint findings so that findings of one bug group together: wrong code gets the pass to blame (clang: opt-bisect; gcc: the -fno- flag or -fdisable- pass that hides it), crashes and hangs their normalised bucket. Then places each finding on its version line: its program (the reduced one when there is one) on every installed version of its compiler (gcc-11 … gcc-snapshot, clang-13 … clang-22, with the sid root of `npm run setup -- --profile latest`), labelled live, regression, fixed or untested. Writes triage.json into each finding folder and records the fingerprint in the store.',
+      'fingerprint findings so that findings of one bug group together: wrong code gets the pass to blame ' +
+        '(clang: opt-bisect; gcc: the -fno- flag or -fdisable- pass that hides it), crashes and hangs their ' +
+        'normalised bucket. Then places each finding on its version line: its program (the reduced one when ' +
+        'there is one) on every installed version of its compiler (gcc-11 … gcc-snapshot, clang-13 … clang-22, ' +
+        'with the sid root of `npm run setup -- --profile latest`), labelled live, regression, fixed or ' +
+        'untested. Writes triage.json into each finding folder and records the fingerprint in the store.',
     )
     .option('--all', 'with an output folder: triage findings that already have a fingerprint too')
     .option('--no-versions', 'skip the version line (live, regression, fixed or untested)')
@@ -115,11 +120,13 @@ async function runTriage(path: string, flags: TriageFlags): Promise<number> {
       store?.setFingerprint(job.id, r.fingerprint);
       results.push(r);
       note(
-        `${counter}${job.id}: ${r.fingerprint}  (${r.method}, ${r.steps} compile${r.steps === 1 ? '' : 's'}, ${r.seconds} s): ${r.detail}`,
+        `${counter}${job.id}: ${r.fingerprint}  (${r.method}, ${r.steps} ` +
+          `compile${r.steps === 1 ? '' : 's'}, ${r.seconds} s): ${r.detail}`,
       );
       if (r.versions)
         note(
-          `${counter}${job.id}: ${r.versions.summary} (${r.versions.tried.map((t) => `${t.compiler} ${t.result}`).join(', ')})`,
+          `${counter}${job.id}: ${r.versions.summary} ` +
+            `(${r.versions.tried.map((t) => `${t.compiler} ${t.result}`).join(', ')})`,
         );
       if (!flags.json)
         process.stdout.write(`${r.findingId}  ${r.fingerprint}${r.versions ? `  ${r.versions.label}` : ''}\n`);
@@ -130,7 +137,7 @@ async function runTriage(path: string, flags: TriageFlags): Promise<number> {
     temp.dispose();
     store?.close();
   }
-  if (flags.json) process.stdout.write(JSON.stringify(results, null, 2) + '\n');
+  if (flags.json) process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
   if (stop.signal.aborted) return 130;
   return failed > 0 ? 1 : 0;
 }

@@ -9,13 +9,15 @@ export function registerWorker(program: Command): void {
   program
     .command('worker')
     .description(
-      "run a campaign's tests for a coordinator ('kiln fuzz --queue URL') on any machine: take batches of seeds from the queue, generate, compile, run, judge, send back the results",
+      "run a campaign's tests for a coordinator ('kiln fuzz --queue URL') on any machine: take batches of " +
+        'seeds from the queue, generate, compile, run, judge, send back the results',
     )
     .requiredOption('--queue <url>', 'the Redis queue of the campaign: redis://HOST:PORT[/DB]')
     .option('-j, --jobs <n>', 'concurrent jobs (default: one per core)')
     .option(
       '--lock-timeout <duration>',
-      `how long a batch stays this worker's without a sign of life: the batch of a worker that died goes to another one after this (default ${DEFAULT_LOCK_MS / 1000}s)`,
+      `how long a batch stays this worker's without a sign of life: the batch of a worker that died goes to ` +
+        `another one after this (default ${DEFAULT_LOCK_MS / 1000}s)`,
     )
     .option('--quiet', 'no line per batch')
     .addHelpText(
@@ -51,7 +53,7 @@ coordinator, or it refuses. Ctrl-C stops it; the batch in hand goes back to the 
         };
         process.on('SIGINT', onSignal);
         process.on('SIGTERM', onSignal);
-        const say = (line: string): void => void process.stderr.write(line + '\n');
+        const say = (line: string): void => void process.stderr.write(`${line}\n`);
         const done = await runWorker({
           address,
           jobs,

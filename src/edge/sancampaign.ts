@@ -1,5 +1,6 @@
 // `kiln fuzz --sanitizers`: testing the sanitizers of every gcc and clang configuration on one
-// program (the runner around it is src/campaign/sanitizer-runner.ts). Each seed's program is UB on purpose or UB-free (src/edge/sanitize.ts); each
+// program (the runner around it is src/campaign/sanitizer-runner.ts). Each seed's program is UB on purpose or UB-free
+// (src/edge/sanitize.ts); each
 // configuration builds it with the sanitizer that covers its UB kind (or ASan+UBSan and MSan for a
 // UB-free program); src/edge/sanjudge.ts turns the runs into outcomes. Sanitized runs are
 // deterministic (the sandbox fixes address randomisation and the environment), so failures are
@@ -12,7 +13,7 @@ import { sandboxShell, runDirShell } from '../harness/sandbox.js';
 import { compileCommand, EXE_FILE } from '../harness/execute.js';
 import { reproPrelude } from '../harness/repro.js';
 import { limitsFor } from '../harness/matrix.js';
-import { TempRoot } from '../harness/tempdir.js';
+import type { TempRoot } from '../harness/tempdir.js';
 import type { Judgement } from '../harness/oracle.js';
 import {
   asConfigResult,
@@ -104,11 +105,13 @@ export function missingSurvivalTools(onPath: (tool: string) => boolean): string[
   const out: string[] = [];
   if (!onPath('valgrind'))
     out.push(
-      'valgrind is not installed: an MSan miss above -O0 with no second compiler that has MSan stays an unconfirmed miss (npm run setup installs it)',
+      'valgrind is not installed: an MSan miss above -O0 with no second compiler that has MSan stays an ' +
+        'unconfirmed miss (npm run setup installs it)',
     );
   if (!onPath('objdump'))
     out.push(
-      "objdump (binutils) is not installed: whether the optimiser kept the UB's line is not checked, so misses stay unconfirmed (npm run setup installs it)",
+      "objdump (binutils) is not installed: whether the optimiser kept the UB's line is not checked, so " +
+        'misses stay unconfirmed (npm run setup installs it)',
     );
   return out;
 }
@@ -271,7 +274,8 @@ export function unclaimed(variant: string): boolean {
 }
 
 const UNCLAIMED_NOTE =
-  'ASan does not claim underflows of globals (redzones follow globals only; what precedes one depends on the layout): not counted as a miss';
+  'ASan does not claim underflows of globals (redzones follow globals only; what precedes one depends on ' +
+  'the layout): not counted as a miss';
 
 function baseOf(f: FinalResult, configs: readonly Configuration[]): Configuration {
   return configs.find((c) => f.config.slug.startsWith(`${c.slug}-`) && c.compiler === f.config.compiler) ?? f.config;
@@ -317,18 +321,32 @@ export function sanitizerRepro(
           'exit 1',
         ];
   const header = [
-    `# Kiln finding: ${j.outcome} with ${c.compiler.name} ${c.optionsText}`.replace(/[\x00-\x1f]/g, ' '),
-    ...(j.detail ? [`# observed: ${j.detail.replace(/[\x00-\x1f]/g, ' ')}`] : []),
+    commentText(`# Kiln finding: ${j.outcome} with ${c.compiler.name} ${c.optionsText}`),
+    ...(j.detail ? [`# observed: ${commentText(j.detail)}`] : []),
     '# Exits 0 when the finding reproduces, 1 when it does not (C-Reduce/C-Vise interestingness test).',
   ];
-  return (
-    [
-      ...reproPrelude(header, names),
-      `${sandboxShell({ kind: 'compile', timeoutMs: cl.timeoutMs, memoryMb: cl.memoryMb, tag: '', tmpdir: '' }, compileCommand(c, names))} >compile.log 2>&1 || exit 1`,
-      ...runDirShell(),
-      `mkdir "$RUN" && mv ${EXE_FILE} "$RUN/${EXE_FILE}" && cd "$RUN" || exit 2`,
-      `${sandboxShell({ kind: 'run', timeoutMs: rl.timeoutMs, memoryMb: rl.memoryMb, tag: '' }, ['env', ...SANITIZER_ENV, `./${EXE_FILE}`])} >run.out 2>run.err`,
-      ...check,
-    ].join('\n') + '\n'
+  const compileShell = sandboxShell(
+    { kind: 'compile', timeoutMs: cl.timeoutMs, memoryMb: cl.memoryMb, tag: '', tmpdir: '' },
+    compileCommand(c, names),
   );
+  const runShell = sandboxShell({ kind: 'run', timeoutMs: rl.timeoutMs, memoryMb: rl.memoryMb, tag: '' }, [
+    'env',
+    ...SANITIZER_ENV,
+    `./${EXE_FILE}`,
+  ]);
+  const lines = [
+    ...reproPrelude(header, names),
+    `${compileShell} >compile.log 2>&1 || exit 1`,
+    ...runDirShell(),
+    `mkdir "$RUN" && mv ${EXE_FILE} "$RUN/${EXE_FILE}" && cd "$RUN" || exit 2`,
+    `${runShell} >run.out 2>run.err`,
+    ...check,
+  ];
+  return `${lines.join('\n')}\n`;
+}
+
+/** `s` for a `#` comment line of a script: control characters become spaces. */
+function commentText(s: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it replaces
+  return s.replace(/[\x00-\x1f]/g, ' ');
 }

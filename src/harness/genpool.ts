@@ -7,7 +7,7 @@ import type { Mode, ModeChoice } from '../gen/mode.js';
 import type { Policy } from '../gen/policy.js';
 
 /** One seed for a generation process of any pool (after its `init` message, which carries its script's fields). */
-export interface SeedRequest {
+interface SeedRequest {
   readonly type: 'gen';
   readonly id: number;
   readonly seed: string;
@@ -47,7 +47,7 @@ export type GenReply =
     };
 
 /** Why a seed got no answer from a generation process. */
-export type Unanswered = 'generator error' | 'pool closed' | 'pool failed';
+type Unanswered = 'generator error' | 'pool closed' | 'pool failed';
 
 /** What the processes of a pool run: a script, its start-up message, and the answer for a seed none of them gives. */
 export interface GeneratorScript<Reply> {

@@ -30,7 +30,10 @@ export interface FinalResult {
   readonly behaviours?: readonly Behaviour[];
   /** `suspected` when a hang was seen only under the short limit (confirmation follows in the background). */
   readonly hang?: 'suspected';
-  /** Facts a finding folder records besides the run (`kiln fuzz --sanitizers`: the UB, the sanitizer, why a miss is believed). */
+  /**
+   * Facts a finding folder records besides the run (`kiln fuzz --sanitizers`: the UB, the sanitizer, why a miss is
+   * believed).
+   */
   readonly facts?: Readonly<Record<string, unknown>>;
   /** The finding's repro.sh, when the default one (compile, run, compare) does not check this outcome. */
   readonly repro?: string;

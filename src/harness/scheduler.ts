@@ -20,9 +20,9 @@ export const DEFAULT_HANG_FLOOR: { readonly compileMs: number; readonly runMs: n
   runMs: 2_000,
 };
 /** Multiple of the median duration a step may take before it is suspected of hanging. */
-export const HANG_FACTOR = 20;
+const HANG_FACTOR = 20;
 /** Durations a configuration needs before its median counts. */
-export const HANG_SAMPLES = 5;
+const HANG_SAMPLES = 5;
 /** Recent durations kept per configuration and step (the median of a sliding window). */
 const DURATION_WINDOW = 101;
 /** Suspected hangs waiting for confirmation at most (more stay suspected: memory stays bounded). */
@@ -53,7 +53,10 @@ export interface CampaignOptions {
   readonly rerunFailures?: boolean;
   /** Where compile and run folders go (default: a fresh root under the system temp folder). */
   readonly tempRoot?: TempRoot;
-  /** Floors of the short hang limits (default {@link DEFAULT_HANG_FLOOR}); at or above the configured limits, no hang is only suspected. */
+  /**
+   * Floors of the short hang limits (default {@link DEFAULT_HANG_FLOOR}); at or above the configured limits, no hang is
+   * only suspected.
+   */
   readonly hangFloor?: { readonly compileMs: number; readonly runMs: number };
   /** Generation processes to use (kept open afterwards); default: a pool of `jobs` made and closed by the campaign. */
   readonly pool?: GeneratorPool;

@@ -8,17 +8,8 @@ import { diffLines } from './diff.js';
 import { profileBase } from './env.js';
 import { emiHeader, isVariant, makeVariant, MUTATION_KINDS, type Strategies } from './variant.js';
 
-export { makeVariant, isVariant, MUTATION_KINDS } from './variant.js';
-export type { MutationKind, Strategies, Variant, RejectedVariant } from './variant.js';
-export { profileBase } from './env.js';
-export { diffLines } from './diff.js';
-export { EmiBases, emiRecipe } from './recipes.js';
-export type { EmiRecipe, EmiProgram, EmiFailure } from './recipes.js';
-export { emiHeader } from './variant.js';
-export { contractsOf, brokenContracts } from './attrs.js';
-
 /** One emitted member of an EMI family: the base (variant 0) or a proven variant. */
-export interface EmiMember {
+interface EmiMember {
   readonly variant: number;
   readonly files: readonly EmittedFile[];
   readonly strategies: Strategies;
@@ -31,7 +22,7 @@ export interface EmiMember {
 }
 
 /** The `pure` and `const` attributes of an EMI member, checked against its final program. */
-export interface ContractAudit {
+interface ContractAudit {
   readonly pure: number;
   readonly const: number;
   /** Drawn by the attributes pass, then removed because the final program breaks them. */
@@ -91,7 +82,7 @@ export function emiFamily(seed: string, policy: Policy, mode: Mode, indices: rea
       });
       continue;
     }
-    const v = makeVariant(profile!, base.expected + '\n', seed, i);
+    const v = makeVariant(profile!, `${base.expected}\n`, seed, i);
     if (!isVariant(v)) {
       rejected.push({ variant: i, reason: v.reason });
       continue;

@@ -15,7 +15,7 @@ import { tg } from './tg.js';
 /** The mutation kinds, in the order the driver applies them. */
 export const MUTATION_KINDS = ['attributes', 'orion', 'athena', 'fcb', 'tg', 'tcb', 'facts'] as const;
 /** One mutation kind. */
-export type MutationKind = (typeof MUTATION_KINDS)[number];
+type MutationKind = (typeof MUTATION_KINDS)[number];
 /** How many mutations of each kind a variant carries. */
 export type Strategies = Record<MutationKind, number>;
 

@@ -180,7 +180,8 @@ async function coordinate(
       const lost = [...outstanding].filter((s) => !held.has(s) && !input.recorded?.(BigInt(s)));
       if (lost.length === 0) return;
       say(
-        `kiln fuzz: ${lost.length} awaited seeds are in no batch of the queue any more (was Redis restarted without persistence?); enqueued again`,
+        `kiln fuzz: ${lost.length} awaited seeds are in no batch of the queue any more (was Redis restarted ` +
+          `without persistence?); enqueued again`,
       );
       for (let i = 0; i < lost.length; i += batchSize) await addBatch(lost.slice(i, i + batchSize));
     };
@@ -292,7 +293,8 @@ async function coordinate(
         for (const job of await queue.getFailed(0, READ_PAGE - 1)) {
           if (!job) continue;
           say(
-            `kiln fuzz: batch of seeds ${job.data.seeds.join(', ')} failed ${job.attemptsMade} times (last: ${(job.failedReason ?? '').split('\n')[0]}); its seeds run again on --resume`,
+            `kiln fuzz: batch of seeds ${job.data.seeds.join(', ')} failed ${job.attemptsMade} times ` +
+              `(last: ${(job.failedReason ?? '').split('\n')[0]}); its seeds run again on --resume`,
           );
           for (const s of job.data.seeds) {
             outstanding.delete(s);

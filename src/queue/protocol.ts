@@ -54,7 +54,7 @@ export interface BatchData {
 }
 
 /** Who ran a batch, and with what. */
-export interface WorkerInfo {
+interface WorkerInfo {
   /** `HOST/PID`, unique while the worker runs. */
   readonly id: string;
   readonly kiln: string;
@@ -62,10 +62,10 @@ export interface WorkerInfo {
 }
 
 /** A configuration's result without its configuration object (named by slug instead). */
-export type WireConfigResult = Omit<ConfigResult, 'config'>;
+type WireConfigResult = Omit<ConfigResult, 'config'>;
 
 /** A FinalResult on the wire. */
-export interface WireFinal extends Omit<FinalResult, 'config' | 'result' | 'rerun'> {
+interface WireFinal extends Omit<FinalResult, 'config' | 'result' | 'rerun'> {
   readonly slug: string;
   readonly result: WireConfigResult;
   readonly rerun?: WireConfigResult;
@@ -115,7 +115,7 @@ function step(s: StepRecord): StepRecord {
 }
 
 /** A configuration result as sent: long streams cut to an excerpt. */
-export function wireResult(r: ConfigResult): WireConfigResult {
+function wireResult(r: ConfigResult): WireConfigResult {
   const { config: _config, ...rest } = r;
   return { ...rest, compile: step(r.compile), ...(r.run ? { run: step(r.run) } : {}) };
 }
@@ -173,7 +173,9 @@ export function campaignReport(
   const g = generateProgram(w.seed, policy, modeFor(w.seed, mode));
   if (!g.ok || g.expected !== w.expected) {
     throw new Error(
-      `seed ${seed}: the program regenerated here ${g.ok ? `expects '${g.expected}'` : `was discarded (${g.reason})`}, the worker's expected '${w.expected}': the two Kilns do not generate the same program`,
+      `seed ${seed}: the program regenerated ` +
+        `here ${g.ok ? `expects '${g.expected}'` : `was discarded (${g.reason})`}, the worker's expected ` +
+        `'${w.expected}': the two Kilns do not generate the same program`,
     );
   }
   return { ...rest, seed, results, files: campaignFiles(g, policy) };

@@ -28,16 +28,14 @@ import {
 } from './protocol.js';
 import { connectionOptions, openRedis, type QueueAddress } from './redis.js';
 
-export { DEFAULT_LOCK_MS };
-
 /** A campaign as a worker runs it. */
-export interface WorkerCampaign {
+interface WorkerCampaign {
   readonly meta: CampaignMeta;
   readonly configurations: readonly Configuration[];
 }
 
 /** Runs one batch; returns what the worker sends back. The default runs the real campaign loop. */
-export type BatchExecutor = (
+type BatchExecutor = (
   c: WorkerCampaign,
   seeds: readonly bigint[],
   signal: AbortSignal,
@@ -80,7 +78,7 @@ export interface WorkerSummary {
  * generator, would be recorded under the campaign's names. Then compiles and runs the check
  * program with every configuration, as `kiln fuzz` does before a local campaign.
  */
-export async function resolveCampaign(meta: CampaignMeta, jobs: number): Promise<WorkerCampaign> {
+async function resolveCampaign(meta: CampaignMeta, jobs: number): Promise<WorkerCampaign> {
   const mine = kilnVersion();
   if (mine !== meta.kiln)
     throw errWorkerMismatch(
@@ -94,7 +92,8 @@ export async function resolveCampaign(meta: CampaignMeta, jobs: number): Promise
     } catch (e) {
       throw errUnknownCompiler(
         c.name,
-        `the campaign needs it and this worker has neither ${c.command} nor '${c.name}' on PATH${isKilnError(e) ? '' : ` (${(e as Error).message})`}`,
+        `the campaign needs it and this worker has neither ${c.command} nor '${c.name}' on ` +
+          `PATH${isKilnError(e) ? '' : ` (${(e as Error).message})`}`,
       );
     }
     if (found.version !== c.version)
@@ -106,7 +105,7 @@ export async function resolveCampaign(meta: CampaignMeta, jobs: number): Promise
   if (broken && broken.length > 0) {
     const b = broken[0]!;
     throw errBrokenConfiguration(
-      `${b.config.compiler.name}${b.config.optionsText ? ' ' + b.config.optionsText : ''}`,
+      `${b.config.compiler.name}${b.config.optionsText ? ` ${b.config.optionsText}` : ''}`,
       `${b.reason} on this worker`,
       broken.length - 1,
       'fix the compiler on this machine, or run the worker elsewhere',
@@ -172,7 +171,14 @@ async function readMeta(redis: Redis): Promise<CampaignMeta | undefined> {
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     const t = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
+    signal?.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(t);
+        resolve();
+      },
+      { once: true },
+    );
   });
 }
 
@@ -203,7 +209,8 @@ export async function runWorker(opts: WorkerOptions): Promise<WorkerSummary> {
       if (meta) {
         campaign = await resolve(meta);
         opts.say(
-          `kiln worker ${id}: campaign ${meta.owner} (${meta.settings.compilers.length} compilers, ${campaign.configurations.length} configurations), ${opts.jobs} jobs`,
+          `kiln worker ${id}: campaign ${meta.owner} (${meta.settings.compilers.length} ` +
+            `compilers, ${campaign.configurations.length} configurations), ${opts.jobs} jobs`,
         );
         break;
       }
@@ -241,7 +248,8 @@ export async function runWorker(opts: WorkerOptions): Promise<WorkerSummary> {
               : `seed ${job.data.seeds[0]}`;
           if (opts.verbose !== false)
             opts.say(
-              `kiln worker ${id}: batch ${job.id}: ${seedText} (attempt ${Math.max(job.attemptsStarted, job.attemptsMade + 1)})`,
+              `kiln worker ${id}: batch ${job.id}: ${seedText} ` +
+                `(attempt ${Math.max(job.attemptsStarted, job.attemptsMade + 1)})`,
             );
           const r = await execute(
             campaign!,
@@ -266,7 +274,8 @@ export async function runWorker(opts: WorkerOptions): Promise<WorkerSummary> {
           };
           if (opts.verbose !== false)
             opts.say(
-              `kiln worker ${id}: batch ${job.id}: done, ${r.programs.length} programs, ${r.tests} tests in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+              `kiln worker ${id}: batch ${job.id}: done, ${r.programs.length} programs, ${r.tests} tests ` +
+                `in ${((Date.now() - started) / 1000).toFixed(1)} s`,
             );
           if (opts.maxBatches !== undefined && batches >= opts.maxBatches) setImmediate(() => stop.abort());
           return result;
@@ -280,7 +289,8 @@ export async function runWorker(opts: WorkerOptions): Promise<WorkerSummary> {
           maxStalledCount: 3,
         },
       );
-      worker.on('error', () => undefined); // connection errors: ioredis reconnects; a lost lock shows as a stalled batch
+      // Connection errors: ioredis reconnects; a lost lock shows as a stalled batch.
+      worker.on('error', () => undefined);
     });
     await finished;
   } finally {

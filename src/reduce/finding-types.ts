@@ -42,7 +42,10 @@ export interface FindingManifest extends StoredFinding {
   readonly relaxed: boolean;
   /** Findings of `kiln fuzz --emi K`: the seed's EMI recipe (the program is variant `variant` of seed `base`). */
   readonly emi?: EmiRecipe;
-  /** A hang flagged under the short limit: `suspected` until checked with the configured one, then `confirmed` or `cleared`. */
+  /**
+   * A hang flagged under the short limit: `suspected` until checked with the configured one, then `confirmed` or
+   * `cleared`.
+   */
   readonly hangStatus?: HangStatus;
 }
 

@@ -25,7 +25,7 @@ import { irPasses } from './ir/passes.js';
 import { reduceSanitizerFinding } from './sanitizer.js';
 import { ValidityChecker, validityCompilers, validitySummary } from './validity.js';
 
-export type { FindingManifest, FindingReduceOptions, FindingReduction, SlowCompile } from './finding-types.js';
+export type { FindingManifest, FindingReduceOptions, FindingReduction } from './finding-types.js';
 import type { FindingManifest, FindingReduceOptions, FindingReduction, SlowCompile } from './finding-types.js';
 
 /** Outcomes the IR reducer can keep (every finding outcome a campaign reports). */
@@ -43,7 +43,9 @@ export function readFindingManifest(dir: string): FindingManifest {
   const f = readFinding(dir);
   const file = join(dir, FINDING_MANIFEST);
   const j = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
-  const hint = `was it written by another version of Kiln? reduce the program with its own test instead: kiln reduce ${join(dir, 'prog.c')} --test ${join(dir, 'repro.sh')}`;
+  const hint =
+    `was it written by another version of Kiln? reduce the program with its own test instead: kiln ` +
+    `reduce ${join(dir, 'prog.c')} --test ${join(dir, 'repro.sh')}`;
   if (typeof j.seed !== 'string') throw errState(`${file}: field seed is missing or not a string`, hint);
   const mode = j.mode === undefined ? 'csmith' : String(j.mode);
   if (!isModeChoice(mode) || mode === 'mixed') throw errState(`${file}: unknown generation mode ${mode}`, hint);
@@ -85,7 +87,9 @@ export function readFindingManifest(dir: string): FindingManifest {
  */
 export async function reduceFinding(dir: string, opts: FindingReduceOptions = {}): Promise<FindingReduction> {
   const f = readFindingManifest(dir);
-  const fallback = `reduce the C file with its own test instead: kiln reduce ${join(dir, 'prog.c')} --test ${join(dir, 'repro.sh')}`;
+  const fallback =
+    `reduce the C file with its own test instead: kiln reduce ${join(dir, 'prog.c')} ` +
+    `--test ${join(dir, 'repro.sh')}`;
   if (!REDUCIBLE.has(f.outcome) && !f.outcome.startsWith('sanitizer-'))
     throw errState(
       `${dir}: outcome ${f.outcome} is not a compiler failure`,
@@ -113,7 +117,8 @@ export async function reduceFinding(dir: string, opts: FindingReduceOptions = {}
     // The IR reducer proves every candidate UB-free; a relaxed program need not be, so its own
     // test (compile and look for the crash or hang) drives the text reducer instead.
     throw errState(
-      `${dir}: the program was relaxed (kiln fuzz --ub-share), so the IR reducer, which keeps programs UB-free, cannot reduce it`,
+      `${dir}: the program was relaxed (kiln fuzz --ub-share), so the IR reducer, which keeps programs ` +
+        `UB-free, cannot reduce it`,
       `reduce its C file with its own test: kiln reduce ${join(dir, 'prog.c')} --test ${join(dir, 'repro.sh')}`,
     );
   }
@@ -138,7 +143,9 @@ export async function reduceFinding(dir: string, opts: FindingReduceOptions = {}
       ? await referenceConfiguration(config)
       : undefined;
   const header = [
-    `Reduced by Kiln from finding ${f.id}: ${f.outcome} with ${f.compilerName}${f.options.length ? ' ' + f.options.join(' ') : ''}; mode ${f.mode}, seed ${f.seed}.`,
+    `Reduced by Kiln from finding ${f.id}: ${f.outcome} ` +
+      `with ${f.compilerName}${f.options.length ? ` ${f.options.join(' ')}` : ''}; mode ${f.mode}, ` +
+      `seed ${f.seed}.`,
   ];
   const oneFile = (c: { program: Program; expected: string }): EmittedFile[] => [
     { name: MAIN_SOURCE, content: emitC(c.program, { expected: c.expected, compact: true, header }) },
@@ -181,7 +188,8 @@ export async function reduceFinding(dir: string, opts: FindingReduceOptions = {}
       if (ms >= limits.compile.timeoutMs) return;
       limits = { ...limits, compile: { ...limits.compile, timeoutMs: ms } };
       opts.onProgress?.(
-        `hang limit ${(ms / 1000).toFixed(1)} s (${config.compiler.name} -O0 compiles ${bytes} bytes in ${(b.compile.durationMs / 1000).toFixed(2)} s)`,
+        `hang limit ${(ms / 1000).toFixed(1)} s (${config.compiler.name} -O0 compiles ${bytes} bytes ` +
+          `in ${(b.compile.durationMs / 1000).toFixed(2)} s)`,
       );
     };
     // A hang flagged under the campaign's short limit whose compile finishes within the configured
@@ -203,14 +211,24 @@ export async function reduceFinding(dir: string, opts: FindingReduceOptions = {}
       const baselineMs = lastBaselineMs;
       const threshold = baselineMs === undefined ? Infinity : Math.max(limits.compile.timeoutMs, 20 * baselineMs);
       if (baselineMs === undefined || slowMs < threshold) {
+        const compared =
+          baselineMs === undefined
+            ? 'no -O0 build of the same compiler was measured to compare with'
+            : `under ${(threshold / 1000).toFixed(1)} s, the slow-compile threshold ` +
+              `(20 times its ${(baselineMs / 1000).toFixed(2)} s at -O0, at least the short limit)`;
         throw errState(
-          `${dir}: not a hang: ${config.compiler.name} ${config.optionsText} compiled the program in ${(slowMs / 1000).toFixed(1)} s, within the configured limit, and ${baselineMs === undefined ? 'no -O0 build of the same compiler was measured to compare with' : `under ${(threshold / 1000).toFixed(1)} s, the slow-compile threshold (20 times its ${(baselineMs / 1000).toFixed(2)} s at -O0, at least the short limit)`}`,
-          `nothing to reduce: the short limit flagged a compile slowed by the machine's load. ${slowHint(dir, 'compile')}`,
+          `${dir}: not a hang: ${config.compiler.name} ${config.optionsText} compiled the program ` +
+            `in ${(slowMs / 1000).toFixed(1)} s, within the configured limit, and ${compared}`,
+          "nothing to reduce: the short limit flagged a compile slowed by the machine's load. " +
+            slowHint(dir, 'compile'),
         );
       }
       slowCompile = { ms: slowMs, baselineMs, limitMs: limits.compile.timeoutMs };
       opts.onProgress?.(
-        `reducing as a slow compile: ${(slowMs / 1000).toFixed(1)} s against ${(baselineMs / 1000).toFixed(2)} s at -O0; a candidate is kept while it takes more than ${(limits.compile.timeoutMs / 1000).toFixed(1)} s (20 times -O0, at least 2 s, recalibrated as it shrinks); expressions are replaced in chunks only, constants kept`,
+        `reducing as a slow compile: ${(slowMs / 1000).toFixed(1)} s ` +
+          `against ${(baselineMs / 1000).toFixed(2)} s at -O0; a candidate is kept while it takes more ` +
+          `than ${(limits.compile.timeoutMs / 1000).toFixed(1)} s (20 times -O0, at least 2 s, recalibrated as ` +
+          `it shrinks); expressions are replaced in chunks only, constants kept`,
       );
     }
     // The run that showed the failure, for each program the test accepted (see `failing` below).
@@ -235,10 +253,13 @@ export async function reduceFinding(dir: string, opts: FindingReduceOptions = {}
     const maxTimeMs = opts.maxTimeMs ?? (slowCompile ? SLOW_COMPILE_BUDGET_MS : undefined);
     if (slowCompile && opts.maxTimeMs === undefined)
       opts.onProgress?.(
-        `a slow compile's reduction stops after ${SLOW_COMPILE_BUDGET_MS / 60_000} min with the best program so far (--max-time to change)`,
+        `a slow compile's reduction stops after ${SLOW_COMPILE_BUDGET_MS / 60_000} min with the best ` +
+          `program so far (--max-time to change)`,
       );
     opts.onProgress?.(
-      `reducing ${f.id} (${f.outcome}, ${f.bucket}) with ${config.compiler.name} ${config.optionsText}${reference ? `; reference ${reference.compiler.name} ${reference.optionsText}` : ''}`,
+      `reducing ${f.id} (${f.outcome}, ${f.bucket}) ` +
+        `with ${config.compiler.name} ${config.optionsText}` +
+        `${reference ? `; reference ${reference.compiler.name} ${reference.optionsText}` : ''}`,
     );
     // The reduced program must compile cleanly on current compilers, not only on the one that
     // failed: checked on the programs the reduction keeps (see reduceIR's verify).
@@ -265,7 +286,8 @@ export async function reduceFinding(dir: string, opts: FindingReduceOptions = {}
     } catch (e) {
       if (e instanceof InvalidOriginalError) {
         throw errState(
-          `${dir}: the program does not pass the validity check (${validity.describe()}: -std=gnu11 -Wall -Wextra, no errors, none of the diagnostics GCC 14 makes errors), so no reduction of it can`,
+          `${dir}: the program does not pass the validity check (${validity.describe()}: -std=gnu11 -Wall ` +
+            `-Wextra, no errors, none of the diagnostics GCC 14 makes errors), so no reduction of it can`,
           fallback,
         );
       }
@@ -278,8 +300,9 @@ export async function reduceFinding(dir: string, opts: FindingReduceOptions = {}
         if (!stored.aborted && sameFailure(f, stored.judgement)) throw errLayoutDependent(dir, f);
         throw new KilnError(
           'KILN_NOT_INTERESTING',
-          `${dir}: the failure does not show any more: ${config.compiler.name} ${config.optionsText} handles the regenerated program correctly`,
-          'is the compiler the same version? compare `' + compiler.command + ' --version` with finding.json',
+          `${dir}: the failure does not show any more: ${config.compiler.name} ${config.optionsText} ` +
+            `handles the regenerated program correctly`,
+          `is the compiler the same version? compare \`${compiler.command} --version\` with finding.json`,
         );
       }
       throw e;
@@ -335,9 +358,12 @@ export async function reduceFinding(dir: string, opts: FindingReduceOptions = {}
 }
 
 /** How long a slow compile's reduction runs when no --max-time is given. */
-export const SLOW_COMPILE_BUDGET_MS = 10 * 60_000;
+const SLOW_COMPILE_BUDGET_MS = 10 * 60_000;
 
-/** Outcomes a text reduction with the finding's own repro.sh keeps valid: nothing the program's run does (undefined behaviour included) can fake them. */
+/**
+ * Outcomes a text reduction with the finding's own repro.sh keeps valid: nothing the program's run does (undefined
+ * behaviour included) can fake them.
+ */
 export const COMPILE_SIDE_OUTCOMES: ReadonlySet<string> = new Set(['compiler-crash', 'rejected-valid']);
 
 /** A finding that fails as stored but not as the IR reducer prints the same program. */
@@ -346,10 +372,14 @@ function errLayoutDependent(dir: string, f: FindingManifest): KilnError {
   const cc = [f.compilerPath, ...f.options].join(' ');
   const hint = COMPILE_SIDE_OUTCOMES.has(f.outcome)
     ? `reduce the stored file as text with its own test: kiln reduce ${file} --test ${join(dir, 'repro.sh')}`
-    : `reduce the stored file as text, guarded against undefined behaviour: kiln reduce ${file} --wrong-code '${cc}' --reference 'gcc -O0' (kiln reduce on the finding folder does this, with its repro.sh as the failing run)`;
+    : `reduce the stored file as text, guarded against undefined behaviour: kiln reduce ${file} --wrong-code ` +
+      `'${cc}' --reference 'gcc -O0' (kiln reduce on the finding folder does this, with its repro.sh as the ` +
+      `failing run)`;
   return new KilnError(
     'KILN_LAYOUT_DEPENDENT',
-    `${dir}: ${f.compilerName} ${f.options.join(' ')} still fails on the stored prog.c, but not on the same program printed again: the failure depends on the file's layout (bytes, line breaks, comments), not only on its meaning, which the IR reducer cannot keep`,
+    `${dir}: ${f.compilerName} ${f.options.join(' ')} still fails on the stored prog.c, but not on the same ` +
+      `program printed again: the failure depends on the file's layout (bytes, line breaks, comments), not ` +
+      `only on its meaning, which the IR reducer cannot keep`,
     hint,
   );
 }
@@ -410,7 +440,10 @@ export function reductionLimits(outcome: string, l: Limits, timeoutMs?: number):
 
 /** How to study a slow compile or run that is not a hang. */
 function slowHint(dir: string, what: string): string {
-  return `To study a slow ${what}, reduce ${join(dir, 'prog.c')} with a test of your own timing (kiln reduce FILE --test SCRIPT)`;
+  return (
+    `To study a slow ${what}, reduce ${join(dir, 'prog.c')} with a test of your own timing (kiln reduce FILE ` +
+    `--test SCRIPT)`
+  );
 }
 
 /**
@@ -432,7 +465,8 @@ export async function confirmHang(
   const what = f.outcome === 'compiler-hang' ? 'compile' : 'run';
   const limitMs = f.outcome === 'compiler-hang' ? f.limits.compile.timeoutMs : f.limits.run.timeoutMs;
   say?.(
-    `checking the ${f.hangStatus ?? 'suspected'} hang with the configured ${what} limit (${Math.round(limitMs / 1000)} s) first`,
+    `checking the ${f.hangStatus ?? 'suspected'} hang with the configured ${what} limit ` +
+      `(${Math.round(limitMs / 1000)} s) first`,
   );
   const r = await testConfiguration(files, expected, config, f.limits, temp);
   if (r.judgement.outcome === f.outcome) return undefined;
@@ -440,7 +474,11 @@ export async function confirmHang(
     return r.compile.durationMs;
   const ms = what === 'compile' ? r.compile.durationMs : (r.run?.durationMs ?? 0);
   throw errState(
-    `${dir}: not a hang: ${config.compiler.name} ${config.optionsText} ${what === 'compile' ? 'compiled the program' : 'ran'} in ${(ms / 1000).toFixed(1)} s, within the configured limit of ${Math.round(limitMs / 1000)} s (${r.judgement.outcome}); only the campaign's short limit flagged it`,
+    `${dir}: not a ` +
+      `hang: ${config.compiler.name} ${config.optionsText} ` +
+      `${what === 'compile' ? 'compiled the program' : 'ran'} in ${(ms / 1000).toFixed(1)} s, within the ` +
+      `configured limit of ${Math.round(limitMs / 1000)} s (${r.judgement.outcome}); only the campaign's short ` +
+      `limit flagged it`,
     `nothing to reduce as a hang. ${slowHint(dir, what)}`,
   );
 }

@@ -63,7 +63,9 @@ export async function reduceSanitizerFinding(
   opts: FindingReduceOptions,
 ): Promise<FindingReduction> {
   const facts = readFacts(dir);
-  const fallback = `reduce the C file with its own test instead: kiln reduce ${join(dir, 'prog.c')} --test ${join(dir, 'repro.sh')}`;
+  const fallback =
+    `reduce the C file with its own test instead: kiln reduce ${join(dir, 'prog.c')} ` +
+    `--test ${join(dir, 'repro.sh')}`;
   const p = sanitizerProgram(BigInt(f.seed), policy, facts.ub?.kind ?? null);
   if (!p.ok) throw errState(`${dir}: seed ${f.seed} no longer generates a program (${p.reason})`, fallback);
   if (p.files[0]!.content !== f.sources.find((x) => x.name === MAIN_SOURCE)?.content)

@@ -22,20 +22,20 @@ export const LIVE_CODE_COLUMNS = {
 } as const;
 
 /** One session (process run) of a campaign. */
-export interface SessionSpan {
+interface SessionSpan {
   readonly startedAt: string;
   readonly endedAt: string | null;
   readonly endReason: string | null;
 }
 
 /** A count in one time bin (bin i covers [start + i·binMinutes, start + (i+1)·binMinutes) minutes). */
-export interface BinCount {
+interface BinCount {
   readonly bin: number;
   readonly count: number;
 }
 
 /** Tests of one configuration with one outcome. */
-export interface OutcomeCell {
+interface OutcomeCell {
   readonly compiler: string;
   readonly options: string;
   readonly outcome: string;
@@ -43,7 +43,7 @@ export interface OutcomeCell {
 }
 
 /** A compiler and option set a group's findings came from. */
-export interface AffectedConfig {
+interface AffectedConfig {
   readonly compiler: string;
   readonly compilerVersion: string;
   readonly options: string;
@@ -51,7 +51,7 @@ export interface AffectedConfig {
 }
 
 /** One listed finding of a group. */
-export interface GroupFinding {
+interface GroupFinding {
   readonly id: string;
   readonly seed: string;
   readonly compiler: string;
@@ -94,7 +94,7 @@ export interface FindingGroupAggregate {
 }
 
 /** A program on which every configuration agreed against the interpreter. */
-export interface InternalCaseRow {
+interface InternalCaseRow {
   readonly id: string;
   readonly seed: string;
   readonly expected: string;
@@ -167,7 +167,8 @@ export function aggregateCampaign(
   const start = campaign.startedAt;
   const last = db
     .prepare(
-      'SELECT MAX(t) AS t FROM (SELECT MAX(finished_at) AS t FROM seeds WHERE campaign_id = ? UNION ALL SELECT MAX(created_at) FROM findings WHERE campaign_id = ?)',
+      'SELECT MAX(t) AS t FROM (SELECT MAX(finished_at) AS t FROM seeds WHERE campaign_id = ? UNION ALL ' +
+        'SELECT MAX(created_at) FROM findings WHERE campaign_id = ?)',
     )
     .get(id, id) as { t: string | null };
   const spanMinutes = last.t ? Math.max(0, (Date.parse(last.t) - Date.parse(start)) / 60_000) : 0;
@@ -178,23 +179,27 @@ export function aggregateCampaign(
 
   const testsPerBin = db
     .prepare(
-      `SELECT ${bin('s.finished_at')} AS bin, COUNT(*) AS count FROM seeds s JOIN tests t ON t.campaign_id = s.campaign_id AND t.seed = s.seed WHERE s.campaign_id = @id GROUP BY bin ORDER BY bin`,
+      `SELECT ${bin('s.finished_at')} AS bin, COUNT(*) AS count FROM seeds s JOIN tests t ON t.campaign_id ` +
+        `= s.campaign_id AND t.seed = s.seed WHERE s.campaign_id = @id GROUP BY bin ORDER BY bin`,
     )
     .all(p) as BinCount[];
   const findingsPerBin = db
     .prepare(
-      `SELECT ${bin('created_at')} AS bin, COUNT(*) AS count FROM findings WHERE campaign_id = @id GROUP BY bin ORDER BY bin`,
+      `SELECT ${bin('created_at')} AS bin, COUNT(*) AS count FROM findings WHERE campaign_id = @id GROUP BY ` +
+        `bin ORDER BY bin`,
     )
     .all(p) as BinCount[];
   const groupKey = 'COALESCE(fingerprint, bucket)';
   const newGroupsPerBin = db
     .prepare(
-      `SELECT ${bin('first')} AS bin, COUNT(*) AS count FROM (SELECT MIN(created_at) AS first FROM findings WHERE campaign_id = @id GROUP BY ${groupKey}) GROUP BY bin ORDER BY bin`,
+      `SELECT ${bin('first')} AS bin, COUNT(*) AS count FROM (SELECT MIN(created_at) AS first FROM findings ` +
+        `WHERE campaign_id = @id GROUP BY ${groupKey}) GROUP BY bin ORDER BY bin`,
     )
     .all(p) as BinCount[];
   const outcomes = db
     .prepare(
-      'SELECT compiler, options, outcome, COUNT(*) AS count FROM tests WHERE campaign_id = ? GROUP BY compiler, options, outcome',
+      'SELECT compiler, options, outcome, COUNT(*) AS count FROM tests WHERE campaign_id = ? GROUP BY ' +
+        'compiler, options, outcome',
     )
     .all(id) as OutcomeCell[];
 
@@ -205,7 +210,8 @@ export function aggregateCampaign(
   const internalCases = (
     db
       .prepare(
-        'SELECT id, CAST(seed AS TEXT) AS seed, expected, actual, dir FROM internal_cases WHERE campaign_id = ? ORDER BY created_at, id',
+        'SELECT id, CAST(seed AS TEXT) AS seed, expected, actual, dir FROM internal_cases WHERE campaign_id ' +
+          '= ? ORDER BY created_at, id',
       )
       .all(id) as InternalCaseRow[]
   ).map((r) => ({ ...r }));
@@ -293,6 +299,7 @@ function findingGroups(
   const cols = 'grp, id, CAST(seed AS TEXT) AS seed, compiler, options, created_at, dir, reduced_file, reduced_lines';
   const heads = db
     .prepare(
+      // biome-ignore format: embedded text
       `SELECT ${groupKey} AS grp, COUNT(*) AS n, MIN(created_at) AS first, MAX(created_at) AS last, MAX(fingerprint IS NOT NULL) AS triaged,
               group_concat(DISTINCT outcome) AS outcomes, group_concat(DISTINCT bucket) AS buckets
        FROM findings WHERE campaign_id = @id GROUP BY grp ORDER BY MIN(created_at || id)`,
@@ -315,7 +322,9 @@ function findingGroups(
   const affected = new Map<string, AffectedConfig[]>();
   for (const r of db
     .prepare(
-      `SELECT ${groupKey} AS grp, compiler, compiler_version, options, COUNT(*) AS n FROM findings WHERE campaign_id = @id GROUP BY grp, compiler, compiler_version, options ORDER BY grp, n DESC, compiler, options`,
+      `SELECT ${groupKey} AS grp, compiler, compiler_version, options, COUNT(*) AS n FROM findings WHERE ` +
+        `campaign_id = @id GROUP BY grp, compiler, compiler_version, options ORDER BY grp, n DESC, compiler, ` +
+        `options`,
     )
     .all(p) as { grp: string; compiler: string; compiler_version: string; options: string; n: number }[]) {
     push(affected, r.grp, {
@@ -328,6 +337,7 @@ function findingGroups(
   const reps = new Map<string, FindingGroupAggregate['representative']>();
   for (const r of db
     .prepare(
+      // biome-ignore format: embedded text
       `SELECT * FROM (SELECT ${cols}, outcome, fingerprint, expected, actual, stderr, command,
                              ROW_NUMBER() OVER (PARTITION BY grp ORDER BY reduced_lines IS NULL, reduced_lines, created_at, id) AS k
                       FROM (SELECT *, ${groupKey} AS grp FROM findings WHERE campaign_id = @id)) WHERE k = 1`,
@@ -353,6 +363,7 @@ function findingGroups(
   const listed = new Map<string, GroupFinding[]>();
   for (const r of db
     .prepare(
+      // biome-ignore format: embedded text
       `SELECT * FROM (SELECT ${cols}, ROW_NUMBER() OVER (PARTITION BY grp ORDER BY created_at, id) AS k
                       FROM (SELECT *, ${groupKey} AS grp FROM findings WHERE campaign_id = @id)) WHERE k <= @limit ORDER BY grp, k`,
     )
@@ -362,7 +373,8 @@ function findingGroups(
   const bins = new Map<string, BinCount[]>();
   for (const r of db
     .prepare(
-      `SELECT ${groupKey} AS grp, ${bin} AS bin, COUNT(*) AS count FROM findings WHERE campaign_id = @id GROUP BY grp, bin ORDER BY grp, bin`,
+      `SELECT ${groupKey} AS grp, ${bin} AS bin, COUNT(*) AS count FROM findings WHERE campaign_id = @id ` +
+        `GROUP BY grp, bin ORDER BY grp, bin`,
     )
     .all(p) as (BinCount & { grp: string })[]) {
     push(bins, r.grp, { bin: r.bin, count: r.count });
@@ -400,7 +412,8 @@ function histogram(
   const width = r.hi > r.lo ? (r.hi - r.lo) / bins : 1;
   const rows = db
     .prepare(
-      `SELECT MIN(@bins - 1, CAST((${column} - @lo) / @w AS INTEGER)) AS b, COUNT(*) AS n FROM ${table} WHERE ${where} GROUP BY b ORDER BY b`,
+      `SELECT MIN(@bins - 1, CAST((${column} - @lo) / @w AS INTEGER)) AS b, COUNT(*) AS n FROM ${table} ` +
+        `WHERE ${where} GROUP BY b ORDER BY b`,
     )
     .all({ ...params, bins, lo: r.lo, w: width }) as { b: number; n: number }[];
   return rows.map((x) => ({ lo: r.lo! + x.b * width, hi: r.lo! + (x.b + 1) * width, count: x.n }));

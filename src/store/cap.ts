@@ -9,7 +9,10 @@ export interface CapDecision {
   readonly id: string;
   /** Bytes of the finding's program (its C files). */
   readonly size: number;
-  /** `first`: one of its bucket's first N; `smallest`: smaller than every program its bucket holds; `drop`: counted only. */
+  /**
+   * `first`: one of its bucket's first N; `smallest`: smaller than every program its bucket holds; `drop`: counted
+   * only.
+   */
   readonly keep: 'first' | 'smallest' | 'drop';
   /** The finding kept earlier as its bucket's smallest that this one replaces. */
   readonly replaces?: string;
@@ -46,7 +49,8 @@ export function decideCap(
     if (s) return s;
     const r = db
       .prepare(
-        "SELECT COUNT(*) FILTER (WHERE kept IS NOT 'smallest') AS firsts, MIN(size) AS smallest FROM findings WHERE bucket = ?",
+        "SELECT COUNT(*) FILTER (WHERE kept IS NOT 'smallest') AS firsts, MIN(size) AS smallest FROM " +
+          'findings WHERE bucket = ?',
       )
       .get(bucket) as { firsts: number; smallest: number | null };
     const extra = db

@@ -21,7 +21,8 @@ export function recordSession(db: Database.Database, campaignId: number, pid: nu
 export function runningElsewhere(db: Database.Database, campaignId: number, pid: number): string | undefined {
   const s = db
     .prepare(
-      'SELECT host, pid_start FROM sessions WHERE campaign_id = ? AND pid = ? AND ended_at IS NULL ORDER BY rowid DESC LIMIT 1',
+      'SELECT host, pid_start FROM sessions WHERE campaign_id = ? AND pid = ? AND ended_at IS NULL ORDER BY ' +
+        'rowid DESC LIMIT 1',
     )
     .get(campaignId, pid) as { host: string | null; pid_start: string | null } | undefined;
   if (s?.host != null && s.host !== thisHost()) return ` on ${s.host}`;

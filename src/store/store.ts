@@ -369,7 +369,8 @@ export class KilnStore {
       'INSERT INTO seeds (campaign_id, seed, status, gen_ms, reason, finished_at) VALUES (?, ?, ?, ?, ?, ?)',
     ).run(campaignId, p.seed, p.status, p.genMs, p.reason ?? null, t);
     const insertTest = this.cached(
-      'INSERT INTO tests (campaign_id, seed, compiler, compiler_version, options, outcome, duration_ms, bucket, flaky, finding_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      'INSERT INTO tests (campaign_id, seed, compiler, compiler_version, options, outcome, duration_ms, ' +
+        'bucket, flaky, finding_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
     );
     for (const x of p.tests) {
       // A test whose finding was not stored keeps its outcome and bucket (and the seed regenerates it).
@@ -388,6 +389,7 @@ export class KilnStore {
       );
     }
     const insertFinding = this.cached(
+      // biome-ignore format: embedded text
       `INSERT OR REPLACE INTO findings (id, campaign_id, seed, outcome, bucket, compiler, compiler_version, options, command, expected, actual, stderr, dir, created_at, size, kept, hang_status, nondeterministic, behaviours)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
@@ -416,7 +418,8 @@ export class KilnStore {
       );
     }
     const overflow = this.cached(
-      'INSERT INTO bucket_overflow (bucket, dropped) VALUES (?, 1) ON CONFLICT(bucket) DO UPDATE SET dropped = dropped + 1',
+      'INSERT INTO bucket_overflow (bucket, dropped) VALUES (?, 1) ON CONFLICT(bucket) DO UPDATE SET ' +
+        'dropped = dropped + 1',
     );
     for (const f of p.findings) if (dropped.has(f.id)) overflow.run(f.bucket);
     for (const id of replaced) {
@@ -431,7 +434,8 @@ export class KilnStore {
     }
     if (p.internal) {
       this.cached(
-        'INSERT OR REPLACE INTO internal_cases (id, campaign_id, seed, expected, actual, dir, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+        'INSERT OR REPLACE INTO internal_cases (id, campaign_id, seed, expected, actual, dir, created_at) ' +
+          'VALUES (?, ?, ?, ?, ?, ?, ?)',
       ).run(
         p.internal.id,
         campaignId,
@@ -453,7 +457,8 @@ export class KilnStore {
     }
     if (dropped.size > 0) counters.unstored = (counters.unstored ?? 0) + dropped.size;
     this.cached(
-      'UPDATE campaigns SET programs = programs + 1, discarded = discarded + ?, tests = tests + ?, findings = findings + ?, internal = internal + ?, counters = ? WHERE id = ?',
+      'UPDATE campaigns SET programs = programs + 1, discarded = discarded + ?, tests = tests + ?, findings ' +
+        '= findings + ?, internal = internal + ?, counters = ? WHERE id = ?',
     ).run(
       p.status === 'tested' ? 0 : 1,
       p.tests.length,
@@ -562,7 +567,7 @@ export class KilnStore {
     if (!row) return false;
     const manifest = join(this.outDir, row.dir, 'finding.json');
     const json = JSON.parse(readFileSync(manifest, 'utf8')) as Record<string, unknown>;
-    replaceFileDurably(manifest, JSON.stringify({ ...json, ...facts, hangStatus: status }, null, 2) + '\n');
+    replaceFileDurably(manifest, `${JSON.stringify({ ...json, ...facts, hangStatus: status }, null, 2)}\n`);
     return this.db.prepare('UPDATE findings SET hang_status = ? WHERE id = ?').run(status, findingId).changes > 0;
   }
 

@@ -18,7 +18,7 @@ describe('a layout-dependent finding', () => {
   const work = mkdtempSync(join(tmpdir(), 'kiln-layout-fallback-'));
   afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-  it('is reduced as text, to the same program, in the background of kiln fuzz --reduce and by kiln reduce', async () => {
+  it('is reduced as text to the same program by kiln fuzz --reduce (in the background) and kiln reduce', async () => {
     const fake = writeFake(join(work, 'bin'), 'fake-layout', 'layout-reject', [2]);
     const out = join(work, 'out');
     const fuzz = await runKiln([

@@ -54,7 +54,7 @@ describe('compiler check before a campaign', () => {
     expect(execFileSync(join(dir, 'a.out'), { encoding: 'utf8' })).toBe(`${checkProgramOutput()}\n`);
   });
 
-  it('refuses /bin/true, /bin/false and a memory limit nothing runs under, naming the configuration, before writing anything', async () => {
+  it('refuses /bin/true, /bin/false and a memory limit nothing runs under, by name, writing nothing', async () => {
     requireTool('gcc');
     const out = join(work, 'refused');
     expectCoded(
@@ -144,7 +144,8 @@ describe('campaign guards', () => {
     );
   });
 
-  it('two campaigns started at once on one folder test different seeds, and a kill -9 leaves a session marked ended', async () => {
+  it('two campaigns started at once on one folder test different ' +
+    'seeds, and a kill -9 leaves a session marked ended', async () => {
     requireTool('tcc');
     const out = join(work, 'shared');
     const args = [
@@ -175,7 +176,8 @@ describe('campaign guards', () => {
       b.child.kill('SIGKILL');
       const rb = await b.done;
       throw new Error(
-        `the second campaign recorded no seed of its own within 100 s (first: status ${ra.status})\n--- second stdout\n${rb.stdout.slice(-3000)}\n--- second stderr\n${rb.stderr.slice(-3000)}`,
+        `the second campaign recorded no seed of its own within 100 s (first: status ${ra.status})\n--- ` +
+          `second stdout\n${rb.stdout.slice(-3000)}\n--- second stderr\n${rb.stderr.slice(-3000)}`,
       );
     }
     b.child.kill('SIGKILL');

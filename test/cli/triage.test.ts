@@ -98,7 +98,10 @@ describe('kiln triage', () => {
     expect(list.status, list.stderr).toBe(0);
     expect(list.stdout).toMatch(/^3 findings in 2 groups \(all triaged\)/);
     expect(list.stdout).toMatch(
-      /\ngcc:-ftree-vrp {2}\(2\)\n {2}1-1-gcc-fake-O2 .*wrong-code:gcc-fake:-O2.*\n {2}1-2-gcc-fake-O3 .*wrong-code:gcc-fake:-O3/,
+      new RegExp(
+        String.raw`\ngcc:-ftree-vrp {2}\(2\)\n {2}1-1-gcc-fake-O2 .*wrong-code:gcc-fake:-O2.*\n` +
+          ' {2}1-2-gcc-fake-O3 .*wrong-code:gcc-fake:-O3',
+      ),
     );
     const byBucket = await runKiln(['findings', '--out', out, '--group', 'bucket']);
     expect(byBucket.stdout).toMatch(/^3 findings in 3 buckets/);

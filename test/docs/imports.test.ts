@@ -45,7 +45,8 @@ function sources(dir: string): string[] {
 function importsOf(file: string): string[] {
   const text = readFileSync(file, 'utf8');
   const out: string[] = [];
-  const re = /(?:^|\n)\s*(?:import|export)\b[^'";]*?from\s*['"](\.{1,2}\/[^'"]+)['"]|import\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/g;
+  const re =
+    /(?:^|\n)\s*(?:import|export)\b[^'";]*?from\s*['"](\.{1,2}\/[^'"]+)['"]|import\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/g;
   for (const m of text.matchAll(re)) {
     const spec = (m[1] ?? m[2])!;
     out.push(resolve(dirname(file), spec.replace(/\.js$/, '.ts')));
@@ -62,7 +63,8 @@ describe('imports of src/', () => {
     expect(files.length).toBeGreaterThan(100);
     const edges = [...graph.values()].reduce((a, xs) => a + xs.length, 0);
     expect(edges).toBeGreaterThan(500);
-    for (const [f, ts] of graph) for (const t of ts) expect(files, `${relative(ROOT, f)} imports a missing ${relative(ROOT, t)}`).toContain(t);
+    for (const [f, ts] of graph)
+      for (const t of ts) expect(files, `${relative(ROOT, f)} imports a missing ${relative(ROOT, t)}`).toContain(t);
   });
 
   it('every folder of src/ has its place in the table', () => {
@@ -120,7 +122,12 @@ describe('imports of src/', () => {
         const folders = new Set(c.map(folderOf));
         return folders.size > 1 || !CYCLES_ALLOWED.has([...folders][0]!);
       })
-      .map((c) => c.map((f) => relative(ROOT, f)).sort().join(' ↔ '));
+      .map((c) =>
+        c
+          .map((f) => relative(ROOT, f))
+          .sort()
+          .join(' ↔ '),
+      );
     expect(bad).toEqual([]);
   });
 });
