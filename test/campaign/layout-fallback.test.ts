@@ -2,13 +2,13 @@
 // rejects the program only while it has the campaign's header comment) the same way: the
 // background reducer of the campaign and the command both fall back to reducing the stored
 // prog.c as text, and give the same reduced.c.
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BackgroundReducer } from '../../src/campaign/background-reduce.js';
 import type { FolderReduction } from '../../src/campaign/reduce-folder.js';
-import { writeFake } from '../harness/support/fakes.js';
+import { oneFinding } from '../harness/support/fakes.js';
 import { runKiln } from '../harness/support/cli.js';
 
 /** Candidates each reduction judges: a bound by work, so both stop at the same step on any machine. */
@@ -19,33 +19,11 @@ describe('a layout-dependent finding', () => {
   afterAll(() => rmSync(work, { recursive: true, force: true }));
 
   it('is reduced as text to the same program by kiln fuzz --reduce (in the background) and kiln reduce', async () => {
-    const fake = writeFake(join(work, 'bin'), 'fake-layout', 'layout-reject', [2]);
-    const out = join(work, 'out');
-    const fuzz = await runKiln([
-      'fuzz',
-      '--compilers',
-      `gcc,${fake}`,
-      '--opts',
-      '-O0',
-      '--tests',
-      '1',
-      '--seed-start',
-      '2',
-      '--size',
-      'small',
-      '--mode',
-      'csmith',
-      '--jobs',
-      '2',
-      '--out',
-      out,
-    ]);
-    expect(fuzz.status, fuzz.stderr).toBe(0);
-    const [id] = readdirSync(join(out, 'findings'));
+    const { dir: finding } = await oneFinding(work, 'fake-layout', 'layout-reject');
     const background = join(work, 'background');
     const command = join(work, 'command');
-    cpSync(join(out, 'findings', id!), background, { recursive: true });
-    cpSync(join(out, 'findings', id!), command, { recursive: true });
+    cpSync(finding, background, { recursive: true });
+    cpSync(finding, command, { recursive: true });
 
     // The campaign's path: the reducer kiln fuzz --reduce runs, one job.
     const reduced: FolderReduction[] = [];

@@ -1,12 +1,12 @@
 // A finding whose failure depends on the stored file's layout (a fake compiler that rejects the
 // program only while it has the campaign's header comment): the IR reducer, which prints every
 // candidate anew, cannot keep it; `kiln reduce` says so and reduces the stored file as text.
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runProcess } from '../../src/harness/process.js';
-import { writeFake } from '../harness/support/fakes.js';
+import { oneFinding } from '../harness/support/fakes.js';
 import { runKiln } from '../harness/support/cli.js';
 
 /**
@@ -21,30 +21,8 @@ describe('kiln reduce of a layout-dependent finding', () => {
   afterAll(() => rmSync(work, { recursive: true, force: true }));
 
   it('reduces the stored file as text, keeping a valid program the compiler still rejects', async () => {
-    const fake = writeFake(join(work, 'bin'), 'fake-layout', 'layout-reject', [2]);
-    const out = join(work, 'out');
-    const r = await runKiln([
-      'fuzz',
-      '--compilers',
-      `gcc,${fake}`,
-      '--opts',
-      '-O0',
-      '--tests',
-      '1',
-      '--seed-start',
-      '2',
-      '--size',
-      'small',
-      '--mode',
-      'csmith',
-      '--jobs',
-      '2',
-      '--out',
-      out,
-    ]);
-    expect(r.status, r.stderr).toBe(0);
-    const [id] = readdirSync(join(out, 'findings'));
-    const dir = join(out, 'findings', id!);
+    const { dir, fake } = await oneFinding(work, 'fake-layout', 'layout-reject');
+    const out = join(dir, '..', '..');
     // A budget of candidates keeps the test short, and its result the same on any machine.
     const red = await runKiln(['reduce', dir, '--jobs', '2', '--max-candidates', String(CANDIDATES)]);
     expect(red.status, red.stderr).toBe(0);
@@ -78,30 +56,7 @@ describe('kiln reduce of a layout-dependent finding', () => {
   }, 900_000);
 
   it('reduces a run-side failure as text against gcc -O0, behind the UB guards', async () => {
-    const fake = writeFake(join(work, 'bin'), 'fake-layout-wrong', 'layout-wrong', [2]);
-    const out = join(work, 'out-wrong');
-    const r = await runKiln([
-      'fuzz',
-      '--compilers',
-      `gcc,${fake}`,
-      '--opts',
-      '-O0',
-      '--tests',
-      '1',
-      '--seed-start',
-      '2',
-      '--size',
-      'small',
-      '--mode',
-      'csmith',
-      '--jobs',
-      '2',
-      '--out',
-      out,
-    ]);
-    expect(r.status, r.stderr).toBe(0);
-    const [id] = readdirSync(join(out, 'findings'));
-    const dir = join(out, 'findings', id!);
+    const { dir, fake } = await oneFinding(work, 'fake-layout-wrong', 'layout-wrong');
     expect(JSON.parse(readFileSync(join(dir, 'finding.json'), 'utf8')).outcome).toBe('wrong-code');
     const red = await runKiln(['reduce', dir, '--jobs', '2', '--max-candidates', String(CANDIDATES)]);
     expect(red.status, red.stderr).toBe(0);

@@ -1,8 +1,9 @@
 // Fault-injecting fake compilers: shell scripts wrapping gcc that fail on chosen seeds. The seed
 // is read from the header Kiln writes into each program ("..., seed N."); a program of several
 // files has that header in each, and the fakes read it from the last C file.
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { runKiln } from './cli.js';
 
 /** Common prologue: finds the sources (all, and the last) and output among the arguments, and the program's seed. */
 const PROLOGUE = `#!/bin/sh
@@ -132,4 +133,19 @@ export function writeFake(dir: string, name: string, fault: Fault, seeds: readon
   );
   chmodSync(path, 0o755);
   return path;
+}
+
+/**
+ * A one-program campaign (csmith mode, size small, seed 2, `gcc` and a fake that injects `fault`
+ * on seed 2, at -O0) in `work/out-NAME`: the folder of its one finding, and the fake's path.
+ */
+export async function oneFinding(work: string, name: string, fault: Fault): Promise<{ dir: string; fake: string }> {
+  const fake = writeFake(join(work, 'bin'), name, fault, [2]);
+  const out = join(work, `out-${name}`);
+  const args = ['fuzz', '--compilers', `gcc,${fake}`, '--opts', '-O0', '--tests', '1', '--seed-start', '2'];
+  const r = await runKiln([...args, '--size', 'small', '--mode', 'csmith', '--jobs', '2', '--out', out]);
+  if (r.status !== 0) throw new Error(`kiln fuzz exited ${r.status}:\n${r.stderr}`);
+  const ids = readdirSync(join(out, 'findings'));
+  if (ids.length !== 1) throw new Error(`expected one finding from ${name}, found ${ids.length}`);
+  return { dir: join(out, 'findings', ids[0]!), fake };
 }
