@@ -130,11 +130,8 @@ async function runGen(opts: GenOptions): Promise<void> {
       : processSink;
     const discarded = await generateSeeds(seed, count, jobs, batch, sink, progress);
     if (progress) process.stderr.write('\n');
-    if (!opts.json)
-      process.stderr.write(
-        `kiln gen: wrote ${count - discarded} programs ` +
-          `to ${opts.output}${discarded ? ` (${discarded} seeds discarded)` : ''}\n`,
-      );
+    const dropped = discarded ? ` (${discarded} seeds discarded)` : '';
+    if (!opts.json) process.stderr.write(`kiln gen: wrote ${count - discarded} programs to ${opts.output}${dropped}\n`);
     return;
   }
   const output = opts.output;

@@ -117,11 +117,7 @@ export function progressPrinter(quiet: boolean): ((e: ReduceEvent) => void) & { 
         process.stderr.write(
           `kiln reduce: the deferred UB guards reject the latest steps: back to ${e.bytes} bytes, ${e.lines} lines\n`,
         );
-      } else if (tty) show(e.bytes, e.lines, ' (all guards pass)');
-      else
-        process.stderr.write(
-          `kiln reduce: round ${round} ${pass.padEnd(12)} ${e.bytes} bytes, ${e.lines} lines pass all guards\n`,
-        );
+      } else show(e.bytes, e.lines, tty ? ' (all guards pass)' : ' pass all guards');
     } else if (tty) show(e.bytes, e.lines, ` (${e.tests} tests)`);
   };
   return Object.assign(f, {

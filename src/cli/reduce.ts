@@ -107,13 +107,10 @@ async function reduceFolder(
   opts: ReduceCliOptions,
   { jobs, timeoutMs, maxTimeMs, maxCandidates, note, signal }: ReduceLimits,
 ): Promise<void> {
+  const why = 'a .c file argument (a finding carries its own test)';
   for (const o of ['test', 'crash', 'wrongCode', 'match', 'reference', 'expected'] as const) {
-    if (opts[o] !== undefined)
-      throw errBadOption(
-        `--${o === 'wrongCode' ? 'wrong-code' : o}`,
-        String(opts[o]),
-        'a .c file argument (a finding carries its own test)',
-      );
+    const flag = `--${o === 'wrongCode' ? 'wrong-code' : o}`;
+    if (opts[o] !== undefined) throw errBadOption(flag, String(opts[o]), why);
   }
   const progress = progressPrinter(!!opts.quiet);
   const done = await reduceFindingFolder(path, {

@@ -123,11 +123,8 @@ async function runTriage(path: string, flags: TriageFlags): Promise<number> {
         `${counter}${job.id}: ${r.fingerprint}  (${r.method}, ${r.steps} ` +
           `compile${r.steps === 1 ? '' : 's'}, ${r.seconds} s): ${r.detail}`,
       );
-      if (r.versions)
-        note(
-          `${counter}${job.id}: ${r.versions.summary} ` +
-            `(${r.versions.tried.map((t) => `${t.compiler} ${t.result}`).join(', ')})`,
-        );
+      const tried = r.versions?.tried.map((t) => `${t.compiler} ${t.result}`).join(', ');
+      if (r.versions) note(`${counter}${job.id}: ${r.versions.summary} (${tried})`);
       if (!flags.json)
         process.stdout.write(`${r.findingId}  ${r.fingerprint}${r.versions ? `  ${r.versions.label}` : ''}\n`);
     }

@@ -72,6 +72,14 @@ describe('imports of src/', () => {
     expect([...folders].sort()).toEqual([...LAYERS].sort());
   });
 
+  it('each file of src/cli/ is flags and printing: under 150 lines', () => {
+    const long = files
+      .filter((f) => folderOf(f) === 'cli')
+      .map((f) => [relative(ROOT, f), readFileSync(f, 'utf8').split('\n').length - 1] as const)
+      .filter(([, n]) => n >= 150);
+    expect(long).toEqual([]);
+  });
+
   it('a folder imports only from itself and the folders above it', () => {
     const bad: string[] = [];
     for (const [f, ts] of graph) {
