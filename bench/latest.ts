@@ -5,7 +5,8 @@
 //   npm run bench:latest -- --smoke     (2 programs at -O0 -O2; the launcher figure on a small root)
 //   --overhead-programs N: how many of the programs part 1 compiles (default: up to 20; the
 //   launcher's cost per compile does not depend on the program, and part 2 is the long one;
-//   0 skips part 1). SIGINT or SIGTERM during part 2 stops after the program being tested and
+//   0 skips part 1). --skip N: part 2 starts at the program N+1 of the list (the first N are
+//   generated, so the list is the same, and not tested), to finish a run that was stopped. SIGINT or SIGTERM during part 2 stops after the program being tested and
 //   prints the figures of the programs tested so far (the output says how many).
 //
 // 1. The launcher's own cost, like with like: the same compiler (the host's gcc-12) compiles the
@@ -45,6 +46,7 @@ const seed0 = BigInt(arg('seed', '1'));
 const wanted = arg('compilers', 'gcc-snapshot,gcc-16,clang-22').split(',').filter(Boolean);
 const optionSets = smoke ? ['-O0', '-O2'] : DEFAULT_OPTION_SETS;
 const overheadPrograms = Number(arg('overhead-programs', String(Math.min(programs, 20))));
+const skip = Number(arg('skip', '0'));
 
 if (process.getuid?.() !== 0) {
   console.error('bench:latest: needs root (the launchers chroot in a private mount namespace)');
@@ -134,6 +136,7 @@ let tested = 0;
 try {
   for (const [i, p] of sources.entries()) {
     if (stopRequested) break;
+    if (i < skip) continue;
     if (i > 0 && i % 10 === 0) {
       const bad = [...stats.values()].reduce((a, s) => a + s.bad.length, 0);
       console.error(
@@ -157,7 +160,8 @@ try {
 }
 const base = stats.get(gcc12.name)!;
 console.log(
-  `\n${tested} of ${sources.length} programs tested${tested < sources.length ? ' (stopped early)' : ''}; ` +
+  `\n${tested - Math.min(skip, tested)} of ${sources.length} programs tested` +
+    `${skip > 0 ? ` (the first ${skip} skipped)` : ''}${tested < sources.length ? ' (stopped early)' : ''}; ` +
     `each test is one compile and one run of the binary, timed together`,
 );
 console.log(
