@@ -95,7 +95,8 @@ async function reduceAsText(
   const f = readFindingManifest(dir);
   const r = await reduceFile({
     ...common,
-    wrongCode: [f.compilerPath, ...f.options].join(' '),
+    // Without a profile configuration's pseudo-option (+profile): its repro.sh builds the profile.
+    wrongCode: [f.compilerPath, ...f.options.filter((o) => !o.startsWith('+'))].join(' '),
     reference: 'gcc -O0 -w',
     failingTest: shq(join(resolve(dir), 'repro.sh')),
     link: LINK_LIBRARIES,

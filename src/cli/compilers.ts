@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { detectCompilers, missingEmulator, resolveCompilers } from '../harness/compilers.js';
+import { profileSupport, type ProfileSupport } from '../harness/profile-probe.js';
 import { unusableRootCompilers } from '../harness/roots.js';
 import { reportAndExit } from './util.js';
 
@@ -17,12 +18,18 @@ export function registerCompilers(program: Command): void {
         'builds (gcc-14 … gcc-16, gcc-snapshot, clang-19 … clang-22), with their versions',
     )
     .argument('[names...]', 'check these compiler commands or paths instead of detecting')
-    .option('--json', 'print a JSON array of {name, command, realPath, family, version, target?, emulator?, root?}')
+    .option(
+      '--json',
+      'print a JSON array of {name, command, realPath, family, version, target?, emulator?, root?, profile}',
+    )
     .action(async (names: string[], flags: CompilersFlags) => {
       try {
         const list = names.length ? await resolveCompilers(names) : await detectCompilers();
+        // Which profile configurations each supports (+profile, +profile=perturbed): probed, all at once.
+        const profiles = await Promise.all(list.map((c) => profileSupport(c)));
         if (flags.json) {
-          process.stdout.write(`${JSON.stringify(list, null, 2)}\n`);
+          const rows = list.map((c, i) => ({ ...c, profile: profiles[i] }));
+          process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
           return;
         }
         if (!names.length) {
@@ -37,7 +44,7 @@ export function registerCompilers(program: Command): void {
           return;
         }
         const width = Math.max(...list.map((c) => c.name.length));
-        for (const c of list) {
+        for (const [i, c] of list.entries()) {
           const where = c.command === c.realPath ? c.command : `${c.command} -> ${c.realPath}`;
           process.stdout.write(`${c.name.padEnd(width)}  ${c.version}\n${' '.repeat(width)}  ${where}\n`);
           // Root compilers: where they really are (the command above is their launcher).
@@ -53,9 +60,16 @@ export function registerCompilers(program: Command): void {
               : `needs ${missingEmulator(c)} (not on PATH; install qemu-user)`;
             process.stdout.write(`${' '.repeat(width)}  target ${c.target}, ${run}\n`);
           }
+          process.stdout.write(`${' '.repeat(width)}  ${profileColumn(profiles[i]!)}\n`);
         }
       } catch (e) {
         reportAndExit(e);
       }
     });
+}
+
+/** `profile: true, perturbed`, or `profile: none (why)`. */
+function profileColumn(p: ProfileSupport): string {
+  const kinds = [...(p.true ? ['true'] : []), ...(p.perturbed ? ['perturbed'] : [])];
+  return kinds.length ? `profile: ${kinds.join(', ')}` : `profile: none (${p.reason ?? 'the probe failed'})`;
 }

@@ -5,6 +5,7 @@ import { LP64, type TargetModel } from '../c/target.js';
 import { sanitizerMatrix } from '../edge/sancampaign.js';
 import type { Compiler } from '../harness/compilers.js';
 import { commonTarget, configTarget, DEFAULT_LIMITS, type Configuration, type Limits } from '../harness/matrix.js';
+import { refuseStaticProfileProblems } from '../harness/profile-probe.js';
 import { parseCount, parseDuration } from './util.js';
 
 /** Flags of `kiln fuzz`, as Commander hands them over. */
@@ -107,7 +108,8 @@ export function splitList(option: string, text: string): string[] {
 
 /**
  * Checks a campaign's configurations: with --sanitizers, host gcc and clang ones; always, one
- * target model. Returns that target; errors name --compilers with `specs` (the names given).
+ * target model; profile configurations only of compilers with profile-guided builds. Returns that
+ * target; errors name --compilers with `specs` (the names given).
  */
 export function checkConfigurations(
   configurations: readonly Configuration[],
@@ -129,6 +131,7 @@ export function checkConfigurations(
       'host (x86-64) gcc and clang configurations with --sanitizers (sanitized binaries run natively)',
     );
   }
+  refuseStaticProfileProblems(configurations);
   const targets = commonTarget(configurations);
   if (!targets.target) {
     throw errBadOption(

@@ -27,7 +27,11 @@ export function registerFuzz(program: Command): void {
         'compilers of the sid root that `npm run setup -- --profile latest` builds, e.g. gcc-snapshot, gcc-16, ' +
         'clang-22)',
     )
-    .option('--opts <sets>', "option sets separated by ';' or ',' (default '-O0;-O1;-O2;-Os;-O3')")
+    .option(
+      '--opts <sets>',
+      "option sets separated by ';' or ',' (default '-O0;-O1;-O2;-Os;-O3'); '+profile' in a set builds it with " +
+        "the instrumented build's profile, '+profile=perturbed' with a perturbed one (docs/profiles.md)",
+    )
     .option('-j, --jobs <n>', 'concurrent jobs (default: one per core)')
     .option('--time <duration>', 'stop after this wall time, e.g. 90s, 10m, 2h')
     .option('--tests <n>', 'stop after N programs in all (each is tested with every configuration)')
@@ -81,6 +85,7 @@ export function registerFuzz(program: Command): void {
 Examples:
   kiln fuzz                                   every compiler on PATH at -O0 -O1 -O2 -Os -O3, all cores
   kiln fuzz --compilers gcc,clang-15 --opts '-O0;-O3 -march=native' --time 2h
+  kiln fuzz --compilers gcc-12,clang-14 --opts '-O2;-O2 +profile;-O2 +profile=perturbed'   profile-guided builds
   kiln fuzz --resume                          continue the latest campaign in ./kiln-out
   kiln fuzz --time 1h --reduce                reduce each new bug to a small test case as it is found
   kiln fuzz --queue redis://lab:6379 --time 24h   coordinate workers started with 'kiln worker --queue redis://lab:6379'

@@ -2,6 +2,7 @@ import { availableParallelism, totalmem } from 'node:os';
 import { MODE_CHOICES } from '../gen/mode.js';
 import { z } from 'zod';
 import { errBadConfig } from '../diag/errors.js';
+import { profileToken } from './profile.js';
 
 /** `90s`, `10m`, `2h`, `500ms`, or a number of seconds. */
 const Duration = z.union([z.number().positive(), z.string()]).transform((v, ctx) => {
@@ -32,6 +33,26 @@ const Step = z
   })
   .strict();
 
+/**
+ * An option set with a profile (docs/profiles.md): `{ options: '-O2', profile: true }` or
+ * `profile: 'perturbed'`; it becomes the string form with the pseudo-option (`-O2 +profile`), which
+ * is what the matrix, the store and `--resume` know.
+ */
+const ProfiledSet = z
+  .object({
+    options: z.string(),
+    profile: z
+      .union([z.boolean(), z.enum(['true', 'perturbed'])])
+      .optional()
+      .describe("true: the instrumented build's own profile; 'perturbed': a seeded perturbation of it"),
+  })
+  .strict()
+  .transform((o) => {
+    const kind =
+      o.profile === true || o.profile === 'true' ? 'true' : o.profile === 'perturbed' ? 'perturbed' : undefined;
+    return [o.options.trim(), ...(kind ? [profileToken(kind)] : [])].filter((t) => t !== '').join(' ');
+  });
+
 /** The `kiln fuzz` configuration file. Every field is optional; flags override fields. */
 const FuzzConfigSchema = z
   .object({
@@ -40,7 +61,14 @@ const FuzzConfigSchema = z
       .min(1)
       .optional()
       .describe('compiler commands or paths; default: every compiler detected on PATH'),
-    options: z.array(z.string()).min(1).optional().describe("option sets; default ['-O0', '-O1', '-O2', '-Os', '-O3']"),
+    options: z
+      .array(z.union([z.string(), ProfiledSet]))
+      .min(1)
+      .optional()
+      .describe(
+        "option sets, each a string or {options, profile: true | 'perturbed'}; default " +
+          "['-O0', '-O1', '-O2', '-Os', '-O3']",
+      ),
     jobs: z.number().int().min(1).optional().describe('concurrent jobs; default: one per core'),
     maxPerBucket: z
       .union([z.number().int().min(1), z.literal('none')])

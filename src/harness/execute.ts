@@ -1,11 +1,25 @@
 import { existsSync } from 'node:fs';
-import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isTranslationUnit, MAIN_SOURCE, type EmittedFile } from '../emit/files.js';
 import { LINK_LIBRARIES } from './compilers.js';
 import { configEmulator, limitsFor, type Configuration, type Limits } from './matrix.js';
 import { judgeCompile, judgeRun, outputLine, type Judgement } from './oracle.js';
 import { runProcess, SpawnError, type RunResult } from './process.js';
+import {
+  GCDA_STORED_SUFFIX,
+  instrumentedConfiguration,
+  PROFDATA_FILE,
+  profdataTool,
+  profileFamily,
+  profileUseFlags,
+  PROFRAW_FILE,
+  PROFTEXT_FILE,
+  perturbationSeed,
+  type ProfileFile,
+  type ProfileResult,
+} from './profile.js';
+import { perturbGcda, perturbProfText } from './profile-perturb.js';
 import { newTag, runDirIn, sandboxArgv, type StepKind } from './sandbox.js';
 import type { TempRoot } from './tempdir.js';
 
@@ -51,6 +65,8 @@ export interface ConfigResult {
   readonly durationMs: number;
   /** True when the campaign was stopped while this test ran: the result means nothing. */
   readonly aborted: boolean;
+  /** A profile configuration's profile: which build the result is of, and a perturbed profile's files. */
+  readonly profile?: ProfileResult;
 }
 
 /**
@@ -61,7 +77,8 @@ export interface ConfigResult {
 export function compileCommand(c: Configuration, files: readonly string[] = [SOURCE_FILE]): string[] {
   const units = files.filter(isTranslationUnit);
   if (units.length === 0) throw new Error('compileCommand: no C file to compile');
-  return [c.compiler.command, ...c.options, ...units, '-o', EXE_FILE, ...LINK_LIBRARIES];
+  const use = c.profile ? profileUseFlags(c.compiler, c.profile) : [];
+  return [c.compiler.command, ...c.options, ...use, ...units, '-o', EXE_FILE, ...LINK_LIBRARIES];
 }
 
 /**
@@ -84,6 +101,15 @@ export async function testConfiguration(
   const compileDir = await temp.dir('cc');
   try {
     for (const f of files) await writeFile(join(compileDir, f.name), f.content);
+    // A profile configuration: the instrumented build first, its run, its profile (profile-use
+    // below reads it from the compile folder). Its own failures are the result.
+    let profile: ProfileResult | undefined;
+    if (c.profile) {
+      const p = await buildProfile(files, expected, c, limits, temp, compileDir, signal, compileOnly);
+      if ('result' in p) return { ...p.result, durationMs: Date.now() - started };
+      profile = p.profile;
+    }
+    const withProfile = <T extends object>(r: T): T => (profile ? { ...r, profile } : r);
     const cmd = compileCommand(
       c,
       files.map((f) => f.name),
@@ -98,12 +124,25 @@ export async function testConfiguration(
     });
     const compile = record(cmd, cr);
     if (cr.aborted)
-      return { config: c, judgement: { outcome: 'ok' }, compile, durationMs: Date.now() - started, aborted: true };
+      return withProfile({
+        config: c,
+        judgement: { outcome: 'ok' },
+        compile,
+        durationMs: Date.now() - started,
+        aborted: true,
+      });
     const exe = join(compileDir, EXE_FILE);
     const failed = judgeCompile(cr, c, existsSync(exe));
-    if (failed) return { config: c, judgement: failed, compile, durationMs: Date.now() - started, aborted: false };
+    if (failed)
+      return withProfile({ config: c, judgement: failed, compile, durationMs: Date.now() - started, aborted: false });
     if (compileOnly)
-      return { config: c, judgement: { outcome: 'ok' }, compile, durationMs: Date.now() - started, aborted: false };
+      return withProfile({
+        config: c,
+        judgement: { outcome: 'ok' },
+        compile,
+        durationMs: Date.now() - started,
+        aborted: false,
+      });
     const runParent = await temp.dir('run');
     try {
       // The binary runs as ./prog from a folder whose path has a fixed length (sandbox.ts).
@@ -121,17 +160,17 @@ export async function testConfiguration(
       });
       const run = record(argv, rr);
       if (rr.aborted)
-        return {
+        return withProfile({
           config: c,
           judgement: { outcome: 'ok' },
           compile,
           run,
           durationMs: Date.now() - started,
           aborted: true,
-        };
+        });
       const judgement = judgeRun(rr, expected, c);
       const normal = !rr.timedOut && rr.signal === null && rr.status === 0;
-      return {
+      return withProfile({
         config: c,
         judgement,
         compile,
@@ -139,13 +178,163 @@ export async function testConfiguration(
         ...(normal ? { output: outputLine(rr.stdout) } : {}),
         durationMs: Date.now() - started,
         aborted: false,
-      };
+      });
     } finally {
       await temp.remove(runParent);
     }
   } finally {
     await temp.remove(compileDir);
   }
+}
+
+/** A profile stage's result without its duration (the caller adds the whole test's). */
+type StageResult = Omit<ConfigResult, 'durationMs'>;
+
+/**
+ * The instrumented build of a profile configuration in `compileDir`: compiled with the same
+ * options plus the instrumentation flag, run in its own run folder under the same sandbox and
+ * limits as any test binary (its output is judged too: a wrong output there is a miscompilation
+ * of the instrumented build), and its profile left where the build under test reads it: gcc's
+ * .gcda files in the compile folder (written there by the binary), clang's raw profile merged by
+ * the clang's own llvm-profdata into {@link PROFDATA_FILE}. A perturbed profile is rewritten in
+ * place, from a seed of the program's text and the options, and returned as the files a finding
+ * folder stores. A failure of either step is the test's result (`stage: 'instrumented'`; the
+ * judgement's bucket and detail name the instrumentation flag). A program compiled only (one with
+ * undefined behaviour, which cannot be run to profile it) stops after the instrumented compile.
+ */
+async function buildProfile(
+  files: readonly EmittedFile[],
+  expected: string,
+  c: Configuration,
+  limits: Limits,
+  temp: TempRoot,
+  compileDir: string,
+  signal: AbortSignal | undefined,
+  compileOnly: boolean,
+): Promise<{ profile: ProfileResult } | { result: StageResult }> {
+  const ic = instrumentedConfiguration(c);
+  const instrumented: ProfileResult = { stage: 'instrumented' };
+  const ok: Judgement = { outcome: 'ok' };
+  const cmd = compileCommand(
+    ic,
+    files.map((f) => f.name),
+  );
+  const climits = limitsFor(limits.compile, c);
+  const stepOptions = (cwd: string): StepOptions => ({
+    cwd,
+    timeoutMs: climits.timeoutMs,
+    memoryMb: climits.memoryMb,
+    maxOutputBytes: 256 << 10,
+    signal,
+  });
+  const cr = await runStep('compile', cmd, stepOptions(compileDir));
+  const compile = record(cmd, cr);
+  if (cr.aborted) return { result: { config: c, judgement: ok, compile, aborted: true, profile: instrumented } };
+  const exe = join(compileDir, EXE_FILE);
+  const failed = judgeCompile(cr, ic, existsSync(exe));
+  if (failed)
+    return {
+      result: { config: c, judgement: inInstrumented(failed, ic), compile, aborted: false, profile: instrumented },
+    };
+  if (compileOnly) return { result: { config: c, judgement: ok, compile, aborted: false } };
+  const runParent = await temp.dir('run');
+  try {
+    const runDir = runDirIn(runParent);
+    await mkdir(runDir);
+    await rename(exe, join(runDir, EXE_FILE));
+    const rlimits = limitsFor(limits.run, c, 'run');
+    const argv = runArgv(ic);
+    const rr = await runStep('run', argv, {
+      cwd: runDir,
+      timeoutMs: rlimits.timeoutMs,
+      memoryMb: rlimits.memoryMb,
+      maxOutputBytes: RUN_OUTPUT_BYTES,
+      signal,
+    });
+    const run = record(argv, rr);
+    if (rr.aborted) return { result: { config: c, judgement: ok, compile, run, aborted: true, profile: instrumented } };
+    const j = judgeRun(rr, expected, ic);
+    if (j.outcome !== 'ok') {
+      const normal = !rr.timedOut && rr.signal === null && rr.status === 0;
+      return {
+        result: {
+          config: c,
+          judgement: inInstrumented(j, ic),
+          compile,
+          run,
+          ...(normal ? { output: outputLine(rr.stdout) } : {}),
+          aborted: false,
+          profile: instrumented,
+        },
+      };
+    }
+    if (profileFamily(c.compiler) === 'clang') {
+      if (existsSync(join(runDir, PROFRAW_FILE)))
+        await rename(join(runDir, PROFRAW_FILE), join(compileDir, PROFRAW_FILE));
+    }
+  } finally {
+    await temp.remove(runParent);
+  }
+  const seed = perturbationSeed(files, c.optionsText);
+  const fail = (detail: string): { result: StageResult } => ({
+    result: {
+      config: c,
+      judgement: {
+        outcome: 'binary-crash',
+        bucket: `profile-tool:${c.compiler.name}`,
+        detail: `the instrumented build's profile: ${detail}`,
+      },
+      compile,
+      aborted: false,
+      profile: instrumented,
+    },
+  });
+  if (profileFamily(c.compiler) === 'clang') {
+    const tool = profdataTool(c.compiler);
+    if (!tool) return fail(`no llvm-profdata of ${c.compiler.name}'s version on PATH`);
+    if (!existsSync(join(compileDir, PROFRAW_FILE))) return fail(`the binary wrote no ${PROFRAW_FILE}`);
+    const steps: string[][] = [[tool, 'merge', '-o', PROFDATA_FILE, PROFRAW_FILE]];
+    if (c.profile === 'perturbed') steps.push([tool, 'merge', '--text', '-o', 'true.proftext', PROFDATA_FILE]);
+    for (const step of steps) {
+      const r = await runStep('compile', step, stepOptions(compileDir));
+      if (r.aborted) return { result: { config: c, judgement: ok, compile, aborted: true, profile: instrumented } };
+      if (r.status !== 0) return fail(`${step.slice(0, 2).join(' ')} failed: ${r.stderr.trim().split('\n')[0] ?? ''}`);
+    }
+    if (c.profile !== 'perturbed') return { profile: { stage: 'use' } };
+    const text = perturbProfText(await readFile(join(compileDir, 'true.proftext'), 'utf8'), seed);
+    await writeFile(join(compileDir, PROFTEXT_FILE), text);
+    const back = [tool, 'merge', '-o', PROFDATA_FILE, PROFTEXT_FILE];
+    const r = await runStep('compile', back, stepOptions(compileDir));
+    if (r.aborted) return { result: { config: c, judgement: ok, compile, aborted: true, profile: instrumented } };
+    if (r.status !== 0) return fail(`llvm-profdata merge of the perturbed profile failed: ${r.stderr.trim()}`);
+    return { profile: { stage: 'use', files: [{ name: PROFTEXT_FILE, content: text }] } };
+  }
+  const gcda = (await readdir(compileDir)).filter((n) => n.endsWith('.gcda')).sort();
+  if (gcda.length === 0) return fail('the binary wrote no .gcda file');
+  if (c.profile !== 'perturbed') return { profile: { stage: 'use' } };
+  const stored: ProfileFile[] = [];
+  for (const name of gcda) {
+    let data: Buffer;
+    try {
+      data = perturbGcda(await readFile(join(compileDir, name)), `${seed}\0${name}`);
+    } catch (e) {
+      return fail(`${name}: ${(e as Error).message}`);
+    }
+    await writeFile(join(compileDir, name), data);
+    stored.push({ name: `${name}${GCDA_STORED_SUFFIX}`, content: base64Lines(data) });
+  }
+  return { profile: { stage: 'use', files: stored } };
+}
+
+/** A failure of the instrumented build, said so in its detail (its bucket already names the flag). */
+function inInstrumented(j: Judgement, ic: Configuration): Judgement {
+  const what = `the instrumented build (${ic.optionsText})`;
+  return { ...j, detail: `${what}: ${j.detail ?? j.outcome}` };
+}
+
+/** Base64 in lines of 76 characters, as `base64` writes it (and `base64 -d` reads it). */
+function base64Lines(data: Buffer): string {
+  return `${(data.toString('base64').match(/.{1,76}/g) ?? []).join('\n')}\n`;
 }
 
 /** Limits and folder of one sandboxed step ({@link runStep}). */

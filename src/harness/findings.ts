@@ -198,6 +198,16 @@ function draftFinding(r: ProgramReport, f: FinalResult, ctx: DraftContext): Find
         }
       : null,
     limits: ctx.limits,
+    // A profile configuration: which build failed, and where its perturbed profile is stored.
+    ...(f.config.profile
+      ? {
+          profile: {
+            kind: f.config.profile,
+            stage: f.result.profile?.stage ?? 'use',
+            files: (f.result.profile?.files ?? []).map((p) => p.name),
+          },
+        }
+      : {}),
     reproduced: f.rerun !== undefined,
     hangStatus: f.hang ?? null,
     nondeterministic: f.nondeterministic ?? false,
@@ -226,6 +236,7 @@ function draftFinding(r: ProgramReport, f: FinalResult, ctx: DraftContext): Find
     behaviours: f.behaviours ?? [j],
     files: [
       ...sources,
+      ...(f.result.profile?.files ?? []),
       { name: 'finding.json', content: `${JSON.stringify(json, null, 2)}\n` },
       {
         name: 'repro.sh',
@@ -239,6 +250,7 @@ function draftFinding(r: ProgramReport, f: FinalResult, ctx: DraftContext): Find
             expected,
             limits: ctx.limits,
             files: names,
+            ...(f.result.profile ? { profile: f.result.profile } : {}),
           }),
         mode: 0o755,
       },

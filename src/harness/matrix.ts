@@ -1,5 +1,6 @@
 import { LP64, targetByName, type TargetModel } from '../c/target.js';
 import { emulatorFor, modelOfMachine, type Compiler } from './compilers.js';
+import { profileToken, splitProfileToken, type ProfileKind } from './profile.js';
 
 /** The option sets of a default campaign (ARCHITECTURE.md, "Campaigns"). */
 export const DEFAULT_OPTION_SETS: readonly string[] = ['-O0', '-O1', '-O2', '-Os', '-O3'];
@@ -27,10 +28,16 @@ export const DEFAULT_LIMITS: Limits = {
 /** One compiler with one option set: the unit a program is tested with. */
 export interface Configuration {
   readonly compiler: Compiler;
-  /** Option tokens in the order they are passed. */
+  /** Option tokens in the order they are passed (without the `+profile` pseudo-option). */
   readonly options: readonly string[];
-  /** The options as one whitespace-normalised string (`-O2 -flto`). */
+  /**
+   * The option set as one whitespace-normalised string (`-O2 -flto`), ending with its profile
+   * pseudo-option when it has one (`-O2 +profile=perturbed`): what is stored and shown, and what
+   * {@link buildMatrix} reads back.
+   */
   readonly optionsText: string;
+  /** Built with a profile (docs/profiles.md): the instrumented build's own, or a perturbed one. */
+  readonly profile?: ProfileKind;
   /** Identity after normalising option order: equal keys compile identically. */
   readonly key: string;
   /** File-name-safe label, unique in the matrix (`gcc-O2-flto`). */
@@ -130,15 +137,19 @@ export function buildMatrix(compilers: readonly Compiler[], optionSets: readonly
   const out: Configuration[] = [];
   for (const compiler of compilers) {
     for (const set of optionSets) {
-      const options = optionTokens(set);
-      const key = `${compiler.realPath}\0${optionKey(effectiveOptions(compiler, options))}`;
+      const { options, profile } = splitProfileToken(optionTokens(set));
+      const key =
+        `${compiler.realPath}\0${optionKey(effectiveOptions(compiler, options))}` +
+        (profile ? `\0profile=${profile}` : '');
       if (seen.has(key)) continue;
       seen.add(key);
-      const base = slugify(`${compiler.name}${options.length ? ` ${options.join(' ')}` : ''}`);
+      const label = [...options, ...(profile ? ['profile', ...(profile === 'perturbed' ? ['perturbed'] : [])] : [])];
+      const base = slugify(`${compiler.name}${label.length ? ` ${label.join(' ')}` : ''}`);
       let slug = base;
       for (let i = 2; slugs.has(slug); i++) slug = `${base}-${i}`;
       slugs.add(slug);
-      out.push({ compiler, options, optionsText: options.join(' '), key, slug });
+      const optionsText = [...options, ...(profile ? [profileToken(profile)] : [])].join(' ');
+      out.push({ compiler, options, optionsText, key, slug, ...(profile ? { profile } : {}) });
     }
   }
   return out;

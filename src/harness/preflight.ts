@@ -1,5 +1,6 @@
 import { testConfiguration, type ConfigResult } from './execute.js';
 import { configMissingEmulator, type Configuration, type Limits } from './matrix.js';
+import { refuseUnsupportedProfiles } from './profile-probe.js';
 import { TempRoot } from './tempdir.js';
 
 /**
@@ -47,6 +48,8 @@ export interface BrokenConfiguration {
  * (`jobs` at a time) and returns those that do not print its output. A campaign with such a
  * configuration would turn every program into a finding (`--compilers /bin/false`, a memory
  * limit no compiler starts under), so the CLI refuses it. Undefined result when aborted.
+ *
+ * @throws KilnError `KILN_PROFILE_UNSUPPORTED` for a profile configuration its compiler cannot build.
  */
 export async function checkConfigurations(
   configs: readonly Configuration[],
@@ -54,6 +57,8 @@ export async function checkConfigurations(
   jobs: number,
   signal?: AbortSignal,
 ): Promise<BrokenConfiguration[] | undefined> {
+  // Profile configurations of a compiler without profile-guided builds (probed once): a coded error.
+  await refuseUnsupportedProfiles(configs);
   // A cross compiler whose emulator is not installed cannot run anything: say so without trying.
   const noEmulator: BrokenConfiguration[] = configs
     .filter((c) => configMissingEmulator(c) !== undefined)

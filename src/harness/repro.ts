@@ -1,6 +1,15 @@
 import { constants } from 'node:os';
 import { compileCommand, EXE_FILE, runArgv, SOURCE_FILE } from './execute.js';
 import { configEmulator, configTarget, limitsFor, type Configuration, type Limits } from './matrix.js';
+import {
+  GCDA_STORED_SUFFIX,
+  instrumentedConfiguration,
+  PROFDATA_FILE,
+  profdataTool,
+  profileFamily,
+  PROFRAW_FILE,
+  type ProfileResult,
+} from './profile.js';
 import { noRandomizeShell, runDirShell, sandboxShell, sq, tagShell } from './sandbox.js';
 import { RUN_SIDE_OUTCOMES, type Judgement } from './oracle.js';
 
@@ -18,6 +27,11 @@ export interface ReproInput {
   readonly limits: Limits;
   /** The program's files, in compile order (default: the one file `prog.c`). */
   readonly files?: readonly string[];
+  /**
+   * A profile configuration's profile (the test's {@link ConfigResult.profile}): which build
+   * failed, and a perturbed profile's files, which the finding folder stores next to the program.
+   */
+  readonly profile?: ProfileResult;
 }
 
 /**
@@ -31,8 +45,16 @@ export interface ReproInput {
  * in the comment header is escaped (a newline in a compiler path must not start a command).
  */
 export function reproScript(f: ReproInput): string {
+  // A failure of a profile configuration's instrumented build is that build's own: an ordinary script.
+  if (f.config.profile && f.profile?.stage === 'instrumented') {
+    const { profile: _, ...rest } = f;
+    return reproScript({ ...rest, config: instrumentedConfiguration(f.config) });
+  }
   const { config: c, judgement: j } = f;
   const files = f.files ?? [SOURCE_FILE];
+  const stored = c.profile === 'perturbed' ? f.profile?.files : undefined;
+  if (c.profile === 'perturbed' && !stored?.length)
+    throw new Error('reproScript: a perturbed profile configuration needs its profile files');
   const compile = limitsFor(f.limits.compile, c);
   const run = limitsFor(f.limits.run, c, 'run');
   const accepted = [j, ...(f.alternatives ?? [])];
@@ -59,10 +81,17 @@ export function reproScript(f: ReproInput): string {
     compileCommand(c, files),
   );
   const lines = [
-    ...reproPrelude(header, files),
+    ...reproPrelude(header, [...files, ...(stored ?? []).map((p) => p.name)]),
     `EXPECTED=${sq(f.expected)}`,
     "# KILN_EXPECTED, when set, replaces it (a text reduction sets it to a reference build's output).",
     'if [ -n "${KILN_EXPECTED+set}" ]; then EXPECTED=$KILN_EXPECTED; fi',
+    ...(c.profile
+      ? profileShell(
+          f,
+          files,
+          stored?.map((p) => p.name),
+        )
+      : []),
     `${compileShell} >compile.log 2>&1`,
     'cstatus=$?',
   ];
@@ -86,6 +115,48 @@ export function reproScript(f: ReproInput): string {
   }
   lines.push('exit 1');
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * The lines of repro.sh that leave a profile configuration's profile where its compile reads it.
+ * The true profile: the instrumented build compiled, run (as the campaign ran it: same sandbox
+ * and limits, its own run folder) and, for clang, merged by llvm-profdata. A perturbed profile:
+ * the stored one, from the finding folder (gcc's .gcda base64-decoded, clang's text form merged).
+ */
+function profileShell(f: ReproInput, files: readonly string[], stored: readonly string[] | undefined): string[] {
+  const c = f.config;
+  const compile = limitsFor(f.limits.compile, c);
+  const run = limitsFor(f.limits.run, c, 'run');
+  const step = {
+    kind: 'compile',
+    timeoutMs: compile.timeoutMs,
+    memoryMb: compile.memoryMb,
+    tag: '',
+    tmpdir: '',
+  } as const;
+  const clang = profileFamily(c.compiler) === 'clang';
+  const tool = clang ? (profdataTool(c.compiler) ?? 'llvm-profdata') : undefined;
+  const merge = (input: string): string =>
+    `${sandboxShell(step, [tool!, 'merge', '-o', PROFDATA_FILE, input])} >profdata.log 2>&1 || exit 1`;
+  if (stored) {
+    return [
+      '# The perturbed profile the campaign gave the compiler, stored next to the program.',
+      ...(clang
+        ? [merge(stored[0]!)]
+        : stored.map((n) => `base64 -d ${n} >${n.slice(0, -GCDA_STORED_SUFFIX.length)} || exit 2`)),
+    ];
+  }
+  const ic = instrumentedConfiguration(c);
+  const runLimits = { kind: 'run', timeoutMs: run.timeoutMs, memoryMb: run.memoryMb, tag: '' } as const;
+  return [
+    `# The profile: the instrumented build (${comment(ic.optionsText)}), run once as the campaign ran it.`,
+    `${sandboxShell(step, compileCommand(ic, files))} >instrumented.log 2>&1 || exit 1`,
+    ...runDirShell(),
+    `mkdir "$RUN" && mv ${EXE_FILE} "$RUN/${EXE_FILE}" || exit 2`,
+    `(cd "$RUN" && ${sandboxShell(runLimits, runArgv(ic))} >instrumented.out 2>instrumented.err) || exit 1`,
+    ...(clang ? [`mv "$RUN/${PROFRAW_FILE}" . || exit 1`, merge(PROFRAW_FILE)] : []),
+    'rm -rf "$RUN"',
+  ];
 }
 
 /**

@@ -137,6 +137,7 @@ export async function reduceFinding(dir: string, opts: FindingReduceOptions = {}
       `note: ${compiler.command} is now "${compiler.version}" (the finding was made with "${f.compilerVersion}")`,
     );
   const config = configurationOf(compiler, f.options.join(' '));
+  const profileStage = config.profile ? findingProfileStage(dir) : undefined;
   let limits = reductionLimits(f.outcome, f.limits, opts.timeoutMs);
   const reference =
     f.behaviours.some((b) => b.outcome === 'wrong-code') || f.outcome === 'wrong-code'
@@ -238,6 +239,9 @@ export async function reduceFinding(dir: string, opts: FindingReduceOptions = {}
       if (wrongOutputs.has(c.expected)) return false;
       const r = await testConfiguration(src, c.expected, config, limits, temp, signal);
       if (r.aborted || !sameFailure(f, r.judgement)) return false;
+      // A profile configuration's candidate gets its own profile (testConfiguration builds it,
+      // perturbed from the candidate's text as in the campaign); the failure must stay in the same build.
+      if (config.profile && (r.profile?.stage ?? 'use') !== profileStage) return false;
       shown.set(filesKey(src), r);
       if (r.judgement.outcome === 'compiler-hang') await calibrate(src, c.expected);
       if (!reference || r.judgement.outcome !== 'wrong-code') return true;
@@ -390,6 +394,12 @@ function errLayoutDependent(dir: string, f: FindingManifest): KilnError {
  */
 function sameFailure(f: FindingManifest, j: Judgement): boolean {
   return showsBehaviour(f.behaviours.length > 0 ? f.behaviours : [{ outcome: f.outcome, bucket: f.bucket }], j);
+}
+
+/** Which build of a profile configuration failed (finding.json's `profile.stage`; `use` when absent). */
+function findingProfileStage(dir: string): 'instrumented' | 'use' {
+  const j = JSON.parse(readFileSync(join(dir, FINDING_MANIFEST), 'utf8')) as { profile?: { stage?: string } };
+  return j.profile?.stage === 'instrumented' ? 'instrumented' : 'use';
 }
 
 function configurationOf(compiler: Compiler, options: string): Configuration {

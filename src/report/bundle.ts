@@ -77,6 +77,8 @@ export async function writeBundle(r: FindingReduction, extras: BundleExtras = {}
   const f = r.finding;
   const judgement = r.failing.judgement;
   const names = r.files.map((x) => x.name);
+  // A perturbed profile configuration: the reduced program's own profile, which its repro.sh reads.
+  for (const p of r.failing.profile?.files ?? []) writeFileSync(join(folder, p.name), p.content);
   // A nondeterministic finding's script accepts every behaviour it showed, as its reduction did.
   const alternatives = f.behaviours.filter((x) => !(x.outcome === judgement.outcome && x.bucket === judgement.bucket));
   writeFileSync(
@@ -90,6 +92,7 @@ export async function writeBundle(r: FindingReduction, extras: BundleExtras = {}
         expected: r.expected,
         limits: reproLimits(r),
         files: names,
+        ...(r.failing.profile ? { profile: r.failing.profile } : {}),
       }),
     { mode: 0o755 },
   );

@@ -5,6 +5,7 @@ import type { Compiler } from '../harness/compilers.js';
 import { testConfiguration, type ConfigResult } from '../harness/execute.js';
 import { optionKey, slugify, type Configuration } from '../harness/matrix.js';
 import type { TempRoot } from '../harness/tempdir.js';
+import { profileToken, splitProfileToken } from '../harness/profile.js';
 import type { StoredFinding } from './finding.js';
 
 /**
@@ -49,14 +50,18 @@ export function findingConfiguration(
   compiler: Compiler,
   extra: readonly string[] = [],
 ): Configuration {
-  const options = [...f.options, ...extra];
-  const optionsText = options.join(' ');
+  // A profile configuration's pseudo-option (+profile) stays a profile, not a compiler option:
+  // each probe builds its profile with the extra options too (src/harness/profile.ts).
+  const { options: own, profile } = splitProfileToken(f.options);
+  const options = [...own, ...extra];
+  const optionsText = [...options, ...(profile ? [profileToken(profile)] : [])].join(' ');
   return {
     compiler: { ...compiler, name: f.compilerName },
     options,
     optionsText,
-    key: `${compiler.realPath}\0${optionKey(options)}`,
+    key: `${compiler.realPath}\0${optionKey(options)}${profile ? `\0profile=${profile}` : ''}`,
     slug: slugify(`${f.compilerName} ${optionsText}`),
+    ...(profile ? { profile } : {}),
   };
 }
 
