@@ -37,6 +37,8 @@ const TEST = [
   ...FUZZ,
   'pcc',
   'libclang-rt-14-dev',
+  // llvm-profdata-14: clang-14's profile-guided configurations merge their raw profiles with it.
+  'llvm-14',
   'valgrind',
   'clang-15',
   'csmith',

@@ -8,7 +8,7 @@ import { judgeCompile, judgeRun, outputLine, type Judgement } from './oracle.js'
 import { runProcess, SpawnError, type RunResult } from './process.js';
 import {
   GCDA_STORED_SUFFIX,
-  instrumentedConfiguration,
+  instrumentFlags,
   PROFDATA_FILE,
   profdataTool,
   profileFamily,
@@ -79,6 +79,17 @@ export function compileCommand(c: Configuration, files: readonly string[] = [SOU
   if (units.length === 0) throw new Error('compileCommand: no C file to compile');
   const use = c.profile ? profileUseFlags(c.compiler, c.profile) : [];
   return [c.compiler.command, ...c.options, ...use, ...units, '-o', EXE_FILE, ...LINK_LIBRARIES];
+}
+
+/**
+ * The configuration of a profile configuration's instrumented build: the same compiler and
+ * options plus the instrumentation flag, without a profile. Its failures are judged as its own
+ * (their buckets name the flag), and its repro.sh is an ordinary one.
+ */
+export function instrumentedConfiguration(c: Configuration): Configuration {
+  const options = [...c.options, ...instrumentFlags(c.compiler)];
+  const { profile: _, ...rest } = c;
+  return { ...rest, options, optionsText: options.join(' '), key: `${c.key}\0instrumented`, slug: `${c.slug}-instr` };
 }
 
 /**

@@ -47,7 +47,7 @@ const SCALES: readonly { mul: bigint; div: bigint }[] = [
  * counts scaled by 1000, or its first counter set to 1000, so a perturbed profile always differs
  * from the true one. Returns whether anything changed (always true for a non-empty input).
  */
-export function perturbCounts(functions: bigint[][], seed: string): boolean {
+function perturbCounts(functions: bigint[][], seed: string): boolean {
   const rng = new SeededStream(seed);
   const before = functions.map((f) => f.join(','));
   for (const f of functions) {

@@ -44,7 +44,7 @@ const PROBE_LIMITS: Limits = {
 };
 
 /** Why a compiler cannot have profile configurations without trying one (undefined when it might). */
-export function staticProfileProblem(c: Compiler): string | undefined {
+function staticProfileProblem(c: Compiler): string | undefined {
   const family = profileFamily(c);
   if (!family) return `${c.family} has no profile-guided builds that Kiln drives (gcc and clang drivers only)`;
   if (family === 'clang' && !profdataTool(c))

@@ -6,13 +6,12 @@
 import { createHash } from 'node:crypto';
 import { errBadOption } from '../diag/errors.js';
 import { findOnPath, type Compiler } from './compilers.js';
-import type { Configuration } from './matrix.js';
 
 /** `true`: the instrumented build's own profile; `perturbed`: a seeded perturbation of it. */
 export type ProfileKind = 'true' | 'perturbed';
 
 /** The pseudo-option of an option set that asks for a profile (never passed to the compiler). */
-export const PROFILE_TOKEN = '+profile';
+const PROFILE_TOKEN = '+profile';
 
 /** The pseudo-option of a profile kind: `+profile` or `+profile=perturbed`. */
 export function profileToken(kind: ProfileKind): string {
@@ -84,7 +83,7 @@ export function profileUseFlags(c: Compiler, kind: ProfileKind): string[] {
 }
 
 /** The LLVM major version of a clang (`Debian clang version 14.0.6` → 14). */
-export function clangMajor(c: Compiler): number | undefined {
+function clangMajor(c: Compiler): number | undefined {
   const m = /clang version (\d+)/.exec(c.version);
   return m ? Number(m[1]) : undefined;
 }
@@ -111,17 +110,6 @@ export function perturbationSeed(sources: readonly { name: string; content: stri
   for (const s of sources) h.update(`${s.name}\0${s.content}\0`);
   h.update(options);
   return h.digest('hex');
-}
-
-/**
- * The configuration of a profile configuration's instrumented build: the same compiler and
- * options plus the instrumentation flag, without a profile. Its failures are judged as its own
- * (their buckets name the flag), and its repro.sh is an ordinary one.
- */
-export function instrumentedConfiguration(c: Configuration): Configuration {
-  const options = [...c.options, ...instrumentFlags(c.compiler)];
-  const { profile: _, ...rest } = c;
-  return { ...rest, options, optionsText: options.join(' '), key: `${c.key}\0instrumented`, slug: `${c.slug}-instr` };
 }
 
 /** A file of a perturbed profile as a finding folder stores it (text: see {@link GCDA_STORED_SUFFIX}). */

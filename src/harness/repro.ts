@@ -1,9 +1,8 @@
 import { constants } from 'node:os';
-import { compileCommand, EXE_FILE, runArgv, SOURCE_FILE } from './execute.js';
+import { compileCommand, EXE_FILE, instrumentedConfiguration, runArgv, SOURCE_FILE } from './execute.js';
 import { configEmulator, configTarget, limitsFor, type Configuration, type Limits } from './matrix.js';
 import {
   GCDA_STORED_SUFFIX,
-  instrumentedConfiguration,
   PROFDATA_FILE,
   profdataTool,
   profileFamily,

@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest';
 import type { Compiler } from '../../src/harness/compilers.js';
 import { parseFuzzConfig } from '../../src/harness/config.js';
 import { buildMatrix, DEFAULT_LIMITS, splitOptionSets } from '../../src/harness/matrix.js';
-import { instrumentedConfiguration, splitProfileToken } from '../../src/harness/profile.js';
+import { instrumentedConfiguration } from '../../src/harness/execute.js';
+import { splitProfileToken } from '../../src/harness/profile.js';
 import {
   gcdaArcCounts,
   gcdaMajor,

@@ -85,6 +85,7 @@ const FIGURES: Readonly<Record<string, readonly RegExp[]>> = {
         String.raw`4 compiles each\): direct [\d.]+ ms, launcher [\d.]+ ms per compile`,
     ),
   ],
+  'bench:profile': [/profile soundness: \d+ programs × 4 configurations, \d+ tests: 0 mismatches/],
   'bench:reduce': [
     /wrong-code-ring +kiln-text +script +[\d.]+ +\d+ +\d+ +\d+ +interesting/,
     /wrong-code-ring +cvise +script +[\d.]+ +\d+ +\d+ +- +interesting/,
