@@ -23,8 +23,13 @@ export function converter(from: ArithType, to: ArithType): Converter {
   const wideFrom = from.bits > 32;
   if (to.bits > 32) {
     // Target is a bigint type.
-    if (wideFrom) return to.signed ? (v) => BigInt.asIntN(64, v as bigint) : (v) => BigInt.asUintN(64, v as bigint);
-    return to.signed ? (v) => BigInt(v as number) : (v) => BigInt.asUintN(64, BigInt(v as number));
+    const n = to.bits;
+    if (wideFrom) {
+      // Widening without a change of sign keeps the value.
+      if (to.signed === from.signed ? to.bits >= from.bits : to.signed && to.bits > from.bits) return identity;
+      return to.signed ? (v) => BigInt.asIntN(n, v as bigint) : (v) => BigInt.asUintN(n, v as bigint);
+    }
+    return to.signed ? (v) => BigInt(v as number) : (v) => BigInt.asUintN(n, BigInt(v as number));
   }
   const narrow = narrowNumber(to);
   if (wideFrom) {

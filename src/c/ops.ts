@@ -65,7 +65,115 @@ export function arithKernel(op: Exclude<ArithBinaryOp, '<<' | '>>'>, t: ArithTyp
   if (t.kind === 'float') return floatKernel(op, t);
   if (t.bits === 32) return t.signed ? int32Kernel(op) : uint32Kernel(op);
   if (t.bits === 64) return t.signed ? int64Kernel(op) : uint64Kernel(op);
+  if (t.bitPrecise || t.bits === 128) return t.bits > 32 ? wideKernel(op, t) : narrowKernel(op, t);
   throw new Error(`no arithmetic on ${t.bits}-bit values: operands must be promoted first`);
+}
+
+/**
+ * Any width up to 32 bits held in JS numbers (bit-precise types are never promoted): the exact
+ * result, then UB outside a signed type's range or reduction modulo 2^N for an unsigned one.
+ */
+function narrowKernel(op: Exclude<ArithBinaryOp, '<<' | '>>'>, t: IntType): BinaryKernel {
+  const n = t.bits;
+  const max = 2 ** (n - 1) - 1;
+  const min = -(2 ** (n - 1));
+  const s = 32 - n;
+  const wrap = (x: number) => ((x << s) >>> s) as number;
+  if (t.signed) {
+    const checked = (r: number, a: CValue, b: CValue, onUB: OnUB | undefined) =>
+      r > max || r < min ? ub('signed-overflow', a, b, onUB) : r + 0;
+    switch (op) {
+      case '+':
+        return (a, b, onUB) => checked((a as number) + (b as number), a, b, onUB);
+      case '-':
+        return (a, b, onUB) => checked((a as number) - (b as number), a, b, onUB);
+      case '*':
+        // Operands below 2^31 in magnitude: an in-range product is exact in a double.
+        return (a, b, onUB) => checked((a as number) * (b as number), a, b, onUB);
+      case '/':
+      case '%':
+        return (a, b, onUB) => {
+          if (b === 0) return ub('division-by-zero', a, b, onUB);
+          if (a === min && b === -1) return ub(op === '/' ? 'division-overflow' : 'remainder-overflow', a, b, onUB);
+          return op === '/' ? Math.trunc((a as number) / (b as number)) + 0 : ((a as number) % (b as number)) + 0;
+        };
+      case '&':
+        return (a, b) => (a as number) & (b as number);
+      case '|':
+        return (a, b) => (a as number) | (b as number);
+      case '^':
+        return (a, b) => (a as number) ^ (b as number);
+    }
+  }
+  switch (op) {
+    case '+':
+      return (a, b) => wrap((a as number) + (b as number));
+    case '-':
+      return (a, b) => wrap((a as number) - (b as number));
+    case '*':
+      return (a, b) => wrap(Math.imul(a as number, b as number));
+    case '/':
+      return (a, b, onUB) => (b === 0 ? ub('division-by-zero', a, b, onUB) : Math.trunc((a as number) / (b as number)));
+    case '%':
+      return (a, b, onUB) => (b === 0 ? ub('division-by-zero', a, b, onUB) : (a as number) % (b as number));
+    case '&':
+      return (a, b) => wrap((a as number) & (b as number));
+    case '|':
+      return (a, b) => wrap((a as number) | (b as number));
+    case '^':
+      return (a, b) => wrap((a as number) ^ (b as number));
+  }
+}
+
+/** Any width above 32 bits held in bigints (`__int128`, `_BitInt(N)`): exact, then checked or reduced. */
+function wideKernel(op: Exclude<ArithBinaryOp, '<<' | '>>'>, t: IntType): BinaryKernel {
+  const n = t.bits;
+  const max = (1n << BigInt(n - 1)) - 1n;
+  const min = -(1n << BigInt(n - 1));
+  if (t.signed) {
+    const checked = (r: bigint, a: CValue, b: CValue, onUB: OnUB | undefined) =>
+      r > max || r < min ? ub('signed-overflow', a, b, onUB) : r;
+    switch (op) {
+      case '+':
+        return (a, b, onUB) => checked((a as bigint) + (b as bigint), a, b, onUB);
+      case '-':
+        return (a, b, onUB) => checked((a as bigint) - (b as bigint), a, b, onUB);
+      case '*':
+        return (a, b, onUB) => checked((a as bigint) * (b as bigint), a, b, onUB);
+      case '/':
+      case '%':
+        return (a, b, onUB) => {
+          if (b === 0n) return ub('division-by-zero', a, b, onUB);
+          if (a === min && b === -1n) return ub(op === '/' ? 'division-overflow' : 'remainder-overflow', a, b, onUB);
+          return op === '/' ? (a as bigint) / (b as bigint) : (a as bigint) % (b as bigint);
+        };
+      case '&':
+        return (a, b) => (a as bigint) & (b as bigint);
+      case '|':
+        return (a, b) => (a as bigint) | (b as bigint);
+      case '^':
+        return (a, b) => (a as bigint) ^ (b as bigint);
+    }
+  }
+  const w = (x: bigint) => BigInt.asUintN(n, x);
+  switch (op) {
+    case '+':
+      return (a, b) => w((a as bigint) + (b as bigint));
+    case '-':
+      return (a, b) => w((a as bigint) - (b as bigint));
+    case '*':
+      return (a, b) => w((a as bigint) * (b as bigint));
+    case '/':
+      return (a, b, onUB) => (b === 0n ? ub('division-by-zero', a, b, onUB) : (a as bigint) / (b as bigint));
+    case '%':
+      return (a, b, onUB) => (b === 0n ? ub('division-by-zero', a, b, onUB) : (a as bigint) % (b as bigint));
+    case '&':
+      return (a, b) => (a as bigint) & (b as bigint);
+    case '|':
+      return (a, b) => (a as bigint) | (b as bigint);
+    case '^':
+      return (a, b) => (a as bigint) ^ (b as bigint);
+  }
 }
 
 function int32Kernel(op: Exclude<ArithBinaryOp, '<<' | '>>'>): BinaryKernel {
@@ -234,24 +342,38 @@ export function shiftKernel(op: '<<' | '>>', lt: IntType, rt: IntType): BinaryKe
     if (c >= width) return 'shift-count-too-large';
     return c;
   };
-  if (width !== 32 && width !== 64) throw new Error(`no shift on ${width}-bit values: operands must be promoted first`);
-  const wide = width === 64;
-  const max = wide ? I64_MAX : I32_MAX;
+  const generic = lt.bitPrecise || width === 128;
+  if (width !== 32 && width !== 64 && !generic)
+    throw new Error(`no shift on ${width}-bit values: operands must be promoted first`);
+  const wide = width > 32;
   let shift: (x: CValue, n: number, a: CValue, b: CValue, onUB: OnUB | undefined) => CValue;
   if (op === '>>') {
+    // Right shift of a negative value is arithmetic (implementation-defined; gcc and clang agree).
     shift = wide
       ? (x, n) => (x as bigint) >> BigInt(n)
       : lt.signed
         ? (x, n) => (x as number) >> n
         : (x, n) => (x as number) >>> n;
   } else if (!lt.signed) {
-    shift = wide ? (x, n) => BigInt.asUintN(64, (x as bigint) << BigInt(n)) : (x, n) => ((x as number) << n) >>> 0;
-  } else {
+    const s = 32 - width;
+    shift = wide
+      ? (x, n) => BigInt.asUintN(width, (x as bigint) << BigInt(n))
+      : width === 32
+        ? (x, n) => ((x as number) << n) >>> 0
+        : (x, n) => (((x as number) << n) << s) >>> s;
+  } else if (wide) {
+    const max = (1n << BigInt(width - 1)) - 1n;
     shift = (x, n, a, b, onUB) => {
-      if (x < 0 || x < 0n) return ub('shift-negative-value', a, b, onUB);
-      if (wide ? (x as bigint) > (max as bigint) >> BigInt(n) : (x as number) > (max as number) >> n)
-        return ub('shift-overflow', a, b, onUB);
-      return wide ? (x as bigint) << BigInt(n) : (x as number) << n;
+      if ((x as bigint) < 0n) return ub('shift-negative-value', a, b, onUB);
+      if ((x as bigint) > max >> BigInt(n)) return ub('shift-overflow', a, b, onUB);
+      return (x as bigint) << BigInt(n);
+    };
+  } else {
+    const max = 2 ** (width - 1) - 1;
+    shift = (x, n, a, b, onUB) => {
+      if ((x as number) < 0) return ub('shift-negative-value', a, b, onUB);
+      if ((x as number) > Math.floor(max / 2 ** n)) return ub('shift-overflow', a, b, onUB);
+      return (x as number) * 2 ** n;
     };
   }
   return (a, b, onUB) => {
@@ -302,6 +424,26 @@ export function unaryKernel(op: UnaryOp, t: ArithType): UnaryKernel {
         : (a) => ~(a as bigint);
     }
     return op === '-' ? (a) => BigInt.asUintN(64, -(a as bigint)) : (a) => BigInt.asUintN(64, ~(a as bigint));
+  }
+  if (t.bitPrecise || t.bits === 128) {
+    const n = t.bits;
+    if (n > 32) {
+      const min = -(1n << BigInt(n - 1));
+      if (t.signed) {
+        return op === '-'
+          ? (a, onUB) => (a === min ? ub('signed-overflow', a, 0n, onUB) : -(a as bigint))
+          : (a) => ~(a as bigint);
+      }
+      return op === '-' ? (a) => BigInt.asUintN(n, -(a as bigint)) : (a) => BigInt.asUintN(n, ~(a as bigint));
+    }
+    const min = -(2 ** (n - 1));
+    if (t.signed) {
+      return op === '-'
+        ? (a, onUB) => (a === min ? ub('signed-overflow', a, 0, onUB) : 0 - (a as number))
+        : (a) => ~(a as number);
+    }
+    const s = 32 - n;
+    return op === '-' ? (a) => ((0 - (a as number)) << s) >>> s : (a) => (~(a as number) << s) >>> s;
   }
   throw new Error(`no unary arithmetic on ${t.bits}-bit values: operand must be promoted first`);
 }

@@ -1,7 +1,11 @@
 import { LP64, TARGETS, type TargetModel } from './target.js';
 
-/** Integer conversion rank (C11 6.3.1.1): `_Bool` < char < short < int < long < long long. */
-export type Rank = 0 | 1 | 2 | 3 | 4 | 5;
+/**
+ * Integer conversion rank (C11 6.3.1.1): `_Bool` < char < short < int < long < long long <
+ * `__int128` (6). Bit-precise types (`_BitInt(N)`, 7) rank by width instead (C23 6.3.1.1): see
+ * {@link rankKey}, the one place ranks are compared.
+ */
+export type Rank = 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7;
 
 /** Spellings Kiln prints. Exact-width names alias a classic type of the same rank. */
 export type IntName =
@@ -23,7 +27,11 @@ export type IntName =
   | 'int32_t'
   | 'uint32_t'
   | 'int64_t'
-  | 'uint64_t';
+  | 'uint64_t'
+  | '__int128'
+  | 'unsigned __int128'
+  | '_BitInt'
+  | 'unsigned _BitInt';
 
 /** An integer type of the target. Values of types up to 32 bits are JS numbers, wider ones bigints. */
 export interface IntType {
@@ -32,6 +40,13 @@ export interface IntType {
   readonly bits: number;
   readonly signed: boolean;
   readonly rank: Rank;
+  /** A bit-precise type `_BitInt(N)` (C23): `bits` is N; never promoted. */
+  readonly bitPrecise?: boolean;
+  /**
+   * A bit-field of bit-precise type: `bits` is the field's width, `declBits` the N of its declared
+   * `_BitInt(N)`, to which its value converts in expressions (C23 6.3.1.1p2).
+   */
+  readonly declBits?: number;
 }
 
 /** `float` or `double` (IEEE-754 binary32/binary64 on every target Kiln models). */
@@ -69,6 +84,9 @@ export interface CTypes {
   readonly uint32: IntType;
   readonly int64: IntType;
   readonly uint64: IntType;
+  /** `__int128` and `unsigned __int128` (only programs for 64-bit targets use them). */
+  readonly int128: IntType;
+  readonly uint128: IntType;
   readonly float: FloatType;
   readonly double: FloatType;
   /** The classic spellings, one per distinct (rank, signedness) plus plain char. */
@@ -125,6 +143,8 @@ export function makeCTypes(model: TargetModel): CTypes {
     model,
     char, schar, uchar, short, ushort, int, uint, long, ulong, llong, ullong,
     int8, uint8, int16, uint16, int32, uint32, int64, uint64,
+    int128: it('__int128', 128, true, 6),
+    uint128: it('unsigned __int128', 128, false, 6),
     float: Object.freeze({ kind: 'float', name: 'float', bits: 32 }) as FloatType,
     double: Object.freeze({ kind: 'float', name: 'double', bits: 64 }) as FloatType,
     classic,
@@ -153,6 +173,7 @@ export function typesOf(model: TargetModel | string): CTypes {
 /** Whether two integer types are the same C type (spelling aside; plain char is its own type). */
 export function sameIntType(a: IntType, b: IntType): boolean {
   if (a.rank !== b.rank || a.signed !== b.signed || a.bits !== b.bits) return false;
+  if (a.declBits !== b.declBits) return false;
   // char, signed char and unsigned char are three distinct types with the same rank.
   const aPlain = a.name === 'char';
   const bPlain = b.name === 'char';
@@ -195,6 +216,8 @@ export function fits(value: bigint, t: IntType): boolean {
 /** The unsigned type of the same rank and spelling family (`long long` → `unsigned long long`). */
 export function toUnsigned(t: IntType, types: CTypes = C): IntType {
   if (!t.signed) return t;
+  if (t.bitPrecise) return t.declBits ? bitIntField(bitInt(t.declBits, false), t.bits) : bitInt(t.bits, false);
+  if (t.name === '__int128') return types.uint128;
   const byName: Partial<Record<IntName, IntType>> = {
     char: types.uchar,
     'signed char': types.uchar,
@@ -215,6 +238,12 @@ export function toUnsigned(t: IntType, types: CTypes = C): IntType {
 /** The signed type of the same rank and spelling family. */
 export function toSigned(t: IntType, types: CTypes = C): IntType {
   if (t.signed) return t;
+  if (t.bitPrecise) {
+    const n = t.declBits ?? t.bits;
+    if (n < 2) throw new Error('no signed counterpart for unsigned _BitInt(1)');
+    return t.declBits ? bitIntField(bitInt(n, true), t.bits) : bitInt(n, true);
+  }
+  if (t.name === 'unsigned __int128') return types.int128;
   const byName: Partial<Record<IntName, IntType>> = {
     'unsigned char': types.schar,
     'unsigned short': types.short,
@@ -247,6 +276,8 @@ function sameWidth(counterpart: IntType, t: IntType): IntType {
  * values, `unsigned int` otherwise. Other types are unchanged.
  */
 export function promote(t: IntType, types: CTypes = C): IntType {
+  // Bit-precise types are not promoted; a bit-field of one converts to its declared type.
+  if (t.bitPrecise) return t.declBits ? bitInt(t.declBits, t.signed) : t;
   if (t.rank > types.int.rank) return t;
   if (t.rank === types.int.rank && t.bits === types.int.bits) return t;
   const fitsInInt = t.signed ? t.bits <= types.int.bits : t.bits < types.int.bits;
@@ -299,18 +330,88 @@ export function usualArithmetic(a: ArithType, b: ArithType, types: CTypes = C): 
 export function usualArithmeticInt(a: IntType, b: IntType, types: CTypes = C): IntType {
   const pa = promote(a, types);
   const pb = promote(b, types);
+  const ka = rankKey(pa);
+  const kb = rankKey(pb);
   if (pa.signed === pb.signed) {
-    if (pa.rank === pb.rank) return pa;
-    return pa.rank > pb.rank ? pa : pb;
+    if (ka === kb) return pa;
+    return ka > kb ? pa : pb;
   }
   const u = pa.signed ? pb : pa;
   const s = pa.signed ? pa : pb;
-  if (u.rank >= s.rank) return u;
+  if (rankKey(u) >= rankKey(s)) return u;
   if (s.bits > u.bits) return s;
   return toUnsigned(s, types);
 }
 
-/** The C spelling of an arithmetic type. */
+/**
+ * A number ordering integer conversion ranks (C11 6.3.1.1p1, C23 6.3.1.1p1): by width first
+ * (every model's standard ranks grow with width), then standard and extended types above a
+ * bit-precise type of the same width, then the standard rank (`long` below `long long` at 64
+ * bits). `__int128` against `_BitInt(128)` is implementation-defined; gcc and clang both give
+ * `__int128` the higher rank, as this does (the value is the same either way).
+ */
+function rankKey(t: IntType): number {
+  return t.bits * 16 + (t.bitPrecise ? 0 : 8 + t.rank);
+}
+
+// One frozen object per (width, signedness): IR types are compared by field, but the generator
+// and interpreter ask for the same few types very often.
+const BIT_INTS = new Map<number, IntType>();
+
+/** `_BitInt(bits)` or `unsigned _BitInt(bits)` (C23: signed needs at least 2 bits, unsigned 1). */
+export function bitInt(bits: number, signed: boolean): IntType {
+  if (!Number.isInteger(bits) || bits < (signed ? 2 : 1))
+    throw new Error(`no ${signed ? '' : 'unsigned '}_BitInt(${bits})`);
+  const key = signed ? bits : -bits;
+  let t = BIT_INTS.get(key);
+  if (!t) {
+    t = Object.freeze({
+      kind: 'int',
+      name: signed ? '_BitInt' : 'unsigned _BitInt',
+      bits,
+      signed,
+      rank: 7,
+      bitPrecise: true,
+    });
+    BIT_INTS.set(key, t);
+  }
+  return t;
+}
+
+/** The expression type of a bit-field of width `width` declared with bit-precise type `decl`. */
+export function bitIntField(decl: IntType, width: number): IntType {
+  const n = decl.declBits ?? decl.bits;
+  if (!decl.bitPrecise || width < 1 || width > n) throw new Error(`bad _BitInt(${n}) bit-field width ${width}`);
+  if (width === n) return bitInt(n, decl.signed);
+  return Object.freeze({ ...bitInt(n, decl.signed), bits: width, declBits: n });
+}
+
+/** Whether a type is `__int128` or `unsigned __int128`. */
+export function isInt128(t: IntType): boolean {
+  return t.rank === 6;
+}
+
+/** The C spelling of an arithmetic type: `_BitInt(N)` with its width (a bit-field's declared one). */
 export function typeName(t: ArithType): string {
+  if (t.kind === 'int' && t.bitPrecise) return `${t.name}(${t.declBits ?? t.bits})`;
   return t.name;
+}
+
+/**
+ * The width in which a value of type `t` enters the checksum: 64 bits (converted to `uint64_t`)
+ * for every type up to 64 bits, else its (promoted) width, hashed in 64-bit pieces of its
+ * unsigned representation, lowest first, by the interpreter and the emitted program alike.
+ */
+export function hashWidth(t: IntType): number {
+  const p = promote(t);
+  return p.bits > 64 ? p.bits : 64;
+}
+
+/**
+ * The type an object holding a value of expression type `t` is declared with: a bit-field's
+ * declared type (`int`, `unsigned int`, or the `_BitInt(N)` of a bit-precise bit-field), else `t`.
+ */
+export function declaredType(t: IntType, types: CTypes = C): IntType {
+  if (t.declBits) return bitInt(t.declBits, t.signed);
+  return isBitfieldType(t, types) ? (t.signed ? types.int : types.uint) : t;
 }

@@ -1,4 +1,4 @@
-import { isBitfieldType, promote, type IntType } from '../c/types.js';
+import { hashWidth, isBitfieldType, isInt128, promote, toUnsigned, typeName, type IntType } from '../c/types.js';
 import {
   checkTarget,
   isExpr,
@@ -14,7 +14,7 @@ import { unqualified, type RecordT } from '../ir/types.js';
 import { loopContinues, walk, walkProgram } from '../ir/visit.js';
 import { HASH_PRIME, HASH_SEED } from '../interp/runtime.js';
 import { attributePrefix, factsPrelude } from './facts.js';
-import { declare, safeName } from './names.js';
+import { baseSpelling, declare, safeName } from './names.js';
 import { safeDefinition, safeKey, type SafeUse } from './safe-math.js';
 
 /** Options of the C printer. */
@@ -64,6 +64,7 @@ export function emitC(p: Program, opts: EmitOptions = {}): string {
     '}',
     '',
   );
+  out.push(...wideHashes(p).map((t) => wideHashDefinition(t, px)));
   const safes = safeUses(p);
   if (safes.length) {
     out.push(...safes.map((u) => safeDefinition(u, p.meta.safeMath ?? 'function', px)), '');
@@ -113,6 +114,7 @@ function emitCompact(p: Program, opts: EmitOptions): string {
     `static void kiln_hash(uint64_t v) { kiln_crc = (kiln_crc ^ v) * ` +
       `0x${HASH_PRIME.toString(16).toUpperCase()}ULL; kiln_crc ^= kiln_crc >> 29; }`,
   );
+  out.push(...wideHashes(p).map((t) => wideHashDefinition(t, '').replace(/\n\s*/g, ' ').trim()));
   for (const u of safeUses(p)) out.push(safeDefinition(u, p.meta.safeMath ?? 'function').replace(/\n\s*/g, ' '));
   for (const g of p.globals)
     out.push(
@@ -250,7 +252,8 @@ function signature(f: FuncDecl, n: Names): string {
 function recordDefinition(r: RecordT, prefix: string): string {
   const fields = r.fields.map((f) => {
     if (f.bits !== undefined) {
-      const base = f.type.kind === 'int' && f.type.signed ? 'signed' : 'unsigned';
+      const bp = f.type.kind === 'int' && f.type.bitPrecise;
+      const base = bp ? typeName(f.type as IntType) : f.type.kind === 'int' && f.type.signed ? 'signed' : 'unsigned';
       return (
         `${INDENT}${f.type.const ? 'const ' : ''}${f.type.volatile ? 'volatile ' : ''}${base}` +
         `${f.bits === 0 ? '' : ` ${f.name}`} : ${f.bits};`
@@ -292,6 +295,32 @@ export function nameTable(p: Program, prefix: string): Names {
   return { vars, labels, funcs, prefix };
 }
 
+/** The name of the checksum helper of a type wider than 64 bits (its promoted type, when a bit-field). */
+function wideHashName(t: IntType): string {
+  const p = toUnsigned(promote(t));
+  return `kiln_hash_${p.bitPrecise ? 'b' : 'i'}${p.bits}`;
+}
+
+/** The unsigned types wider than 64 bits whose values a program hashes, in first-use order. */
+function wideHashes(p: Program): IntType[] {
+  const seen = new Map<string, IntType>();
+  walkProgram(p, (n) => {
+    if (n.kind === 'init-list') return false;
+    if (n.kind !== 'hash' || n.value.type.kind !== 'int' || hashWidth(n.value.type) <= 64) return;
+    const name = wideHashName(n.value.type);
+    if (!seen.has(name)) seen.set(name, toUnsigned(promote(n.value.type)));
+  });
+  return [...seen.values()];
+}
+
+/** A helper hashing a wide value in 64-bit pieces, lowest first (as the interpreter's `hash` statement). */
+function wideHashDefinition(t: IntType, px: string): string {
+  const lines = [`static void ${px}${wideHashName(t)}(${baseSpelling(t)} v)`, '{'];
+  for (let k = 0; k < t.bits; k += 64) lines.push(`${INDENT}${px}kiln_hash((uint64_t)${k ? `(v >> ${k})` : 'v'});`);
+  lines.push('}', '');
+  return lines.join('\n');
+}
+
 /** The safe-math wrappers a program uses, in first-use order. */
 export function safeUses(p: Program): SafeUse[] {
   const seen = new Map<string, SafeUse>();
@@ -324,6 +353,7 @@ export function printConst(e: Expr & { kind: 'const' }): string {
   }
   const pt = promote(t);
   const v = e.value as bigint;
+  if (pt.bitPrecise || isInt128(pt)) return wideConst(v, pt);
   // By rank, not width: on ILP32 a 32-bit `long` constant needs its `L` to have type long.
   const suffix =
     pt.rank === 5 ? (pt.signed ? 'LL' : 'ULL') : pt.rank === 4 ? (pt.signed ? 'L' : 'UL') : pt.signed ? '' : 'U';
@@ -331,6 +361,32 @@ export function printConst(e: Expr & { kind: 'const' }): string {
   const min = -(1n << BigInt(pt.bits - 1));
   if (v === min) return `(-${-(v + 1n)}${suffix} - 1${suffix})`;
   return `(-${-v}${suffix})`;
+}
+
+/**
+ * A constant of a type without literals of its own (`__int128`; `_BitInt(N)`, whose `wb` suffix
+ * only C23 compilers read): a cast of an ordinary literal when the value fits `long long` or
+ * `unsigned long long`, else the unsigned type's 64-bit pieces shifted into place and or-ed,
+ * then cast (conversion to a signed type reduces modulo 2^N in gcc and clang).
+ */
+function wideConst(v: bigint, t: IntType): string {
+  const T = baseSpelling(t);
+  if (v >= -(1n << 63n) && v < 1n << 63n) {
+    if (v >= 0n) return `((${T})${v}LL)`;
+    if (v === -(1n << 63n)) return `((${T})(-${(1n << 63n) - 1n}LL - 1LL))`;
+    return `((${T})(-${-v}LL))`;
+  }
+  if (v >= 0n && v < 1n << 64n) return `((${T})${v}ULL)`;
+  const U = baseSpelling(toUnsigned(t));
+  const u = BigInt.asUintN(t.bits, v);
+  const parts: string[] = [];
+  for (let k = 0n; k < BigInt(t.bits); k += 64n) {
+    const piece = BigInt.asUintN(64, u >> k);
+    if (piece === 0n) continue;
+    const hex = `0x${piece.toString(16).toUpperCase()}ULL`;
+    parts.unshift(k === 0n ? `(${U})${hex}` : `((${U})${hex} << ${k})`);
+  }
+  return `((${T})(${parts.join(' | ')}))`;
 }
 
 /**
@@ -371,13 +427,16 @@ export function printExpr(e: Expr, n: Names): string {
     case 'field': {
       const rec = e.base.type as RecordT;
       const fname = rec.fields[e.field]!.name;
-      if (e.base.kind === 'deref') return `${printPointer(e.base.ptr, n)}->${fname}`;
-      return `${printExpr(e.base, n)}.${fname}`;
+      const text =
+        e.base.kind === 'deref' ? `${printPointer(e.base.ptr, n)}->${fname}` : `${printExpr(e.base, n)}.${fname}`;
+      // A bit-field of type _BitInt(N) converts to _BitInt(N) (C23 6.3.1.1p2, gcc); clang
+      // promotes narrow ones to int. The cast makes every compiler compute as the interpreter.
+      return e.type.kind === 'int' && e.type.declBits ? `((${baseSpelling(e.type)})${text})` : text;
     }
     case 'deref':
       return `(*${printPointer(e.ptr, n)})`;
     case 'addr':
-      return `(&${printExpr(e.target, n)})`;
+      return `(&${printLvalue(e.target, n)})`;
     case 'unary':
       return `(${e.op}${printExpr(e.operand, n)})`;
     case 'binary':
@@ -389,10 +448,10 @@ export function printExpr(e: Expr, n: Names): string {
     case 'call':
       return `${n.funcs.get(e.func) ?? `func_${e.func}`}(${e.args.map((a) => printExpr(a, n)).join(', ')})`;
     case 'assign':
-      return `(${printExpr(e.target, n)} ${e.op} ${printExpr(e.value, n)})`;
+      return declBitsCast(e.target.type, `(${printLvalue(e.target, n)} ${e.op} ${printExpr(e.value, n)})`, n);
     case 'incdec': {
-      if (e.prefix) return `(${e.op}${printExpr(e.target, n)})`;
-      const s = `(${printExpr(e.target, n)}${e.op})`;
+      if (e.prefix) return declBitsCast(e.target.type, `(${e.op}${printLvalue(e.target, n)})`, n);
+      const s = declBitsCast(e.target.type, `(${printLvalue(e.target, n)}${e.op})`, n);
       // Compilers disagree on the type of `x++` and `x--` when x is an unsigned bit-field narrower
       // than int: gcc gives it the bit-field's type, which promotes to int, as the interpreter
       // does (src/c/types.ts, bitfieldType); clang, tcc and pcc give it unsigned int, so
@@ -435,6 +494,18 @@ function voidNull(e: Expr): boolean {
   }
 }
 
+/** An lvalue: as printExpr, without the cast of a bit-precise bit-field's value. */
+function printLvalue(e: Expr, n: Names): string {
+  if (e.kind !== 'field' || e.type.kind !== 'int' || !e.type.declBits) return printExpr(e, n);
+  const fname = (e.base.type as RecordT).fields[e.field]!.name;
+  return e.base.kind === 'deref' ? `${printPointer(e.base.ptr, n)}->${fname}` : `${printExpr(e.base, n)}.${fname}`;
+}
+
+/** The value of an assignment to a bit-precise bit-field, cast to its declared type (see the field read). */
+function declBitsCast(t: Expr['type'], text: string, n: Names): string {
+  return t.kind === 'int' && t.declBits ? `((${declare(promote(t), '', n.prefix)})${text})` : text;
+}
+
 /** Whether a type is an unsigned bit-field type narrower than int (see `printExpr`'s `x++`). */
 function isNarrowUnsignedBitfield(t: Expr['type']): boolean {
   return t.kind === 'int' && !t.signed && isBitfieldType(t);
@@ -445,7 +516,7 @@ function isNarrowUnsignedBitfield(t: Expr['type']): boolean {
  * parentheses.
  */
 function printEffect(e: Expr, n: Names): string {
-  if (e.kind === 'incdec' && !e.prefix) return stripParens(`(${printExpr(e.target, n)}${e.op})`);
+  if (e.kind === 'incdec' && !e.prefix) return stripParens(`(${printLvalue(e.target, n)}${e.op})`);
   return stripParens(printExpr(e, n));
 }
 
@@ -568,6 +639,7 @@ function printStmt(s: Stmt, n: Names, depth: number): string {
     case 'hash': {
       const t = s.value.type;
       const v = stripParens(printExpr(s.value, n));
+      if (t.kind === 'int' && hashWidth(t) > 64) return `${pad}${n.prefix}${wideHashName(t)}(${v});`;
       return t.kind === 'float'
         ? `${pad}${n.prefix}kiln_hash((uint64_t)(int64_t)(${v}));`
         : `${pad}${n.prefix}kiln_hash((uint64_t)(${v}));`;

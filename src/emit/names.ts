@@ -1,9 +1,11 @@
-import { C, type IntType } from '../c/types.js';
+import { C, isInt128, typeName, type IntType } from '../c/types.js';
 import type { SafeOp } from '../ir/nodes.js';
 import type { Type } from '../ir/types.js';
 
 /** Short suffix naming a promoted integer type in wrapper names (`int` → `i32`, `long long` → `ll`). */
 function typeSuffix(t: IntType): string {
+  if (t.bitPrecise) return `${t.signed ? 'b' : 'ub'}${t.declBits ?? t.bits}`;
+  if (isInt128(t)) return t.signed ? 'i128' : 'u128';
   if (t.rank === C.llong.rank) return t.signed ? 'll' : 'ull';
   // An ILP32 `long` is as wide as `int` but another type: its wrappers need their own names.
   if (t.rank === C.long.rank && t.bits === 32) return t.signed ? 'l32' : 'ul32';
@@ -36,6 +38,7 @@ function qualPrefix(t: Type): string {
 export function baseSpelling(t: Type, prefix = ''): string {
   switch (t.kind) {
     case 'int':
+      if (t.bitPrecise) return typeName(t);
       // Bit-field expression types print as their declared type.
       return t.bits < 32 && t.rank === C.int.rank ? (t.signed ? 'int' : 'unsigned int') : t.name;
     case 'float':

@@ -1,4 +1,4 @@
-import { intMax, intMin, type IntType } from '../c/types.js';
+import { intMax, intMin, isInt128, toUnsigned, type IntType } from '../c/types.js';
 import type { SafeMathForm, SafeOp } from '../ir/nodes.js';
 import { baseSpelling } from './names.js';
 import { safeName } from './names.js';
@@ -12,6 +12,14 @@ export interface SafeUse {
 
 /** A C constant expression for the minimum/maximum of a type without <limits.h>. */
 function limit(t: IntType, which: 'min' | 'max'): string {
+  if (t.bitPrecise || isInt128(t)) {
+    // No literal has these types: all ones of the unsigned type, shifted for the signed maximum.
+    const T = baseSpelling(t);
+    const U = baseSpelling(toUnsigned(t));
+    if (!t.signed) return which === 'max' ? `((${U})~(${U})0)` : `((${U})0)`;
+    const max = `((${T})((${U})~(${U})0 >> 1))`;
+    return which === 'max' ? max : `(-${max} - 1)`;
+  }
   const suffix = t.bits > 32 ? (t.signed ? 'LL' : 'ULL') : t.signed ? '' : 'U';
   if (which === 'max') return `${intMax(t)}${suffix}`;
   if (!t.signed) return `0${suffix}`;

@@ -1,4 +1,4 @@
-import { isBitfieldType } from '../c/types.js';
+import { declaredType } from '../c/types.js';
 import { fieldExprType, isBitfieldAccess } from '../ir/build.js';
 import type { Expr, VarDecl } from '../ir/nodes.js';
 import { isRecord, namedFields, sameType, unqualified, type Type } from '../ir/types.js';
@@ -349,7 +349,7 @@ export function newVariable(g: GenContext, want: Want): VarDecl | undefined {
         : newVarType(g, asLocal ? 'local' : 'global');
   if (want.writable && t.const) t = unqualified(t);
   // Never declare a width-restricted type.
-  if (t.kind === 'int' && isBitfieldType(t)) t = t.signed ? g.types.int : g.types.uint;
+  if (t.kind === 'int') t = declaredType(t, g.types);
   if (want.type && isRecord(t) && want.writable && hasConst(t)) return undefined;
   if (asLocal) {
     // A pointer local may point at objects of its own block or outer ones, never deeper ones.

@@ -1,4 +1,4 @@
-import { typesOf, type CTypes, type IntType } from '../c/types.js';
+import { bitInt, typesOf, type CTypes, type IntType } from '../c/types.js';
 import { IRBuilder, type FuncSig } from '../ir/build.js';
 import type { Expr, FuncDecl, LabelStmt, Stmt, VarDecl } from '../ir/nodes.js';
 import type { RecordT, Type } from '../ir/types.js';
@@ -148,9 +148,60 @@ export class GenContext {
     return b;
   }
 
+  /**
+   * Whether this program draws `_BitInt` and `__int128` types ({@link enableWideTypes}); both
+   * off leaves the program drawing exactly what it drew before these types existed.
+   */
+  wide = { bitInt: false, int128: false };
+
+  /**
+   * Decides, from a stream of its own (so the program's other draws are untouched), whether this
+   * program uses `_BitInt` and `__int128` (csmith mode, the x86_64 model only: gcc has `_BitInt`
+   * on few targets, `__int128` needs a 64-bit one).
+   */
+  enableWideTypes(rng: Rng): void {
+    const f = this.policy.features;
+    const ch = this.policy.choices;
+    if (this.policy.target !== 'x86_64') return;
+    const bitInt = rng.chance(ch.bitIntPrograms);
+    const int128 = rng.chance(ch.int128Programs);
+    this.wide = {
+      bitInt: f.bitInt && bitInt && this.policy.limits.maxBitIntWidth >= 1 && ch.bitIntShare > 0,
+      int128: f.int128 && int128 && f.math64 && ch.int128Share > 0,
+    };
+  }
+
   /** A random enabled integer type (sometimes spelled classically: same semantics, other front-end paths). */
   intType(): IntType {
-    return this.rng.pick(this.rng.chance(this.policy.choices.classicTypeNames) ? this.classicTypes : this.intTypes);
+    const rng = this.rng;
+    if (this.wide.bitInt && rng.chance(this.policy.choices.bitIntShare)) return this.bitIntType();
+    if (this.wide.int128 && rng.chance(this.policy.choices.int128Share))
+      return rng.chance(0.5) ? this.types.int128 : this.types.uint128;
+    return rng.pick(rng.chance(this.policy.choices.classicTypeNames) ? this.classicTypes : this.intTypes);
+  }
+
+  /** A `_BitInt(N)` type: a width class by its weight, then a width in it (log-uniform above 128). */
+  bitIntType(): IntType {
+    const rng = this.rng;
+    const w = this.policy.choices.bitIntWidths;
+    const max = Math.min(this.policy.limits.maxBitIntWidth, this.policy.features.math64 ? Infinity : 32);
+    const classes: [number, number, number][] = [
+      [1, 8, w.upTo8],
+      [9, 64, w.upTo64],
+      [65, 128, w.upTo128],
+      [129, max, w.wider],
+    ];
+    const open = classes.filter(([lo, , weight]) => lo <= max && weight > 0);
+    if (!open.length) return this.types.int;
+    const [lo, hiClass] = rng.weighted(open.map((c) => [c, c[2]] as const));
+    const hi = Math.min(hiClass, max);
+    const signed = hi >= 2 && rng.chance(0.5);
+    const from = signed ? Math.max(2, lo) : lo;
+    const bits =
+      lo > 128
+        ? Math.min(hi, Math.round(Math.exp(rng.float() * (Math.log(hi + 1) - Math.log(from)) + Math.log(from))))
+        : rng.int(from, hi);
+    return bitInt(Math.max(from, bits), signed);
   }
 
   /** Whether another global may be created. */

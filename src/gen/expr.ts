@@ -1,5 +1,5 @@
 import type { BinaryOp } from '../c/ops.js';
-import { isBitfieldType, type FloatType, type IntType } from '../c/types.js';
+import { declaredType, type FloatType, type IntType } from '../c/types.js';
 import { pointerConvertible } from '../ir/build.js';
 import type { AssignOp, Expr } from '../ir/nodes.js';
 import { walk } from '../ir/visit.js';
@@ -119,7 +119,7 @@ export function genInt(g: GenContext, context: IntType, weights: Weights = g.pol
 
 /** The declared type for a context type: `int`/`unsigned int` for a bit-field's width-restricted type. */
 export function declarable(g: GenContext, t: IntType): IntType {
-  return isBitfieldType(t, g.types) ? (t.signed ? g.types.int : g.types.uint) : t;
+  return declaredType(t, g.types);
 }
 
 /** Generates a subtree with one of the subtree policies set, restoring it afterwards. */

@@ -36,6 +36,7 @@ export function generateRawContext(
   // Per-program distributions (YARPGen's shuffling) and switched-off features (swarm testing).
   const policy = programPolicy(basePolicy, rng);
   const g = new GenContext(rng, policy);
+  g.enableWideTypes(Rng.seeded(`${String(seed)}:wide-types`));
   const extend = Math.min(1, Math.max(0, policy.live.extend));
   g.statementBudget = Math.round(policy.limits.maxStatements * (1 - extend));
   genRecords(g);

@@ -1,4 +1,4 @@
-import { intMax, intMin, type IntType } from '../c/types.js';
+import { bitIntField, intMax, intMin, type IntType } from '../c/types.js';
 import type { Expr, Init } from '../ir/nodes.js';
 import {
   arrayOf,
@@ -49,6 +49,12 @@ function genStruct(g: GenContext): RecordT {
     if (bitfields && rng.chance(policy.choices.bitfieldShare)) {
       if (rng.chance(0.1)) {
         fields.push({ name: '', type: g.types.uint, bits: 0 });
+        continue;
+      }
+      if (g.wide.bitInt && rng.chance(g.policy.choices.bitIntShare)) {
+        // A bit-field of bit-precise type: any width up to its type's.
+        const t = g.bitIntType();
+        fields.push({ name, type: qualifyField(g, t), bits: rng.int(t.signed ? 2 : 1, t.bits) });
         continue;
       }
       const signed = rng.chance(0.5);
@@ -235,6 +241,8 @@ function copyInit(g: GenContext, init: Init): Init {
 
 function bitfieldInitType(g: GenContext, f: Field): IntType {
   const base = f.type as IntType;
+  // A constant of the field's own width-restricted type: its value fits the field.
+  if (base.bitPrecise) return bitIntField(unqualified(base), f.bits!);
   // A constant that fits the bit-field's width: use the smallest exact type of that width.
   const w = f.bits!;
   if (w <= 7) return base.signed ? g.types.int8 : g.types.uint8;

@@ -1,5 +1,5 @@
-import { fromBigInt } from '../c/convert.js';
-import { promote, type CValue, type IntType } from '../c/types.js';
+import { fromBigInt, toBigInt } from '../c/convert.js';
+import { hashWidth, promote, type CValue, type IntType } from '../c/types.js';
 import { fieldExprType } from '../ir/build.js';
 import { checkTarget, type Block, type Expr, type FuncDecl, type Init, type Stmt, type VarDecl } from '../ir/nodes.js';
 import { walk } from '../ir/visit.js';
@@ -478,6 +478,22 @@ function compileStmtInner(cx: CompileContext, s: Stmt, scope: readonly Visible[]
           ? (v: CValue) => BigInt.asUintN(64, BigInt(Math.trunc(v as number)))
           : (v: CValue) => BigInt.asUintN(64, typeof v === 'bigint' ? v : BigInt(v));
       const id = s.id;
+      const width = t.kind === 'int' ? BigInt(hashWidth(t)) : 64n;
+      if (width > 64n) {
+        // A value wider than 64 bits enters the checksum in 64-bit pieces of its unsigned
+        // representation, lowest first (the emitter's kiln_hash_wN does the same).
+        const n = Number(width);
+        return {
+          exec: (f) => {
+            const u = BigInt.asUintN(n, toBigInt(ev(f) as CValue));
+            if (rt.writeFloor !== 0) rt.contractEffect(id, 'updates the checksum');
+            for (let k = 0n; k < width; k += 64n) rt.hash(BigInt.asUintN(64, u >> k));
+            return Completion.Normal;
+          },
+          from: undefined,
+          labels: NO_LABELS,
+        };
+      }
       return {
         exec: (f) => {
           const v = toU64(ev(f) as CValue);

@@ -1,6 +1,6 @@
 import { binaryResultType, unaryResultType } from '../c/eval.js';
 import { isCompare, isIntegerOnly, isShift, type BinaryOp, type UnaryOp } from '../c/ops.js';
-import { C, bitfieldType, fits, promote, usualArithmetic, type CTypes } from '../c/types.js';
+import { C, bitIntField, bitfieldType, fits, promote, usualArithmetic, type CTypes } from '../c/types.js';
 import type {
   AssignExpr,
   AssignOp,
@@ -418,7 +418,8 @@ export class IRBuilder {
 /** The expression type of a member access: the field's type with the record's qualifiers; bit-fields by width. */
 export function fieldExprType(record: RecordT, f: Field, types: CTypes = C): Type {
   let t: Type = f.type;
-  if (f.bits !== undefined && f.type.kind === 'int') t = bitfieldType(f.type.signed, f.bits, types);
+  if (f.bits !== undefined && f.type.kind === 'int')
+    t = f.type.bitPrecise ? bitIntField(unqualified(f.type), f.bits) : bitfieldType(f.type.signed, f.bits, types);
   return qualifyMember(t, {
     const: !!(record.const || f.type.const),
     volatile: !!(record.volatile || f.type.volatile),
@@ -439,10 +440,13 @@ function checkFields(name: string, fields: readonly Field[], allowZeroWidth: boo
   if (fields.filter((f) => f.bits !== 0).length === 0) fail(`${name} needs at least one named member`);
   for (const f of fields) {
     if (f.bits !== undefined) {
-      if (f.type.kind !== 'int' || f.type.rank !== C.int.rank || f.type.bits !== C.int.bits)
-        fail(`bit-field ${name}.${f.name} must be int or unsigned int`);
+      const bp = f.type.kind === 'int' && f.type.bitPrecise;
+      if (f.type.kind !== 'int' || (!bp && (f.type.rank !== C.int.rank || f.type.bits !== C.int.bits)))
+        fail(`bit-field ${name}.${f.name} must be int, unsigned int or a _BitInt type`);
       if (f.bits === 0 && !allowZeroWidth) fail(`${name}: unnamed :0 fields only in structs`);
-      if (f.bits < 0 || f.bits > 32) fail(`bit-field ${name}.${f.name} width ${f.bits} out of range`);
+      const max = bp ? f.type.bits : 32;
+      if (f.bits < (bp && f.type.signed ? 2 : 0) || f.bits > max || (bp && f.bits === 0))
+        fail(`bit-field ${name}.${f.name} width ${f.bits} out of range`);
     }
     if (f.type.kind === 'void') fail(`${name}.${f.name} has type void`);
   }

@@ -1,5 +1,6 @@
 import type { Expr, FuncDecl, Node, Program } from './nodes.js';
 import { isExpr } from './nodes.js';
+import type { IntType } from '../c/types.js';
 import { isRecord, pointerDepth, type Type } from './types.js';
 import { walk, walkProgram } from './visit.js';
 
@@ -139,6 +140,14 @@ export const FEATURES = {
   'type:int32': '32-bit integers',
   'type:int64': '64-bit integers',
   'type:classic-names': 'classic spellings (char, short, long, …)',
+  'type:int128': '__int128 and unsigned __int128',
+  'type:bitint': 'bit-precise types _BitInt(N) and unsigned _BitInt(N)',
+  'bitint:1-8': '_BitInt widths 1 to 8',
+  'bitint:9-64': '_BitInt widths 9 to 64',
+  'bitint:65-128': '_BitInt widths 65 to 128',
+  'bitint:wider': '_BitInt widths above 128',
+  'bitfield:bitint': 'bit-fields of _BitInt type',
+  'op:bitint-arith': 'arithmetic computed in a _BitInt type (never promoted)',
   struct: 'structs',
   union: 'unions',
   'struct:nested': 'structs nested in structs or unions',
@@ -207,6 +216,12 @@ function typeFeatures(t: Type, out: Set<Feature>, seen = new Set<Type>()): void 
   seen.add(t);
   switch (t.kind) {
     case 'int':
+      if (t.bitPrecise || t.rank === 6) {
+        wideIntFeatures(t, out);
+        if (t.const) out.add('qual:const-object');
+        if (t.volatile) out.add('qual:volatile-object');
+        return;
+      }
       if (t.bits === 8) out.add('type:int8');
       else if (t.bits === 16) out.add('type:int16');
       else if (t.bits === 32) out.add('type:int32');
@@ -237,6 +252,7 @@ function typeFeatures(t: Type, out: Set<Feature>, seen = new Set<Type>()): void 
       out.add(t.kind);
       if (t.kind === 'struct' && t.packed) out.add('struct:packed');
       for (const f of t.fields) {
+        if (f.bits !== undefined && f.type.kind === 'int' && f.type.bitPrecise) out.add('bitfield:bitint');
         if (f.bits !== undefined)
           out.add(
             f.bits === 0
@@ -255,6 +271,17 @@ function typeFeatures(t: Type, out: Set<Feature>, seen = new Set<Type>()): void 
     default:
       return;
   }
+}
+
+/** The features of an `__int128` or `_BitInt(N)` type (a bit-precise bit-field's by its declared N). */
+function wideIntFeatures(t: IntType, out: Set<Feature>): void {
+  if (!t.bitPrecise) {
+    if (t.rank === 6) out.add('type:int128');
+    return;
+  }
+  out.add('type:bitint');
+  const n = t.declBits ?? t.bits;
+  out.add(n <= 8 ? 'bitint:1-8' : n <= 64 ? 'bitint:9-64' : n <= 128 ? 'bitint:65-128' : 'bitint:wider');
 }
 
 /** Whether a `for` loop is an array loop: `for (i = 0; i < n; i++)` whose body indexes with `i`. */
@@ -339,6 +366,12 @@ function functionCensus(f: FuncDecl, features: Set<Feature>, operators: Set<stri
 }
 
 function exprFeatures(e: Expr, parent: Node | undefined, out: Set<Feature>): void {
+  if (e.type.kind === 'int' && (e.type.bitPrecise || e.type.rank === 6)) {
+    wideIntFeatures(e.type, out);
+    if (e.type.bitPrecise && (e.kind === 'binary' || e.kind === 'unary' || e.kind === 'safe'))
+      out.add('op:bitint-arith');
+    if (e.type.bitPrecise && (e.kind === 'incdec' || (e.kind === 'assign' && e.op !== '='))) out.add('op:bitint-arith');
+  }
   switch (e.kind) {
     case 'addr':
       out.add('op:address-of');
@@ -383,4 +416,51 @@ function exprFeatures(e: Expr, parent: Node | undefined, out: Set<Feature>): voi
     default:
       break;
   }
+}
+
+/**
+ * What a program needs of a compiler beyond C11: `__int128`, and `_BitInt` up to a width (0:
+ * none). Computed from the IR (types of records, declarations and every expression), so a
+ * reduction or an EMI variant of a program carries its own.
+ */
+export interface ProgramRequires {
+  readonly int128: boolean;
+  readonly bitIntWidth: number;
+}
+
+/** The {@link ProgramRequires} of a program. */
+export function programRequires(p: Program): ProgramRequires {
+  let int128 = false;
+  let bitIntWidth = 0;
+  const seen = new Set<Type>();
+  const visit = (t: Type): void => {
+    if (seen.has(t)) return;
+    seen.add(t);
+    switch (t.kind) {
+      case 'int':
+        if (t.rank === 6) int128 = true;
+        if (t.bitPrecise) bitIntWidth = Math.max(bitIntWidth, t.declBits ?? t.bits);
+        return;
+      case 'ptr':
+        return visit(t.to);
+      case 'array':
+        return visit(t.of);
+      case 'struct':
+      case 'union':
+        for (const f of t.fields) visit(f.type);
+        return;
+      default:
+        return;
+    }
+  };
+  for (const r of p.records) visit(r);
+  for (const g of p.globals) visit(g.type);
+  for (const f of p.funcs) {
+    visit(f.ret);
+    for (const x of f.params) visit(x.type);
+  }
+  walkProgram(p, (n) => {
+    if (isExpr(n) || n.kind === 'var-decl') visit(n.type);
+  });
+  return { int128, bitIntWidth };
 }

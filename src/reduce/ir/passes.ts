@@ -1,4 +1,4 @@
-import { C, intMax, intMin, isBitfieldType, type IntType } from '../../c/types.js';
+import { C, declaredType, intMax, intMin, isBitfieldType, type IntType } from '../../c/types.js';
 import { IRBuilder } from '../../ir/build.js';
 import type { Block, Expr, FuncDecl, Node, Program, Stmt, VarDecl } from '../../ir/nodes.js';
 import { isExpr } from '../../ir/nodes.js';
@@ -72,7 +72,7 @@ function builder(p: Program): IRBuilder {
 
 function zero(b: IRBuilder, t: Type): Expr | undefined {
   const u = unqualified(t);
-  if (u.kind === 'int') return b.lit(0n, isBitfieldType(u) ? (u.signed ? C.int : C.uint) : u);
+  if (u.kind === 'int') return b.lit(0n, declaredType(u));
   if (u.kind === 'float') return b.lit(0, u);
   if (u.kind === 'ptr') return b.nullptr(u);
   return undefined;
@@ -235,7 +235,7 @@ const replaceByValue = (fine: boolean): IRPass => ({
       const v = values.get(e.id);
       if (v === undefined || v === VARIED) continue;
       const t = unqualified(e.type) as IntType;
-      const decl = isBitfieldType(t) ? (t.signed ? C.int : C.uint) : t;
+      const decl = declaredType(t);
       const value = typeof v === 'bigint' ? v : BigInt(v);
       if (value < intMin(decl) || value > intMax(decl)) continue;
       sites.push({ id: e.id, value, type: decl });
@@ -272,7 +272,7 @@ const replaceByOperand = (fine: boolean): IRPass => ({
           out.push(() => {
             const b = builder(program);
             const t = unqualified(e.type) as IntType;
-            return { ...replaceNode(program, e.id, () => b.lit(k, isBitfieldType(t) ? C.int : t)), nextId: b.nextId };
+            return { ...replaceNode(program, e.id, () => b.lit(k, t.declBits ? declaredType(t) : isBitfieldType(t) ? C.int : t)), nextId: b.nextId };
           });
         }
       }
