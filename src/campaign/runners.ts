@@ -40,6 +40,7 @@ export function localRunnerFor(s: FuzzSettings): CampaignRunner {
     rerunFailures: s.rerun,
     ...(s.ubShare ? { ubShare: s.ubShare } : {}),
     ...(s.emi ? { emi: s.emi } : {}),
+    ...(s.capabilities ? { capabilities: s.capabilities } : {}),
   });
 }
 

@@ -10,13 +10,17 @@ import { recordReduction } from './reduce-finding.js';
 import { Progress } from './progress.js';
 import { ReportRefresher } from './report-refresher.js';
 import { localRunnerFor } from './runners.js';
-import { settingsToStore, type FuzzSettings } from './settings.js';
+import { settingsToStore, withCapabilities, type FuzzSettings } from './settings.js';
 
 /**
  * Runs one session of a campaign with resolved settings — on this machine's cores unless another
  * runner (a queue of workers) is given; resolves when it has stopped cleanly.
  */
-export async function fuzz(s: FuzzSettings, runner: CampaignRunner = localRunnerFor(s)): Promise<CampaignSummary> {
+export async function fuzz(settings: FuzzSettings, given?: CampaignRunner): Promise<CampaignSummary> {
+  // Probed before anything is stored: a new campaign's stored policy draws only what its compilers
+  // accept. A given runner (a queue of workers) already holds its settings: it is left as it is.
+  const s = settings.sanitizers || given ? settings : await withCapabilities(settings);
+  const runner = given ?? localRunnerFor(s);
   const checkMs = runner.checksCompilersHere ? await checkCompilers(s) : undefined;
   const store = KilnStore.open(s.out, 'write');
   const campaignId = s.resume
@@ -190,8 +194,9 @@ export async function fuzz(s: FuzzSettings, runner: CampaignRunner = localRunner
   process.stdout.write(
     `kiln fuzz: campaign ${campaignId} stopped (${summary.stoppedBy}): this session ${summary.programs} ` +
       `programs, ${summary.tests} tests in ${(summary.elapsedMs / 1000).toFixed(1)} s; ` +
-      `campaign total ${row.programs} programs, ${row.findings} findings, ${row.internal} internal; results ` +
-      `in ${s.out}\n`,
+      `campaign total ${row.programs} programs, ${row.findings} findings, ${row.internal} internal` +
+      `${row.counters.skipped ? `, ${row.counters.skipped} tests skipped (compiler lacks the program's types)` : ''}` +
+      `; results in ${s.out}\n`,
   );
   return summary;
 }

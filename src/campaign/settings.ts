@@ -1,6 +1,7 @@
 import { errDatabase, errState } from '../diag/errors.js';
 import { isModeChoice, type ModeChoice } from '../gen/mode.js';
 import { parsePolicy, PolicyError, type Policy } from '../gen/policy.js';
+import { compilerCapabilities, type CompilerCapabilities } from '../harness/capabilities.js';
 import { resolveCompilers, type Compiler } from '../harness/compilers.js';
 import type { Configuration, Limits } from '../harness/matrix.js';
 import { DEFAULT_MAX_PER_BUCKET } from '../store/cap.js';
@@ -42,6 +43,34 @@ export interface FuzzSettings extends StoredSettings {
   readonly resume: CampaignRow | undefined;
   /** Reduce each new bucket's first finding in the background. */
   readonly reduce: boolean;
+  /** What each compiler accepts beyond C11, probed at the session's start ({@link withCapabilities}). */
+  readonly capabilities?: ReadonlyMap<string, CompilerCapabilities>;
+}
+
+/**
+ * Probes every compiler of the session once for `__int128` and `_BitInt` (src/harness/capabilities.ts).
+ * A new campaign's policy then draws only what some compiler accepts: `_BitInt` widths up to the
+ * largest limit among them (so every program has a compiler), `__int128` only when one has it. The
+ * policy is stored with the campaign, so `--resume` and `kiln reduce` generate the same programs; a
+ * resumed session only probes again (each test still goes only to compilers that accept its program).
+ */
+export async function withCapabilities(s: FuzzSettings): Promise<FuzzSettings> {
+  const caps = new Map<string, CompilerCapabilities>();
+  for (const c of s.compilers) caps.set(c.name, await compilerCapabilities(c));
+  if (s.resume) return { ...s, capabilities: caps };
+  const all = [...caps.values()];
+  const widest = Math.max(0, ...all.map((c) => c.bitIntMaxWidth));
+  const p = s.policy;
+  const policy: Policy = {
+    ...p,
+    features: {
+      ...p.features,
+      int128: p.features.int128 && all.some((c) => c.int128),
+      bitInt: p.features.bitInt && widest > 0,
+    },
+    limits: { ...p.limits, maxBitIntWidth: Math.min(p.limits.maxBitIntWidth, widest) },
+  };
+  return { ...s, policy, capabilities: caps };
 }
 
 /** The settings a new campaign stores with it, for `--resume` ({@link storedSettings} reads them back). */

@@ -3,6 +3,7 @@
 import { modeFor, type ModeChoice } from '../gen/mode.js';
 import type { Policy } from '../gen/policy.js';
 import { emitFiles } from '../emit/files.js';
+import { programRequires } from '../ir/census.js';
 import { Rng } from '../random/rng.js';
 import { generateProgram, type Generated } from '../repair/generate.js';
 import { drawRelaxations, relaxProgram, relaxRng } from '../repair/relax.js';
@@ -48,14 +49,32 @@ function generate(id: number, seed: string): GenReply {
     if (bases) {
       const e = bases.program(seed, emi);
       if (!e.ok) return { id, seed, ok: false, reason: e.reason, genMs: e.genMs };
-      return { id, seed, ok: true, mode: e.mode, expected: e.expected, files: e.files, genMs: e.genMs };
+      return {
+        id,
+        seed,
+        ok: true,
+        mode: e.mode,
+        expected: e.expected,
+        files: e.files,
+        genMs: e.genMs,
+        requires: programRequires(e.program),
+      };
     }
     const mode = modeFor(seed, modeChoice);
     const r = generateProgram(seed, policy, mode);
     if (!r.ok) return { id, seed, ok: false, reason: r.reason, genMs: r.genMs };
     if (mode === 'csmith' && relaxedSeed(seed, ubShare)) return relaxed(id, r, policy);
     const files = campaignFiles(r, policy);
-    return { id, seed, ok: true, mode, expected: r.expected, files, genMs: r.genMs };
+    return {
+      id,
+      seed,
+      ok: true,
+      mode,
+      expected: r.expected,
+      files,
+      genMs: r.genMs,
+      requires: programRequires(r.program),
+    };
   } catch (e) {
     return {
       id,
@@ -99,5 +118,6 @@ function relaxed(id: number, g: Generated, p: Policy): GenReply {
     files,
     genMs,
     relaxed: { rates: x.rates, ...(v.ok ? {} : { ub: v.reason }) },
+    requires: programRequires(x.program),
   };
 }

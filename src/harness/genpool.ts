@@ -1,3 +1,4 @@
+import type { ProgramRequires } from '../ir/census.js';
 import { fork, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -36,6 +37,8 @@ export type GenReply =
       readonly genMs: number;
       /** `--ub-share`: the program was relaxed (src/repair/relax.ts); `ub` names the UB the interpreter met, if any. */
       readonly relaxed?: { readonly rates: Readonly<Record<string, number>>; readonly ub?: string };
+      /** What the program needs of a compiler (`__int128`, `_BitInt` widths), from its IR. */
+      readonly requires?: ProgramRequires;
     }
   | {
       readonly id: number;

@@ -15,6 +15,9 @@ export const OUTCOMES = [
   'sanitizer-miss',
   'sanitizer-false-alarm',
   'internal',
+  // The configuration's compiler does not accept the program's types (src/harness/capabilities.ts):
+  // not compiled, never a finding.
+  'skipped',
 ] as const;
 
 /** A stored outcome (see ARCHITECTURE.md, "Campaigns"). */

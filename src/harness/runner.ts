@@ -1,3 +1,4 @@
+import type { CompilerCapabilities } from './capabilities.js';
 // What every way of running a campaign shares: the reports a runner hands the session, its hooks,
 // the runner interface, and the state of one run (counts, limits, why it stopped), so the
 // scheduler on this machine (scheduler.ts), the sanitizer runner and the queue's coordinator stop,
@@ -148,6 +149,8 @@ export interface RunnerSettings {
   readonly ubShare?: number;
   /** `--emi K`: each seed is an EMI variant (src/mutate/recipes.ts); 0 or absent: off. */
   readonly emi?: number;
+  /** What each compiler accepts beyond C11 (by name): programs it cannot compile are skipped there. */
+  readonly capabilities?: ReadonlyMap<string, CompilerCapabilities>;
 }
 
 /** When a run stops on its own: a program budget, a wall-clock limit, an abort signal. */

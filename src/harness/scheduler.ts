@@ -1,6 +1,7 @@
 import type { EmittedFile } from '../emit/files.js';
 import type { Mode, ModeChoice } from '../gen/mode.js';
 import type { Policy } from '../gen/policy.js';
+import { accepts, type CompilerCapabilities } from './capabilities.js';
 import { testConfiguration, type ConfigResult } from './execute.js';
 import { GeneratorPool } from './genpool.js';
 import type { Configuration, Limits, StepLimits } from './matrix.js';
@@ -60,6 +61,12 @@ export interface CampaignOptions {
   readonly hangFloor?: { readonly compileMs: number; readonly runMs: number };
   /** Generation processes to use (kept open afterwards); default: a pool of `jobs` made and closed by the campaign. */
   readonly pool?: GeneratorPool;
+  /**
+   * What each compiler (by name) accepts beyond C11, probed once per campaign: a program whose
+   * types a configuration's compiler lacks is not tested there, and that test is `skipped`.
+   * A compiler without an entry is given every program.
+   */
+  readonly capabilities?: ReadonlyMap<string, CompilerCapabilities>;
 }
 
 /** Recent compile and run durations of one configuration. */
@@ -91,6 +98,9 @@ interface OpenProgram {
   /** Limits each configuration's tests ran with (short hang limits included). */
   readonly limits: Map<Configuration, Limits>;
   agreed: string | undefined;
+  /** The configurations that test it (those whose compiler accepts its types), and those skipped. */
+  readonly configs: readonly Configuration[];
+  readonly skipped: readonly Configuration[];
   /** Set for a relaxed program (`--ub-share`); with `ub`, it is compiled only, for crashes and hangs. */
   readonly relaxed?: { readonly rates: Readonly<Record<string, number>>; readonly ub?: string };
 }
@@ -203,21 +213,31 @@ export async function runCampaign(opts: CampaignOptions, hooks: CampaignHooks): 
         gensInFlight--;
         if (state.stoppedBy) return maybeFinish();
         if (reply.ok) {
-          open.push({
+          const caps = opts.capabilities;
+          const mine = caps
+            ? configs.filter((c) => accepts(caps.get(c.compiler.name) ?? ALL, reply.requires))
+            : configs;
+          const skipped = configs.filter((c) => !mine.includes(c));
+          const p: OpenProgram = {
             seed,
             mode: reply.mode,
             files: reply.files,
             expected: reply.expected,
             genMs: reply.genMs,
             phase: 'first',
-            pending: [...configs],
+            pending: [...mine],
+            configs: mine,
+            skipped,
             running: 0,
             first: new Map(),
             second: new Map(),
             limits: new Map(),
             agreed: undefined,
             ...(reply.relaxed ? { relaxed: reply.relaxed } : {}),
-          });
+          };
+          // No compiler of the campaign takes it: reported at once, every test skipped.
+          if (mine.length === 0) report(finalReport(p));
+          else open.push(p);
         } else if (reply.reason === 'pool closed') {
           return maybeFinish();
         } else if (reply.reason === 'pool failed') {
@@ -273,10 +293,10 @@ export async function runCampaign(opts: CampaignOptions, hooks: CampaignHooks): 
     /** After the first round: look for an interpreter disagreement, then retest the failures. */
     const advance = (p: OpenProgram): void => {
       if (p.phase === 'first') {
-        const runs = configs.map((c) => p.first.get(c)!);
+        const runs = p.configs.map((c) => p.first.get(c)!);
         p.agreed = p.relaxed?.ub !== undefined ? undefined : internalDisagreement(p.expected, runs);
         // A suspected hang is not re-run with its short limit: its background check replaces that.
-        const failing = configs.filter((c) => {
+        const failing = p.configs.filter((c) => {
           const r = p.first.get(c)!;
           return (
             FINDING_OUTCOMES.has(r.judgement.outcome) &&
@@ -397,7 +417,7 @@ export async function runCampaign(opts: CampaignOptions, hooks: CampaignHooks): 
   }
 
   function finalReport(p: OpenProgram): ProgramReport {
-    const results = configs.map((c): FinalResult => {
+    const tested = p.configs.map((c): FinalResult => {
       const first = p.first.get(c)!;
       const second = p.second.get(c);
       if (p.agreed !== undefined && first.output === p.agreed)
@@ -430,6 +450,7 @@ export async function runCampaign(opts: CampaignOptions, hooks: CampaignHooks): 
         behaviours: nondeterministic ? [one, two] : [one],
       };
     });
+    const results = [...tested, ...p.skipped.map((c) => skippedResult(c))];
     return {
       seed: p.seed,
       status: 'tested',
@@ -442,6 +463,16 @@ export async function runCampaign(opts: CampaignOptions, hooks: CampaignHooks): 
       ...(p.relaxed ? { relaxed: p.relaxed } : {}),
     };
   }
+}
+
+/** Every capability: a compiler the campaign did not probe is given every program. */
+const ALL: CompilerCapabilities = { int128: true, bitIntMaxWidth: Number.POSITIVE_INFINITY };
+
+/** The result of a configuration whose compiler does not accept the program: nothing ran. */
+function skippedResult(c: Configuration): FinalResult {
+  const compile = { command: [], status: null, signal: null, timedOut: false, durationMs: 0, stdout: '', stderr: '' };
+  const result: ConfigResult = { config: c, judgement: { outcome: 'skipped' }, compile, durationMs: 0, aborted: false };
+  return { config: c, outcome: 'skipped', result, flaky: false };
 }
 
 /** The outcomes that count for a program with undefined behaviour (CsmithEdge's crash testing). */

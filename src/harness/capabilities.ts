@@ -1,0 +1,72 @@
+// What each compiler accepts beyond C11 (`__int128`, `_BitInt(N)` up to a width), probed once
+// per campaign, and which configurations may test a program that needs them.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ProgramRequires } from '../ir/census.js';
+import type { Compiler } from './compilers.js';
+import { runProcess } from './process.js';
+
+/** The integer types a compiler accepts. */
+export interface CompilerCapabilities {
+  readonly int128: boolean;
+  /** The widest `_BitInt(N)` it accepts (`__BITINT_MAXWIDTH__`), 0 without `_BitInt`. */
+  readonly bitIntMaxWidth: number;
+}
+
+/** Nothing beyond C11 (tcc, pcc, gcc before 14 for `_BitInt`). */
+export const NO_CAPABILITIES: CompilerCapabilities = { int128: false, bitIntMaxWidth: 0 };
+
+// By real path and target: a campaign names each compiler once, and tests probe the same few.
+const probed = new Map<string, Promise<CompilerCapabilities>>();
+
+/**
+ * The compiler's capabilities: its predefined macros (`cc -dM -E`: `__SIZEOF_INT128__`,
+ * `__BITINT_MAXWIDTH__`), each confirmed by compiling a tiny program that uses it (a macro the
+ * front end defines but a back end refuses counts as absent). Cached per process.
+ */
+export function compilerCapabilities(c: Compiler): Promise<CompilerCapabilities> {
+  const key = `${c.realPath}\0${c.command}\0${c.target ?? ''}`;
+  let p = probed.get(key);
+  if (!p) probed.set(key, (p = probe(c.command)));
+  return p;
+}
+
+async function probe(command: string): Promise<CompilerCapabilities> {
+  const dir = mkdtempSync(join(tmpdir(), 'kiln-caps-'));
+  try {
+    const empty = join(dir, 'empty.c');
+    writeFileSync(empty, '');
+    const macros = await runProcess(command, ['-dM', '-E', empty], { cwd: dir, timeoutMs: 60_000 });
+    if (macros.status !== 0) return NO_CAPABILITIES;
+    const int128 = /^#define __SIZEOF_INT128__ 16$/m.test(macros.stdout);
+    const width = Number(/^#define __BITINT_MAXWIDTH__ (\d+)/m.exec(macros.stdout)?.[1] ?? 0);
+    const accepts = async (name: string, text: string): Promise<boolean> => {
+      const file = join(dir, `${name}.c`);
+      writeFileSync(file, text);
+      const r = await runProcess(command, ['-c', file, '-o', join(dir, `${name}.o`)], { cwd: dir, timeoutMs: 60_000 });
+      return r.status === 0;
+    };
+    const has128 =
+      int128 && (await accepts('int128', 'unsigned __int128 f(__int128 a) { return (unsigned __int128)a * 3; }\n'));
+    // The confirmation uses a width the campaign will draw at most (wider ones only cost time).
+    const w = Math.min(width, 256);
+    const hasBitInt =
+      w >= 2 &&
+      (await accepts(
+        'bitint',
+        `_BitInt(${w}) f(_BitInt(${w}) a, unsigned _BitInt(7) b) { return a / 3 + (b >> 1); }\n` +
+          'struct S { unsigned _BitInt(12) f : 5; };\n',
+      ));
+    return { int128: has128, bitIntMaxWidth: hasBitInt ? width : 0 };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Whether a compiler with these capabilities accepts a program with these requirements. */
+export function accepts(caps: CompilerCapabilities, req: ProgramRequires | undefined): boolean {
+  if (!req) return true;
+  if (req.int128 && !caps.int128) return false;
+  return req.bitIntWidth <= caps.bitIntMaxWidth;
+}

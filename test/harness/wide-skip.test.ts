@@ -1,0 +1,64 @@
+// A campaign gives each compiler only the programs it accepts: gcc-12 has `__int128` but no
+// `_BitInt`, clang-16 has both, so `_BitInt` programs are tested by clang-16 and skipped (never
+// a finding) by gcc-12, and the campaign's policy draws no `_BitInt` wider than clang-16 takes.
+import { describe, expect, it } from 'vitest';
+import { withCapabilities, type FuzzSettings } from '../../src/campaign/settings.js';
+import { parsePolicy } from '../../src/gen/policy.js';
+import { accepts, compilerCapabilities } from '../../src/harness/capabilities.js';
+import { resolveCompiler } from '../../src/harness/compilers.js';
+import { buildMatrix, type Limits } from '../../src/harness/matrix.js';
+import type { ProgramReport } from '../../src/harness/runner.js';
+import { runCampaign } from '../../src/harness/scheduler.js';
+
+const policy = parsePolicy({ features: { int128: true, bitInt: true } }, 'small');
+const limits: Limits = { compile: { timeoutMs: 120_000, memoryMb: 4096 }, run: { timeoutMs: 10_000, memoryMb: 2048 } };
+
+describe('compilers without _BitInt', () => {
+  it('are probed once: gcc-12 has __int128 only, clang-16 both, with its width limit', async () => {
+    const gcc = await compilerCapabilities(await resolveCompiler('gcc-12'));
+    const clang = await compilerCapabilities(await resolveCompiler('clang-16'));
+    expect(gcc).toEqual({ int128: true, bitIntMaxWidth: 0 });
+    expect(clang).toEqual({ int128: true, bitIntMaxWidth: 8_388_608 });
+    expect(accepts(gcc, { int128: true, bitIntWidth: 0 })).toBe(true);
+    expect(accepts(gcc, { int128: false, bitIntWidth: 7 })).toBe(false);
+    expect(accepts(clang, { int128: true, bitIntWidth: 256 })).toBe(true);
+    // A campaign of gcc-12 alone draws no _BitInt; with clang-16, widths up to the policy's own limit.
+    const settings = (compilers: FuzzSettings['compilers']) =>
+      ({ compilers, policy, resume: undefined }) as unknown as FuzzSettings;
+    const alone = await withCapabilities(settings([await resolveCompiler('gcc-12')]));
+    expect(alone.policy.features).toMatchObject({ bitInt: false, int128: true });
+    const both = await withCapabilities(settings([await resolveCompiler('gcc-12'), await resolveCompiler('clang-16')]));
+    expect(both.policy.features).toMatchObject({ bitInt: true, int128: true });
+    expect(both.policy.limits.maxBitIntWidth).toBe(policy.limits.maxBitIntWidth);
+  }, 120_000);
+
+  it('skip _BitInt programs, which clang-16 tests; other programs both test', async () => {
+    const gcc = await resolveCompiler('gcc-12');
+    const clang = await resolveCompiler('clang-16');
+    const [g, c] = buildMatrix([gcc, clang], ['-O0']);
+    const capabilities = new Map([
+      [gcc.name, await compilerCapabilities(gcc)],
+      [clang.name, await compilerCapabilities(clang)],
+    ]);
+    const reports: ProgramReport[] = [];
+    const seeds = (function* () {
+      for (let s = 1n; ; s++) yield s;
+    })();
+    await runCampaign(
+      { configurations: [g!, c!], limits, policy, mode: 'csmith', jobs: 2, seeds, maxPrograms: 6, capabilities },
+      { onProgram: (r) => void reports.push(r) },
+    );
+    const tested = reports.filter((r) => r.status === 'tested');
+    expect(tested.length).toBeGreaterThanOrEqual(5);
+    let skipped = 0;
+    for (const r of tested) {
+      const bitInt = r.files!.some((f) => f.content.includes('_BitInt('));
+      const outcome = (cfg: typeof g) => r.results.find((x) => x.config === cfg)?.outcome;
+      expect(outcome(g), `seed ${r.seed}`).toBe(bitInt ? 'skipped' : 'ok');
+      expect(outcome(c), `seed ${r.seed}`).toBe('ok');
+      if (bitInt) skipped++;
+    }
+    expect(skipped).toBeGreaterThan(0);
+    expect(skipped).toBeLessThan(tested.length);
+  }, 900_000);
+});
