@@ -17,6 +17,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reduceAndBundle } from '../../src/campaign/reduce-finding.js';
+import { resolveCompilers } from '../../src/harness/compilers.js';
+import { testConfiguration } from '../../src/harness/execute.js';
+import { buildMatrix, DEFAULT_LIMITS } from '../../src/harness/matrix.js';
+import { TempRoot } from '../../src/harness/tempdir.js';
 import { requireTool } from '../support/cc.js';
 import { runKiln } from './support/cli.js';
 
@@ -67,6 +71,34 @@ describe('profile-guided configurations in a campaign', () => {
     expect(existsSync(join(out, 'findings')) ? readdirSync(join(out, 'findings')) : []).toEqual([]);
   });
 
+  it('perturbs the real profiles of gcc-12 and clang-14 the same way on every run', async () => {
+    const program = [
+      '#include <stdio.h>',
+      'static int f(int x) { return x % 3 == 0 ? 2 * x : x + 1; }',
+      'int main(void) {',
+      '  long s = 0;',
+      '  for (int i = 0; i < 1000; i++) s += (i & 1) ? f(i) : -i;',
+      '  printf("checksum = %ld\\n", s);',
+      '  return 0;',
+      '}',
+      '',
+    ].join('\n');
+    const temp = TempRoot.create();
+    try {
+      const configs = buildMatrix(await resolveCompilers(['gcc-12', 'clang-14']), ['-O2 +profile=perturbed']);
+      for (const c of configs) {
+        const runs = [];
+        for (let i = 0; i < 2; i++)
+          runs.push(await testConfiguration(program, 'checksum = 84500', c, DEFAULT_LIMITS, temp));
+        for (const r of runs) expect(r.judgement, c.slug).toEqual({ outcome: 'ok' });
+        expect(runs[0]!.profile?.files?.length, c.slug).toBe(1);
+        expect(runs[1]!.profile?.files).toEqual(runs[0]!.profile?.files);
+      }
+    } finally {
+      temp.dispose();
+    }
+  });
+
   it('refuses a profile configuration of tcc before starting', async () => {
     requireTool('tcc');
     const r = await runKiln(['fuzz', '--compilers', 'tcc', '--opts', '-O2 +profile', '--tests', '1', '--out', work]);
@@ -84,7 +116,7 @@ describe('profile-guided configurations in a campaign', () => {
     const r = await runKiln([
       'fuzz',
       '--compilers',
-      `gcc-12,${fake}`,
+      fake,
       '--opts',
       '-O2 +profile=perturbed',
       '--tests',
