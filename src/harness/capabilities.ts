@@ -15,7 +15,7 @@ export interface CompilerCapabilities {
 }
 
 /** Nothing beyond C11 (tcc, pcc, gcc before 14 for `_BitInt`). */
-export const NO_CAPABILITIES: CompilerCapabilities = { int128: false, bitIntMaxWidth: 0 };
+const NO_CAPABILITIES: CompilerCapabilities = { int128: false, bitIntMaxWidth: 0 };
 
 // By real path and target: a campaign names each compiler once, and tests probe the same few.
 const probed = new Map<string, Promise<CompilerCapabilities>>();
