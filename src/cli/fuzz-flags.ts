@@ -131,6 +131,9 @@ export function checkConfigurations(
       'host (x86-64) gcc and clang configurations with --sanitizers (sanitized binaries run natively)',
     );
   }
+  const profiled = configurations.find((c) => c.profile);
+  if (sanitizers && profiled)
+    throw errBadOption('--opts', profiled.optionsText, 'option sets without +profile with --sanitizers');
   refuseStaticProfileProblems(configurations);
   const targets = commonTarget(configurations);
   if (!targets.target) {

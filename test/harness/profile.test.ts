@@ -2,6 +2,7 @@
 // objects, the matrix's keys and slugs, the perturbations (on hand-built .gcda files of both
 // length units and byte orders, and on llvm-profdata's text form), and the repro script's lines.
 import { describe, expect, it } from 'vitest';
+import { checkConfigurations } from '../../src/cli/fuzz-flags.js';
 import type { Compiler } from '../../src/harness/compilers.js';
 import { parseFuzzConfig } from '../../src/harness/config.js';
 import { buildMatrix, DEFAULT_LIMITS, splitOptionSets } from '../../src/harness/matrix.js';
@@ -67,6 +68,13 @@ describe('profile option syntax', () => {
       expect.objectContaining({ code: 'KILN_PROFILE_UNSUPPORTED' }),
     );
     expect(() => refuseStaticProfileProblems(buildMatrix([tcc], ['-O2']))).not.toThrow();
+    // The flags' check refuses it too, and a profile with --sanitizers (sanitized builds take none).
+    expect(() => checkConfigurations(buildMatrix([tcc], ['-O2 +profile']), 'tcc', [tcc], false)).toThrow(
+      expect.objectContaining({ code: 'KILN_PROFILE_UNSUPPORTED' }),
+    );
+    expect(() => checkConfigurations(buildMatrix([gcc], ['-O2 +profile']), 'gcc-12', [gcc], true)).toThrow(
+      expect.objectContaining({ code: 'KILN_BAD_OPTION' }),
+    );
   });
 });
 
