@@ -98,7 +98,7 @@ describe('kiln fuzz --emi', () => {
     const dir = rows[0]!.dir;
     // A budget of candidates, not of time (the outcome must not depend on the machine's speed):
     // the first rounds already shrink it; the whole reduction is bench territory.
-    const red = await runKiln(['reduce', dir, '--jobs', '2', '--max-candidates', '100', '-o', join(work, 'reduced.c')]);
+    const red = await runKiln(['reduce', dir, '--jobs', '2', '--max-candidates', '40', '-o', join(work, 'reduced.c')]);
     expect(red.status, red.stderr).toBe(0);
     const reduced = readFileSync(join(work, 'reduced.c'), 'utf8');
     expect(reduced).toContain('__builtin_expect(!!(');

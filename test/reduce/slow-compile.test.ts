@@ -62,7 +62,7 @@ describe('kiln reduce on a suspected compile hang that is a slow compile', () =>
   it('reduces it to a program that is still slow to optimise, and says so in the report', async () => {
     // Stopped after a budget of candidates to keep the test short (a bound by work, so the result
     // does not depend on the machine's speed): a stopped reduction still writes its bundle.
-    const r = await runKiln(['reduce', finding, '--jobs', '2', '--max-candidates', '16']);
+    const r = await runKiln(['reduce', finding, '--jobs', '2', '--max-candidates', '8']);
     expect(r.status, r.stderr).toBe(0);
     expect(r.stderr + r.stdout).toMatch(/reducing as a slow compile: 2\d\.\d s against \d\.\d\d s at -O0/);
     const reduced = readFileSync(join(finding, 'reduced.c'), 'utf8');
