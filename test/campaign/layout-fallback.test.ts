@@ -25,7 +25,7 @@ describe('a layout-dependent finding', () => {
   const work = mkdtempSync(join(tmpdir(), 'kiln-layout-fallback-'));
   afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-  it('is reduced as text to the same valid, still rejected program by kiln fuzz --reduce (in the background) and kiln reduce', async () => {
+  it('is reduced as text to one valid, still rejected program by kiln fuzz --reduce and kiln reduce', async () => {
     const { dir: finding, fake } = await oneFinding(work, 'fake-layout', 'layout-reject');
     const background = join(work, 'background');
     cpSync(finding, background, { recursive: true });
