@@ -6,8 +6,9 @@
 //   --overhead-programs N: how many of the programs part 1 compiles (default: up to 20; the
 //   launcher's cost per compile does not depend on the program, and part 2 is the long one;
 //   0 skips part 1). --skip N: part 2 starts at the program N+1 of the list (the first N are
-//   generated, so the list is the same, and not tested), to finish a run that was stopped. SIGINT or SIGTERM during part 2 stops after the program being tested and
-//   prints the figures of the programs tested so far (the output says how many).
+//   generated, so the list is the same, and not tested), to finish a run that was stopped.
+//   SIGINT or SIGTERM during part 2 stops after the program being tested and prints the figures
+//   of the programs tested so far (the output says how many).
 //
 // 1. The launcher's own cost, like with like: the same compiler (the host's gcc-12) compiles the
 //    same programs at the same options, once as itself and once through a launcher into a root
