@@ -101,6 +101,9 @@ describe('__int128 and _BitInt programs', () => {
       const census = censusOf(c.program).features;
       expect(census.has('type:bitint')).toBe(req[i]!.bitIntWidth > 0);
     }
+    const features = new Set(wide.flatMap((c) => [...censusOf(c.program).features]));
+    for (const f of ['type:bitint', 'type:int128', 'bitint:1-8', 'bitint:9-64', 'bitint:65-128', 'op:bitint-arith'])
+      expect(features.has(f as never), f).toBe(true);
     // Off (the default), no program has them.
     for (const c of generate(parsePolicy({}, 'small'), seeds.slice(0, 4)))
       expect(programRequires(c.program)).toEqual({ int128: false, bitIntWidth: 0 });
