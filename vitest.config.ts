@@ -1,6 +1,7 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
+import { LongestFirst } from './test/support/sequencer.js';
 
 export default defineConfig({
   test: {
@@ -17,5 +18,7 @@ export default defineConfig({
     // Tests of the root compilers set KILN_CACHE_DIR themselves.
     env: { KILN_CACHE_DIR: join(tmpdir(), 'kiln-test-cache-none') },
     hookTimeout: 120_000,
+    // The longest files start first (test/support/sequencer.ts).
+    sequence: { sequencer: LongestFirst },
   },
 });
