@@ -1,11 +1,11 @@
 // What each compiler accepts beyond C11 (`__int128`, `_BitInt(N)` up to a width), probed once
 // per campaign, and which configurations may test a program that needs them.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ProgramRequires } from '../ir/census.js';
 import type { Compiler } from './compilers.js';
 import { runProcess } from './process.js';
+import { TempRoot } from './tempdir.js';
 
 /** The integer types a compiler accepts. */
 export interface CompilerCapabilities {
@@ -33,20 +33,21 @@ export function compilerCapabilities(c: Compiler): Promise<CompilerCapabilities>
 }
 
 async function probe(command: string): Promise<CompilerCapabilities> {
-  const dir = mkdtempSync(join(tmpdir(), 'kiln-caps-'));
+  // Each invocation in a fresh folder of a private temporary root, as a campaign's compiles are.
+  const temp = TempRoot.create();
+  const run = async (name: string, text: string, args: readonly string[]) => {
+    const dir = await temp.dir('cc');
+    const file = join(dir, `${name}.c`);
+    writeFileSync(file, text);
+    return runProcess(command, [...args, file], { cwd: dir, timeoutMs: 60_000 });
+  };
   try {
-    const empty = join(dir, 'empty.c');
-    writeFileSync(empty, '');
-    const macros = await runProcess(command, ['-dM', '-E', empty], { cwd: dir, timeoutMs: 60_000 });
+    const macros = await run('empty', '', ['-dM', '-E']);
     if (macros.status !== 0) return NO_CAPABILITIES;
     const int128 = /^#define __SIZEOF_INT128__ 16$/m.test(macros.stdout);
     const width = Number(/^#define __BITINT_MAXWIDTH__ (\d+)/m.exec(macros.stdout)?.[1] ?? 0);
-    const accepts = async (name: string, text: string): Promise<boolean> => {
-      const file = join(dir, `${name}.c`);
-      writeFileSync(file, text);
-      const r = await runProcess(command, ['-c', file, '-o', join(dir, `${name}.o`)], { cwd: dir, timeoutMs: 60_000 });
-      return r.status === 0;
-    };
+    const accepts = async (name: string, text: string): Promise<boolean> =>
+      (await run(name, text, ['-c', '-o', `${name}.o`])).status === 0;
     const has128 =
       int128 && (await accepts('int128', 'unsigned __int128 f(__int128 a) { return (unsigned __int128)a * 3; }\n'));
     // The confirmation uses a width the campaign will draw at most (wider ones only cost time).
@@ -60,7 +61,7 @@ async function probe(command: string): Promise<CompilerCapabilities> {
       ));
     return { int128: has128, bitIntMaxWidth: hasBitInt ? width : 0 };
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    temp.dispose();
   }
 }
 
