@@ -272,7 +272,12 @@ const replaceByOperand = (fine: boolean): IRPass => ({
           out.push(() => {
             const b = builder(program);
             const t = unqualified(e.type) as IntType;
-            return { ...replaceNode(program, e.id, () => b.lit(k, t.declBits ? declaredType(t) : isBitfieldType(t) ? C.int : t)), nextId: b.nextId };
+            return {
+              ...replaceNode(program, e.id, () =>
+                b.lit(k, t.declBits ? declaredType(t) : isBitfieldType(t) ? C.int : t),
+              ),
+              nextId: b.nextId,
+            };
           });
         }
       }
