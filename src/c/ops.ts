@@ -50,7 +50,6 @@ export type UnaryKernel = (a: CValue, onUB?: OnUB) => CValue;
 const I32_MIN = -2147483648;
 const I32_MAX = 2147483647;
 const I64_MIN = -(1n << 63n);
-const I64_MAX = (1n << 63n) - 1n;
 
 function ub(kind: UBKind, a: CValue, b: CValue, onUB: OnUB | undefined): CValue {
   if (onUB) return onUB(kind, a, b);
@@ -64,8 +63,8 @@ function ub(kind: UBKind, a: CValue, b: CValue, onUB: OnUB | undefined): CValue 
 export function arithKernel(op: Exclude<ArithBinaryOp, '<<' | '>>'>, t: ArithType): BinaryKernel {
   if (t.kind === 'float') return floatKernel(op, t);
   if (t.bits === 32) return t.signed ? int32Kernel(op) : uint32Kernel(op);
-  if (t.bits === 64) return t.signed ? int64Kernel(op) : uint64Kernel(op);
-  if (t.bitPrecise || t.bits === 128) return t.bits > 32 ? wideKernel(op, t) : narrowKernel(op, t);
+  if (t.bits > 32) return wideKernel(op, t);
+  if (t.bitPrecise) return narrowKernel(op, t);
   throw new Error(`no arithmetic on ${t.bits}-bit values: operands must be promoted first`);
 }
 
@@ -125,7 +124,10 @@ function narrowKernel(op: Exclude<ArithBinaryOp, '<<' | '>>'>, t: IntType): Bina
   }
 }
 
-/** Any width above 32 bits held in bigints (`__int128`, `_BitInt(N)`): exact, then checked or reduced. */
+/**
+ * Any width above 32 bits held in bigints (64-bit types, `__int128`, `_BitInt(N)`): the exact
+ * result, then UB outside a signed type's range or reduction modulo 2^N for an unsigned one.
+ */
 function wideKernel(op: Exclude<ArithBinaryOp, '<<' | '>>'>, t: IntType): BinaryKernel {
   const n = t.bits;
   const max = (1n << BigInt(n - 1)) - 1n;
@@ -234,66 +236,6 @@ function uint32Kernel(op: Exclude<ArithBinaryOp, '<<' | '>>'>): BinaryKernel {
       return (a, b) => ((a as number) | (b as number)) >>> 0;
     case '^':
       return (a, b) => ((a as number) ^ (b as number)) >>> 0;
-  }
-}
-
-function int64Kernel(op: Exclude<ArithBinaryOp, '<<' | '>>'>): BinaryKernel {
-  switch (op) {
-    case '+':
-      return (a, b, onUB) => {
-        const r = (a as bigint) + (b as bigint);
-        return r > I64_MAX || r < I64_MIN ? ub('signed-overflow', a, b, onUB) : r;
-      };
-    case '-':
-      return (a, b, onUB) => {
-        const r = (a as bigint) - (b as bigint);
-        return r > I64_MAX || r < I64_MIN ? ub('signed-overflow', a, b, onUB) : r;
-      };
-    case '*':
-      return (a, b, onUB) => {
-        const r = (a as bigint) * (b as bigint);
-        return r > I64_MAX || r < I64_MIN ? ub('signed-overflow', a, b, onUB) : r;
-      };
-    case '/':
-      return (a, b, onUB) => {
-        if (b === 0n) return ub('division-by-zero', a, b, onUB);
-        if (a === I64_MIN && b === -1n) return ub('division-overflow', a, b, onUB);
-        return (a as bigint) / (b as bigint);
-      };
-    case '%':
-      return (a, b, onUB) => {
-        if (b === 0n) return ub('division-by-zero', a, b, onUB);
-        if (a === I64_MIN && b === -1n) return ub('remainder-overflow', a, b, onUB);
-        return (a as bigint) % (b as bigint);
-      };
-    case '&':
-      return (a, b) => (a as bigint) & (b as bigint);
-    case '|':
-      return (a, b) => (a as bigint) | (b as bigint);
-    case '^':
-      return (a, b) => (a as bigint) ^ (b as bigint);
-  }
-}
-
-function uint64Kernel(op: Exclude<ArithBinaryOp, '<<' | '>>'>): BinaryKernel {
-  const w = (x: bigint) => BigInt.asUintN(64, x);
-  switch (op) {
-    case '+':
-      return (a, b) => w((a as bigint) + (b as bigint));
-    case '-':
-      return (a, b) => w((a as bigint) - (b as bigint));
-    case '*':
-      return (a, b) => w((a as bigint) * (b as bigint));
-    case '/':
-      return (a, b, onUB) => (b === 0n ? ub('division-by-zero', a, b, onUB) : (a as bigint) / (b as bigint));
-    case '%':
-      return (a, b, onUB) => (b === 0n ? ub('division-by-zero', a, b, onUB) : (a as bigint) % (b as bigint));
-    case '&':
-      return (a, b) => (a as bigint) & (b as bigint);
-    case '|':
-      return (a, b) => (a as bigint) | (b as bigint);
-    case '^':
-      return (a, b) => (a as bigint) ^ (b as bigint);
   }
 }
 
