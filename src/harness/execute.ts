@@ -125,14 +125,7 @@ export async function testConfiguration(
       c,
       files.map((f) => f.name),
     );
-    const climits = limitsFor(limits.compile, c);
-    const cr = await runStep('compile', cmd, {
-      cwd: compileDir,
-      timeoutMs: climits.timeoutMs,
-      memoryMb: climits.memoryMb,
-      maxOutputBytes: 256 << 10,
-      signal,
-    });
+    const cr = await runStep('compile', cmd, compileStep(compileDir, c, limits, signal));
     const compile = record(cmd, cr);
     if (cr.aborted)
       return withProfile({
@@ -156,19 +149,7 @@ export async function testConfiguration(
       });
     const runParent = await temp.dir('run');
     try {
-      // The binary runs as ./prog from a folder whose path has a fixed length (sandbox.ts).
-      const runDir = runDirIn(runParent);
-      await mkdir(runDir);
-      await rename(exe, join(runDir, EXE_FILE));
-      const rlimits = limitsFor(limits.run, c, 'run');
-      const argv = runArgv(c);
-      const rr = await runStep('run', argv, {
-        cwd: runDir,
-        timeoutMs: rlimits.timeoutMs,
-        memoryMb: rlimits.memoryMb,
-        maxOutputBytes: RUN_OUTPUT_BYTES,
-        signal,
-      });
+      const { argv, rr } = await runBinary(exe, runParent, c, limits, signal);
       const run = record(argv, rr);
       if (rr.aborted)
         return withProfile({
@@ -196,6 +177,39 @@ export async function testConfiguration(
   } finally {
     await temp.remove(compileDir);
   }
+}
+
+/** The limits and folder of a compile (or a profile tool) of configuration `c`. */
+function compileStep(cwd: string, c: Configuration, limits: Limits, signal: AbortSignal | undefined): StepOptions {
+  const l = limitsFor(limits.compile, c);
+  return { cwd, timeoutMs: l.timeoutMs, memoryMb: l.memoryMb, maxOutputBytes: 256 << 10, signal };
+}
+
+/**
+ * Moves the binary `exe` into a fresh run folder in `runParent` (whose path has a fixed length,
+ * sandbox.ts) and runs it as `./prog`, as configuration `c` runs binaries, under the run limits;
+ * the caller removes `runParent`.
+ */
+async function runBinary(
+  exe: string,
+  runParent: string,
+  c: Configuration,
+  limits: Limits,
+  signal: AbortSignal | undefined,
+): Promise<{ runDir: string; argv: string[]; rr: RunResult }> {
+  const runDir = runDirIn(runParent);
+  await mkdir(runDir);
+  await rename(exe, join(runDir, EXE_FILE));
+  const l = limitsFor(limits.run, c, 'run');
+  const argv = runArgv(c);
+  const rr = await runStep('run', argv, {
+    cwd: runDir,
+    timeoutMs: l.timeoutMs,
+    memoryMb: l.memoryMb,
+    maxOutputBytes: RUN_OUTPUT_BYTES,
+    signal,
+  });
+  return { runDir, argv, rr };
 }
 
 /** A profile stage's result without its duration (the caller adds the whole test's). */
@@ -230,14 +244,7 @@ async function buildProfile(
     ic,
     files.map((f) => f.name),
   );
-  const climits = limitsFor(limits.compile, c);
-  const stepOptions = (cwd: string): StepOptions => ({
-    cwd,
-    timeoutMs: climits.timeoutMs,
-    memoryMb: climits.memoryMb,
-    maxOutputBytes: 256 << 10,
-    signal,
-  });
+  const stepOptions = (cwd: string): StepOptions => compileStep(cwd, c, limits, signal);
   const cr = await runStep('compile', cmd, stepOptions(compileDir));
   const compile = record(cmd, cr);
   if (cr.aborted) return { result: { config: c, judgement: ok, compile, aborted: true, profile: instrumented } };
@@ -250,18 +257,7 @@ async function buildProfile(
   if (compileOnly) return { result: { config: c, judgement: ok, compile, aborted: false } };
   const runParent = await temp.dir('run');
   try {
-    const runDir = runDirIn(runParent);
-    await mkdir(runDir);
-    await rename(exe, join(runDir, EXE_FILE));
-    const rlimits = limitsFor(limits.run, c, 'run');
-    const argv = runArgv(ic);
-    const rr = await runStep('run', argv, {
-      cwd: runDir,
-      timeoutMs: rlimits.timeoutMs,
-      memoryMb: rlimits.memoryMb,
-      maxOutputBytes: RUN_OUTPUT_BYTES,
-      signal,
-    });
+    const { runDir, argv, rr } = await runBinary(exe, runParent, ic, limits, signal);
     const run = record(argv, rr);
     if (rr.aborted) return { result: { config: c, judgement: ok, compile, run, aborted: true, profile: instrumented } };
     const j = judgeRun(rr, expected, ic);
