@@ -238,7 +238,7 @@ describe('kiln fuzz --sanitizers', () => {
     // kiln reduce keeps the miss and the injected UB: the reduced program is smaller, its repro.sh
     // reproduces the miss, and clang's sanitizer still reports the UB in it.
     const f = findings.find((x) => x.bucket.includes(':-O2'))!;
-    const red = await runKiln(['reduce', f.dir, '-j', '2', '--max-candidates', '40']);
+    const red = await runKiln(['reduce', f.dir, '-j', '2', '--max-candidates', '20']);
     expect(red.status, red.stderr).toBe(0);
     const reduced = readFileSync(join(f.dir, 'reduced.c'), 'utf8');
     expect(reduced.length).toBeLessThan(readFileSync(join(f.dir, 'prog.c'), 'utf8').length);
