@@ -166,7 +166,7 @@ const sanitizerConfigs: Config[] = [
   { name: 'clang ASan+UBSan', cc: 'clang', flags: ['-O1', '-fsanitize=undefined,address', '-fno-sanitize-recover=all'], env: { ASAN_OPTIONS: 'detect_leaks=0' } },
   { name: 'clang MSan', cc: 'clang', flags: ['-O1', '-fsanitize=memory', '-fno-sanitize-recover=all'] },
   { name: 'gcc UBSan', cc: 'gcc', flags: ['-O1', '-fsanitize=undefined', '-fno-sanitize-recover=all'] },
-  { name: 'valgrind', cc: 'gcc', flags: ['-O0', '-g'], runner: ['valgrind', '-q', '--error-exitcode=1'] },
+  { name: 'valgrind', cc: 'gcc', flags: ['-O0', '-g'], runner: ['valgrind', '-q', '--vgdb=no', '--error-exitcode=1'] },
 ];
 let failed = 0;
 for (const mode of modes) {

@@ -434,7 +434,7 @@ async function runProbe(
     const r = underValgrind
       ? await tryRun(
           'valgrind',
-          ['-q', '--error-exitcode=99', '--exit-on-first-error=yes', '--track-origins=no', './kiln-probe'],
+          ['-q', '--vgdb=no', '--error-exitcode=99', '--exit-on-first-error=yes', '--track-origins=no', './kiln-probe'],
           pdir,
           o.runTimeoutMs * 10,
         )
@@ -550,7 +550,7 @@ async function valgrindRun(
 ): Promise<{ run: Omit<ToolRun, 'ms'>; report?: ToolReport }> {
   const r = await tryRun(
     'valgrind',
-    ['-q', '--error-exitcode=99', '--exit-on-first-error=yes', '--track-origins=no', './kiln-plain'],
+    ['-q', '--vgdb=no', '--error-exitcode=99', '--exit-on-first-error=yes', '--track-origins=no', './kiln-plain'],
     dir,
     timeoutMs,
   );

@@ -94,6 +94,8 @@ export const SANITIZER_ENV: readonly string[] = [
 const VALGRIND: readonly string[] = [
   'valgrind',
   '-q',
+  // No gdbserver: its FIFOs in /tmp outlive a run killed at its time limit.
+  '--vgdb=no',
   '--exit-on-first-error=yes',
   '--error-exitcode=99',
   '--track-origins=no',

@@ -78,7 +78,7 @@ async function check(
 async function valgrindSilent(cases: readonly Case[]): Promise<string[]> {
   const bin = await compileC(batchSource(cases.map((x) => x.program)), { cc: 'gcc', flags: ['-O0', '-g'] });
   try {
-    const r = await runProcess('valgrind', ['-q', '--error-exitcode=1', bin.exe], { timeoutMs: 300_000 });
+    const r = await runProcess('valgrind', ['-q', '--vgdb=no', '--error-exitcode=1', bin.exe], { timeoutMs: 300_000 });
     const lines = r.stdout.split('\n');
     const failures = r.status === 0 ? [] : [`valgrind status ${r.status}: ${r.stderr.slice(0, 800)}`];
     cases.forEach((x, i) => {
