@@ -197,6 +197,7 @@ function simple(s: Stmt): boolean {
     s.kind === 'break' ||
     s.kind === 'continue' ||
     s.kind === 'goto' ||
+    s.kind === 'igoto' ||
     s.kind === 'hash' ||
     s.kind === 'check' ||
     s.kind === 'unreachable' ||
@@ -266,11 +267,12 @@ function recordDefinition(r: RecordT, prefix: string): string {
   return body;
 }
 
-/** Declaration id → printed name, and label id → printed name. */
+/** Declaration id → printed name, label id → printed name, indirect goto id → its table's name. */
 interface Names {
   readonly vars: ReadonlyMap<number, string>;
   readonly labels: ReadonlyMap<number, string>;
   readonly funcs: ReadonlyMap<number, string>;
+  readonly tables?: ReadonlyMap<number, string>;
   readonly prefix: string;
 }
 
@@ -279,6 +281,7 @@ export function nameTable(p: Program, prefix: string): Names {
   const vars = new Map<number, string>();
   const labels = new Map<number, string>();
   const funcs = new Map<number, string>();
+  const igotos: number[] = [];
   for (const f of p.funcs) funcs.set(f.id, prefix + f.name);
   for (const g of p.globals) vars.set(g.id, prefix + g.name);
   // Locals and labels are declared in statements: expressions and initialisers need no visit.
@@ -289,10 +292,22 @@ export function nameTable(p: Program, prefix: string): Names {
         return false;
       }
       if (n.kind === 'label') labels.set(n.id, n.name);
+      else if (n.kind === 'igoto') igotos.push(n.id);
       return !isExpr(n);
     });
   }
-  return { vars, labels, funcs, prefix };
+  // A table is declared in a block of its own around its goto, so its name must only differ from
+  // every identifier its index expression could name: no variable or function of the program has it.
+  const tables = new Map<number, string>();
+  if (igotos.length) {
+    const taken = new Set([...vars.values(), ...funcs.values(), ...labels.values()]);
+    for (const id of igotos) {
+      let name = `tbl_${id}`;
+      while (taken.has(name)) name += '_';
+      tables.set(id, name);
+    }
+  }
+  return { vars, labels, funcs, tables, prefix };
 }
 
 /** The name of the checksum helper of a type wider than 64 bits (its promoted type, when a bit-field). */
@@ -625,6 +640,13 @@ function printStmt(s: Stmt, n: Names, depth: number): string {
       return `${pad}continue;`;
     case 'goto':
       return `${pad}goto ${n.labels.get(s.label) ?? `lbl_${s.label}`};`;
+    case 'igoto': {
+      // GNU labels as values, through a function-local table of the labels' addresses.
+      const targets = s.labels.map((l) => `&&${n.labels.get(l) ?? `lbl_${l}`}`).join(', ');
+      const table = n.tables?.get(s.id) ?? `tbl_${s.id}`;
+      const index = stripParens(printExpr(s.index, n));
+      return `${pad}{ static void *const ${table}[] = { ${targets} }; goto *${table}[${index}]; }`;
+    }
     case 'label':
       return `${s.name}: ;`;
     case 'check': {

@@ -153,6 +153,7 @@ function checkSubset(fs: readonly FuncDecl[]): void {
         (n.kind === 'for' ||
           n.kind === 'switch' ||
           n.kind === 'goto' ||
+          n.kind === 'igoto' ||
           n.kind === 'label' ||
           n.kind === 'break' ||
           n.kind === 'continue' ||

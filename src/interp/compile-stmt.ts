@@ -639,6 +639,29 @@ function compileStmtInner(cx: CompileContext, s: Stmt, scope: readonly Visible[]
         labels: NO_LABELS,
       };
     }
+    case 'igoto': {
+      // `goto *tbl[index]`: the index is a full expression; outside the table it is a read out of
+      // bounds (collect mode goes on at the index the repair gives, (uint32_t)index % length).
+      const ev = fullExpr(cx, s.index);
+      const table = s.labels;
+      const len = table.length;
+      const id = s.id;
+      return {
+        exec: (f) => {
+          const v = ev(f) as number | bigint;
+          let label = typeof v === 'number' ? table[v] : v >= 0n && v < BigInt(len) ? table[Number(v)] : undefined;
+          if (label === undefined) {
+            const big = BigInt(v);
+            rt.fault('out-of-bounds', id, { index: big, length: len, message: 'indirect goto outside its table' });
+            label = table[Number(BigInt.asUintN(32, big) % BigInt(len))]!;
+          }
+          f.gotoLabel = label;
+          return Completion.Goto;
+        },
+        from: undefined,
+        labels: NO_LABELS,
+      };
+    }
     case 'label':
       return { exec: () => Completion.Normal, from: () => Completion.Normal, labels: new Set([s.id]) };
     case 'unreachable': {

@@ -75,6 +75,7 @@ const STATEMENT_KINDS: ReadonlySet<string> = new Set([
   'break',
   'continue',
   'goto',
+  'igoto',
   'label',
   'hash',
   'check',

@@ -10,6 +10,7 @@ import type {
   ForStmt,
   FuncDecl,
   IfStmt,
+  IndirectGotoStmt,
   Init,
   InitList,
   Node,
@@ -374,6 +375,17 @@ export class IRBuilder {
   /** `goto label;`. */
   goto(label: { id: number }): Stmt {
     return { kind: 'goto', id: this.id(), label: label.id };
+  }
+
+  /**
+   * `goto *tbl[index];` through the table of `labels` (label statements of the same function, in
+   * table order; GNU labels as values). `index` must be an integer; a value outside
+   * `[0, labels.length)` is undefined behaviour at run time.
+   */
+  igoto(labels: readonly { id: number }[], index: Expr): IndirectGotoStmt {
+    if (labels.length === 0) fail('an indirect goto needs at least one label');
+    if (unqualified(index.type).kind !== 'int') fail('an indirect goto needs an integer index');
+    return { kind: 'igoto', id: this.id(), labels: labels.map((l) => l.id), index };
   }
 
   /** Adds a scalar to the checksum. */

@@ -311,6 +311,21 @@ export interface GotoStmt {
   readonly label: number;
 }
 
+/**
+ * GNU labels as values: an indirect jump through a table of label addresses, printed
+ * `goto *tbl[index];` with `tbl` a function-local `static void *const tbl[] = { &&L1, &&L2, ... };`
+ * of `labels` (label statement ids of the same function) in order; with one label and a constant
+ * index 0 it may print as `goto *&&L;`. `index` is an integer expression; an index outside
+ * `[0, labels.length)` is undefined (a read outside the table), otherwise the jump is
+ * `goto labels[index]`.
+ */
+export interface IndirectGotoStmt {
+  readonly kind: 'igoto';
+  readonly id: number;
+  readonly labels: readonly number[];
+  readonly index: Expr;
+}
+
 /** `name: ;` — a jump target. */
 export interface LabelStmt {
   readonly kind: 'label';
@@ -385,6 +400,7 @@ export type Stmt =
   | BreakStmt
   | ContinueStmt
   | GotoStmt
+  | IndirectGotoStmt
   | LabelStmt
   | HashStmt
   | CheckStmt

@@ -230,6 +230,9 @@ function checkNode(n: Node, f: FuncDecl, funcs: ReadonlyMap<number, FuncDecl>, r
     case 'switch':
       if (n.cond.type.kind !== 'int') fail('switch on a non-integer');
       return;
+    case 'igoto':
+      if (n.index.type.kind !== 'int') fail('indirect goto with a non-integer index');
+      return;
     case 'hash':
     case 'check':
       if (!isArith(n.value.type)) fail(`${n.kind} of a non-arithmetic value`);

@@ -3,7 +3,8 @@ import { children, isStmt, walk } from './visit.js';
 
 /**
  * Structural rules of C that types do not capture, checked for programs built by rewrites
- * (reducers, mutators): every `goto` targets a label of its own function, `break` is inside a
+ * (reducers, mutators): every `goto` targets a label of its own function, and so does every
+ * entry of an `igoto`'s table (which is not empty), `break` is inside a
  * loop or switch, `continue` inside a loop, `case` labels sit directly in a switch body, and ids
  * are unique. Returns the first violation, or undefined.
  */
@@ -38,6 +39,12 @@ function functionError(f: FuncDecl): string | undefined {
       case 'goto':
         if (!labels.has(s.label)) error = `goto to a missing label ${s.label}`;
         return;
+      case 'igoto': {
+        if (s.labels.length === 0) error = 'indirect goto with an empty table';
+        const missing = s.labels.find((l) => !labels.has(l));
+        if (missing !== undefined) error = `indirect goto to a missing label ${missing}`;
+        return;
+      }
       case 'break':
         if (!inLoop && !inSwitch) error = 'break outside a loop or switch';
         return;

@@ -167,6 +167,11 @@ export function mapChildren<N extends Node>(n: N, f: (child: Node) => Node): N {
       r = cond === x.cond ? x : { ...x, cond };
       break;
     }
+    case 'igoto': {
+      const index = m(x.index);
+      r = index === x.index ? x : { ...x, index };
+      break;
+    }
   }
   return r as N;
 }
@@ -298,6 +303,9 @@ export function forEachChild(n: Node, f: (child: Node) => void): void {
     case 'assume':
       f(n.cond);
       return;
+    case 'igoto':
+      f(n.index);
+      return;
   }
 }
 
@@ -416,6 +424,7 @@ export function isStmt(n: Node): n is Stmt {
     case 'break':
     case 'continue':
     case 'goto':
+    case 'igoto':
     case 'label':
     case 'hash':
     case 'check':
