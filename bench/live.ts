@@ -19,9 +19,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { gunzipSync } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
-import { runProcess } from '../src/harness/process.js';
+import { coverageRun, csmithPrograms, isOwnFile, pool } from './lib/coverage.js';
 
 function arg(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
@@ -68,18 +67,6 @@ interface Coverage {
 const HARNESS_FILES = /(^|\/)(csmith|platform_generic|platform_avr|platform_msp430)\.h$/;
 const HARNESS_FUNCTIONS = new Set(['main', 'kiln_hash']);
 
-/** gcov's JSON format (gcc 9 and later), the parts read here. */
-interface GcovJson {
-  readonly files: readonly {
-    readonly file: string;
-    readonly lines: readonly {
-      readonly line_number: number;
-      readonly count: number;
-      readonly function_name?: string;
-    }[];
-  }[];
-}
-
 /** Generates the programs of one side as processes and returns the time taken, in seconds. */
 function timed(f: () => void): number {
   const t0 = performance.now();
@@ -110,32 +97,14 @@ function generateKiln(dir: string): number {
 }
 
 function generateCsmith(dir: string): number {
-  return timed(() => {
-    for (let s = first; s < first + count; s++) {
-      // csmith writes platform.info into its working directory: keep it in the scratch folder.
-      const r = spawnSync('csmith', ['-s', String(s), '-o', join(dir, `csmith-${s}.c`)], {
-        cwd: dir,
-        stdio: ['ignore', 'ignore', 'pipe'],
-      });
-      if (r.status !== 0) throw new Error(`csmith failed on seed ${s}: ${r.stderr}`);
-    }
-  });
+  return timed(() => csmithPrograms(dir, first, count));
 }
 
 /** Builds one program with coverage in its own folder, runs it once, and reads gcov's counts. */
 async function measure(src: string, work: string): Promise<Coverage> {
-  mkdirSync(work, { recursive: true });
-  const base = src.split('/').pop()!.replace(/\.c$/, '');
-  const text = readFileSync(src, 'utf8');
-  const lines = text.split('\n').length;
-  const exe = join(work, base);
-  const cc = await runProcess('gcc', ['-O0', '--coverage', '-w', '-I/usr/include/csmith', src, '-o', exe], {
-    cwd: work,
-    timeoutMs: 300_000,
-  });
-  if (cc.status !== 0) throw new Error(`gcc failed on ${src}: ${cc.stderr.slice(0, 500)}`);
-  const run = await runProcess(exe, [], { cwd: work, timeoutMs: RUN_LIMIT_MS });
-  if (run.timedOut)
+  const lines = readFileSync(src, 'utf8').split('\n').length;
+  const json = await coverageRun(src, work, RUN_LIMIT_MS);
+  if (!json)
     return {
       lines,
       executable: 0,
@@ -147,9 +116,6 @@ async function measure(src: string, work: string): Promise<Coverage> {
       wholeExecutions: 0,
       finished: false,
     };
-  const gcov = await runProcess('gcov', ['--json-format', '-o', work, src], { cwd: work, timeoutMs: 120_000 });
-  if (gcov.status !== 0) throw new Error(`gcov failed on ${src}: ${gcov.stderr.slice(0, 500)}`);
-  const json = JSON.parse(gunzipSync(readFileSync(join(work, `${base}.gcov.json.gz`))).toString('utf8')) as GcovJson;
   const c = {
     executable: 0,
     executed: 0,
@@ -160,7 +126,7 @@ async function measure(src: string, work: string): Promise<Coverage> {
     wholeExecutions: 0,
   };
   for (const file of json.files) {
-    const own = file.file === src || file.file.endsWith(`/${base}.c`) || file.file === `${base}.c`;
+    const own = isOwnFile(file.file, src);
     const harnessFile = HARNESS_FILES.test(file.file);
     // gcov lists a line once per function instance; a line has one count per listing.
     for (const line of file.lines) {
@@ -178,21 +144,6 @@ async function measure(src: string, work: string): Promise<Coverage> {
     }
   }
   return { lines, ...c, finished: true };
-}
-
-/** Runs `f` over the items, `jobs` at a time, keeping the results in order. */
-async function pool<T, R>(items: readonly T[], f: (x: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array(items.length);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: jobs }, async () => {
-      while (next < items.length) {
-        const i = next++;
-        out[i] = await f(items[i]!);
-      }
-    }),
-  );
-  return out;
 }
 
 const quartiles = (xs: readonly number[]): [number, number, number] => {
@@ -219,8 +170,8 @@ try {
   const csmithFiles = readdirSync(csmithDir)
     .filter((f) => f.endsWith('.c'))
     .map((f) => join(csmithDir, f));
-  const kiln = await pool(kilnFiles, (f) => measure(f, join(dir, 'work', `k-${f.split('/').pop()}`)));
-  const csmith = await pool(csmithFiles, (f) => measure(f, join(dir, 'work', `c-${f.split('/').pop()}`)));
+  const kiln = await pool(kilnFiles, jobs, (f) => measure(f, join(dir, 'work', `k-${f.split('/').pop()}`)));
+  const csmith = await pool(csmithFiles, jobs, (f) => measure(f, join(dir, 'work', `c-${f.split('/').pop()}`)));
 
   const fmt = (x: number, pct: boolean): string =>
     pct ? `${(100 * x).toFixed(1)}%` : x >= 1e4 ? x.toExponential(2) : x.toFixed(0);

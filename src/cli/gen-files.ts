@@ -9,6 +9,7 @@ import { modeFor, type ModeChoice } from '../gen/mode.js';
 import type { Policy } from '../gen/policy.js';
 import { liveStats } from '../interp/live.js';
 import { wrappedShare } from '../ir/census.js';
+import { executedJumps, programFlow } from '../ir/flow.js';
 import { generateProgram } from '../repair/generate.js';
 import { makeDirectory } from '../store/files.js';
 import { generateRelaxedOne, generateUBOne, type GenSink } from './gen-ub.js';
@@ -107,6 +108,7 @@ export function generateOne(
         wrapped: share.wrapped,
         operations: share.operations,
         repairsByRule: r.stats.byRule,
+        flow: { ...programFlow(r.program), ...executedJumps(r.program, r.profile.stmtCounts) },
       })}\n`,
     );
   }

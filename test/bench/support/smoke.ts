@@ -86,6 +86,11 @@ const FIGURES: Readonly<Record<string, readonly RegExp[]>> = {
     ),
   ],
   'bench:profile': [/profile soundness: \d+ programs × 4 configurations, \d+ tests: 0 mismatches/],
+  'bench:flow': [
+    /^irreducible loops( +[\d.]+){6}$/m,
+    /^executed gotos \(gcov\)( +[\d.]+){6}$/m,
+    /programs with an irreducible loop: kiln \d+ of \d+, csmith \d+ of \d+/,
+  ],
   'bench:reduce': [
     /wrong-code-ring +kiln-text +script +[\d.]+ +\d+ +\d+ +\d+ +interesting/,
     /wrong-code-ring +cvise +script +[\d.]+ +\d+ +\d+ +- +interesting/,
