@@ -146,8 +146,14 @@ try {
     const s = [...xs].sort((a, b) => a - b);
     return [median(s), s.reduce((a, b) => a + b, 0) / s.length, s[Math.ceil(0.9 * s.length) - 1]!];
   };
+  // Two decimals below 10 (but a median's halves one), so that a mean of 0.01, one program in a
+  // hundred, does not print as 0.
   const fmt = (x: number): string =>
-    Number.isNaN(x) ? '-' : Number.isInteger(x) ? String(x) : x >= 1000 ? x.toFixed(0) : x.toFixed(1);
+    Number.isNaN(x)
+      ? '-'
+      : Number.isInteger(x)
+        ? String(x)
+        : x.toFixed(x >= 1000 ? 0 : x >= 10 || Number.isInteger(2 * x) ? 1 : 2);
   const cells = (xs: readonly number[] | undefined): string =>
     (xs ? stats(xs) : [NaN, NaN, NaN]).map((x) => fmt(x).padStart(9)).join('');
   const row = (what: string, k: readonly number[], c: readonly number[] | undefined): void =>
