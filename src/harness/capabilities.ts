@@ -1,5 +1,5 @@
-// What each compiler accepts beyond C11 (`__int128`, `_BitInt(N)` up to a width), probed once
-// per campaign, and which configurations may test a program that needs them.
+// What each compiler accepts beyond C11 (`__int128`, `_BitInt(N)` up to a width, GNU labels as
+// values), probed once per campaign, and which configurations may test a program that needs them.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ProgramRequires } from '../ir/census.js';
@@ -7,15 +7,22 @@ import type { Compiler } from './compilers.js';
 import { runProcess } from './process.js';
 import { TempRoot } from './tempdir.js';
 
-/** The integer types a compiler accepts. */
+/** The integer types a compiler accepts, and whether it takes computed gotos. */
 export interface CompilerCapabilities {
   readonly int128: boolean;
   /** The widest `_BitInt(N)` it accepts (`__BITINT_MAXWIDTH__`), 0 without `_BitInt`. */
   readonly bitIntMaxWidth: number;
+  /**
+   * GNU labels as values as Kiln prints them (`static void *const t[] = { &&a, &&b }; goto *t[i];`).
+   * Measured: gcc, clang, tcc 0.9.27 and pcc 1.2.0.DEVEL accept it. pcc fails with an internal
+   * "compiler error: label 0 outside boundaries" on `goto *&&a;` (a label's address as the
+   * goto's operand), which is why the emitter never prints that form.
+   */
+  readonly labelValues: boolean;
 }
 
-/** Nothing beyond C11 (tcc, pcc, gcc before 14 for `_BitInt`). */
-const NO_CAPABILITIES: CompilerCapabilities = { int128: false, bitIntMaxWidth: 0 };
+/** Nothing beyond C11 (a compiler whose preprocessor cannot even be asked for its macros). */
+const NO_CAPABILITIES: CompilerCapabilities = { int128: false, bitIntMaxWidth: 0, labelValues: false };
 
 // By real path and target: a campaign names each compiler once, and tests probe the same few.
 const probed = new Map<string, Promise<CompilerCapabilities>>();
@@ -23,7 +30,8 @@ const probed = new Map<string, Promise<CompilerCapabilities>>();
 /**
  * The compiler's capabilities: its predefined macros (`cc -dM -E`: `__SIZEOF_INT128__`,
  * `__BITINT_MAXWIDTH__`), each confirmed by compiling a tiny program that uses it (a macro the
- * front end defines but a back end refuses counts as absent). Cached per process.
+ * front end defines but a back end refuses counts as absent), and a tiny program with a computed
+ * goto through a table of label addresses. Cached per process.
  */
 export function compilerCapabilities(c: Compiler): Promise<CompilerCapabilities> {
   const key = `${c.realPath}\0${c.command}\0${c.target ?? ''}`;
@@ -59,7 +67,12 @@ async function probe(command: string): Promise<CompilerCapabilities> {
         `_BitInt(${w}) f(_BitInt(${w}) a, unsigned _BitInt(7) b) { return a / 3 + (b >> 1); }\n` +
           'struct S { unsigned _BitInt(12) f : 5; };\n',
       ));
-    return { int128: has128, bitIntMaxWidth: hasBitInt ? width : 0 };
+    // No macro says whether a compiler takes labels as values: the form the emitter prints decides.
+    const labelValues = await accepts(
+      'labels',
+      'int f(int i) { static void *const t[] = { &&a, &&b }; goto *t[i]; a: return 1; b: return 2; }\n',
+    );
+    return { int128: has128, bitIntMaxWidth: hasBitInt ? width : 0, labelValues };
   } finally {
     temp.dispose();
   }
@@ -69,5 +82,6 @@ async function probe(command: string): Promise<CompilerCapabilities> {
 export function accepts(caps: CompilerCapabilities, req: ProgramRequires | undefined): boolean {
   if (!req) return true;
   if (req.int128 && !caps.int128) return false;
+  if (req.labelValues && !caps.labelValues) return false;
   return req.bitIntWidth <= caps.bitIntMaxWidth;
 }

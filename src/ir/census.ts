@@ -194,6 +194,7 @@ export const FEATURES = {
   'stmt:switch': 'switch',
   'stmt:goto-forward': 'forward goto',
   'stmt:goto-backward': 'backward goto',
+  'stmt:igoto': 'computed goto through a table of label addresses (GNU labels as values)',
   'stmt:break': 'break',
   'stmt:continue': 'continue',
   'stmt:early-return': 'return before the end of a function',
@@ -352,6 +353,9 @@ function functionCensus(f: FuncDecl, features: Set<Feature>, operators: Set<stri
       case 'goto':
         features.add((labelPos.get(n.label) ?? Infinity) < pos ? 'stmt:goto-backward' : 'stmt:goto-forward');
         break;
+      case 'igoto':
+        features.add('stmt:igoto');
+        break;
       case 'break':
         features.add('stmt:break');
         break;
@@ -419,13 +423,15 @@ function exprFeatures(e: Expr, parent: Node | undefined, out: Set<Feature>): voi
 }
 
 /**
- * What a program needs of a compiler beyond C11: `__int128`, and `_BitInt` up to a width (0:
- * none). Computed from the IR (types of records, declarations and every expression), so a
- * reduction or an EMI variant of a program carries its own.
+ * What a program needs of a compiler beyond C11: `__int128`, `_BitInt` up to a width (0:
+ * none), and GNU labels as values (an `igoto`). Computed from the IR (types of records,
+ * declarations and every expression; the statements), so a reduction or an EMI variant of a
+ * program carries its own.
  */
 export interface ProgramRequires {
   readonly int128: boolean;
   readonly bitIntWidth: number;
+  readonly labelValues: boolean;
 }
 
 /** The {@link ProgramRequires} of a program. */
@@ -459,8 +465,10 @@ export function programRequires(p: Program): ProgramRequires {
     visit(f.ret);
     for (const x of f.params) visit(x.type);
   }
+  let labelValues = false;
   walkProgram(p, (n) => {
     if (isExpr(n) || n.kind === 'var-decl') visit(n.type);
+    else if (n.kind === 'igoto') labelValues = true;
   });
-  return { int128, bitIntWidth };
+  return { int128, bitIntWidth, labelValues };
 }

@@ -178,6 +178,26 @@ describe('memory rules', () => {
     expect(r2.after.ok).toBe(true);
   });
 
+  it('clamp-constant-index and wrap-index-modulo on a computed goto outside its table', () => {
+    const b = new IRBuilder();
+    const s = b.global('s', C.int32, b.lit(0));
+    const [l0, l1] = [b.label('lbl_0'), b.label('lbl_1')];
+    const jump = b.igoto([l0, l1], b.lit(5));
+    const tail = [l0, b.stmt(b.assign(b.v(s), b.lit(1), '+=')), l1, b.hash(b.v(s))];
+    const r = repairFirst(program(b, [s], [jump, ...tail]));
+    expect(r.rule).toBe('clamp-constant-index');
+    expect(mainText(r.program)).toContain(`goto *tbl_${jump.id}[1];`);
+    expect(r.after.ok).toBe(true);
+    const b2 = new IRBuilder();
+    const i = b2.global('i', C.int32, b2.lit(-5));
+    const ls = [b2.label('lbl_0'), b2.label('lbl_1'), b2.label('lbl_2')];
+    const jump2 = b2.igoto(ls, b2.v(i));
+    const r2 = repairFirst(program(b2, [i], [jump2, ...ls, b2.hash(b2.v(i))]));
+    expect(r2.rule).toBe('wrap-index-modulo');
+    expect(mainText(r2.program)).toContain(`goto *tbl_${jump2.id}[((uint32_t)i) % 3U];`);
+    expect(r2.after.ok).toBe(true);
+  });
+
   it('repoint-to-global: the null pointer a dereference came from points at a global instead', () => {
     const b = new IRBuilder();
     const p = b.global('p', pointerTo(C.int32), b.nullptr(pointerTo(C.int32)));
@@ -270,6 +290,18 @@ describe('evaluation-order rules', () => {
     expect(r.after.ok).toBe(true);
   });
 
+  it('hoist-call-to-temporary in the index of a computed goto: t = f(); goto *tbl[g + t];', () => {
+    const b = new IRBuilder();
+    const g = b.global('g', C.int32, b.lit(0));
+    const f = b.func('f', C.int32, [], b.block([b.stmt(b.assign(b.v(g), b.lit(1))), b.ret(b.lit(0))]));
+    const ls = [b.label('lbl_0'), b.label('lbl_1')];
+    const jump = b.igoto(ls, b.bin('+', b.v(g), b.call(f, [])));
+    const r = repairFirst(program(b, [g], [jump, ls[0]!, ls[1]!, b.hash(b.v(g))], [], [f]));
+    expect(r.rule).toBe('hoist-call-to-temporary');
+    expect(mainText(r.program)).toMatch(/t_(\d+) = f\(\);\n.*goto \*tbl_\d+\[g \+ t_\1\];/);
+    expect(r.after.ok).toBe(true);
+  });
+
   it('replace-effectful-operand when there is no call to hoist: x + (x = 1)', () => {
     const b = new IRBuilder();
     const x = b.global('x', C.int32, b.lit(0));
@@ -345,6 +377,18 @@ describe('termination rules', () => {
     const prog = program(b, [s], [lbl, ...body, b.if(b.lit(1), b.block([b.goto(lbl)])), b.hash(b.v(s))]);
     const r = repairFirst(prog, new RepairState('t', 3), 10_000);
     expect(r.rule).toBe('remove-hot-goto');
+    expect(r.after.ok).toBe(true);
+  });
+
+  it('remove-hot-goto: a backward computed goto loop is removed like a goto', () => {
+    const b = new IRBuilder();
+    const s = b.global('s', C.int32, b.lit(0));
+    const [top, out] = [b.label('lbl_1'), b.label('lbl_2')];
+    const jump = b.igoto([out, top], b.lit(1));
+    const prog = program(b, [s], [top, b.stmt(b.assign(b.v(s), b.lit(1), '^=')), jump, out, b.hash(b.v(s))]);
+    const r = repairFirst(prog, new RepairState('t', 3), 10_000);
+    expect(r.rule).toBe('remove-hot-goto');
+    expect(mainText(r.program)).not.toContain('goto *');
     expect(r.after.ok).toBe(true);
   });
 

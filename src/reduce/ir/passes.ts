@@ -1,6 +1,6 @@
 import { C, declaredType, intMax, intMin, isBitfieldType, type IntType } from '../../c/types.js';
 import { IRBuilder } from '../../ir/build.js';
-import type { Block, Expr, FuncDecl, Node, Program, Stmt, VarDecl } from '../../ir/nodes.js';
+import type { Block, Expr, FuncDecl, IndirectGotoStmt, Node, Program, Stmt, VarDecl } from '../../ir/nodes.js';
 import { isExpr } from '../../ir/nodes.js';
 import { retypeProgram } from '../../ir/retype.js';
 import { arrayOf, isArith, pointerTo, qualify, sameType, unqualified, type Type } from '../../ir/types.js';
@@ -51,6 +51,8 @@ export function irPasses(opts: PassOptions = {}): IRPass[] {
     removeFunctions,
     removeStatements,
     unwrapStatements,
+    plainGotos,
+    dropTableEntries,
     removeUnused,
     replaceByValue(fine),
     replaceByOperand(fine),
@@ -217,6 +219,86 @@ const unwrapStatements: IRPass = {
           );
         }
       });
+    }
+    return out;
+  },
+};
+
+/**
+ * The table position a computed goto jumped to on every execution: its constant index, or the one
+ * value the profile saw its index take (undefined when it took several, or never ran).
+ */
+function takenEntry(s: IndirectGotoStmt, c: Candidate): number | undefined {
+  const v = s.index.kind === 'const' ? s.index.value : c.profile.nodeValues?.get(s.index.id);
+  if (v === undefined || v === VARIED) return undefined;
+  const k = Number(v);
+  return k >= 0 && k < s.labels.length ? k : undefined;
+}
+
+function indirectGotos(p: Program): IndirectGotoStmt[] {
+  const out: IndirectGotoStmt[] = [];
+  for (const f of p.funcs)
+    walk(f.body, (n) => {
+      if (n.kind === 'igoto') out.push(n);
+      return !isExpr(n);
+    });
+  return out;
+}
+
+/**
+ * A computed goto becomes a plain `goto` to one of its labels: the one every execution took (the
+ * profile's), first alone and then after its index evaluated as a statement (which keeps the
+ * index's side effects); else each label in table order.
+ */
+const plainGotos: IRPass = {
+  name: 'plain-gotos',
+  candidates(c) {
+    const { program } = c;
+    const out: (() => Program | undefined)[] = [];
+    for (const s of indirectGotos(program)) {
+      const taken = takenEntry(s, c);
+      const to = (label: number, keepIndex: boolean) => () => {
+        const b = builder(program);
+        const jump = b.goto({ id: label });
+        const p = replaceNode(program, s.id, () => (keepIndex ? b.block([b.stmt(s.index), jump]) : jump));
+        return { ...p, nextId: b.nextId };
+      };
+      if (taken !== undefined) out.push(to(s.labels[taken]!, false), to(s.labels[taken]!, true));
+      else for (const l of new Set(s.labels)) out.push(to(l, false));
+    }
+    return out;
+  },
+};
+
+/**
+ * A computed goto's table loses entries. Where every execution took one entry, the table first
+ * becomes that entry alone at index 0; then chunks of entries go by delta debugging (entries after
+ * a dropped one move down, so the interpreter rejects what jumps elsewhere or past the end).
+ */
+const dropTableEntries: IRPass = {
+  name: 'drop-table-entries',
+  candidates(c) {
+    const { program } = c;
+    const out: (() => Program | undefined)[] = [];
+    for (const s of indirectGotos(program)) {
+      if (s.labels.length < 2) continue;
+      const taken = takenEntry(s, c);
+      if (taken !== undefined)
+        out.push(() => {
+          const b = builder(program);
+          const t = unqualified(s.index.type) as IntType;
+          const index = b.lit(0n, t.declBits ? declaredType(t) : isBitfieldType(t) ? C.int : t);
+          const p = replaceNode(program, s.id, () => ({ ...s, labels: [s.labels[taken]!], index }));
+          return { ...p, nextId: b.nextId };
+        });
+      const positions = s.labels.map((_, i) => i);
+      out.push(
+        ...ddmin(positions, (chunk) => () => {
+          if (chunk.length === s.labels.length) return undefined;
+          const labels = s.labels.filter((_, i) => !chunk.includes(i));
+          return replaceNode(program, s.id, () => ({ ...s, labels }));
+        }),
+      );
     }
     return out;
   },

@@ -19,12 +19,17 @@ import { repaired, type Repaired, type RepairState } from '../state.js';
  * reads of an inactive union member, and writes to const objects.
  */
 
-/** `a[i]` out of bounds: a constant index is moved into range; any other index becomes `(uint32_t)(i) % len`. */
+/**
+ * `a[i]` out of bounds: a constant index is moved into range; any other index becomes `(uint32_t)(i) % len`.
+ * The index of a computed goto, `goto *tbl[i]`, outside its table is repaired alike.
+ */
 export function repairOutOfBounds(ed: Editor, ub: UBReport): Repaired | undefined {
   const n = ed.find(ub.node);
-  if (n?.kind !== 'index' || n.base.type.kind !== 'array') return undefined;
-  const len = n.base.type.length;
-  const ix = n.index;
+  let len: number;
+  let ix: Expr;
+  if (n?.kind === 'index' && n.base.type.kind === 'array') [len, ix] = [n.base.type.length, n.index];
+  else if (n?.kind === 'igoto') [len, ix] = [n.labels.length, n.index];
+  else return undefined;
   if (ix.kind === 'const') {
     const v = (((ix.value as bigint) % BigInt(len)) + BigInt(len)) % BigInt(len);
     return repaired(

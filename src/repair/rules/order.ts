@@ -87,7 +87,7 @@ function outermostCall(e: Expr): CallExpr | undefined {
 /**
  * `S(… call …)` → `t = call; S(… t …)`, with `t` a new local of the block holding S. Only for
  * statements whose expression runs once per execution of the statement: expression statements,
- * returns, if conditions, checksum statements, and for-loop initialisers.
+ * returns, if conditions, checksum statements, computed gotos' indices, and for-loop initialisers.
  */
 function hoistCall(ed: Editor, at: number, call: CallExpr): Repaired | undefined {
   const stmt = ed.statementOf(at);
@@ -98,6 +98,7 @@ function hoistCall(ed: Editor, at: number, call: CallExpr): Repaired | undefined
       case 'return':
       case 'hash':
       case 'check':
+      case 'igoto':
         return true;
       case 'if':
       case 'switch':

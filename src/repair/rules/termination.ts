@@ -14,7 +14,8 @@ import { repaired, type Repaired, type RepairState } from '../state.js';
  *   it gets a fresh induction variable, so the body keeps its code but can no longer reset the
  *   count (all such loops are fixed in one go);
  * - otherwise every hot loop (at least 5% of all iterations) has its trip count shrunk to an
- *   eighth, or is removed if it was shrunk before, and every hot backward goto is removed;
+ *   eighth, or is removed if it was shrunk before, and every hot backward goto is removed (a
+ *   computed goto, `goto *tbl[i]`, counts as a goto here and below);
  * - without a hot loop or goto, calls in the most executed statements become plain values, and
  *   failing that the most executed goto is removed.
  *
@@ -46,7 +47,7 @@ export function repairTermination(ed: Editor, profile: Profile, st: RepairState,
     .sort((a, b) => b[1] - a[1])
     .slice(0, MAX_PER_RUN);
   const hotGotos = [...profile.stmtCounts].filter(
-    ([id, n]) => id >= floor && ed.find(id)?.kind === 'goto' && n >= HOT_SHARE * profile.steps,
+    ([id, n]) => id >= floor && isGoto(ed.find(id)) && n >= HOT_SHARE * profile.steps,
   );
   let rule: string | undefined;
   for (const [id] of hotGotos) {
@@ -68,7 +69,7 @@ export function repairTermination(ed: Editor, profile: Profile, st: RepairState,
   // them, so the most executed one goes (seed 127 at the medium defaults: a goto loop run 714
   // times over some 40 statements, discarded before this).
   const gotos = [...profile.stmtCounts]
-    .filter(([id]) => id >= floor && ed.find(id)?.kind === 'goto')
+    .filter(([id]) => id >= floor && isGoto(ed.find(id)))
     .sort((a, b) => b[1] - a[1]);
   const top = gotos[0];
   return top
@@ -77,6 +78,11 @@ export function repairTermination(ed: Editor, profile: Profile, st: RepairState,
         'remove-hot-goto',
       )
     : undefined;
+}
+
+/** Whether a node is a goto, plain or computed (an empty block in its place falls through). */
+function isGoto(n: Node | undefined): boolean {
+  return n?.kind === 'goto' || n?.kind === 'igoto';
 }
 
 /**
