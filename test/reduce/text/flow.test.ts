@@ -1,8 +1,10 @@
 // The control-flow measure of C text (src/reduce/text/flow.ts): small C functions with known
 // figures, GNU computed gotos, and Kiln's own programs, whose text must measure as their IR does.
 import { describe, expect, it } from 'vitest';
+import { C } from '../../../src/c/types.js';
 import { emitC } from '../../../src/emit/c.js';
 import { parsePolicy } from '../../../src/gen/policy.js';
+import { IRBuilder } from '../../../src/ir/build.js';
 import { type FlowMeasure, functionFlow } from '../../../src/ir/flow.js';
 import type { FuncDecl, Program, Stmt } from '../../../src/ir/nodes.js';
 import { textFlow } from '../../../src/reduce/text/flow.js';
@@ -182,6 +184,42 @@ function compare(p: Program): { gotos: number; irreducible: number; into: number
 }
 
 describe("Kiln's programs measured as text and as IR", () => {
+  it("agree on a goto *e through a table and on Duff's device, as the emitter prints them", () => {
+    const b = new IRBuilder();
+    const x = b.global('x', C.int, b.lit(0));
+    const bump = () => b.stmt(b.assign(b.v(x), b.lit(1), '+='));
+    const A = b.label('A');
+    const B = b.label('B');
+    const jump = b.igoto([A, B], b.bin('%', b.v(x), b.lit(2)));
+    const lt = (n: number) => b.bin('<', b.v(x), b.lit(n));
+    const f = b.func(
+      'f',
+      C.int,
+      [],
+      b.block([
+        b.if(b.v(x), b.block([b.goto(B)])),
+        A,
+        bump(),
+        B,
+        bump(),
+        b.if(lt(9), b.block([jump])),
+        b.ret(b.lit(0)),
+      ]),
+    );
+    const duff = b.for(undefined, lt(40), undefined, b.block([bump(), b.case(2n), bump(), b.case(1n), bump()]), 'do');
+    const g = b.func(
+      'g',
+      C.int,
+      [],
+      b.block([b.switch(b.bin('%', b.v(x), b.lit(3)), b.block([b.case(0n), duff])), b.ret(b.lit(0))]),
+    );
+    const main = b.func('main', C.int, [], b.block([b.stmt(b.call(f, [])), b.stmt(b.call(g, []))]));
+    const p = b.program({ globals: [x], funcs: [f, g, main], main });
+    expect(functionFlow(f)).toMatchObject({ indirectGotos: 1, irreducibleLoops: 1 });
+    expect(functionFlow(g)).toMatchObject({ irreducibleLoops: 1 });
+    compare(p);
+  });
+
   it('agree on every figure, for generated programs and for relaxed ones (gotos anywhere)', () => {
     const policy = parsePolicy({ relax: { enable: 1, goto: [0.5, 0.5] } }, 'small');
     const seen = { gotos: 0, irreducible: 0, into: 0 };
