@@ -8,10 +8,12 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     // One build of the command for every `kiln` process a test starts (test/support/build.ts).
     globalSetup: ['test/support/build.ts'],
-    // Several suites compile C with real compilers; two cores are the norm on CI machines,
-    // so keep the file-level parallelism modest and the timeouts generous.
+    // Several suites compile C with real compilers; two cores are the norm on CI machines, so the
+    // file-level parallelism stays modest and the timeouts generous. Three workers, not two: the
+    // longest files mostly wait (fake compilers that sleep past a hang limit, reductions that wait
+    // on their candidates' compiles), and a third file uses the core they leave idle.
     pool: 'forks',
-    maxWorkers: 2,
+    maxWorkers: 3,
     testTimeout: 120_000,
     // The tests see only the compilers on PATH: a sid root this machine holds in its own cache
     // (npm run setup -- --profile latest) would add a dozen compilers to every default campaign.

@@ -48,7 +48,8 @@ export interface FuzzSettings extends StoredSettings {
 }
 
 /**
- * Probes every compiler of the session once for `__int128` and `_BitInt` (src/harness/capabilities.ts).
+ * Probes every compiler of the session once for `__int128`, `_BitInt` and labels as values
+ * (src/harness/capabilities.ts).
  * A new campaign's policy then draws only what some compiler accepts: `_BitInt` widths up to the
  * largest limit among them (so every program has a compiler), `__int128` only when one has it. The
  * policy is stored with the campaign, so `--resume` and `kiln reduce` generate the same programs; a
@@ -67,6 +68,7 @@ export async function withCapabilities(s: FuzzSettings): Promise<FuzzSettings> {
       ...p.features,
       int128: p.features.int128 && all.some((c) => c.int128),
       bitInt: p.features.bitInt && widest > 0,
+      labelValues: p.features.labelValues && all.some((c) => c.labelValues),
     },
     limits: { ...p.limits, maxBitIntWidth: Math.min(p.limits.maxBitIntWidth, widest) },
   };

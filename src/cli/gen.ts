@@ -49,10 +49,7 @@ export function registerGen(program: Command): void {
       `target model the program is generated and interpreted for: ${TARGETS.map((t) => t.name).join(', ')} ` +
         `(default x86_64, or the policy's)`,
     )
-    .option(
-      '--json',
-      'print one JSON object per program: seed, file, expected, lines, repairs, genMs, flow (loops, gotos), …',
-    )
+    .option('--json', 'print one JSON object per program: seed, file, expected, lines, repairs, genMs, flow, …')
     .option(
       '--ub <kind>',
       `undefined behaviour on purpose: one UB of this kind on the executed path, nothing undefined before ` +

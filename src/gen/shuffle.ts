@@ -21,6 +21,7 @@ const SWARM_FEATURES = [
   'conditional',
   'casts',
   'bitfields',
+  'cfg',
 ] as const satisfies readonly (keyof Policy['features'])[];
 
 /**
@@ -45,11 +46,13 @@ function shuffleGroup<T extends Record<string, number>>(w: T, group: readonly (k
  * programs, shuffling alone left loop bodies 6% fewer operations, 14% fewer calls and 7% fewer
  * stores per line than no shuffling; with the loop share kept, 2%, 8% and 2%.
  */
-function shuffleStatements(w: Policy['statements'], r: Rng): Policy['statements'] {
+function shuffleStatements(w: Policy['statements'], r: Rng, cfg: boolean): Policy['statements'] {
   const out = { ...w };
   shuffleGroup(w, ['if', 'switch'], r, out);
   shuffleGroup(w, ['for', 'arrayLoop'], r, out);
   shuffleGroup(w, ['assign', 'goto', 'break', 'continue'], r, out);
+  // Drawn only with the shapes on, so that programs without them are the programs of before.
+  if (cfg) shuffleGroup(w, ['region', 'switchMaze', 'ivLoop'], r, out);
   return out;
 }
 
@@ -101,7 +104,7 @@ export function programPolicy(base: Policy, rng: Rng): Policy {
     for (const k of SHUFFLED_SHARES) choices[k] = Math.min(1, choices[k] * 2 ** (r.float() - 0.5));
     p = {
       ...p,
-      statements: shuffleStatements(p.statements, r),
+      statements: shuffleStatements(p.statements, r, p.features.cfg),
       expressions: shuffleExpressions(p.expressions, r),
       argumentExpressions: shuffleExpressions(p.argumentExpressions, r),
       scopes: scale(p.scopes),

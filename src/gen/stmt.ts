@@ -8,6 +8,7 @@ import { declarable, genExpr, genFloat, genInt, recordValue, withLoopInvariants 
 import type { Policy } from './policy.js';
 import { constant } from './types.js';
 import { vectorBody } from './vector.js';
+import { cfgRegion, ivLoop, switchMaze } from './cfg.js';
 
 /**
  * Statements and blocks, with Csmith's Table 3.1 weights: assignment 40+, if-else 15, for 15,
@@ -100,6 +101,11 @@ export function genStmt(g: GenContext, opts: BlockOptions): Stmt | undefined {
     ['break', (opts.inLoop || opts.inSwitch) && !opts.noJumps ? w.break : 0],
     ['continue', opts.inLoop && !opts.noContinue && !opts.noJumps ? w.continue : 0],
     ['switch', depthOk ? w.switch : 0],
+    // Arbitrary control flow (src/gen/cfg.ts), in raw generation only: live-guided extension
+    // adds code that must stay live and cost known steps.
+    ['region', depthOk && f.cfg && f.goto && !g.live && !opts.noJumps ? w.region : 0],
+    ['switchMaze', depthOk && f.cfg && !g.live && !opts.noJumps ? w.switchMaze : 0],
+    ['ivLoop', depthOk && f.cfg && f.loops && !g.live ? w.ivLoop : 0],
   ]);
   switch (kind) {
     case 'assign':
@@ -120,6 +126,12 @@ export function genStmt(g: GenContext, opts: BlockOptions): Stmt | undefined {
       return g.b.cont();
     case 'switch':
       return switchStmt(g, opts);
+    case 'region':
+      return cfgRegion(g, opts);
+    case 'switchMaze':
+      return switchMaze(g, opts);
+    case 'ivLoop':
+      return ivLoop(g, opts);
   }
 }
 

@@ -2,7 +2,7 @@ import { fromBigInt, toBigInt } from '../c/convert.js';
 import { hashWidth, promote, type CValue, type IntType } from '../c/types.js';
 import { fieldExprType } from '../ir/build.js';
 import { checkTarget, type Block, type Expr, type FuncDecl, type Init, type Stmt, type VarDecl } from '../ir/nodes.js';
-import { walk } from '../ir/visit.js';
+import { switchCases, walk } from '../ir/visit.js';
 import { isRecord, namedFields, unqualified, type Type } from '../ir/types.js';
 import { compileExpr, truthy } from './compile-expr.js';
 import { conversion, withConversionAt, type CompileContext, type Ev, type VarHome } from './context.js';
@@ -584,8 +584,10 @@ function compileStmtInner(cx: CompileContext, s: Stmt, scope: readonly Visible[]
       // Case values are converted to the promoted type of the controlling expression (C11 6.8.4.2p5).
       const targets = new Map<string, number>();
       let fallback = -1;
-      for (const st of s.body.stmts) {
-        if (st.kind !== 'case') continue;
+      // Case labels may sit in nested blocks, ifs and loops of the body (Duff's device): the body's
+      // `from` enters each of them as it enters a goto's label.
+      const cases = switchCases(s.body);
+      for (const st of cases) {
         if (st.value === undefined) fallback = st.id;
         else targets.set(String(fromBigInt(st.value, ct)), st.id);
       }
@@ -600,7 +602,7 @@ function compileStmtInner(cx: CompileContext, s: Stmt, scope: readonly Visible[]
         },
         from: body.labels.size ? (f, label) => dispatch(body.from!(f, label)) : undefined,
         // Case labels are reached only through the switch; only goto labels are visible outside.
-        labels: new Set([...body.labels].filter((l) => !s.body.stmts.some((st) => st.id === l && st.kind === 'case'))),
+        labels: new Set([...body.labels].filter((l) => !cases.some((st) => st.id === l))),
       };
     }
     case 'case':

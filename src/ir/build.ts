@@ -21,7 +21,7 @@ import type {
   VarDecl,
 } from './nodes.js';
 import { isLvalue } from './nodes.js';
-import { transform } from './visit.js';
+import { switchCases, transform } from './visit.js';
 import {
   isArith,
   isRecord,
@@ -338,11 +338,14 @@ export class IRBuilder {
     return { kind: 'for', id: this.id(), init, cond, step, body, ...(form !== 'for' ? { form } : {}) };
   }
 
-  /** `switch (cond) body`; put `case`/`default` labels (from {@link IRBuilder.case}) directly in `body`. */
+  /**
+   * `switch (cond) body`; put `case`/`default` labels (from {@link IRBuilder.case}) in `body`,
+   * directly or in its nested blocks, ifs and loops (not in a nested switch: they would be its own).
+   */
   switch(cond: Expr, body: Block): Stmt {
     if (cond.type.kind !== 'int') fail('switch needs an integer controlling expression');
     if (body.locals.length) fail('a switch body declares no locals (a jump to a case would skip them)');
-    const values = body.stmts.filter((s) => s.kind === 'case').map((s) => (s as { value: bigint | undefined }).value);
+    const values = switchCases(body).map((s) => s.value);
     if (new Set(values.map(String)).size !== values.length) fail('duplicate case value in switch');
     return { kind: 'switch', id: this.id(), cond, body };
   }

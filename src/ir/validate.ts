@@ -5,7 +5,7 @@ import { children, isStmt, walk } from './visit.js';
  * Structural rules of C that types do not capture, checked for programs built by rewrites
  * (reducers, mutators): every `goto` targets a label of its own function, and so does every
  * entry of an `igoto`'s table (which is not empty), `break` is inside a
- * loop or switch, `continue` inside a loop, `case` labels sit directly in a switch body, and ids
+ * loop or switch, `continue` inside a loop, `case` labels sit in a switch body (at any depth of it), and ids
  * are unique. Returns the first violation, or undefined.
  */
 export function structuralError(p: Program): string | undefined {
@@ -33,7 +33,9 @@ function functionError(f: FuncDecl): string | undefined {
     if (n.kind === 'label') labels.add(n.id);
   });
   let error: string | undefined;
-  const visit = (s: Stmt, inLoop: boolean, inSwitch: boolean, parentIsSwitchBody: boolean): void => {
+  // `caseOk`: inside a switch body, at any depth (a case label may sit in a nested block, if or
+  // loop of its switch: Duff's device); `inSwitch`: where `break` leaves a switch.
+  const visit = (s: Stmt, inLoop: boolean, inSwitch: boolean, caseOk: boolean): void => {
     if (error) return;
     switch (s.kind) {
       case 'goto':
@@ -52,23 +54,23 @@ function functionError(f: FuncDecl): string | undefined {
         if (!inLoop) error = 'continue outside a loop';
         return;
       case 'case':
-        if (!parentIsSwitchBody) error = 'case label outside a switch body';
+        if (!caseOk) error = 'case label outside a switch body';
         return;
       case 'block':
-        for (const c of s.stmts) visit(c, inLoop, inSwitch, false);
+        for (const c of s.stmts) visit(c, inLoop, inSwitch, caseOk);
         return;
       case 'if':
-        visit(s.then, inLoop, inSwitch, false);
-        if (s.else) visit(s.else, inLoop, inSwitch, false);
+        visit(s.then, inLoop, inSwitch, caseOk);
+        if (s.else) visit(s.else, inLoop, inSwitch, caseOk);
         return;
       case 'for':
-        visit(s.body, true, false, false);
+        visit(s.body, true, false, caseOk);
         return;
       case 'switch':
         for (const c of (s.body as Block).stmts) visit(c, inLoop, true, true);
         return;
       default:
-        for (const c of children(s)) if (isStmt(c)) visit(c, inLoop, inSwitch, false);
+        for (const c of children(s)) if (isStmt(c)) visit(c, inLoop, inSwitch, caseOk);
     }
   };
   visit(f.body, false, false, false);

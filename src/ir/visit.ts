@@ -484,3 +484,17 @@ export function loopContinues(body: Block): boolean {
   });
   return found;
 }
+
+/**
+ * The `case` and `default` labels of a switch body: its direct statements and those of its nested
+ * blocks, ifs and loops (Duff's device), not those of a nested switch, which are its own.
+ */
+export function switchCases(body: Block): (Stmt & { kind: 'case' })[] {
+  const out: (Stmt & { kind: 'case' })[] = [];
+  walk(body, (n) => {
+    if (n.kind === 'case') out.push(n);
+    // Expressions hold no statements; a nested switch's labels are its own.
+    return n.kind !== 'switch' && isStmt(n);
+  });
+  return out;
+}

@@ -12,7 +12,7 @@ import { compileC, requireTool, runExe } from '../support/cc.js';
 import { mapPool } from '../support/pool.js';
 
 const FIRST = Number(process.env.KILN_TEST_SEED ?? 1);
-const COUNT = 60;
+const COUNT = 40;
 const BATCH = 10;
 // Smaller than the defaults (maxOps 1000, maxExprs 40) to keep compile time modest here; the
 // acceptance run, bench/verify.ts (npm run bench:verify), uses the defaults.

@@ -15,8 +15,11 @@ import { generateProgram } from '../../src/repair/generate.js';
 import { batchSource } from '../support/batch.js';
 import { compileC, runExe } from '../support/cc.js';
 
-const WIDE = parsePolicy({ features: { int128: true, bitInt: true } }, 'small');
-const INT128_ONLY = parsePolicy({ features: { int128: true }, choices: { int128Programs: 1 } }, 'small');
+// Without the control-flow shapes (features.cfg): the warning lists below were drawn from these
+// seeds' programs, and the shapes change every program (clang's constant bit-field truncations
+// and gcc's constant __int128 overflows in code that never runs then appear at other seeds).
+const WIDE = parsePolicy({ features: { int128: true, bitInt: true, cfg: false } }, 'small');
+const INT128_ONLY = parsePolicy({ features: { int128: true, cfg: false }, choices: { int128Programs: 1 } }, 'small');
 
 interface Case {
   readonly seed: number;

@@ -1,9 +1,9 @@
 import type { IntType } from '../../c/types.js';
-import type { Block, Expr, ForStmt, Node, Program } from '../../ir/nodes.js';
+import type { Block, Expr, ForStmt, Node, Program, Stmt } from '../../ir/nodes.js';
 import { unqualified } from '../../ir/types.js';
 import type { Profile } from '../../interp/interpret.js';
 import { zeroOf, type Editor } from '../edit.js';
-import { isStmt, walk } from '../../ir/visit.js';
+import { children, isStmt, walk } from '../../ir/visit.js';
 import { repaired, type Repaired, type RepairState } from '../state.js';
 
 /**
@@ -59,7 +59,7 @@ export function repairTermination(ed: Editor, profile: Profile, st: RepairState,
     if (!loop) continue; // removed with an enclosing hot loop
     const shrunk = st.attempts(id) === 0 ? shrinkTripCount(ed, loop) : undefined;
     st.touch(id);
-    const p = shrunk ?? ed.replace(id, () => ed.b.block([]));
+    const p = shrunk ?? ed.replace(id, (old) => emptied(ed, old));
     if (p) [last, rule] = [p, shrunk ? 'shrink-loop-trip-count' : 'remove-hot-loop'];
   }
   if (rule) return repaired(last, rule);
@@ -83,6 +83,23 @@ export function repairTermination(ed: Editor, profile: Profile, st: RepairState,
 /** Whether a node is a goto, plain or computed (an empty block in its place falls through). */
 function isGoto(n: Node | undefined): boolean {
   return n?.kind === 'goto' || n?.kind === 'igoto';
+}
+
+/**
+ * An empty statement in place of `old` that keeps the jump targets inside it: its goto labels, and
+ * the case labels of the switch around it (not those of a switch inside it), in order. Gotos of a
+ * goto region enter loops in the middle, and a switch maze has case labels inside loops: removing
+ * such a loop must leave those jumps somewhere to land.
+ */
+function emptied(ed: Editor, old: Node): Block {
+  const targets: Stmt[] = [];
+  const visit = (n: Node, ownSwitch: boolean): void => {
+    if (n.kind === 'label' || (n.kind === 'case' && ownSwitch)) targets.push(n);
+    if (!isStmt(n)) return;
+    for (const c of children(n)) visit(c, ownSwitch && n.kind !== 'switch');
+  };
+  visit(old, true);
+  return ed.b.block(targets);
 }
 
 /**
@@ -183,8 +200,8 @@ export function staticTrip(loop: ForStmt): number | undefined {
 /** Rewrites the header to count with a new local declared in the enclosing block. */
 function freshInductionVariable(ed: Editor, loop: ForStmt): Program | undefined {
   const h = header(loop);
-  const block = ed.parent(loop.id);
-  if (!h || !block || block.kind !== 'block') return undefined;
+  const fn = ed.functionOf(loop.id);
+  if (!h || !fn) return undefined;
   const t = unqualified((loop.init as Expr & { kind: 'assign' }).target.type) as IntType;
   const v = ed.b.local(`i_r${ed.b.nextId}`, t);
   const swap = (e: Expr | undefined): Expr | undefined => {
@@ -201,15 +218,11 @@ function freshInductionVariable(ed: Editor, loop: ForStmt): Program | undefined 
         return e;
     }
   };
-  return ed.replace(block.id, (old) => {
-    const b = old as Block;
-    const stmts = b.stmts.map((s) =>
-      s.id === loop.id
-        ? ({ ...loop, init: swap(loop.init), cond: swap(loop.cond), step: swap(loop.step) } as Node as ForStmt)
-        : s,
-    );
-    return { ...b, locals: [...b.locals, v], stmts };
-  });
+  if (!ed.replace(loop.id, () => ({ ...loop, init: swap(loop.init), cond: swap(loop.cond), step: swap(loop.step) })))
+    return undefined;
+  // Declared (uninitialised, as before) at the top of the function: the loop's own block may be a
+  // switch body, which declares nothing (a Duff's-device loop sits directly in one).
+  return ed.replace(fn.body.id, (old) => ({ ...(old as Block), locals: [...(old as Block).locals, v] }));
 }
 
 /** `for (v = c0; v cmp c1; …)` → the same with c1 moved toward c0 (an eighth of the distance). */
