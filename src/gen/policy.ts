@@ -445,6 +445,13 @@ const RepairLimits = z
       100,
     ),
     maxRepairs: count(400, 'repairs per program before it is discarded', 100_000),
+    edgeValues: count(
+      4,
+      'csmith mode, after the last clean run: constants rewritten so that an executed + or - lands exactly ' +
+        "on its type's maximum or minimum (or wraps by exactly one, unsigned), each kept when the program " +
+        'stays UB-free (after Reify: arithmetic at a limit is behind many optimiser bugs). 0: off',
+      1000,
+    ),
   })
   .strict();
 

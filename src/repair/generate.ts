@@ -10,6 +10,7 @@ import { Editor } from './edit.js';
 import { repairOnce } from './repair.js';
 import { RepairState, type RepairStats } from './state.js';
 import { extendRound } from './extend.js';
+import { edgeValues } from './edge-values.js';
 
 /** A UB-free program and everything known about it. */
 export interface Generated {
@@ -27,6 +28,8 @@ export interface Generated {
    * repairs).
    */
   readonly live?: { readonly rounds: number; readonly dropped: number };
+  /** Constants rewritten so that an executed operation lands on its type's limit (csmith mode). */
+  readonly edgeValues?: number;
 }
 
 /** A program that could not be repaired within the budget (counted, never emitted). */
@@ -66,7 +69,20 @@ export function generateProgram(
 function generateCsmithProgram(seed: number | bigint | string, policy: Policy): Generated | Discarded {
   const t0 = performance.now();
   const { program, g } = generateRawContext(seed, policy);
-  return repairProgram(seed, policy, program, t0, policy.live.extend > 0 ? g : undefined);
+  const r = repairProgram(seed, policy, program, t0, policy.live.extend > 0 ? g : undefined);
+  if (!r.ok || policy.repair.edgeValues <= 0) return r;
+  // Values at the edge (src/repair/edge-values.ts), on the finished program.
+  const e = edgeValues(r.seed, r.program, policy.repair.edgeValues, policy.repair.maxSteps);
+  if (!e) return { ...r, genMs: performance.now() - t0 };
+  return {
+    ...r,
+    program: e.program,
+    expected: e.outcome.output.trimEnd(),
+    checksum: e.outcome.checksum,
+    profile: e.outcome.profile,
+    edgeValues: e.rewritten,
+    genMs: performance.now() - t0,
+  };
 }
 
 /** Repair runs one extension round may take before it is dropped. */
