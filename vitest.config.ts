@@ -1,11 +1,15 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 import { LongestFirst } from './test/support/sequencer.js';
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
+    // The benchmarks' smoke runs (test/bench/) are `npm run test:bench`, not `npm test`: each starts
+    // a whole benchmark, five minutes of two cores in all, and the type check already covers their
+    // code. Run them after changing a benchmark or what it drives.
+    include: process.env.KILN_BENCH_SMOKE ? ['test/bench/**/*.test.ts'] : ['test/**/*.test.ts'],
+    exclude: process.env.KILN_BENCH_SMOKE ? [...configDefaults.exclude] : [...configDefaults.exclude, 'test/bench/**'],
     // One build of the command for every `kiln` process a test starts (test/support/build.ts).
     globalSetup: ['test/support/build.ts'],
     // Several suites compile C with real compilers; two cores are the norm on CI machines, so the

@@ -26,7 +26,8 @@ import { makeVariant, isVariant } from '../../src/mutate/variant.js';
 import * as edit from '../../src/mutate/edit.js';
 import type { PassContext } from '../../src/mutate/pass.js';
 
-const policy = parsePolicy({}, 'small');
+// The hand-picked seeds below were drawn without the control-flow shapes and edge values.
+const policy = parsePolicy({ features: { cfg: false }, repair: { edgeValues: 0 } }, 'small');
 const bases: Generated[] = [];
 for (let s = 1; bases.length < 4 && s < 40; s++) {
   const g = generateProgram(s, policy, 'csmith');
@@ -249,14 +250,16 @@ describe('variants', () => {
     // full expression that also assigns a global the snippet touches; the interpreter reports
     // order-dependence. The variant is then drawn again and proven. (The example was found with
     // the medium limits of that time, pinned here: 280 statements, one extension round of 175, a
-    // 10,000-step live target and a 30,000-step budget.)
+    // 10,000-step live target and a 30,000-step budget, without the control-flow shapes and edge
+    // values drawn since.)
     const g = generateProgram(
       1020,
       parsePolicy(
         {
           limits: { maxStatements: 280 },
           live: { stepTarget: 10_000, roundStatements: 175 },
-          repair: { maxSteps: 30_000 },
+          repair: { maxSteps: 30_000, edgeValues: 0 },
+          features: { cfg: false },
         },
         'medium',
       ),

@@ -17,8 +17,9 @@ describe('kiln reduce on a suspected compile hang that is a slow compile', () =>
   beforeAll(async () => {
     requireTool('gcc');
     work = mkdtempSync(join(tmpdir(), 'kiln-slowc-'));
-    // Optimising a program with a for loop takes 25 s: over the 10 s short limit, within 60 s, and
-    // far over 20 times gcc -O0's time even on a loaded machine.
+    // Optimising a program with a for loop takes 15 s: over the 10 s short limit, within 60 s, and
+    // far over 20 times gcc -O0's time even on a loaded machine (each kept candidate costs that
+    // much: 25 s made this the longest test of the suite).
     const fake = writeFake(join(work, 'bin'), 'fake-slow', 'slow-opt', [1]);
     const out = join(work, 'out');
     const r = await runKiln([
@@ -64,7 +65,7 @@ describe('kiln reduce on a suspected compile hang that is a slow compile', () =>
     // does not depend on the machine's speed): a stopped reduction still writes its bundle.
     const r = await runKiln(['reduce', finding, '--jobs', '2', '--max-candidates', '8']);
     expect(r.status, r.stderr).toBe(0);
-    expect(r.stderr + r.stdout).toMatch(/reducing as a slow compile: 2\d\.\d s against \d\.\d\d s at -O0/);
+    expect(r.stderr + r.stdout).toMatch(/reducing as a slow compile: \d+\.\d s against \d\.\d\d s at -O0/);
     const reduced = readFileSync(join(finding, 'reduced.c'), 'utf8');
     // The fake is slow only on a for loop: the reducer kept one.
     expect(reduced).toContain('for (');
@@ -76,7 +77,7 @@ describe('kiln reduce on a suspected compile hang that is a slow compile', () =>
     };
     expect(json.outcome).toBe('compiler-hang');
     expect(json.lines).toBeLessThan(json.originalLines / 2);
-    expect(json.slowCompile.ms).toBeGreaterThanOrEqual(25_000);
+    expect(json.slowCompile.ms).toBeGreaterThanOrEqual(15_000);
     // 20 times the -O0 time, at least 2 s, at most the campaign's 10 s short limit.
     expect(json.slowCompile.limitMs).toBeGreaterThanOrEqual(2_000);
     expect(json.slowCompile.limitMs).toBeLessThanOrEqual(10_000);

@@ -2,8 +2,8 @@
 // input, well under a minute) and must exit 0 and print its figures. Benchmarks are long and run
 // by hand, so without this a refactoring that breaks one goes unnoticed until someone measures.
 // The figures themselves are not judged: speed targets live in the scripts' output, never here.
-// The scripts are dealt to three test files (smoke-1..3.test.ts) so that they run beside other
-// test files rather than one after another at the end of the suite.
+// The scripts are dealt to three test files (smoke-1..3.test.ts), run by `npm run test:bench`
+// (vitest.config.ts leaves them out of `npm test`).
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { runProcess } from '../../../src/harness/process.js';

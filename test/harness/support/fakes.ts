@@ -37,7 +37,7 @@ export type Fault =
   | 'alternating' // a "binary" that prints a wrong checksum and crashes (SIGSEGV) on alternate runs
   | 'report-env' // a "binary" that logs its argv[0], environment, personality and folder length, then exits 3
   | 'slow' // the compiler takes 3 s, then compiles with gcc
-  | 'slow-opt' // optimising (any option but -O0) a program with a for loop takes 25 s, then compiles with gcc
+  | 'slow-opt' // optimising (any option but -O0) a program with a for loop takes 15 s, then compiles with gcc
   | 'hang-pid' // the compiler records its pid in <state>/pids, then sleeps
   // the compiler starts a child in a session of its own (setsid), records its pid in <state>/pids,
   // then sleeps
@@ -103,7 +103,7 @@ function faultBody(f: Fault, stateDir: string): string {
     case 'slow':
       return 'sleep 3\nexec gcc "$@"';
     case 'slow-opt':
-      return `case " $* " in *" -O0 "*) ;; *) grep -q 'for (' "$src" && sleep 25;; esac\nexec gcc "$@"`;
+      return `case " $* " in *" -O0 "*) ;; *) grep -q 'for (' "$src" && sleep 15;; esac\nexec gcc "$@"`;
     case 'hang-pid':
       return `echo $$ >> "${stateDir}/pids"\nexec sleep 60`;
     case 'escape':
