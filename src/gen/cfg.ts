@@ -3,7 +3,7 @@ import type { Expr, LabelStmt, Stmt, VarDecl } from '../ir/nodes.js';
 import { loopContinues } from '../ir/visit.js';
 import type { BlockCtx, GenContext, LoopCtx } from './context.js';
 import { genInt } from './expr.js';
-import { type BlockOptions, genStmt, placePendingLabels } from './stmt.js';
+import { type BlockOptions, drawStatements, genStmt, placePendingLabels } from './stmt.js';
 
 /**
  * Arbitrary control flow (after Reify, PLDI 2026): a function's code drawn as a control-flow
@@ -231,13 +231,7 @@ function basicBlock(g: GenContext, region: Region, ctx: BlockCtx, i: number, exi
   if (label) ctx.stmts.push(label);
   const count = rng.int(1, Math.max(1, Math.ceil(g.policy.limits.maxBlockSize / 2)));
   const inner: BlockOptions = { ...opts, functionBody: false, inSwitch: false };
-  for (let k = 0; k < count && g.statements < g.statementBudget; k++) {
-    g.statements++;
-    const s = genStmt(g, inner);
-    if (!s) continue;
-    ctx.stmts.push(s);
-    if (s.kind === 'return' || s.kind === 'break' || s.kind === 'continue') break;
-  }
+  drawStatements(g, ctx, inner, count);
   const jump = (to: number): Stmt => guardedJump(g, region, i, [to], b.goto(region.labels[to]!));
   const cond = (): Expr => {
     g.complexity = rng.int(1, Math.max(1, g.policy.limits.maxExprComplexity));
@@ -386,13 +380,7 @@ function loopHeader(g: GenContext, locals: VarDecl[]): Header {
 function sharedStmts(g: GenContext, locals: VarDecl[], opts: BlockOptions, count: number): Stmt[] {
   const ctx: BlockCtx = { locals, stmts: [], pendingLabels: [], inLoop: opts.inLoop, depth: g.fn.blocks.length };
   inSpine(g, ctx, () => {
-    for (let k = 0; k < count && g.statements < g.statementBudget; k++) {
-      g.statements++;
-      const s = genStmt(g, opts);
-      if (!s) continue;
-      ctx.stmts.push(s);
-      if (s.kind === 'return' || s.kind === 'break' || s.kind === 'continue') break;
-    }
+    drawStatements(g, ctx, opts, count);
     placePendingLabels(g, ctx);
   });
   return ctx.stmts;

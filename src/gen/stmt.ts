@@ -52,21 +52,27 @@ export function genBlock(g: GenContext, opts: BlockOptions, extraLocals: readonl
   for (let i = 0; i < nLocals && g.statements < budget; i++) newLocal(g);
   // A function body gets at least half the block limit, so programs rarely end after a line or two.
   const max = Math.max(1, g.policy.limits.maxBlockSize);
-  const n = g.rng.int(opts.functionBody ? Math.ceil(max / 2) : 1, max);
-  for (let i = 0; i < n && g.statements < budget; i++) {
-    g.statements++;
-    const s = genStmt(g, opts);
-    if (!s) continue;
-    ctx.stmts.push(s);
-    // As in Csmith, an unconditional jump ends the block: what would follow could never run.
-    if (s.kind === 'return' || s.kind === 'break' || s.kind === 'continue') break;
-  }
+  drawStatements(g, ctx, opts, g.rng.int(opts.functionBody ? Math.ceil(max / 2) : 1, max));
   // Labels go before the final return, so a forward goto never skips it.
   placePendingLabels(g, ctx);
   const last = ctx.stmts[ctx.stmts.length - 1];
   if (opts.functionBody && opts.ret && last?.kind !== 'return') ctx.stmts.push(returnStmt(g, opts.ret));
   fn.blocks.pop();
   return g.b.block(ctx.stmts, ctx.locals);
+}
+
+/**
+ * Appends up to `n` statements to the block under construction `ctx`, while the program's statement
+ * budget lasts. As in Csmith, an unconditional jump ends the block: what would follow could never run.
+ */
+export function drawStatements(g: GenContext, ctx: BlockCtx, opts: BlockOptions, n: number): void {
+  for (let i = 0; i < n && g.statements < g.statementBudget; i++) {
+    g.statements++;
+    const s = genStmt(g, opts);
+    if (!s) continue;
+    ctx.stmts.push(s);
+    if (s.kind === 'return' || s.kind === 'break' || s.kind === 'continue') break;
+  }
 }
 
 /** Places the forward-goto labels still pending in a block under construction. */
