@@ -11,9 +11,7 @@ import { liveStats } from '../interp/live.js';
 import { wrappedShare } from '../ir/census.js';
 import { executedJumps, programFlow } from '../ir/flow.js';
 import { generateProgram } from '../repair/generate.js';
-import { operationsAtLimits } from '../repair/edge-values.js';
-import { interpret } from '../interp/interpret.js';
-import type { Program } from '../ir/nodes.js';
+import { runAtLimits } from '../repair/edge-values.js';
 import { makeDirectory } from '../store/files.js';
 import { generateRelaxedOne, generateUBOne, type GenSink } from './gen-ub.js';
 
@@ -113,17 +111,11 @@ export function generateOne(
         repairsByRule: r.stats.byRule,
         flow: { ...programFlow(r.program), ...executedJumps(r.program, r.profile.stmtCounts) },
         edgeValues: r.edgeValues ?? 0,
-        atLimits: atLimits(r.program),
+        atLimits: runAtLimits(r.program),
       })}\n`,
     );
   }
   return true;
-}
-
-/** Executed + − * whose result is exactly its type's maximum or minimum (one more run, recording values). */
-function atLimits(p: Program): number {
-  const r = interpret(p, { profileNodes: true });
-  return r.profile.nodeValues ? operationsAtLimits(p, r.profile.nodeValues) : 0;
 }
 
 /** Writes a one-file program to `path`, or a program of several files into directory `path`. */

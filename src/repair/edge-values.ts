@@ -136,3 +136,9 @@ export function operationsAtLimits(p: Program, values: ReadonlyMap<number, unkno
   });
   return n;
 }
+
+/** {@link operationsAtLimits} of a program, from one more run that records every value. */
+export function runAtLimits(p: Program): number {
+  const r = interpret(p, { profileNodes: true });
+  return r.profile.nodeValues ? operationsAtLimits(p, r.profile.nodeValues) : 0;
+}
