@@ -225,7 +225,11 @@ describe('kiln check', () => {
     // lines): a null g_8 (seed 100160), an uninitialised t_222 (100199), a member array f4 whose
     // name another struct gives a scalar (100164: the sub-array separation alarm), and an alarm
     // on a statement split past a cut, judged on the program as given (100193).
-    const policy = parsePolicy({ choices: { mixedSafeMath: 0 } }, 'small');
+    // The seeds' programs as drawn then: without the control-flow shapes and edge values.
+    const policy = parsePolicy(
+      { choices: { mixedSafeMath: 0 }, features: { cfg: false }, repair: { edgeValues: 0 } },
+      'small',
+    );
     for (const seed of [100160n, 100164n, 100199n, 100193n]) {
       const g = generateProgram(seed, policy);
       expect(g.ok).toBe(true);
@@ -257,7 +261,8 @@ describe('kiln check', () => {
   it('finds the UB of unsequenced-on-purpose programs whose UB Eva reached only past such a statement', async () => {
     // Seed 1: a sub-array alarm with status invalid first; seed 29: a member-array alarm that
     // Frama-C ends its path at while giving it the status valid (main never returns in Eva).
-    const policy = parsePolicy({}, 'small');
+    // The seeds' programs as drawn then: without the control-flow shapes and edge values.
+    const policy = parsePolicy({ features: { cfg: false }, repair: { edgeValues: 0 } }, 'small');
     for (const seed of [1n, 29n]) {
       const g = generateUBProgram(seed, policy, 'unsequenced');
       expect(g.ok).toBe(true);
