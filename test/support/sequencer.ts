@@ -5,38 +5,38 @@
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
- * The longest test files, longest first: per-file times of one run of the suite (two workers), in
- * seconds on a busy machine (load 6 to 9). Only the order matters; a file not listed runs after
- * these, in Vitest's own order. Re-measure with `npx vitest run --reporter=json --outputFile=F` after
- * adding a long test.
+ * The longest test files, longest first: per-file times of one run of `.ci/run` on a clean clone
+ * (three workers, two cores), in seconds. Only the order matters; a file not listed runs after
+ * these, in Vitest's own order. Re-measure with `npx vitest run --reporter=json --outputFile=F`
+ * after adding a long test.
  */
 const LONGEST: readonly string[] = [
-  'test/edge/check.test.ts', // 220
-  'test/edge/sanitizers.test.ts', // 215
-  'test/reduce/finding.test.ts', // 188
-  'test/harness/reproducible.test.ts', // 170
-  'test/gen/shape.test.ts', // 148
-  'test/reduce/slow-compile.test.ts', // 141
-  'test/bench/smoke-3.test.ts', // 138
-  'test/harness/profile-campaign.test.ts', // 133
-  'test/queue/loopback.test.ts', // 128
-  'test/reduce/text/orion-file.test.ts', // 128
-  'test/reduce/layout.test.ts', // 127
-  'test/bench/smoke-2.test.ts', // 125
-  'test/edge/inject.test.ts', // 121
-  'test/gen/arith-cc.test.ts', // 119
-  'test/mutate/campaign.test.ts', // 114
-  'test/edge/verdicts.test.ts', // 109
-  'test/mutate/compile.test.ts', // 105
-  'test/harness/resume.test.ts', // 102
-  'test/c/boundary.test.ts', // 100
-  'test/c/exhaustive8.test.ts', // 96
-  'test/harness/roots.test.ts', // 96
-  'test/gen/census.test.ts', // 87
-  'test/campaign/layout-fallback.test.ts', // 82
-  'test/cli/campaign-guards.test.ts', // 80
-  'test/edge/shared-line.test.ts', // 76
-  'test/interp/differential.test.ts', // 76
+  'test/edge/check.test.ts', // 336
+  'test/reduce/finding.test.ts', // 249
+  'test/edge/sanitizers.test.ts', // 166
+  'test/campaign/layout-fallback.test.ts', // 128
+  'test/reduce/slow-compile.test.ts', // 115
+  'test/reduce/layout.test.ts', // 113
+  'test/edge/shared-line.test.ts', // 113
+  'test/harness/reproducible.test.ts', // 112
+  'test/edge/inject.test.ts', // 96
+  'test/mutate/campaign.test.ts', // 90
+  'test/harness/campaign.test.ts', // 84
+  'test/reduce/validity.test.ts', // 83
+  'test/mutate/compile.test.ts', // 78
+  'test/edge/verdicts.test.ts', // 71
+  'test/queue/loopback.test.ts', // 60
+  'test/c/exhaustive8.test.ts', // 56
+  'test/harness/resume.test.ts', // 54
+  'test/harness/roots.test.ts', // 52
+  'test/gen/arith-cc.test.ts', // 48
+  'test/c/boundary.test.ts', // 48
+  'test/reduce/text/orion-file.test.ts', // 46
+  'test/harness/profile-campaign.test.ts', // 45
+  'test/gen/generated.test.ts', // 45
+  'test/harness/hangs.test.ts', // 44
+  'test/triage/triage.test.ts', // 42
+  'test/c/ubsan.test.ts', // 42
 ];
 
 export class LongestFirst extends BaseSequencer {
