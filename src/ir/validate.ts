@@ -67,6 +67,8 @@ function functionError(f: FuncDecl): string | undefined {
         visit(s.body, true, false, caseOk);
         return;
       case 'switch':
+        // Its locals would not be printed, and a jump to a case would skip their declaration.
+        if (s.body.locals.length) error = 'a switch body declares locals';
         for (const c of (s.body as Block).stmts) visit(c, inLoop, true, true);
         return;
       default:

@@ -199,7 +199,8 @@ export class Editor {
 
   /**
    * Inserts statements before statement `stmtId` in its block (optionally declaring new locals in
-   * that block, and replacing nodes inside the statement). Undefined when the statement is not
+   * that block, or at the function's top when the block is a switch body, and replacing nodes
+   * inside the statement). Undefined when the statement is not
    * directly inside a block.
    */
   insertBefore(
@@ -216,15 +217,21 @@ export class Editor {
       if (r) return r(n);
       return mapChildren(n, rec);
     };
-    return this.replace(block.id, (old) => {
+    // A switch body declares nothing (a jump to a case would skip the declaration, and the emitter
+    // prints none there): its new locals go to the top of the function, in scope everywhere in it.
+    // A switch maze's statements sit directly in its body.
+    const top = locals.length && this.parent(block.id)?.kind === 'switch' ? this.functionOf(stmtId)?.body : undefined;
+    const p = this.replace(block.id, (old) => {
       const b = old as Block;
       const out: Stmt[] = [];
       for (const s of b.stmts) {
         if (s.id === stmtId) out.push(...stmts);
         out.push(s.id === stmtId ? (rec(s) as Stmt) : s);
       }
-      return { ...b, locals: [...b.locals, ...locals], stmts: out };
+      return { ...b, locals: top ? b.locals : [...b.locals, ...locals], stmts: out };
     });
+    if (!p || !top) return p;
+    return this.replace(top.id, (old) => ({ ...(old as Block), locals: [...(old as Block).locals, ...locals] }));
   }
 
   /** A constant of an integer type, clamped into range. */

@@ -1,5 +1,6 @@
 // One test per repair rule, one recipe: a minimal program with one UB site → the interpreter's
 // report → one repair → the expected rewrite, and a clean run afterwards.
+import { structuralError } from '../../src/ir/validate.js';
 import { describe, expect, it } from 'vitest';
 import { C } from '../../src/c/types.js';
 import { emitC, printExpr } from '../../src/emit/c.js';
@@ -287,6 +288,24 @@ describe('evaluation-order rules', () => {
     expect(r.rule).toBe('hoist-call-to-temporary');
     const text = mainText(r.program);
     expect(text).toMatch(/t_\d+ = f\(\);\n\s+x = \(g \+ t_\d+\);/);
+    expect(r.after.ok).toBe(true);
+  });
+
+  it('hoist-call-to-temporary in a switch body declares the temporary at the top of the function', () => {
+    // A switch maze's statements sit directly in the switch body, which declares nothing: a
+    // temporary declared there was never printed (a program that did not compile).
+    const b = new IRBuilder();
+    const g = b.global('g', C.int32, b.lit(0));
+    const x = b.global('x', C.int32, b.lit(0));
+    const f = b.func('f', C.int32, [], b.block([b.stmt(b.assign(b.v(g), b.lit(7))), b.ret(b.lit(1))]));
+    const arm = b.stmt(b.assign(b.v(x), b.bin('+', b.v(g), b.call(f, []))));
+    const sw = b.switch(b.v(g), b.block([b.case(0n), arm, b.brk(), b.case()]));
+    const r = repairFirst(program(b, [g, x], [sw, b.hash(b.v(x))], [], [f]));
+    expect(r.rule).toBe('hoist-call-to-temporary');
+    expect(structuralError(r.program)).toBeUndefined();
+    const main = r.program.funcs.find((fn) => fn.id === r.program.main)!;
+    expect(main.body.locals.map((d) => d.name)).toEqual([expect.stringMatching(/^t_\d+$/)]);
+    expect(mainText(r.program)).toMatch(/int32_t t_(\d+);[\s\S]*case 0:\n\s+t_\1 = f\(\);/);
     expect(r.after.ok).toBe(true);
   });
 
