@@ -54,7 +54,6 @@ interface Region {
   readonly locals: VarDecl[];
   /** Label of each block (and of the exit, last), created only when something jumps there. */
   readonly labels: (LabelStmt | undefined)[];
-  readonly opts: BlockOptions;
 }
 
 /** The region's own blocks under construction share its locals (see the module comment). */
@@ -151,11 +150,16 @@ function drawExits(g: GenContext, n: number): Exit[] {
   return exits;
 }
 
+/** The blocks an exit jumps to (-1: a switch arm that falls through instead). */
+function targetsOf(e: Exit): readonly number[] {
+  return e.kind === 'fall' ? [] : 'other' in e ? [e.to, e.other] : typeof e.to === 'number' ? [e.to] : e.to;
+}
+
 /** The blocks a region's first block reaches through `exits` (a backward jump may not be taken). */
 function reachable(exits: readonly Exit[], n: number): Set<number> {
   const succ = (i: number): number[] => {
     const e = exits[i]!;
-    const to = e.kind === 'fall' ? [] : 'other' in e ? [e.to, e.other] : typeof e.to === 'number' ? [e.to] : e.to;
+    const to = targetsOf(e);
     const falls = e.kind !== 'goto' && e.kind !== 'two' && e.kind !== 'table';
     return [...to.filter((t) => t >= 0), ...(falls || to.some((t) => t <= i) ? [i + 1] : [])];
   };
@@ -181,12 +185,10 @@ export function cfgRegion(g: GenContext, opts: BlockOptions): Stmt {
   const { rng, b, policy } = g;
   const n = rng.int(2, Math.max(2, policy.limits.regionBlocks));
   const exits = drawExits(g, n);
-  const region: Region = { locals: [], labels: Array.from({ length: n + 1 }), opts };
+  const region: Region = { locals: [], labels: Array.from({ length: n + 1 }) };
   const labelOf = (i: number): LabelStmt => (region.labels[i] ??= b.label(g.name('lbl_')) as LabelStmt);
   // Labels are made before the code, so a backward goto finds its label already there.
-  for (const e of exits)
-    for (const t of e.kind === 'fall' ? [] : 'other' in e ? [e.to, e.other] : typeof e.to === 'number' ? [e.to] : e.to)
-      if (t >= 0) labelOf(t);
+  for (const e of exits) for (const t of targetsOf(e)) if (t >= 0) labelOf(t);
   const items = layout(g, 0, n - 1, 0);
   const top = spine(g, region, opts.inLoop);
   inSpine(g, top, () => emitItems(g, region, top, items, exits, n, opts));
