@@ -54,6 +54,10 @@ interface Region {
   readonly locals: VarDecl[];
   /** Label of each block (and of the exit, last), created only when something jumps there. */
   readonly labels: (LabelStmt | undefined)[];
+  /** Largest trip count of the loops around its blocks (`limits.maxLoopTrip` unless smaller). */
+  readonly maxTrip: number;
+  /** A statement that opens a block, by block number (the entry region's loop nest). */
+  readonly opening?: ReadonlyMap<number, (opts: BlockOptions) => Stmt>;
 }
 
 /** The region's own blocks under construction share its locals (see the module comment). */
@@ -92,8 +96,8 @@ function layout(g: GenContext, lo: number, hi: number, depth: number): Item[] {
   return items;
 }
 
-/** The exits of `n` blocks: targets are any block of the region, or its exit (`n`). */
-function drawExits(g: GenContext, n: number): Exit[] {
+/** The exits of `n` blocks: targets are any block of the region, or its exit (`n`); `forced` ones as given. */
+function drawExits(g: GenContext, n: number, forced: ReadonlyMap<number, Exit> = new Map()): Exit[] {
   const { rng } = g;
   const target = (from: number): number => {
     // Forward more often than backward, and the exit now and then.
@@ -137,6 +141,7 @@ function drawExits(g: GenContext, n: number): Exit[] {
       }
     }
   }
+  for (const [i, e] of forced) exits[i] = e;
   // Every block reachable from the first: a block that only a jump skipping it would precede is
   // dead code, and calls in dead code leave the functions they create never entered. Going in
   // order, an unreachable block's predecessor (reachable by then) gets a conditional exit instead,
@@ -182,14 +187,86 @@ function reachable(exits: readonly Exit[], n: number): Set<number> {
  * its locals first, then the blocks in layout order, then the exit label when something jumps to it.
  */
 export function cfgRegion(g: GenContext, opts: BlockOptions): Stmt {
-  const { rng, b, policy } = g;
-  const n = rng.int(2, Math.max(2, policy.limits.regionBlocks));
+  const n = g.rng.int(2, Math.max(2, g.policy.limits.regionBlocks));
   const exits = drawExits(g, n);
-  const region: Region = { locals: [], labels: Array.from({ length: n + 1 }) };
+  return regionCode(g, opts, n, exits, layout(g, 0, n - 1, 0), g.policy.limits.maxLoopTrip);
+}
+
+/**
+ * The entry region (`choices.entryRegion` for `func_1`, which every run enters once;
+ * `choices.functionRegion` for the other functions): a region drawn so that the shapes the random
+ * regions make only now and then are sure to be there and to run.
+ * - Layout: `bb0; loop1 { bb1; loop2 { bb2; loop3 { bb3 … } } bbM; } bbL;`.
+ * - bb0's conditional goto to bbM enters loop1 after loop2: loop1 has two entries (irreducible).
+ * - bb1, bb2 and bbM fall through, into the loops after them and to loop1's step (with a jump
+ *   there instead, loop1 would not hold loop2 at all); the blocks of loop3 end in a fall-through
+ *   or a conditional goto.
+ * - bbL ends in a counted computed goto where the compiler has labels as values (to the region's
+ *   exit, or back to bb1 or bbM), else in a counted conditional goto back to one of them.
+ * - bb3 opens with three nested induction-variable loops: the loops nest six deep. Their bodies
+ *   draw no break or continue (a plain `break` ending a body is a loop that never loops), only
+ *   {@link ivLoop}'s computed exits.
+ * - No fixed edge enters loop2 or loop3 from outside. A loop entered in the middle, or at its
+ *   body's first statement past the test, is irreducible, and the loop-nesting forest loses it
+ *   and the loops it holds (a first version's table jumped into loop3: median nesting 5, not 6).
+ * The rest is drawn as in any region, and it ends by construction like any region.
+ */
+export function entryRegion(g: GenContext, opts: BlockOptions): Stmt {
+  const { rng, policy } = g;
+  const n = rng.int(7, 8);
+  const inner = Array.from({ length: n - 5 }, (_, k) => ({ bb: 3 + k }));
+  const items: Item[] = [
+    { bb: 0 },
+    { loop: [{ bb: 1 }, { loop: [{ bb: 2 }, { loop: inner }] }, { bb: n - 2 }] },
+    { bb: n - 1 },
+  ];
+  // No fixed edge enters loop2 or loop3 from outside them (their blocks' own exits, drawn at
+  // random, can only jump within or out of the loops around them).
+  const forced = new Map<number, Exit>([
+    [0, { kind: 'cond', to: n - 2 }],
+    [1, { kind: 'fall' }],
+    [2, { kind: 'fall' }],
+    [n - 2, { kind: 'fall' }],
+    [
+      n - 1,
+      policy.features.labelValues
+        ? { kind: 'table', to: [n, ...Array.from({ length: rng.int(1, 3) }, () => rng.pick([1, n - 2, n]))] }
+        : { kind: 'cond', to: rng.pick([1, n - 2]) },
+    ],
+  ]);
+  // At most 3 trips per loop, six loops deep: 729 runs of the innermost body at most. With full
+  // trip counts (16) the termination repair emptied most of these loops (seeds 1-40), the calls
+  // in their statements being the hot code.
+  const maxTrip = Math.min(3, policy.limits.maxLoopTrip);
+  const opening = new Map([[3, (o: BlockOptions) => ivLoop(g, o, { depth: 3, maxTrip })]]);
+  // No break, continue or return in the blocks' own statements: one in bb1 would leave loop2
+  // dead (seed 6 of a first version), and the fixed edges would no longer be there to run.
+  const blocks: BlockOptions = { ...opts, noJumps: true };
+  // The blocks of loop3 end in a fall-through or a conditional goto: an unconditional jump (a
+  // goto, a table, a switch of gotos) from its last block would leave it without a path to its
+  // step, and the loop, with the nest inside it, would not be a loop.
+  const exits = drawExits(g, n, forced).map((e, i): Exit => {
+    if (i < 3 || i > n - 3 || e.kind === 'fall' || e.kind === 'cond') return e;
+    return { kind: 'cond', to: targetsOf(e).find((t) => t >= 0) ?? n };
+  });
+  return regionCode(g, blocks, n, exits, items, maxTrip, opening);
+}
+
+/** The code of a region of `n` blocks with the given exits and layout. */
+function regionCode(
+  g: GenContext,
+  opts: BlockOptions,
+  n: number,
+  exits: readonly Exit[],
+  items: readonly Item[],
+  maxTrip: number,
+  opening?: Region['opening'],
+): Stmt {
+  const { b } = g;
+  const region: Region = { locals: [], labels: Array.from({ length: n + 1 }), maxTrip, opening };
   const labelOf = (i: number): LabelStmt => (region.labels[i] ??= b.label(g.name('lbl_')) as LabelStmt);
   // Labels are made before the code, so a backward goto finds its label already there.
   for (const e of exits) for (const t of targetsOf(e)) if (t >= 0) labelOf(t);
-  const items = layout(g, 0, n - 1, 0);
   const top = spine(g, region, opts.inLoop);
   inSpine(g, top, () => emitItems(g, region, top, items, exits, n, opts));
   const exit = region.labels[n];
@@ -213,7 +290,7 @@ function emitItems(
       continue;
     }
     const body = spine(g, region, true);
-    const loop = loopHeader(g, region.locals);
+    const loop = loopHeader(g, region.locals, region.maxTrip);
     g.fn.loops.push(loop.range);
     g.readOnly.add(loop.decl.id);
     inSpine(g, body, () =>
@@ -233,6 +310,11 @@ function basicBlock(g: GenContext, region: Region, ctx: BlockCtx, i: number, exi
   if (label) ctx.stmts.push(label);
   const count = rng.int(1, Math.max(1, Math.ceil(g.policy.limits.maxBlockSize / 2)));
   const inner: BlockOptions = { ...opts, functionBody: false, inSwitch: false };
+  const opening = region.opening?.get(i);
+  if (opening) {
+    g.statements++;
+    ctx.stmts.push(opening(inner));
+  }
   drawStatements(g, ctx, inner, count);
   const jump = (to: number): Stmt => guardedJump(g, region, i, [to], b.goto(region.labels[to]!));
   const cond = (): Expr => {
@@ -349,10 +431,10 @@ interface Header {
  * from the value the variable has, which only moves towards `c1`. Unsigned downward loops keep `c1`
  * well above zero, so the variable cannot wrap past it.
  */
-function loopHeader(g: GenContext, locals: VarDecl[]): Header {
-  const { rng, b, policy } = g;
+function loopHeader(g: GenContext, locals: VarDecl[], maxTrip = g.policy.limits.maxLoopTrip): Header {
+  const { rng, b } = g;
   const t = rng.pick(g.intTypes);
-  const trip = 1 + Math.floor((policy.limits.maxLoopTrip - 1) * rng.float() ** 2);
+  const trip = 1 + Math.floor((maxTrip - 1) * rng.float() ** 2);
   const s = rng.chance(0.7) ? 1 : rng.int(2, 4);
   const up = rng.chance(0.65);
   const span = BigInt(trip * s);
@@ -379,9 +461,16 @@ function loopHeader(g: GenContext, locals: VarDecl[]): Header {
 }
 
 /** Up to `count` statements whose locals are declared in `locals` (a block that labels enter). */
-function sharedStmts(g: GenContext, locals: VarDecl[], opts: BlockOptions, count: number): Stmt[] {
+function sharedStmts(
+  g: GenContext,
+  locals: VarDecl[],
+  opts: BlockOptions,
+  count: number,
+  first?: (opts: BlockOptions) => Stmt,
+): Stmt[] {
   const ctx: BlockCtx = { locals, stmts: [], pendingLabels: [], inLoop: opts.inLoop, depth: g.fn.blocks.length };
   inSpine(g, ctx, () => {
+    if (first) ctx.stmts.push(first(opts));
     drawStatements(g, ctx, opts, count);
     placePendingLabels(g, ctx);
   });
@@ -460,6 +549,16 @@ export function switchMaze(g: GenContext, opts: BlockOptions): Stmt {
   return b.block([s], locals);
 }
 
+/** A nest of induction-variable loops drawn on purpose (the entry region's). */
+interface IvNest {
+  /** Loops in the nest, this one included (1: no loop drawn inside on purpose). */
+  readonly depth?: number;
+  /** Largest trip count of each (`limits.maxLoopTrip` unless given). */
+  readonly maxTrip?: number;
+  // A nest keeps its computed exits (`if (e) break;`) under `noJumps`, which only bars the
+  // unconditional jumps its statements might draw.
+}
+
 /**
  * A loop over several induction variables: `for (i = c0, j = d0, s = s0; i < c1 [&& i < outer]
  * [&& e]; i += s, j -= t [, s += 1])`. `i` bounds the loop; `j` moves by its own stride and `s`,
@@ -467,13 +566,14 @@ export function switchMaze(g: GenContext, opts: BlockOptions): Stmt {
  * bound may also be the outer induction variable (triangular nests). All three are read-only to
  * the body, which often leaves early on a value it computes (`if (e) break;`).
  */
-export function ivLoop(g: GenContext, opts: BlockOptions): Stmt {
+export function ivLoop(g: GenContext, opts: BlockOptions, nest: IvNest = {}): Stmt {
   const { rng, b, policy } = g;
   const locals: VarDecl[] = [];
   const pickT = (): IntType => rng.pick(g.intTypes);
   const ti = pickT();
   const up = rng.chance(0.7);
-  const trip = 1 + Math.floor((policy.limits.maxLoopTrip - 1) * rng.float() ** 2);
+  const maxTrip = nest.maxTrip ?? policy.limits.maxLoopTrip;
+  const trip = 1 + Math.floor((maxTrip - 1) * rng.float() ** 2);
   const s0 = BigInt(rng.int(1, 3));
   const growing = rng.chance(0.35);
   // The furthest `i` can move: the trip count times the largest stride it reaches.
@@ -520,11 +620,13 @@ export function ivLoop(g: GenContext, opts: BlockOptions): Stmt {
   for (const d of locals) g.readOnly.add(d.id);
   g.fn.loops.push({ induction: b.v(i), decl: i, lo: Number(up ? c0 : c1), hi: Number(up ? c1 : c0) });
   const inner: BlockOptions = { ...opts, inLoop: true, inSwitch: false, functionBody: false, noContinue: false };
-  const body = sharedStmts(g, locals, inner, rng.int(1, Math.max(1, policy.limits.maxBlockSize)));
+  const depth = nest.depth ?? 1;
+  const first = depth > 1 ? (o: BlockOptions) => ivLoop(g, o, { maxTrip, depth: depth - 1 }) : undefined;
+  const body = sharedStmts(g, locals, inner, rng.int(1, Math.max(1, policy.limits.maxBlockSize)), first);
   g.fn.loops.pop();
   // An exit on a value the body computed.
   let stmts = comma ? body : [...body, b.stmt(moveJ), ...(growS ? [b.stmt(growS)] : [])];
-  if (!opts.noJumps && rng.chance(0.5)) {
+  if ((!opts.noJumps || nest.depth !== undefined) && rng.chance(0.5)) {
     g.complexity = rng.int(1, 4);
     stmts = [...stmts, b.if(genInt(g, g.intType()), b.block([b.brk()]))];
   }

@@ -8,7 +8,7 @@ import { declarable, genExpr, genFloat, genInt, recordValue, withLoopInvariants 
 import type { Policy } from './policy.js';
 import { constant } from './types.js';
 import { vectorBody } from './vector.js';
-import { cfgRegion, ivLoop, switchMaze } from './cfg.js';
+import { cfgRegion, entryRegion, ivLoop, switchMaze } from './cfg.js';
 
 /**
  * Statements and blocks, with Csmith's Table 3.1 weights: assignment 40+, if-else 15, for 15,
@@ -52,6 +52,10 @@ export function genBlock(g: GenContext, opts: BlockOptions, extraLocals: readonl
   for (let i = 0; i < nLocals && g.statements < budget; i++) newLocal(g);
   // A function body gets at least half the block limit, so programs rarely end after a line or two.
   const max = Math.max(1, g.policy.limits.maxBlockSize);
+  if (opts.functionBody && entryRegionHere(g)) {
+    g.statements++;
+    ctx.stmts.push(entryRegion(g, opts));
+  }
   drawStatements(g, ctx, opts, g.rng.int(opts.functionBody ? Math.ceil(max / 2) : 1, max));
   // Labels go before the final return, so a forward goto never skips it.
   placePendingLabels(g, ctx);
@@ -59,6 +63,21 @@ export function genBlock(g: GenContext, opts: BlockOptions, extraLocals: readonl
   if (opts.functionBody && opts.ret && last?.kind !== 'return') ctx.stmts.push(returnStmt(g, opts.ret));
   fn.blocks.pop();
   return g.b.block(ctx.stmts, ctx.locals);
+}
+
+/**
+ * Whether the function body under construction begins with the entry region (src/gen/cfg.ts): only
+ * `func_1`'s, the function every run enters, in raw generation with goto regions on. The chance is
+ * drawn only then, so programs without the shapes are as before.
+ */
+function entryRegionHere(g: GenContext): boolean {
+  const f = g.policy.features;
+  // Its loops nest six deep, past limits.maxBlockDepth: only in programs that may nest five blocks
+  // (Csmith's default depth: medium and large programs), where it is not most of the program.
+  if (!f.cfg || !f.goto || g.live || g.statements >= g.statementBudget) return false;
+  if (g.policy.limits.maxBlockDepth < 5) return false;
+  const c = g.policy.choices;
+  return g.rng.chance(g.fn.info === g.funcs[0] ? c.entryRegion : c.functionRegion);
 }
 
 /**

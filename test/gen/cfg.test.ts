@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { emitC } from '../../src/emit/c.js';
 import { parsePolicy } from '../../src/gen/policy.js';
 import { generateRaw } from '../../src/gen/program.js';
-import { executedJumps, programFlow } from '../../src/ir/flow.js';
+import { executedJumps, functionFlow, programFlow } from '../../src/ir/flow.js';
 import type { Program } from '../../src/ir/nodes.js';
 import { switchCases, walk } from '../../src/ir/visit.js';
 import { structuralError } from '../../src/ir/validate.js';
@@ -50,6 +50,41 @@ describe('arbitrary control flow', () => {
     expect(irreducible).toBeGreaterThan(10);
     expect(intoLoops).toBeGreaterThan(10);
     expect(nested).toBeGreaterThan(10);
+  });
+
+  // The entry region (src/gen/cfg.ts): its fixed edges and layout, whatever its blocks draw.
+  it('opens func_1 with a region whose loops nest six deep, one of them entered in the middle', () => {
+    // Swarm testing off: it switches gotos or the shapes off in some programs.
+    const policy = parsePolicy({ choices: { entryRegion: 1, functionRegion: 0 }, policies: { swarm: 0 } });
+    for (let seed = 1; seed <= 8; seed++) {
+      const p = generateRaw(seed, policy);
+      expect(structuralError(p), `seed ${seed}`).toBeUndefined();
+      const func1 = p.funcs.find((f) => f.name === 'func_1')!;
+      const flow = functionFlow(func1);
+      expect(flow.irreducibleLoops, `seed ${seed}`).toBeGreaterThanOrEqual(1);
+      expect(flow.gotoIntoLoops, `seed ${seed}`).toBeGreaterThanOrEqual(1);
+      expect(flow.maxLoopNesting, `seed ${seed}`).toBeGreaterThanOrEqual(6);
+      expect(flow.indirectGotos, `seed ${seed}`).toBeGreaterThanOrEqual(1);
+    }
+  });
+
+  it("runs the entry regions' computed gotos, and ends them without termination repairs", () => {
+    const policy = parsePolicy({
+      choices: { entryRegion: 1, functionRegion: 1 },
+      policies: { swarm: 0 },
+      statements: { for: 0, arrayLoop: 0, goto: 0 },
+      live: { extend: 0 },
+      repair: { maxSteps: 2_000_000 },
+    });
+    let indirect = 0;
+    for (let seed = 1; seed <= 6; seed++) {
+      const r = generateProgram(seed, policy);
+      if (!r.ok) continue;
+      for (const rule of ['remove-hot-goto', 'remove-hot-loop', 'shrink-loop-trip-count'])
+        expect(r.stats.byRule[rule] ?? 0, `seed ${seed}: ${rule}`).toBe(0);
+      indirect += executedJumps(r.program, r.profile.stmtCounts).executedIndirectGotos;
+    }
+    expect(indirect).toBeGreaterThan(3);
   });
 
   it('feature off: none of the new shapes', () => {
