@@ -4,7 +4,15 @@ import type { Block, Expr, FuncDecl, IndirectGotoStmt, Node, Program, Stmt, VarD
 import { isExpr } from '../../ir/nodes.js';
 import { retypeProgram } from '../../ir/retype.js';
 import { arrayOf, isArith, pointerTo, qualify, sameType, unqualified, type Type } from '../../ir/types.js';
-import { mapChildren, replaceNode, replaceNodes, transformProgram, walk, walkProgram } from '../../ir/visit.js';
+import {
+  mapChildren,
+  replaceNode,
+  replaceNodes,
+  transform,
+  transformProgram,
+  walk,
+  walkProgram,
+} from '../../ir/visit.js';
 import { VARIED } from '../../interp/runtime.js';
 import type { Candidate } from './candidate.js';
 
@@ -53,6 +61,7 @@ export function irPasses(opts: PassOptions = {}): IRPass[] {
     unwrapStatements,
     plainGotos,
     dropTableEntries,
+    straightenGotos,
     removeUnused,
     replaceByValue(fine),
     replaceByOperand(fine),
@@ -299,6 +308,176 @@ const dropTableEntries: IRPass = {
           return replaceNode(program, s.id, () => ({ ...s, labels }));
         }),
       );
+    }
+    return out;
+  },
+};
+
+/** Statements after which a block's next statement runs only when a jump reaches it. */
+function jumpsAway(s: Stmt): boolean {
+  return s.kind === 'goto' || s.kind === 'igoto' || s.kind === 'return' || s.kind === 'break' || s.kind === 'continue';
+}
+
+/** Where a statement sits: its block, its index there, and what is in scope and what it breaks out of. */
+interface Place {
+  readonly block: Block;
+  readonly index: number;
+  /** Declarations visible there (parameters and the locals of the blocks around it). */
+  readonly scope: ReadonlySet<number>;
+  /** The loop or switch a `break` there leaves, and the loop a `continue` steps (statement ids). */
+  readonly breaks: number | undefined;
+  readonly continues: number | undefined;
+}
+
+/** The place of every statement directly in a block of `f`. */
+function places(f: FuncDecl): Map<number, Place> {
+  const out = new Map<number, Place>();
+  const inBlock = (blk: Block, outer: ReadonlySet<number>, breaks?: number, continues?: number): void => {
+    const scope = new Set([...outer, ...blk.locals.map((l) => l.id)]);
+    blk.stmts.forEach((s, index) => {
+      out.set(s.id, { block: blk, index, scope, breaks, continues });
+      if (s.kind === 'block') inBlock(s, scope, breaks, continues);
+      else if (s.kind === 'if') {
+        inBlock(s.then, scope, breaks, continues);
+        if (s.else) inBlock(s.else, scope, breaks, continues);
+      } else if (s.kind === 'for') inBlock(s.body, scope, s.id, s.id);
+      else if (s.kind === 'switch') inBlock(s.body, scope, s.id, continues);
+    });
+  };
+  inBlock(f.body, new Set(f.params.map((p) => p.id)));
+  return out;
+}
+
+/**
+ * Whether statements taken from `from` still mean the same at `to`: every local they use is in
+ * scope there (or declared inside them), and every `case`, `break` and `continue` not inside a
+ * switch or loop of their own binds to the same statement at both places.
+ */
+function movable(stmts: readonly Stmt[], from: Place, to: Place): boolean {
+  let ok = true;
+  const inside = new Set<number>();
+  for (const s of stmts)
+    walk(s, (n) => {
+      if (n.kind === 'block') for (const l of n.locals) inside.add(l.id);
+    });
+  const visit = (n: Node, loops: number, switches: number): void => {
+    if (!ok) return;
+    if (n.kind === 'var' && !inside.has(n.decl) && from.scope.has(n.decl) && !to.scope.has(n.decl)) ok = false;
+    else if (n.kind === 'case' && switches === 0) ok = false;
+    else if (n.kind === 'break' && loops + switches === 0 && from.breaks !== to.breaks) ok = false;
+    else if (n.kind === 'continue' && loops === 0 && from.continues !== to.continues) ok = false;
+    const l = n.kind === 'for' ? loops + 1 : loops;
+    const w = n.kind === 'switch' ? switches + 1 : switches;
+    mapChildren(n, (c) => {
+      visit(c, l, w);
+      return c;
+    });
+  };
+  for (const s of stmts) visit(s, 0, 0);
+  return ok;
+}
+
+/**
+ * Whether statements a conditional goto jumps over can sit in an `else` block: no label in them
+ * that a jump targets (it would enter the block), and no case label of the switch around them.
+ */
+function skippable(stmts: readonly Stmt[], refs: ReadonlyMap<number, number>): boolean {
+  let ok = true;
+  const visit = (n: Node, switches: number): void => {
+    if (!ok || isExpr(n)) return;
+    if ((n.kind === 'label' && refs.has(n.id)) || (n.kind === 'case' && switches === 0)) ok = false;
+    const w = n.kind === 'switch' ? switches + 1 : switches;
+    mapChildren(n, (c) => {
+      visit(c, w);
+      return c;
+    });
+  };
+  for (const s of stmts) visit(s, 0);
+  return ok;
+}
+
+/**
+ * Straightens the control-flow graph, turning the blocks of a goto region back into structured
+ * code (text reducers see no graph, so they cannot). Two edits, each for a label only one goto
+ * targets:
+ * - a forward conditional goto over statements of its own block, `if (c) goto L; S…; L:`, becomes
+ *   `if (c) {} else { S… }`;
+ * - a `goto L` where nothing falls into `L` (the statement before it jumps away) is replaced by
+ *   the code from `L` up to the first statement that jumps away, which leaves its old place:
+ *   `if (c) goto L; … L: x = 1; goto M;` becomes `if (c) { x = 1; goto M; }`.
+ * Then `remove-statements` drops what is left over.
+ */
+const straightenGotos: IRPass = {
+  name: 'straighten-gotos',
+  candidates({ program }) {
+    const out: (() => Program | undefined)[] = [];
+    for (const f of program.funcs) {
+      const refs = new Map<number, number>();
+      const note = (l: number): void => {
+        refs.set(l, (refs.get(l) ?? 0) + 1);
+      };
+      walk(f.body, (n) => {
+        if (n.kind === 'goto') note(n.label);
+        else if (n.kind === 'igoto') n.labels.forEach(note);
+        return !isExpr(n);
+      });
+      const at = places(f);
+      // `if (c) goto L; S…; L:` → `if (c) {} else { S… }`.
+      for (const [, where] of at) {
+        const s = where.block.stmts[where.index]!;
+        const jump = s.kind === 'if' && !s.else && s.then.stmts.length === 1 ? s.then.stmts[0] : undefined;
+        if (s.kind !== 'if' || jump?.kind !== 'goto' || refs.get(jump.label) !== 1) continue;
+        const target = at.get(jump.label);
+        if (!target || target.block !== where.block || target.index <= where.index) continue;
+        const skipped = where.block.stmts.slice(where.index + 1, target.index);
+        if (!skippable(skipped, refs)) continue;
+        const qid = where.block.id;
+        out.push(() => {
+          const b = builder(program);
+          const structured: Stmt = { ...s, then: b.block([]), else: b.block(skipped) };
+          const p = replaceNode(program, qid, (old) => {
+            const o = old as Block;
+            const stmts = [...o.stmts.slice(0, where.index), structured, ...o.stmts.slice(target.index + 1)];
+            return { ...o, stmts };
+          });
+          return { ...p, nextId: b.nextId };
+        });
+      }
+      // `goto L;` → the code from `L` on, moved.
+      for (const [id, where] of at) {
+        const s = where.block.stmts[where.index]!;
+        if (s.kind !== 'goto' || refs.get(s.label) !== 1) continue;
+        const target = at.get(s.label);
+        if (!target || target.index === 0) continue;
+        const q = target.block.stmts;
+        if (!jumpsAway(q[target.index - 1]!)) continue;
+        let end = target.index + 1;
+        while (end < q.length && !jumpsAway(q[end]!)) end++;
+        if (end === q.length) continue; // the code would run on past the block's end
+        const moved = q.slice(target.index + 1, end + 1);
+        const segment = new Set(q.slice(target.index, end + 1).map((x) => x.id));
+        // The goto, and the block holding it, must not be part of what moves.
+        let inside = false;
+        for (const x of q.slice(target.index, end + 1))
+          walk(x, (n) => {
+            if (n.id === id || n.id === where.block.id) inside = true;
+            return !inside && !isExpr(n);
+          });
+        if (inside || !movable(moved, target, where)) continue;
+        const qid = target.block.id;
+        const pid = where.block.id;
+        out.push(() =>
+          replaceNode(program, f.id, (old) =>
+            transform(old, (n) => {
+              if (n.kind !== 'block' || (n.id !== qid && n.id !== pid)) return n;
+              let stmts = n.stmts;
+              if (n.id === qid) stmts = stmts.filter((x) => !segment.has(x.id));
+              if (n.id === pid) stmts = stmts.flatMap((x) => (x.id === id ? moved : [x]));
+              return { ...n, stmts };
+            }),
+          ),
+        );
+      }
     }
     return out;
   },
