@@ -98,7 +98,14 @@ async function runReduce(path: string, opts: ReduceCliOptions): Promise<void> {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
   }
-  if (stop.signal.aborted) process.exitCode = 130;
+  if (stop.signal.aborted) {
+    process.exitCode = 130;
+    // A second Ctrl-C while the result is written out still exits with 130, not by the signal
+    // (without a listener the default action killed the process: status null, seen under load).
+    const quit = (): never => process.exit(130);
+    process.on('SIGINT', quit);
+    process.on('SIGTERM', quit);
+  }
 }
 
 /** Reduces a finding folder and prints what it gave. */
