@@ -35,9 +35,15 @@ export interface CorpusGap {
  * The programs of one seed in one mode: the program itself, its first EMI variant (as
  * `kiln fuzz --emi 1` compiles it for campaign seed 2 × seed + 1), and, in csmith mode, the
  * program relaxed as `--ub-share` does, when the interpreter found its executed path UB-free (a
- * relaxed program with UB is for crash testing only and is not expected to be clean).
+ * relaxed program with UB is for crash testing only and is not expected to be clean). `kinds`:
+ * only these (the program is generated in any case).
  */
-export function corpusOfSeed(mode: Mode, seed: number, policy: Policy): { cases: CorpusCase[]; gaps: CorpusGap[] } {
+export function corpusOfSeed(
+  mode: Mode,
+  seed: number,
+  policy: Policy,
+  kinds: ReadonlySet<CorpusKind> = new Set(['base', 'emi', 'relaxed']),
+): { cases: CorpusCase[]; gaps: CorpusGap[] } {
   const cases: CorpusCase[] = [];
   const gaps: CorpusGap[] = [];
   const g = generateProgram(seed, policy, mode);
@@ -45,20 +51,22 @@ export function corpusOfSeed(mode: Mode, seed: number, policy: Policy): { cases:
     gaps.push({ mode, seed, kind: 'base', reason: g.reason });
     return { cases, gaps };
   }
-  cases.push({
-    mode,
-    seed,
-    kind: 'base',
-    files: 'files' in g ? (g.files as readonly EmittedFile[]) : campaignFiles(g, policy),
-  });
-  try {
-    const v = new EmiBases(policy, mode, 1).program(String(2 * seed + 1), 1);
-    if (v.ok) cases.push({ mode, seed, kind: 'emi', files: v.files });
-    else gaps.push({ mode, seed, kind: 'emi', reason: v.reason });
-  } catch (e) {
-    gaps.push({ mode, seed, kind: 'emi', reason: (e as Error).message });
-  }
-  if (mode === 'csmith') {
+  if (kinds.has('base'))
+    cases.push({
+      mode,
+      seed,
+      kind: 'base',
+      files: 'files' in g ? (g.files as readonly EmittedFile[]) : campaignFiles(g, policy),
+    });
+  if (kinds.has('emi'))
+    try {
+      const v = new EmiBases(policy, mode, 1).program(String(2 * seed + 1), 1);
+      if (v.ok) cases.push({ mode, seed, kind: 'emi', files: v.files });
+      else gaps.push({ mode, seed, kind: 'emi', reason: v.reason });
+    } catch (e) {
+      gaps.push({ mode, seed, kind: 'emi', reason: (e as Error).message });
+    }
+  if (mode === 'csmith' && kinds.has('relaxed')) {
     const rng = relaxRng(BigInt(seed));
     const x = relaxProgram(g.program, drawRelaxations(policy, rng), rng);
     if (x.verdict.ok)

@@ -34,6 +34,22 @@ function nestedCases(p: Program): number {
   return n;
 }
 
+/** Six repaired programs heavy with the shapes (generated once, for the four compile tests). */
+let heavy: { programs: Program[]; expected: string[] } | undefined;
+function heavyPrograms(): { programs: Program[]; expected: string[] } {
+  if (heavy) return heavy;
+  const programs: Program[] = [];
+  const expected: string[] = [];
+  for (let seed = 20; programs.length < 6 && seed < 40; seed++) {
+    const r = generateProgram(seed, HEAVY);
+    if (!r.ok) continue;
+    programs.push(r.program);
+    expected.push(r.expected.trimEnd());
+  }
+  heavy = { programs, expected };
+  return heavy;
+}
+
 describe('arbitrary control flow', () => {
   it('draws irreducible loops, gotos into loops and nested case labels, all structurally valid', () => {
     let irreducible = 0;
@@ -152,14 +168,7 @@ describe('arbitrary control flow', () => {
     ['clang', '-O1'],
     ['clang', '-O3'],
   ])('%s %s prints the expected output of programs with the new shapes', async (cc, level) => {
-    const programs: Program[] = [];
-    const expected: string[] = [];
-    for (let seed = 20; programs.length < 6 && seed < 40; seed++) {
-      const r = generateProgram(seed, HEAVY);
-      if (!r.ok) continue;
-      programs.push(r.program);
-      expected.push(r.expected.trimEnd());
-    }
+    const { programs, expected } = heavyPrograms();
     expect(programs.length).toBe(6);
     const run = await compileAndRun(batchSource(programs), { cc, flags: [level] });
     expect(run.status, run.stderr).toBe(0);
