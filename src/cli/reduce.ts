@@ -98,14 +98,10 @@ async function runReduce(path: string, opts: ReduceCliOptions): Promise<void> {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
   }
-  if (stop.signal.aborted) {
-    process.exitCode = 130;
-    // A second Ctrl-C while the result is written out still exits with 130, not by the signal
-    // (without a listener the default action killed the process: status null, seen under load).
-    const quit = (): never => process.exit(130);
-    process.on('SIGINT', quit);
-    process.on('SIGTERM', quit);
-  }
+  if (!stop.signal.aborted) return;
+  process.exitCode = 130;
+  // A second Ctrl-C while the result is written out exits 130 too (without a listener, by the signal).
+  for (const sig of ['SIGINT', 'SIGTERM'] as const) process.on(sig, () => process.exit(130));
 }
 
 /** Reduces a finding folder and prints what it gave. */
