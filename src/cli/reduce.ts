@@ -95,13 +95,10 @@ async function runReduce(path: string, opts: ReduceCliOptions): Promise<void> {
     const limits = { jobs, timeoutMs, maxTimeMs, maxCandidates, note, signal: stop.signal };
     await (isDir ? reduceFolder(path, opts, limits) : reduceText(path, opts, limits));
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    // Once interrupted the listener stays, so a second Ctrl-C as the result is written exits 130.
+    if (!stop.signal.aborted) for (const sig of ['SIGINT', 'SIGTERM'] as const) process.off(sig, onSignal);
   }
-  if (!stop.signal.aborted) return;
-  process.exitCode = 130;
-  // A second Ctrl-C while the result is written out exits 130 too (without a listener, by the signal).
-  for (const sig of ['SIGINT', 'SIGTERM'] as const) process.on(sig, () => process.exit(130));
+  if (stop.signal.aborted) process.exitCode = 130;
 }
 
 /** Reduces a finding folder and prints what it gave. */

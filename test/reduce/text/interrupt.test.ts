@@ -77,7 +77,9 @@ describe('kiln reduce FILE interrupted', () => {
 
   it('quits at once on a second Ctrl-C: test processes killed, work folders removed', async () => {
     const { r, pids, tmp } = await interrupted('twice', 2);
-    expect(r.status).toBe(130);
+    // 130, or killed by the second SIGINT itself when it lands as the process is already exiting
+    // (its result written: seen on a loaded machine); either way a shell reports 130.
+    expect(r.status === 130 || (r.status === null && r.signal === 'SIGINT'), JSON.stringify(r)).toBe(true);
     for (const pid of pids) expect(await dies(pid)).toBe(true);
     expect(readdirSync(tmp)).toEqual([]);
     expect(existsSync(tmp)).toBe(true);
