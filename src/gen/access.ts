@@ -1,7 +1,7 @@
 import { declaredType } from '../c/types.js';
 import { fieldExprType, isBitfieldAccess } from '../ir/build.js';
 import type { Expr, VarDecl } from '../ir/nodes.js';
-import { isRecord, namedFields, sameType, unqualified, type Type } from '../ir/types.js';
+import { isRecord, namedFields, qualifyMember, sameType, unqualified, type Type } from '../ir/types.js';
 import type { GenContext } from './context.js';
 import { constant, initialiser, newVarType, pointerType } from './types.js';
 
@@ -21,6 +21,7 @@ interface Path {
   readonly type: Type;
   /** Passes through a packed struct member (taking its address would make a misaligned pointer). */
   readonly packed: boolean;
+  /** Ends at a bit-field or a vector lane: no address may be taken. */
   readonly bitfield: boolean;
   /** Passes through a union member (see `addressablePaths`). */
   readonly inUnion: boolean;
@@ -45,6 +46,17 @@ function pathsOf(t: Type, derefs: number): readonly Path[] {
     switch (ty.kind) {
       case 'array':
         rec(ty.of, [...steps, { k: 'index', len: ty.length }], packed, false, d, inUnion);
+        return;
+      case 'vector':
+        // A lane has no address, as a bit-field has none: marked as one.
+        rec(
+          qualifyMember(ty.of, { const: !!ty.const, volatile: !!ty.volatile }),
+          [...steps, { k: 'index', len: ty.lanes }],
+          packed,
+          true,
+          d,
+          inUnion,
+        );
         return;
       case 'struct':
       case 'union':

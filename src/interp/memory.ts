@@ -89,6 +89,13 @@ export function layoutOf(t: Type): Layout {
       case 'array':
         for (let i = 0; i < ty.length; i++) rec(ty.of, u, unionLoc);
         return;
+      case 'vector': {
+        // One cell per lane, all one memory location: compilers may store a lane by rewriting
+        // the whole vector, so two unsequenced lane stores conflict.
+        const here = unionLoc ?? cellType.length;
+        for (let i = 0; i < ty.lanes; i++) add(ty.of, u, here);
+        return;
+      }
       case 'struct': {
         let runStart: number | undefined;
         for (const f of ty.fields) {
@@ -137,6 +144,11 @@ export function layoutOf(t: Type): Layout {
   };
   layoutCache.set(t, layout);
   return layout;
+}
+
+/** Whether values of this type are arrays of cells (records and vectors) rather than one cell. */
+export function isMultiCell(t: Type): boolean {
+  return isRecord(t) || t.kind === 'vector';
 }
 
 /** Cell offset of field `index` inside a record laid out from cell 0. */
