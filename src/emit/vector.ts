@@ -59,7 +59,7 @@ export function printVec(e: Expr & { kind: 'vec' }, print: (e: Expr) => string, 
   switch (e.op) {
     case 'lanes':
       return `((${name}){${args.join(', ')}})`;
-    case 'convert':
+    case 'convertvector':
       return `__builtin_convertvector(${args[0]}, ${name})`;
     case 'shufflevector':
       return `__builtin_shufflevector(${args.join(', ')}, ${(e.indices ?? []).join(', ')})`;

@@ -1,7 +1,7 @@
 import type { BinaryOp } from '../c/ops.js';
 import type { IntType } from '../c/types.js';
 import type { Expr, InitList, Stmt } from '../ir/nodes.js';
-import { sameType, unqualified, type VectorT } from '../ir/types.js';
+import { sameType, unqualified, type Type, type VectorT } from '../ir/types.js';
 import {
   maskType,
   unsignedVector,
@@ -20,6 +20,7 @@ import type { Rng } from '../random/rng.js';
 import { pickLvalue } from './access.js';
 import type { GenContext } from './context.js';
 import { genInt } from './expr.js';
+import { callFunction } from './func.js';
 import { constant } from './types.js';
 
 /**
@@ -69,6 +70,34 @@ export function maybeVectorType(g: GenContext): VectorT | undefined {
   return poolVectorType(g);
 }
 
+/**
+ * Whether an object of type `t` may be passed by value without gcc's `-Wpsabi` diagnostics: no
+ * vector wider than 16 bytes in it (without AVX, passing one changes the ABI, and gcc says so).
+ */
+export function passableByValue(t: Type): boolean {
+  switch (t.kind) {
+    case 'vector':
+      return vectorBytes(t) <= 16;
+    case 'array':
+      return passableByValue(t.of);
+    case 'struct':
+    case 'union':
+      return t.fields.every((f) => passableByValue(f.type));
+    default:
+      return true;
+  }
+}
+
+/**
+ * A vector type for a parameter (at most 16 bytes), drawn by `choices.vectorShare`; none in a
+ * program without vectors.
+ */
+export function vectorParamType(g: GenContext): VectorT | undefined {
+  const small = g.vectorTypes?.filter((t) => vectorBytes(t) <= 16);
+  if (!small?.length || !g.rng.chance(g.policy.choices.vectorShare)) return undefined;
+  return g.rng.pick(small);
+}
+
 /** `{c0, c1, …}`: constants from a pool of one to three values, as array initialisers are. */
 export function vectorInitialiser(g: GenContext, t: VectorT): InitList {
   const pool = Array.from({ length: g.rng.int(1, 3) }, () => constant(g, t.of));
@@ -81,10 +110,39 @@ export function vectorAssignment(g: GenContext): Stmt | undefined {
   if (!t) return undefined;
   const lv = pickLvalue(g, { type: t, writable: true });
   if (lv?.type.kind !== 'vector') return undefined;
-  return g.b.stmt(g.b.assign(lv, genVector(g, t)));
+  // `v = v` is clang's -Wself-assign (a leaf value drawn at the top, or a builtin's fallback).
+  for (let i = 0; i < 3; i++) {
+    const value = genVector(g, t);
+    if (!sameAccess(lv, value)) return g.b.stmt(g.b.assign(lv, value));
+  }
+  return undefined;
 }
 
-type VecKind = 'leaf' | 'binary' | 'broadcast' | 'unary' | 'compare' | 'cast' | 'convert' | 'shufflevector' | 'shuffle';
+/** Whether two expressions are the same access path (variables, fields, constant indices). */
+function sameAccess(a: Expr, b: Expr): boolean {
+  if (a.kind === 'var' && b.kind === 'var') return a.decl === b.decl;
+  if (a.kind === 'field' && b.kind === 'field') return a.field === b.field && sameAccess(a.base, b.base);
+  if (a.kind === 'index' && b.kind === 'index')
+    return (
+      sameAccess(a.base, b.base) &&
+      (a.index.kind === 'const' && b.index.kind === 'const'
+        ? a.index.value === b.index.value
+        : sameAccess(a.index, b.index))
+    );
+  if (a.kind === 'deref' && b.kind === 'deref') return sameAccess(a.ptr, b.ptr);
+  return false;
+}
+
+type VecKind =
+  | 'leaf'
+  | 'binary'
+  | 'broadcast'
+  | 'unary'
+  | 'compare'
+  | 'cast'
+  | 'convertvector'
+  | 'shufflevector'
+  | 'shuffle';
 
 /** A vector expression of type `t`: a tree of element-wise operators and builtins over vector objects and constants. */
 export function genVector(g: GenContext, t: VectorT, depth = 0): Expr {
@@ -98,7 +156,7 @@ export function genVector(g: GenContext, t: VectorT, depth = 0): Expr {
     ['unary', inner ? 0.7 : 0],
     ['compare', inner ? 1 : 0],
     ['cast', inner ? 0.6 : 0],
-    ['convert', inner ? w.convertvector : 0],
+    ['convertvector', inner ? w.convertvector : 0],
     ['shufflevector', inner ? w.shufflevector : 0],
     ['shuffle', inner ? w.shuffle : 0],
   ]);
@@ -129,7 +187,7 @@ export function genVector(g: GenContext, t: VectorT, depth = 0): Expr {
       const from = sizedLike(g, t, (u) => vectorBytes(u) === vectorBytes(t) && !sameVector(u, t));
       return from ? vecCast(b, t, genVector(g, from, depth + 1)) : vectorLeaf(g, t);
     }
-    case 'convert': {
+    case 'convertvector': {
       const from = sizedLike(g, t, (u) => u.lanes === t.lanes && !sameVector(u, t));
       return from ? vecConvert(b, t, genVector(g, from, depth + 1)) : vectorLeaf(g, t);
     }
@@ -206,6 +264,11 @@ function laneScalar(g: GenContext, lane: IntType): Expr {
 function vectorLeaf(g: GenContext, t: VectorT): Expr {
   const { rng, b } = g;
   const r = rng.float();
+  if (r < 0.1 && vectorBytes(t) <= 16) {
+    // A call of a function returning the vector (vectors wider than 16 bytes are not passed: -Wpsabi).
+    const c = callFunction(g, t);
+    if (c) return c;
+  }
   if (r < 0.6) {
     const v = pickLvalue(g, { type: t });
     if (v?.type.kind === 'vector') return v;

@@ -159,7 +159,7 @@ function compileBuiltin(
   switch (e.op) {
     case 'lanes':
       return (f) => ev(f) as CValue[];
-    case 'convert': {
+    case 'convertvector': {
       const conv = converter((e.args[0]!.type as VectorT).of, vt.of);
       return (f) => ((ev(f) as Cell[][])[0] as Lanes).map(conv);
     }

@@ -123,7 +123,8 @@ export class IRBuilder {
 
   /** A function parameter. */
   param(name: string, type: Type): VarDecl {
-    if (!isScalar(type) && !isRecord(type)) fail(`parameter ${name} must have scalar or record type`);
+    if (!isScalar(type) && !isRecord(type) && type.kind !== 'vector')
+      fail(`parameter ${name} must have scalar, record or vector type`);
     return { kind: 'var-decl', id: this.id(), name, type, storage: 'param', init: undefined };
   }
 

@@ -166,7 +166,7 @@ export interface SafeExpr {
 /**
  * A GNU vector built from other values (src/ir/vector.ts):
  * - `lanes`: `(vT){a0, a1, …}`, one side-effect-free scalar of the lane type per lane;
- * - `convert`: `__builtin_convertvector(args[0], vT)`, each lane converted as by a cast;
+ * - `convertvector`: `__builtin_convertvector(args[0], vT)`, each lane converted as by a cast;
  * - `shufflevector`: `__builtin_shufflevector(args[0], args[1], indices…)`, lane k is lane
  *   `indices[k]` of the two operands' lanes side by side;
  * - `shuffle`: GCC's `__builtin_shuffle(a, mask)` or `(a, b, mask)`, the mask (last argument)
@@ -176,7 +176,7 @@ export interface VecExpr {
   readonly kind: 'vec';
   readonly id: number;
   readonly type: VectorT;
-  readonly op: 'lanes' | 'convert' | 'shufflevector' | 'shuffle';
+  readonly op: 'lanes' | 'convertvector' | 'shufflevector' | 'shuffle';
   readonly args: readonly Expr[];
   /** `shufflevector` only: the constant lane indices. */
   readonly indices?: readonly number[];

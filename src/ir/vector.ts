@@ -117,7 +117,7 @@ export function vecLanes(b: IRBuilder, t: VectorT, lanes: readonly Expr[]): VecE
 /** `__builtin_convertvector(v, t)`: the same lane count, each lane converted as by a cast. */
 export function vecConvert(b: IRBuilder, t: VectorT, v: Expr): VecExpr {
   if (vectorType(v).lanes !== t.lanes) fail('convertvector between different lane counts');
-  return { kind: 'vec', id: b.id(), type: unqualified(t), op: 'convert', args: [v] };
+  return { kind: 'vec', id: b.id(), type: unqualified(t), op: 'convertvector', args: [v] };
 }
 
 /** `__builtin_shufflevector(x, y, indices…)`: lanes of `x` then `y`, one index per result lane. */
@@ -188,7 +188,7 @@ export function vectorNodeError(n: Node): string | null | undefined {
     case 'vec':
       return check(() => {
         if (n.op === 'lanes') vecLanes(scratch, n.type, n.args);
-        else if (n.op === 'convert') vecConvert(scratch, n.type, n.args[0]!);
+        else if (n.op === 'convertvector') vecConvert(scratch, n.type, n.args[0]!);
         else if (n.op === 'shufflevector') vecShuffleVector(scratch, n.args[0]!, n.args[1]!, n.indices ?? []);
         else vecShuffle(scratch, n.args.slice(0, -1), n.args[n.args.length - 1]!);
       });
