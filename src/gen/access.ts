@@ -2,6 +2,7 @@ import { declaredType } from '../c/types.js';
 import { fieldExprType, isBitfieldAccess } from '../ir/build.js';
 import type { Expr, VarDecl } from '../ir/nodes.js';
 import { isRecord, namedFields, qualifyMember, sameType, unqualified, type Type } from '../ir/types.js';
+import { isPunUnion } from '../ir/vector.js';
 import type { GenContext } from './context.js';
 import { constant, initialiser, newVarType, pointerType } from './types.js';
 
@@ -64,7 +65,8 @@ function pathsOf(t: Type, derefs: number): readonly Path[] {
           const isPacked = packed || (ty.kind === 'struct' && !!ty.packed);
           rec(
             fieldExprType(ty, field),
-            [...steps, { k: 'field', index, union: ty.kind === 'union' }],
+            // A union punning vectors with arrays has no member to follow (src/ir/vector.ts).
+            [...steps, { k: 'field', index, union: ty.kind === 'union' && !isPunUnion(ty) }],
             isPacked,
             field.bits !== undefined,
             d,

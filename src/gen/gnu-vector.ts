@@ -1,7 +1,7 @@
 import type { BinaryOp } from '../c/ops.js';
 import type { IntType } from '../c/types.js';
 import type { Expr, InitList, Stmt } from '../ir/nodes.js';
-import { sameType, unqualified, type Type, type VectorT } from '../ir/types.js';
+import { arrayOf, sameType, unqualified, type RecordT, type Type, type VectorT } from '../ir/types.js';
 import {
   maskType,
   unsignedVector,
@@ -96,6 +96,23 @@ export function vectorParamType(g: GenContext): VectorT | undefined {
   const small = g.vectorTypes?.filter((t) => vectorBytes(t) <= 16);
   if (!small?.length || !g.rng.chance(g.policy.choices.vectorShare)) return undefined;
   return g.rng.pick(small);
+}
+
+/**
+ * In half of the programs with vectors, a union punning one of their vector types with an array
+ * of its lanes (`union { vec_i32x4 f0; int32_t f1[4]; }`, members in either order): stores
+ * through one member and reads through the other are defined, and the compilers must agree on
+ * where each lane is.
+ */
+export function punUnion(g: GenContext): RecordT | undefined {
+  if (!g.vectorTypes || !g.rng.chance(0.5)) return undefined;
+  const t = poolVectorType(g)!;
+  const types: Type[] = [t, arrayOf(t.of, t.lanes)];
+  if (g.rng.chance(0.5)) types.reverse();
+  return g.b.union(
+    g.name('U'),
+    types.map((type, i) => ({ name: `f${i}`, type })),
+  );
 }
 
 /** `{c0, c1, …}`: constants from a pool of one to three values, as array initialisers are. */

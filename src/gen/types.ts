@@ -11,7 +11,7 @@ import {
   type Type,
 } from '../ir/types.js';
 import type { GenContext } from './context.js';
-import { maybeVectorType, vectorInitialiser } from './gnu-vector.js';
+import { maybeVectorType, punUnion, vectorInitialiser } from './gnu-vector.js';
 
 /**
  * Types and constants: struct/union definitions, the types of new variables, and constant
@@ -28,6 +28,8 @@ export function genRecords(g: GenContext): void {
     const isUnion = f.unions && (!f.structs || rng.chance(0.3));
     g.records.push(isUnion ? genUnion(g) : genStruct(g));
   }
+  const pun = f.unions ? punUnion(g) : undefined;
+  if (pun) g.records.push(pun);
 }
 
 function fieldType(g: GenContext, allowRecord: boolean): Type {

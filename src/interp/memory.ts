@@ -1,6 +1,7 @@
 import type { CValue } from '../c/types.js';
 import { fieldExprType } from '../ir/build.js';
 import { isRecord, type Type } from '../ir/types.js';
+import { isPunUnion } from '../ir/vector.js';
 
 /**
  * Kiln's memory model. Every object (a variable instance) is a flat array of *cells*, one per
@@ -118,6 +119,16 @@ export function layoutOf(t: Type): Layout {
         const tag = cellType.length;
         add(undefined, u, unionLoc ?? tag);
         const here = unionLoc ?? tag;
+        if (isPunUnion(ty)) {
+          // Members that are the same bytes share their cells, which no member's tag guards.
+          rec(ty.fields[0]!.type, u, here);
+          unionSpan.set(tag, [tag + 1, cellType.length]);
+          memberStart.set(
+            tag,
+            ty.fields.map(() => tag + 1),
+          );
+          return;
+        }
         const starts: number[] = [];
         ty.fields.forEach((f, m) => {
           starts.push(cellType.length);
@@ -155,6 +166,7 @@ export function isMultiCell(t: Type): boolean {
 export function fieldOffset(t: Type, index: number): number {
   if (!isRecord(t)) throw new Error('fieldOffset on a non-record');
   if (t.kind === 'union') {
+    if (isPunUnion(t)) return 1;
     let off = 1; // the tag cell
     for (let i = 0; i < index; i++) off += fieldCells(t.fields[i]!);
     return off;

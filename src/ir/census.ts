@@ -3,6 +3,7 @@ import { isExpr } from './nodes.js';
 import { isCompare } from '../c/ops.js';
 import type { IntType } from '../c/types.js';
 import { isRecord, pointerDepth, type Type } from './types.js';
+import { isPunUnion } from './vector.js';
 import { walk, walkProgram } from './visit.js';
 
 /** Operations that could hit arithmetic UB, and how many of them are wrapped in safe-math calls. */
@@ -162,6 +163,7 @@ export const FEATURES = {
   'vector:shufflevector': '__builtin_shufflevector',
   'vector:convertvector': '__builtin_convertvector',
   'vector:shuffle': "GCC's __builtin_shuffle",
+  'vector:pun-union': 'unions punning a vector with an array of its lanes',
   struct: 'structs',
   union: 'unions',
   'struct:nested': 'structs nested in structs or unions',
@@ -269,6 +271,7 @@ function typeFeatures(t: Type, out: Set<Feature>, seen = new Set<Type>()): void 
     case 'struct':
     case 'union':
       out.add(t.kind);
+      if (isPunUnion(t)) out.add('vector:pun-union');
       if (t.kind === 'struct' && t.packed) out.add('struct:packed');
       for (const f of t.fields) {
         if (f.bits !== undefined && f.type.kind === 'int' && f.type.bitPrecise) out.add('bitfield:bitint');

@@ -2,7 +2,7 @@ import { isCompare, isShift, type BinaryOp } from '../c/ops.js';
 import { toSigned, toUnsigned, type IntType } from '../c/types.js';
 import type { IRBuilder } from './build.js';
 import { isLvalue, type Expr, type Node, type VecExpr } from './nodes.js';
-import { qualifyMember, sameType, unqualified, type Type, type VectorT } from './types.js';
+import { qualifyMember, sameType, unqualified, type Field, type Type, type VectorT } from './types.js';
 
 /**
  * GNU vectors in the IR. A vector type is `lanes` integers of one exact-width type; every operator
@@ -43,6 +43,29 @@ export function maskType(t: VectorT): VectorT {
 /** The vector type with unsigned lanes of the same width (where signed lane arithmetic wraps). */
 export function unsignedVector(t: VectorT): VectorT {
   return t.of.signed ? vectorOf(toUnsigned(t.of), t.lanes) : unqualified(t);
+}
+
+/**
+ * Whether a union puns vectors with arrays: every member a vector, or a one-dimensional array of
+ * integers, of one lane type and count (`union { vec_i32x4 v; int32_t a[4]; }`). Its members are
+ * the same bytes in the same order (x86_64: the lanes of a vector are in memory as an array's
+ * elements are), so a read of any member after a store to another is defined, as GNU C says
+ * of type punning through a union.
+ */
+export function isPunUnion(t: Type): boolean {
+  if (t.kind !== 'union' || t.fields.length < 2) return false;
+  const shape = (f: Field): string | undefined => {
+    const ft = unqualified(f.type);
+    if (f.bits !== undefined || f.type.const || f.type.volatile) return undefined;
+    if (ft.kind === 'vector') return `${ft.of.name}:${ft.lanes}`;
+    if (ft.kind === 'array' && ft.of.kind === 'int' && !ft.of.const && !ft.of.volatile && !ft.of.bitPrecise)
+      return `${ft.of.name}:${ft.length}`;
+    return undefined;
+  };
+  const first = shape(t.fields[0]!);
+  return (
+    first !== undefined && t.fields.some((f) => f.type.kind === 'vector') && t.fields.every((f) => shape(f) === first)
+  );
 }
 
 /** Whether `e` is a lane subscript `v[i]` of a vector object. */

@@ -90,7 +90,7 @@ describe('vector programs', () => {
     const features = new Set(cases.flatMap((c) => [...censusOf(c.program).features]));
     const vectorFeatures = ['type:vector', 'vector:in-record', 'vector:array', 'vector:param', 'op:vector-arith'];
     vectorFeatures.push('op:vector-broadcast', 'op:vector-compare', 'op:vector-lane', 'op:vector-cast');
-    vectorFeatures.push('op:vector-assign', 'vector:shufflevector', 'vector:convertvector');
+    vectorFeatures.push('op:vector-assign', 'vector:shufflevector', 'vector:convertvector', 'vector:pun-union');
     for (const f of vectorFeatures) expect(features.has(f as Feature), f).toBe(true);
   });
 

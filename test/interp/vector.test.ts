@@ -6,7 +6,7 @@ import { C, type IntType } from '../../src/c/types.js';
 import { interpret } from '../../src/interp/interpret.js';
 import { IRBuilder } from '../../src/ir/build.js';
 import type { Expr, Program, Stmt, VarDecl } from '../../src/ir/nodes.js';
-import type { VectorT } from '../../src/ir/types.js';
+import { arrayOf, type VectorT } from '../../src/ir/types.js';
 import {
   maskType,
   vecBinary,
@@ -150,6 +150,44 @@ function oneOp(t: VectorT, xs: bigint[], ys: bigint[], make: (b: IRBuilder, x: E
   const main = b.func('main', C.int, [], b.block([b.stmt(b.assign(b.v(r), value)), ...hashes]), undefined, false);
   return b.program({ globals: [x, y, r], funcs: [main], main });
 }
+
+describe('unions punning a vector with an array of its lanes', () => {
+  it('a store through one member is read through the other, as gcc and clang lay the lanes out', async () => {
+    const programs = [false, true].map((arrayFirst) => {
+      const b = new IRBuilder();
+      const t = vectorOf(C.int16, 8);
+      const members = [
+        { name: 'v', type: t },
+        { name: 'a', type: arrayOf(C.int16, 8) },
+      ];
+      if (arrayFirst) members.reverse();
+      const u = b.union('U', members);
+      const x = b.global('x', t, b.list([3, -7, 11, 300, -32768, 32767, 5, 9].map((v) => b.lit(v, C.int16))));
+      const g = b.global('g', u, undefined);
+      const r = b.global('r', t, undefined);
+      const stmts: Stmt[] = [
+        b.stmt(b.assign(b.fld(b.v(g), 'v'), vecBinary(b, '^', b.v(x), b.lit(0x55, C.int16)))),
+        b.stmt(b.assign(b.idx(b.fld(b.v(g), 'a'), b.lit(2)), b.lit(-2, C.int16))),
+        b.stmt(b.assign(b.v(r), vecBinary(b, '&', b.fld(b.v(g), 'v'), b.lit(0x7ff, C.int16)))),
+        b.stmt(b.assign(b.idx(b.v(r), b.lit(7)), b.idx(b.fld(b.v(g), 'a'), b.lit(4)))),
+      ];
+      const hashes = Array.from({ length: 8 }, (_, i) => [
+        b.hash(b.idx(b.v(r), b.lit(i))),
+        b.hash(b.idx(b.fld(b.v(g), 'a'), b.lit(i))),
+      ]).flat();
+      const main = b.func('main', C.int, [], b.block([...stmts, ...hashes]), undefined, false);
+      return b.program({ records: [u], globals: [x, g, r], funcs: [main], main });
+    });
+    const expected = programs.map((p) => {
+      const r = interpret(p);
+      if (!r.ok) throw new Error(`UB: ${r.ub.kind}`);
+      return r.output.trimEnd();
+    });
+    expect(expected[0]).toBe(expected[1]);
+    for (const cc of ['gcc-12', 'clang-16'])
+      for (const o of ['-O0', '-O2']) expect(await run(cc, [o], programs), `${cc} ${o}`).toEqual(expected);
+  }, 120_000);
+});
 
 describe('lane-wise undefined behaviour', () => {
   const i8 = vectorOf(C.int8, 4);

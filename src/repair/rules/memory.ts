@@ -9,9 +9,7 @@ import {
   type PointerT,
   type RecordT,
   type Type,
-  type VectorT,
 } from '../../ir/types.js';
-import { vecLanes } from '../../ir/vector.js';
 import type { UBReport } from '../../interp/interpret.js';
 import { zeroOf, type Editor } from '../edit.js';
 import { repaired, type Repaired, type RepairState } from '../state.js';
@@ -157,7 +155,7 @@ export function repairUninitialised(ed: Editor, ub: UBReport): Repaired | undefi
   }
   if (isExpr(n) && n.type.kind === 'vector')
     return repaired(
-      ed.replace(n.id, () => zeroVector(ed, n.type as VectorT)),
+      ed.replace(n.id, () => zeroOf(ed, n.type)),
       'replace-uninitialised-read',
     );
   return undefined;
@@ -206,7 +204,7 @@ export function repairUnionRead(ed: Editor, ub: UBReport, st: RepairState): Repa
     );
   if (isExpr(n) && n.type.kind === 'vector')
     return repaired(
-      ed.replace(n.id, () => zeroVector(ed, n.type as VectorT)),
+      ed.replace(n.id, () => zeroOf(ed, n.type)),
       'replace-inactive-union-read',
     );
   if (isExpr(n) && isRecord(n.type)) {
@@ -300,13 +298,4 @@ export function repairConstWrite(ed: Editor, ub: UBReport): Repaired | undefined
       'drop-const-store',
     );
   return undefined;
-}
-
-/** `(vT){0, 0, …}`: the stand-in of a vector value that may not be read. */
-function zeroVector(ed: Editor, t: VectorT): Expr {
-  return vecLanes(
-    ed.b,
-    t,
-    Array.from({ length: t.lanes }, () => ed.b.lit(0, t.of)),
-  );
 }
