@@ -7,6 +7,7 @@ import { arrayOf, isArith, pointerTo, qualify, sameType, unqualified, type Type 
 import { mapChildren, replaceNode, replaceNodes, transformProgram, walk, walkProgram } from '../../ir/visit.js';
 import { VARIED } from '../../interp/runtime.js';
 import type { Candidate } from './candidate.js';
+import { scalariseVectors } from './vector-pass.js';
 
 /**
  * The IR reducer's passes. Each pass lists, for the current program, its candidate edits in
@@ -55,6 +56,7 @@ export function irPasses(opts: PassOptions = {}): IRPass[] {
     dropTableEntries,
     removeUnused,
     replaceByValue(fine),
+    scalariseVectors,
     replaceByOperand(fine),
     removeParameters,
     shrinkLoops,
