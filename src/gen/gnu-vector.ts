@@ -184,15 +184,15 @@ export function genVector(g: GenContext, t: VectorT, depth = 0): Expr {
     case 'binary': {
       const op = vectorOp(g);
       const right = op === '<<' || op === '>>' ? shiftCounts(g, t, depth) : genVector(g, t, depth + 1);
-      return vecBinary(b, op, genVector(g, t, depth + 1), right);
+      return vecBinary(b, op, notConstant(g, t, genVector(g, t, depth + 1), right), right);
     }
     case 'broadcast': {
       const op = vectorOp(g);
       const scalar = op === '<<' || op === '>>' ? countConstant(g, t.of) : laneScalar(g, t.of);
-      return vecBinary(b, op, genVector(g, t, depth + 1), scalar);
+      return vecBinary(b, op, notConstant(g, t, genVector(g, t, depth + 1), scalar), scalar);
     }
     case 'unary':
-      return vecUnary(b, rng.chance(0.5) ? '-' : '~', genVector(g, t, depth + 1));
+      return vecUnary(b, rng.chance(0.5) ? '-' : '~', notConstant(g, t, genVector(g, t, depth + 1)));
     case 'compare': {
       // Operands of the same lane width and count, signed or not; the mask read as `t`.
       const u = rng.chance(0.5) ? t : t.of.signed ? unsignedVector(t) : maskType(t);
@@ -221,6 +221,23 @@ export function genVector(g: GenContext, t: VectorT, depth = 0): Expr {
       return vecShuffle(b, operands, genVector(g, mt, depth + 1));
     }
   }
+}
+
+/**
+ * `left`, or a vector object in its place when it and `right` are constants: clang folds an
+ * operation on constant lanes and warns when a lane overflows (-Winteger-overflow), which in code
+ * that never runs no repair sees (8-bit lanes overflow at small values).
+ */
+function notConstant(g: GenContext, t: VectorT, left: Expr, right?: Expr): Expr {
+  if (!isConstant(left) || (right && !isConstant(right))) return left;
+  const v = pickLvalue(g, { type: t });
+  return v?.type.kind === 'vector' ? v : left;
+}
+
+/** Whether an operand is a constant: a literal, or a lane list of them. */
+function isConstant(e: Expr): boolean {
+  if (e.kind === 'const') return true;
+  return e.kind === 'vec' && e.op === 'lanes' && e.args.every((a) => a.kind === 'const');
 }
 
 /** Whether two vector types are the same type. */
