@@ -259,6 +259,21 @@ function compileRead(cx: CompileContext, e: Expr): Ev {
   if (isMultiCell(t)) {
     const l = compileLvalue(cx, e);
     const n = cellCount(t);
+    if (t.kind === 'vector') {
+      // A vector value is computed with, not only copied: every lane must hold a value (in
+      // collect mode a lane of an inactive union member or an uninitialised one goes on as 0).
+      const zero = zeroValue(t.of);
+      return (f) => {
+        l(f);
+        const lanes = rt.readRange(rt.lo, rt.lc, n, id, flags);
+        for (let i = 0; i < n; i++) {
+          if (lanes[i] !== undefined) continue;
+          rt.fault('uninitialised-read', id);
+          lanes[i] = zero;
+        }
+        return lanes;
+      };
+    }
     return (f) => {
       l(f);
       return rt.readRange(rt.lo, rt.lc, n, id, flags);
