@@ -69,6 +69,16 @@ export async function withCapabilities(s: FuzzSettings): Promise<FuzzSettings> {
       int128: p.features.int128 && all.some((c) => c.int128),
       bitInt: p.features.bitInt && widest > 0,
       labelValues: p.features.labelValues && all.some((c) => c.labelValues),
+      vectors: p.features.vectors && all.some((c) => c.vectors),
+    },
+    // A builtin no compiler has is not drawn (each test still goes only to compilers that accept it).
+    choices: {
+      ...p.choices,
+      vectorBuiltins: {
+        shufflevector: all.some((c) => c.vectors?.shufflevector) ? p.choices.vectorBuiltins.shufflevector : 0,
+        convertvector: all.some((c) => c.vectors?.convertvector) ? p.choices.vectorBuiltins.convertvector : 0,
+        shuffle: all.some((c) => c.vectors?.shuffle) ? p.choices.vectorBuiltins.shuffle : 0,
+      },
     },
     limits: { ...p.limits, maxBitIntWidth: Math.min(p.limits.maxBitIntWidth, widest) },
   };

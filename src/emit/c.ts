@@ -16,6 +16,7 @@ import { HASH_PRIME, HASH_SEED } from '../interp/runtime.js';
 import { attributePrefix, factsPrelude } from './facts.js';
 import { baseSpelling, declare, safeName } from './names.js';
 import { safeDefinition, safeKey, type SafeUse } from './safe-math.js';
+import { printVec, printVecBinary, vectorTypedefs } from './vector.js';
 
 /** Options of the C printer. */
 export interface EmitOptions {
@@ -54,6 +55,7 @@ export function emitC(p: Program, opts: EmitOptions = {}): string {
   if (header.length) out.push(`/*\n${header.map((h) => ` * ${h}`).join('\n')}\n */`);
   out.push('#include <stdint.h>', '#include <stdio.h>', '');
   out.push(...factsPrelude(p));
+  out.push(...vectorTypedefs(p, px));
   out.push(...p.records.map((r) => recordDefinition(r, px)), '');
   out.push(`static uint64_t ${crc} = 0x${HASH_SEED.toString(16).toUpperCase()}ULL;`);
   out.push(
@@ -102,6 +104,7 @@ function emitCompact(p: Program, opts: EmitOptions): string {
   for (const h of opts.header ?? []) out.push(`/* ${h} */`);
   out.push('#include <stdint.h>', '#include <stdio.h>');
   out.push(...factsPrelude(p).filter((l) => l !== ''));
+  out.push(...vectorTypedefs(p, ''));
   // One line per record, except that a packed struct's #pragma lines must stay lines of their own.
   for (const r of p.records)
     out.push(
@@ -455,6 +458,7 @@ export function printExpr(e: Expr, n: Names): string {
     case 'unary':
       return `(${e.op}${printExpr(e.operand, n)})`;
     case 'binary':
+      if (e.type.kind === 'vector') return printVecBinary(e, (x) => printExpr(x, n), n.prefix);
       return `(${printExpr(e.left, n)} ${e.op} ${printExpr(e.right, n)})`;
     case 'cond':
       return `(${printExpr(e.cond, n)} ? ${printExpr(e.then, n)} : ${printExpr(e.else, n)})`;
@@ -482,6 +486,8 @@ export function printExpr(e: Expr, n: Names): string {
       const args = e.right ? `${printExpr(e.left, n)}, ${printExpr(e.right, n)}` : printExpr(e.left, n);
       return `${safeName(u.op, u.type, u.count, n.prefix)}(${args})`;
     }
+    case 'vec':
+      return printVec(e, (x) => printExpr(x, n), n.prefix);
   }
 }
 

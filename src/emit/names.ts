@@ -1,6 +1,6 @@
 import { C, isInt128, typeName, type IntType } from '../c/types.js';
 import type { SafeOp } from '../ir/nodes.js';
-import type { Type } from '../ir/types.js';
+import type { Type, VectorT } from '../ir/types.js';
 
 /** Short suffix naming a promoted integer type in wrapper names (`int` → `i32`, `long long` → `ll`). */
 function typeSuffix(t: IntType): string {
@@ -29,6 +29,11 @@ export function safeName(op: SafeOp, t: IntType, ct?: IntType, prefix = ''): str
   return ct ? `${base}_${typeSuffix(ct)}` : base;
 }
 
+/** The typedef name of a vector type: lanes' signedness and width, then their count (`vec_i32x4`). */
+export function vectorTypedefName(t: VectorT, prefix = ''): string {
+  return `${prefix}vec_${t.of.signed ? 'i' : 'u'}${t.of.bits}x${t.lanes}`;
+}
+
 /** The C spelling of a type's qualifiers, with a trailing space when non-empty. */
 function qualPrefix(t: Type): string {
   return `${t.const ? 'const ' : ''}${t.volatile ? 'volatile ' : ''}`;
@@ -49,6 +54,8 @@ export function baseSpelling(t: Type, prefix = ''): string {
       return `struct ${prefix}${t.name}`;
     case 'union':
       return `union ${prefix}${t.name}`;
+    case 'vector':
+      return vectorTypedefName(t, prefix);
     default:
       throw new Error(`${t.kind} has no base spelling`);
   }

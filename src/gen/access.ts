@@ -1,7 +1,8 @@
 import { declaredType } from '../c/types.js';
 import { fieldExprType, isBitfieldAccess } from '../ir/build.js';
 import type { Expr, VarDecl } from '../ir/nodes.js';
-import { isRecord, namedFields, sameType, unqualified, type Type } from '../ir/types.js';
+import { isRecord, namedFields, qualifyMember, sameType, unqualified, type Type } from '../ir/types.js';
+import { isPunUnion } from '../ir/vector.js';
 import type { GenContext } from './context.js';
 import { constant, initialiser, newVarType, pointerType } from './types.js';
 
@@ -21,6 +22,7 @@ interface Path {
   readonly type: Type;
   /** Passes through a packed struct member (taking its address would make a misaligned pointer). */
   readonly packed: boolean;
+  /** Ends at a bit-field or a vector lane: no address may be taken. */
   readonly bitfield: boolean;
   /** Passes through a union member (see `addressablePaths`). */
   readonly inUnion: boolean;
@@ -46,13 +48,25 @@ function pathsOf(t: Type, derefs: number): readonly Path[] {
       case 'array':
         rec(ty.of, [...steps, { k: 'index', len: ty.length }], packed, false, d, inUnion);
         return;
+      case 'vector':
+        // A lane has no address, as a bit-field has none: marked as one.
+        rec(
+          qualifyMember(ty.of, { const: !!ty.const, volatile: !!ty.volatile }),
+          [...steps, { k: 'index', len: ty.lanes }],
+          packed,
+          true,
+          d,
+          inUnion,
+        );
+        return;
       case 'struct':
       case 'union':
         for (const { field, index } of namedFields(ty)) {
           const isPacked = packed || (ty.kind === 'struct' && !!ty.packed);
           rec(
             fieldExprType(ty, field),
-            [...steps, { k: 'field', index, union: ty.kind === 'union' }],
+            // A union punning vectors with arrays has no member to follow (src/ir/vector.ts).
+            [...steps, { k: 'field', index, union: ty.kind === 'union' && !isPunUnion(ty) }],
             isPacked,
             field.bits !== undefined,
             d,

@@ -1,7 +1,7 @@
 import { bitInt, typesOf, type CTypes, type IntType } from '../c/types.js';
 import { IRBuilder, type FuncSig } from '../ir/build.js';
 import type { Expr, FuncDecl, LabelStmt, Stmt, VarDecl } from '../ir/nodes.js';
-import type { RecordT, Type } from '../ir/types.js';
+import type { RecordT, Type, VectorT } from '../ir/types.js';
 import type { Rng } from '../random/rng.js';
 import type { Policy } from './policy.js';
 
@@ -153,6 +153,9 @@ export class GenContext {
    * off leaves the program drawing exactly what it drew before these types existed.
    */
   wide = { bitInt: false, int128: false };
+
+  /** The vector types of a program that uses vectors (src/gen/gnu-vector.ts), else undefined. */
+  vectorTypes: readonly VectorT[] | undefined;
 
   /**
    * Decides, from a stream of its own (so the program's other draws are untouched), whether this

@@ -7,6 +7,7 @@ import { isRecord, sameType, unqualified, type PointerT, type Type } from '../ir
 import { addressOf, pickLvalue, throughUnion } from './access.js';
 import type { GenContext, OperatorContext } from './context.js';
 import { callFunction } from './func.js';
+import { genVector } from './gnu-vector.js';
 import type { Policy } from './policy.js';
 import { constant } from './types.js';
 
@@ -46,6 +47,7 @@ export function genExpr(g: GenContext, t: Type, weights: Weights = g.policy.expr
   if (u.kind === 'ptr') return genPointer(g, u, scopeLimit);
   if (isRecord(u)) return genRecordValue(g, u);
   if (u.kind === 'float') return genFloat(g, u);
+  if (u.kind === 'vector') return genVector(g, u);
   throw new Error(`cannot generate a value of type ${u.kind}`);
 }
 

@@ -4,6 +4,7 @@ import { isRecord, pointerConvertible, sameType, unqualified, type Type } from '
 import type { FuncInfo, GenContext } from './context.js';
 import { genExpr } from './expr.js';
 import { genBlock } from './stmt.js';
+import { passableByValue, vectorParamType } from './gnu-vector.js';
 import { pointerType } from './types.js';
 
 /**
@@ -70,8 +71,11 @@ function affordable(g: GenContext, f: FuncInfo): boolean {
 function paramType(g: GenContext): Type {
   const { rng, policy } = g;
   if (policy.features.pointers && rng.chance(0.2)) return pointerType(g);
-  if (g.records.length && rng.chance(0.05)) return rng.pick(g.records);
-  return g.intType();
+  if (g.records.length && rng.chance(0.05)) {
+    const r = rng.pick(g.records);
+    if (passableByValue(r)) return r;
+  }
+  return vectorParamType(g) ?? g.intType();
 }
 
 /** Generates a complete new function returning `ret` (suspending the function under construction). */

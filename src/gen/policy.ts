@@ -106,6 +106,12 @@ const Features = z
       'C23 bit-precise types `_BitInt(N)` and `unsigned _BitInt(N)`, bit-fields included (csmith mode, x86_64; ' +
         'a campaign skips compilers without them, or with a lower width limit)',
     ),
+    // Off by default: tcc and pcc have no vectors, and the programs of every seed stay as they were.
+    vectors: bool(
+      false,
+      'GNU vector types (`vector_size`) of integer lanes, their element-wise operators, lane subscripts and ' +
+        'builtins (csmith mode, x86_64; a campaign skips compilers without them)',
+    ),
     cfg: bool(
       true,
       'arbitrary control flow (goto regions, switch mazes, induction-variable loops; Kiln after Reify): ' +
@@ -232,6 +238,26 @@ const Choices = z
       .describe('weights of the `_BitInt` width classes (classes above limits.maxBitIntWidth are not drawn)'),
     int128Programs: weight(0.3, 'with features.int128: chance that a program uses `__int128` types at all'),
     int128Share: weight(0.08, 'in a program that uses `__int128`: chance that an integer type drawn is one'),
+    vectorPrograms: weight(0.6, 'with features.vectors: chance that a program uses vector types at all'),
+    vectorShare: weight(
+      0.12,
+      'in a program that uses vectors: chance that a new variable, field or element type is a vector type',
+    ),
+    vectorStatements: weight(
+      0.25,
+      'in a program that uses vectors: chance that an assignment statement assigns a whole vector',
+    ),
+    vectorBuiltins: z
+      .object({
+        shufflevector: weight(1, '`__builtin_shufflevector(a, b, i…)` (clang, gcc 12 and later)'),
+        convertvector: weight(1, '`__builtin_convertvector(v, T)` (clang, gcc 9 and later)'),
+        shuffle: weight(0, "GCC's `__builtin_shuffle(a, mask)` and `(a, b, mask)` (gcc only)"),
+      })
+      .strict()
+      .prefault({})
+      .describe(
+        'weights of the vector builtins among vector operations (a campaign zeroes those no compiler of it has)',
+      ),
   })
   .strict();
 

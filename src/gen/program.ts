@@ -5,6 +5,7 @@ import { Rng } from '../random/rng.js';
 import { newVariable } from './access.js';
 import { GenContext } from './context.js';
 import { createFunction, returnType } from './func.js';
+import { enableVectors } from './gnu-vector.js';
 import type { Policy } from './policy.js';
 import { drawSafeMathForm, programPolicy } from './shuffle.js';
 import { genRecords } from './types.js';
@@ -37,6 +38,7 @@ export function generateRawContext(
   const policy = programPolicy(basePolicy, rng);
   const g = new GenContext(rng, policy);
   g.enableWideTypes(Rng.seeded(`${String(seed)}:wide-types`));
+  enableVectors(g, Rng.seeded(`${String(seed)}:vectors`));
   const extend = Math.min(1, Math.max(0, policy.live.extend));
   g.statementBudget = Math.round(policy.limits.maxStatements * (1 - extend));
   genRecords(g);
@@ -167,7 +169,9 @@ function hashObject(g: GenContext, e: Expr, locals: VarDecl[], depth: number): S
     case 'ptr':
     case 'void':
       return [];
-    case 'array': {
+    case 'array':
+    case 'vector': {
+      // A vector's lanes are hashed as an array's elements are, one by one.
       let idx = locals[depth];
       if (!idx) {
         idx = b.local(`i_${depth}`, g.types.int32);
@@ -178,7 +182,7 @@ function hashObject(g: GenContext, e: Expr, locals: VarDecl[], depth: number): S
       return [
         b.for(
           b.assign(b.v(idx), b.lit(0)),
-          b.bin('<', b.v(idx), b.lit(t.length)),
+          b.bin('<', b.v(idx), b.lit(t.kind === 'array' ? t.length : t.lanes)),
           b.incdec('++', b.v(idx), false),
           b.block(body),
         ),

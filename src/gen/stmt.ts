@@ -8,6 +8,7 @@ import { declarable, genExpr, genFloat, genInt, recordValue, withLoopInvariants 
 import type { Policy } from './policy.js';
 import { constant } from './types.js';
 import { vectorBody } from './vector.js';
+import { vectorAssignment } from './gnu-vector.js';
 import { cfgRegion, entryRegion, ivLoop, switchMaze } from './cfg.js';
 
 /**
@@ -204,6 +205,10 @@ function assignment(g: GenContext): Stmt | undefined {
   const { rng, b, policy } = g;
   const f = policy.features;
   budget(g);
+  if (g.vectorTypes && rng.chance(policy.choices.vectorStatements)) {
+    const s = vectorAssignment(g);
+    if (s) return s;
+  }
   const r = rng.float();
   if (f.pointers && r < 0.12) {
     const lv = pickLvalue(g, { pointer: true, writable: true });

@@ -11,6 +11,7 @@ import {
   type Type,
 } from '../ir/types.js';
 import type { GenContext } from './context.js';
+import { maybeVectorType, punUnion, vectorInitialiser } from './gnu-vector.js';
 
 /**
  * Types and constants: struct/union definitions, the types of new variables, and constant
@@ -27,10 +28,14 @@ export function genRecords(g: GenContext): void {
     const isUnion = f.unions && (!f.structs || rng.chance(0.3));
     g.records.push(isUnion ? genUnion(g) : genStruct(g));
   }
+  const pun = f.unions ? punUnion(g) : undefined;
+  if (pun) g.records.push(pun);
 }
 
 function fieldType(g: GenContext, allowRecord: boolean): Type {
   const { rng } = g;
+  const vector = maybeVectorType(g);
+  if (vector) return vector;
   const earlier = g.records.filter((r) => r.kind === 'struct' || g.policy.features.unions);
   if (allowRecord && earlier.length && rng.chance(0.15)) return rng.pick(earlier);
   if (g.policy.features.pointers && rng.chance(0.08)) return pointerType(g);
@@ -95,6 +100,7 @@ export function newVarType(g: GenContext, scope: 'global' | 'local'): Type {
   else if (g.records.length && r < ch.pointerShare + ch.recordShare) t = rng.pick(g.records);
   // Draws only with floats enabled, so programs without them are unchanged.
   else if (f.floats && rng.chance(ch.floatShare)) t = rng.pick([g.types.float, g.types.double]);
+  if (t.kind === 'int') t = maybeVectorType(g) ?? t;
   if (f.arrays && t.kind !== 'ptr' && rng.chance(ch.arrayShare)) t = arrayType(g, t);
   if (scope === 'global' && t.kind === 'int') {
     const c = f.const && rng.chance(ch.constShare);
@@ -223,6 +229,8 @@ export function initialiser(g: GenContext, t: Type, addressable: (pointee: Type)
       );
     case 'union':
       return b.list([initialiser(g, t.fields[0]!.type, addressable)]);
+    case 'vector':
+      return vectorInitialiser(g, t);
     default:
       throw new Error(`no initialiser for ${t.kind}`);
   }

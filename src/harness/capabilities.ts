@@ -1,8 +1,9 @@
 // What each compiler accepts beyond C11 (`__int128`, `_BitInt(N)` up to a width, GNU labels as
-// values), probed once per campaign, and which configurations may test a program that needs them.
+// values, GNU vectors and their builtins), probed once per campaign, and which configurations may
+// test a program that needs them.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ProgramRequires } from '../ir/census.js';
+import type { ProgramRequires, VectorBuiltins } from '../ir/census.js';
 import type { Compiler } from './compilers.js';
 import { runProcess } from './process.js';
 import { TempRoot } from './tempdir.js';
@@ -19,10 +20,35 @@ export interface CompilerCapabilities {
    * goto's operand), which is why the emitter never prints that form.
    */
   readonly labelValues: boolean;
+  /**
+   * GNU vector types (`vector_size`) with their operators and lane subscripts, and which vector
+   * builtins it has; undefined without vectors (tcc, pcc). Measured: gcc 12 has all three,
+   * clang has `__builtin_shufflevector` and `__builtin_convertvector` but not `__builtin_shuffle`.
+   */
+  readonly vectors: VectorBuiltins | undefined;
 }
 
 /** Nothing beyond C11 (a compiler whose preprocessor cannot even be asked for its macros). */
-const NO_CAPABILITIES: CompilerCapabilities = { int128: false, bitIntMaxWidth: 0, labelValues: false };
+const NO_CAPABILITIES: CompilerCapabilities = {
+  int128: false,
+  bitIntMaxWidth: 0,
+  labelValues: false,
+  vectors: undefined,
+};
+
+// biome-ignore format: embedded text
+const VECTOR_PROBES = {
+  types: 'typedef signed char v16 __attribute__((vector_size(16)));\n' +
+    'typedef short v8 __attribute__((vector_size(16)));\n' +
+    'v16 f(v16 a, v16 b, signed char c) { a[3] = b[1]; return (v16)((v8)(a < b) >> 1) + (a * c) - ~b; }\n',
+  shufflevector: 'typedef int v4 __attribute__((vector_size(16)));\n' +
+    'v4 f(v4 a, v4 b) { return __builtin_shufflevector(a, b, 0, 5, 2, 7); }\n',
+  convertvector: 'typedef int v4 __attribute__((vector_size(16)));\n' +
+    'typedef short v4s __attribute__((vector_size(8)));\n' +
+    'v4s f(v4 a) { return __builtin_convertvector(a, v4s); }\n',
+  shuffle: 'typedef int v4 __attribute__((vector_size(16)));\n' +
+    'v4 f(v4 a, v4 b, v4 m) { return __builtin_shuffle(a, b, m) + __builtin_shuffle(a, m); }\n',
+};
 
 // By real path and target: a campaign names each compiler once, and tests probe the same few.
 const probed = new Map<string, Promise<CompilerCapabilities>>();
@@ -72,7 +98,14 @@ async function probe(command: string): Promise<CompilerCapabilities> {
       'labels',
       'int f(int i) { static void *const t[] = { &&a, &&b }; goto *t[i]; a: return 1; b: return 2; }\n',
     );
-    return { int128: has128, bitIntMaxWidth: hasBitInt ? width : 0, labelValues };
+    const vectors = (await accepts('vectors', VECTOR_PROBES.types))
+      ? {
+          shufflevector: await accepts('shufflevector', VECTOR_PROBES.shufflevector),
+          convertvector: await accepts('convertvector', VECTOR_PROBES.convertvector),
+          shuffle: await accepts('shuffle', VECTOR_PROBES.shuffle),
+        }
+      : undefined;
+    return { int128: has128, bitIntMaxWidth: hasBitInt ? width : 0, labelValues, vectors };
   } finally {
     temp.dispose();
   }
@@ -83,5 +116,16 @@ export function accepts(caps: CompilerCapabilities, req: ProgramRequires | undef
   if (!req) return true;
   if (req.int128 && !caps.int128) return false;
   if (req.labelValues && !caps.labelValues) return false;
+  const v = req.vectors;
+  if (v) {
+    const c = caps.vectors;
+    if (
+      !c ||
+      (v.shufflevector && !c.shufflevector) ||
+      (v.convertvector && !c.convertvector) ||
+      (v.shuffle && !c.shuffle)
+    )
+      return false;
+  }
   return req.bitIntWidth <= caps.bitIntMaxWidth;
 }

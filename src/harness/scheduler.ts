@@ -466,7 +466,12 @@ export async function runCampaign(opts: CampaignOptions, hooks: CampaignHooks): 
 }
 
 /** Every capability: a compiler the campaign did not probe is given every program. */
-const ALL: CompilerCapabilities = { int128: true, bitIntMaxWidth: Number.POSITIVE_INFINITY, labelValues: true };
+const ALL: CompilerCapabilities = {
+  int128: true,
+  bitIntMaxWidth: Number.POSITIVE_INFINITY,
+  labelValues: true,
+  vectors: { shufflevector: true, convertvector: true, shuffle: true },
+};
 
 /** The result of a configuration whose compiler does not accept the program: nothing ran. */
 function skippedResult(c: Configuration): FinalResult {

@@ -13,7 +13,7 @@ import {
 import { promote, promoteArith, type ArithType, type CValue, type IntType } from '../c/types.js';
 import type { Expr } from '../ir/nodes.js';
 import { compoundOperator } from '../ir/nodes.js';
-import { isRecord, unqualified, type Type } from '../ir/types.js';
+import { unqualified, type Type } from '../ir/types.js';
 import {
   conversion,
   withConversion,
@@ -23,8 +23,9 @@ import {
   type Ev,
   type Lv,
 } from './context.js';
-import { cellCount, dangling, fieldOffset, layoutOf, type Cell, type Ptr } from './memory.js';
+import { cellCount, dangling, fieldOffset, isMultiCell, layoutOf, type Cell, type Ptr } from './memory.js';
 import { V, type Runtime } from './runtime.js';
+import { compileVector } from './vector.js';
 
 /** Safe-math semantics: when the operation would be undefined, the result is the left operand. */
 const leftOperand: OnUB = (_kind, a) => a;
@@ -80,11 +81,11 @@ function compileLvalue(cx: CompileContext, e: Expr): Lv {
     }
     case 'index': {
       const at = e.base.type;
-      if (at.kind !== 'array') throw new Error('index on a non-array');
+      if (at.kind !== 'array' && at.kind !== 'vector') throw new Error('index on a non-array');
       const b = compileLvalue(cx, e.base);
       const ix = compileExpr(cx, e.index);
-      const len = at.length;
-      const esz = cellCount(at.of);
+      const len = at.kind === 'array' ? at.length : at.lanes;
+      const esz = at.kind === 'array' ? cellCount(at.of) : 1;
       const check = cx.effects.checkAt(e);
       const baseId = e.base.id;
       const indexId = e.index.id;
@@ -157,6 +158,11 @@ export function compileExpr(cx: CompileContext, e: Expr): Ev {
 function compileExprInner(cx: CompileContext, e: Expr): Ev {
   const rt = cx.rt;
   const id = e.id;
+  if (
+    e.kind === 'vec' ||
+    (e.type.kind === 'vector' && (e.kind === 'unary' || e.kind === 'binary' || e.kind === 'cast'))
+  )
+    return compileVector(cx, e, compileExpr);
   switch (e.kind) {
     case 'const': {
       const t = e.type;
@@ -250,9 +256,24 @@ function compileRead(cx: CompileContext, e: Expr): Ev {
   const t = e.type;
   const flags = accessFlags(t);
   if (t.kind === 'array') throw new Error(`array ${id} used as a value (Kiln has no array-to-pointer decay)`);
-  if (isRecord(t)) {
+  if (isMultiCell(t)) {
     const l = compileLvalue(cx, e);
     const n = cellCount(t);
+    if (t.kind === 'vector') {
+      // A vector value is computed with, not only copied: every lane must hold a value (in
+      // collect mode a lane of an inactive union member or an uninitialised one goes on as 0).
+      const zero = zeroValue(t.of);
+      return (f) => {
+        l(f);
+        const lanes = rt.readRange(rt.lo, rt.lc, n, id, flags);
+        for (let i = 0; i < n; i++) {
+          if (lanes[i] !== undefined) continue;
+          rt.fault('uninitialised-read', id);
+          lanes[i] = zero;
+        }
+        return lanes;
+      };
+    }
     return (f) => {
       l(f);
       return rt.readRange(rt.lo, rt.lc, n, id, flags);
@@ -440,7 +461,7 @@ function compileAssign(cx: CompileContext, e: Expr & { kind: 'assign' }): Ev {
   const vid = e.value.id;
   if (e.op === '=') {
     const V0 = withConversionAt(compileExpr(cx, e.value), e.value.type, tt, rt, e.value.id);
-    if (isRecord(tt)) {
+    if (isMultiCell(tt)) {
       return (f) => {
         const s = rt.logLen;
         tl(f);

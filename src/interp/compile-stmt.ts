@@ -3,12 +3,13 @@ import { hashWidth, promote, type CValue, type IntType } from '../c/types.js';
 import { fieldExprType } from '../ir/build.js';
 import { checkTarget, type Block, type Expr, type FuncDecl, type Init, type Stmt, type VarDecl } from '../ir/nodes.js';
 import { switchCases, walk } from '../ir/visit.js';
-import { isRecord, namedFields, unqualified, type Type } from '../ir/types.js';
+import { namedFields, unqualified, type Type } from '../ir/types.js';
 import { compileExpr, truthy } from './compile-expr.js';
 import { conversion, withConversionAt, type CompileContext, type Ev, type VarHome } from './context.js';
 import {
   cellCount,
   fieldOffset,
+  isMultiCell,
   layoutOf,
   setCells,
   zeroFill,
@@ -77,8 +78,8 @@ type InitOp =
 
 function initOps(cx: CompileContext, t: Type, init: Init, off: number, out: InitOp[]): void {
   if (init.kind === 'init-list') {
-    if (t.kind === 'array') {
-      const esz = cellCount(t.of);
+    if (t.kind === 'array' || t.kind === 'vector') {
+      const esz = t.kind === 'array' ? cellCount(t.of) : 1;
       for (let i = 0; i < init.items.length; i++) initOps(cx, t.of, init.items[i]!, off + i * esz, out);
     } else if (t.kind === 'struct') {
       const fields = namedFields(t);
@@ -96,7 +97,7 @@ function initOps(cx: CompileContext, t: Type, init: Init, off: number, out: Init
     }
     return;
   }
-  if (init.kind === 'const' && !isRecord(t)) {
+  if (init.kind === 'const' && !isMultiCell(t)) {
     // A constant initialiser is computed once, here (most initialisers are constants).
     const conv = conversion(init.type, t);
     const raw: CValue =
@@ -113,7 +114,7 @@ function initOps(cx: CompileContext, t: Type, init: Init, off: number, out: Init
     }
   }
   const ev = fullExpr(cx, init);
-  if (isRecord(t)) out.push({ kind: 'copy', off, ev });
+  if (isMultiCell(t)) out.push({ kind: 'copy', off, ev });
   else {
     const conv = conversion(init.type, t);
     out.push({ kind: 'value', off, ev: conv ? (f) => conv(ev(f)) : ev });
@@ -126,8 +127,8 @@ function initOps(cx: CompileContext, t: Type, init: Init, off: number, out: Init
  */
 function staticImage(t: Type, init: Init, off: number, cells: Cell[]): boolean {
   if (init.kind === 'init-list') {
-    if (t.kind === 'array') {
-      const esz = cellCount(t.of);
+    if (t.kind === 'array' || t.kind === 'vector') {
+      const esz = t.kind === 'array' ? cellCount(t.of) : 1;
       for (let i = 0; i < init.items.length; i++)
         if (!staticImage(t.of, init.items[i]!, off + i * esz, cells)) return false;
       return true;
@@ -150,7 +151,7 @@ function staticImage(t: Type, init: Init, off: number, cells: Cell[]): boolean {
     }
     return !init.items[0] || staticImage(t, init.items[0], off, cells);
   }
-  if (init.kind !== 'const' || isRecord(t)) return false;
+  if (init.kind !== 'const' || isMultiCell(t)) return false;
   const conv = conversion(init.type, t);
   const raw: CValue =
     init.type.kind === 'int'
@@ -301,7 +302,7 @@ export function compileFunction(cx: CompileContext, fn: FuncDecl, globals: reado
     const slot = cx.slotOf(fn.id, p.id);
     cx.homes.set(p.id, { kind: 'frame', slot });
     cx.decls.set(p.id, p);
-    return { slot, layout: layoutOf(p.type), decl: p.id, record: isRecord(p.type), isConst: !!p.type.const };
+    return { slot, layout: layoutOf(p.type), decl: p.id, record: isMultiCell(p.type), isConst: !!p.type.const };
   });
   const scope: Visible[] = [
     ...globals,

@@ -53,6 +53,9 @@ export class EffectAnalysis {
       case 'safe':
         r = this.hasEffect(e.left) || (e.right !== undefined && this.hasEffect(e.right));
         break;
+      case 'vec':
+        r = e.args.some((a) => this.hasEffect(a));
+        break;
     }
     this.effect.set(e, r);
     return r;
@@ -92,6 +95,9 @@ export class EffectAnalysis {
         break;
       case 'safe':
         r = this.hasAccess(e.left) || (e.right !== undefined && this.hasAccess(e.right));
+        break;
+      case 'vec':
+        r = e.args.some((a) => this.hasAccess(a));
         break;
     }
     this.access.set(e, r);
@@ -162,6 +168,7 @@ export class EffectAnalysis {
         return this.mayConflict(target, this.summary(e.value)) || this.storeCheck(e);
       }
       case 'call':
+      case 'vec':
         for (let i = 0; i < e.args.length; i++) {
           for (let j = i + 1; j < e.args.length; j++) {
             if (this.mayConflict(this.summary(e.args[i]!), this.summary(e.args[j]!))) return true;
@@ -233,6 +240,7 @@ function subexprs(e: Expr): Expr[] {
     case 'cond':
       return [e.cond, e.then, e.else];
     case 'call':
+    case 'vec':
       return [...e.args];
     case 'assign':
       return [e.target, e.value];

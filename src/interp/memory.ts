@@ -1,6 +1,7 @@
 import type { CValue } from '../c/types.js';
 import { fieldExprType } from '../ir/build.js';
 import { isRecord, type Type } from '../ir/types.js';
+import { isPunUnion } from '../ir/vector.js';
 
 /**
  * Kiln's memory model. Every object (a variable instance) is a flat array of *cells*, one per
@@ -89,6 +90,13 @@ export function layoutOf(t: Type): Layout {
       case 'array':
         for (let i = 0; i < ty.length; i++) rec(ty.of, u, unionLoc);
         return;
+      case 'vector': {
+        // One cell per lane, all one memory location: compilers may store a lane by rewriting
+        // the whole vector, so two unsequenced lane stores conflict.
+        const here = unionLoc ?? cellType.length;
+        for (let i = 0; i < ty.lanes; i++) add(ty.of, u, here);
+        return;
+      }
       case 'struct': {
         let runStart: number | undefined;
         for (const f of ty.fields) {
@@ -111,6 +119,16 @@ export function layoutOf(t: Type): Layout {
         const tag = cellType.length;
         add(undefined, u, unionLoc ?? tag);
         const here = unionLoc ?? tag;
+        if (isPunUnion(ty)) {
+          // Members that are the same bytes share their cells, which no member's tag guards.
+          rec(ty.fields[0]!.type, u, here);
+          unionSpan.set(tag, [tag + 1, cellType.length]);
+          memberStart.set(
+            tag,
+            ty.fields.map(() => tag + 1),
+          );
+          return;
+        }
         const starts: number[] = [];
         ty.fields.forEach((f, m) => {
           starts.push(cellType.length);
@@ -139,10 +157,16 @@ export function layoutOf(t: Type): Layout {
   return layout;
 }
 
+/** Whether values of this type are arrays of cells (records and vectors) rather than one cell. */
+export function isMultiCell(t: Type): boolean {
+  return isRecord(t) || t.kind === 'vector';
+}
+
 /** Cell offset of field `index` inside a record laid out from cell 0. */
 export function fieldOffset(t: Type, index: number): number {
   if (!isRecord(t)) throw new Error('fieldOffset on a non-record');
   if (t.kind === 'union') {
+    if (isPunUnion(t)) return 1;
     let off = 1; // the tag cell
     for (let i = 0; i < index; i++) off += fieldCells(t.fields[i]!);
     return off;

@@ -123,7 +123,8 @@ export class IRBuilder {
 
   /** A function parameter. */
   param(name: string, type: Type): VarDecl {
-    if (!isScalar(type) && !isRecord(type)) fail(`parameter ${name} must have scalar or record type`);
+    if (!isScalar(type) && !isRecord(type) && type.kind !== 'vector')
+      fail(`parameter ${name} must have scalar, record or vector type`);
     return { kind: 'var-decl', id: this.id(), name, type, storage: 'param', init: undefined };
   }
 
@@ -170,6 +171,13 @@ export class IRBuilder {
 
   /** `base[index]`. */
   idx(base: Expr, index: Expr): Expr {
+    if (base.type.kind === 'vector') {
+      // A lane of a vector object (src/ir/vector.ts): an lvalue whose address is never taken.
+      if (!isLvalue(base)) fail('lane subscript of a vector that is not an object');
+      if (index.type.kind !== 'int') fail('lane index must be an integer');
+      const type = qualifyMember(base.type.of, { const: !!base.type.const, volatile: !!base.type.volatile });
+      return { kind: 'index', id: this.id(), type, base, index };
+    }
     if (base.type.kind !== 'array') fail(`indexing a non-array (${base.type.kind})`);
     if (index.type.kind !== 'int') fail('array index must be an integer');
     // Qualifiers on an array object apply to its elements.
@@ -199,6 +207,7 @@ export class IRBuilder {
   addr(target: Expr): Expr {
     if (!isLvalue(target)) fail('address of a non-lvalue');
     if (isBitfieldAccess(target)) fail('address of a bit-field');
+    if (target.kind === 'index' && target.base.type.kind === 'vector') fail('address of a vector lane');
     return { kind: 'addr', id: this.id(), type: pointerTo(target.type), target };
   }
 
@@ -487,8 +496,8 @@ export function checkAssignable(target: Type, value: Expr, what: string): void {
     if (!pointerConvertible(vt, target)) fail(`${what}: incompatible pointer types`);
     return;
   }
-  if (isRecord(target)) {
-    if (!isRecord(vt) || !sameType(target, vt)) fail(`${what}: record type mismatch`);
+  if (isRecord(target) || target.kind === 'vector') {
+    if (vt.kind !== target.kind || !sameType(target, vt)) fail(`${what}: ${target.kind} type mismatch`);
     return;
   }
   fail(`${what}: cannot assign to ${target.kind}`);

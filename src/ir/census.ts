@@ -1,7 +1,9 @@
 import type { Expr, FuncDecl, Node, Program } from './nodes.js';
 import { isExpr } from './nodes.js';
+import { isCompare } from '../c/ops.js';
 import type { IntType } from '../c/types.js';
 import { isRecord, pointerDepth, type Type } from './types.js';
+import { isPunUnion } from './vector.js';
 import { walk, walkProgram } from './visit.js';
 
 /** Operations that could hit arithmetic UB, and how many of them are wrapped in safe-math calls. */
@@ -148,6 +150,20 @@ export const FEATURES = {
   'bitint:wider': '_BitInt widths above 128',
   'bitfield:bitint': 'bit-fields of _BitInt type',
   'op:bitint-arith': 'arithmetic computed in a _BitInt type (never promoted)',
+  'type:vector': 'GNU vector types (vector_size) of integer lanes',
+  'vector:in-record': 'vectors as struct or union members',
+  'vector:array': 'arrays of vectors',
+  'vector:param': 'vector parameters or return values',
+  'op:vector-arith': 'element-wise vector arithmetic, bitwise operators and shifts',
+  'op:vector-broadcast': 'a vector operator with a scalar operand',
+  'op:vector-compare': 'vector comparisons (lane masks)',
+  'op:vector-lane': 'vector lane subscripts v[i]',
+  'op:vector-cast': 'casts between vector types (the bytes reinterpreted)',
+  'op:vector-assign': 'whole-vector assignment',
+  'vector:shufflevector': '__builtin_shufflevector',
+  'vector:convertvector': '__builtin_convertvector',
+  'vector:shuffle': "GCC's __builtin_shuffle",
+  'vector:pun-union': 'unions punning a vector with an array of its lanes',
   struct: 'structs',
   union: 'unions',
   'struct:nested': 'structs nested in structs or unions',
@@ -246,11 +262,16 @@ function typeFeatures(t: Type, out: Set<Feature>, seen = new Set<Type>()): void 
       out.add('array');
       if (t.of.kind === 'array') out.add('array:multi-dim');
       if (isRecord(t.of)) out.add('array:of-records');
+      if (t.of.kind === 'vector') out.add('vector:array');
       typeFeatures(t.of, out, seen);
+      return;
+    case 'vector':
+      out.add('type:vector');
       return;
     case 'struct':
     case 'union':
       out.add(t.kind);
+      if (isPunUnion(t)) out.add('vector:pun-union');
       if (t.kind === 'struct' && t.packed) out.add('struct:packed');
       for (const f of t.fields) {
         if (f.bits !== undefined && f.type.kind === 'int' && f.type.bitPrecise) out.add('bitfield:bitint');
@@ -265,6 +286,7 @@ function typeFeatures(t: Type, out: Set<Feature>, seen = new Set<Type>()): void 
         if (isRecord(f.type)) out.add('struct:nested');
         if (f.type.kind === 'ptr') out.add('struct:pointer-member');
         if (f.type.kind === 'array') out.add('struct:array-member');
+        if (f.type.kind === 'vector') out.add('vector:in-record');
         if (f.type.const || f.type.volatile) out.add('qual:volatile-field');
         typeFeatures(f.type, out, seen);
       }
@@ -315,6 +337,7 @@ function functionCensus(f: FuncDecl, features: Set<Feature>, operators: Set<stri
   if (f.isInline) features.add('func:inline');
   if (f.ret.kind === 'ptr') features.add('pointer:return');
   typeFeatures(f.ret, features);
+  if (f.ret.kind === 'vector' || f.params.some((p) => p.type.kind === 'vector')) features.add('vector:param');
   for (const p of f.params) {
     if (p.type.kind === 'ptr') features.add('pointer:param');
     if (isRecord(p.type)) features.add('record:param');
@@ -376,6 +399,7 @@ function exprFeatures(e: Expr, parent: Node | undefined, out: Set<Feature>): voi
       out.add('op:bitint-arith');
     if (e.type.bitPrecise && (e.kind === 'incdec' || (e.kind === 'assign' && e.op !== '='))) out.add('op:bitint-arith');
   }
+  vectorExprFeatures(e, out);
   switch (e.kind) {
     case 'addr':
       out.add('op:address-of');
@@ -422,6 +446,34 @@ function exprFeatures(e: Expr, parent: Node | undefined, out: Set<Feature>): voi
   }
 }
 
+/** The vector features of an expression node. */
+function vectorExprFeatures(e: Expr, out: Set<Feature>): void {
+  switch (e.kind) {
+    case 'vec':
+      if (e.op !== 'lanes') out.add(`vector:${e.op}`);
+      return;
+    case 'index':
+      if (e.base.type.kind === 'vector') out.add('op:vector-lane');
+      return;
+    case 'binary':
+      if (e.type.kind !== 'vector') return;
+      out.add(isCompare(e.op) ? 'op:vector-compare' : 'op:vector-arith');
+      if (e.left.type.kind !== 'vector' || e.right.type.kind !== 'vector') out.add('op:vector-broadcast');
+      return;
+    case 'unary':
+      if (e.type.kind === 'vector') out.add('op:vector-arith');
+      return;
+    case 'cast':
+      if (e.type.kind === 'vector') out.add('op:vector-cast');
+      return;
+    case 'assign':
+      if (e.type.kind === 'vector') out.add('op:vector-assign');
+      return;
+    default:
+      return;
+  }
+}
+
 /**
  * What a program needs of a compiler beyond C11: `__int128`, `_BitInt` up to a width (0:
  * none), and GNU labels as values (an `igoto`). Computed from the IR (types of records,
@@ -432,6 +484,15 @@ export interface ProgramRequires {
   readonly int128: boolean;
   readonly bitIntWidth: number;
   readonly labelValues: boolean;
+  /** GNU vectors, with the builtins the program calls; absent when it has no vector type. */
+  readonly vectors?: VectorBuiltins;
+}
+
+/** Which of the vector builtins a program calls, or a compiler accepts. */
+export interface VectorBuiltins {
+  readonly shufflevector: boolean;
+  readonly convertvector: boolean;
+  readonly shuffle: boolean;
 }
 
 /** The {@link ProgramRequires} of a program. */
@@ -455,10 +516,15 @@ export function programRequires(p: Program): ProgramRequires {
       case 'union':
         for (const f of t.fields) visit(f.type);
         return;
+      case 'vector':
+        vectors = true;
+        return;
       default:
         return;
     }
   };
+  let vectors = false;
+  const builtins = { shufflevector: false, convertvector: false, shuffle: false };
   for (const r of p.records) visit(r);
   for (const g of p.globals) visit(g.type);
   for (const f of p.funcs) {
@@ -469,6 +535,7 @@ export function programRequires(p: Program): ProgramRequires {
   walkProgram(p, (n) => {
     if (isExpr(n) || n.kind === 'var-decl') visit(n.type);
     else if (n.kind === 'igoto') labelValues = true;
+    if (n.kind === 'vec' && n.op !== 'lanes') builtins[n.op] = true;
   });
-  return { int128, bitIntWidth, labelValues };
+  return { int128, bitIntWidth, labelValues, ...(vectors ? { vectors: builtins } : {}) };
 }

@@ -1,6 +1,6 @@
 import type { BinaryOp, UnaryOp } from '../c/ops.js';
 import { fits } from '../c/types.js';
-import type { FloatT, IntT, PointerT, RecordT, Type } from './types.js';
+import type { FloatT, IntT, PointerT, RecordT, Type, VectorT } from './types.js';
 
 /**
  * Kiln's program IR: readonly tagged unions. Every node carries an `id` that is unique in its
@@ -163,6 +163,25 @@ export interface SafeExpr {
   readonly right: Expr | undefined;
 }
 
+/**
+ * A GNU vector built from other values (src/ir/vector.ts):
+ * - `lanes`: `(vT){a0, a1, …}`, one side-effect-free scalar of the lane type per lane;
+ * - `convertvector`: `__builtin_convertvector(args[0], vT)`, each lane converted as by a cast;
+ * - `shufflevector`: `__builtin_shufflevector(args[0], args[1], indices…)`, lane k is lane
+ *   `indices[k]` of the two operands' lanes side by side;
+ * - `shuffle`: GCC's `__builtin_shuffle(a, mask)` or `(a, b, mask)`, the mask (last argument)
+ *   taken modulo the lane count of the operands side by side.
+ */
+export interface VecExpr {
+  readonly kind: 'vec';
+  readonly id: number;
+  readonly type: VectorT;
+  readonly op: 'lanes' | 'convertvector' | 'shufflevector' | 'shuffle';
+  readonly args: readonly Expr[];
+  /** `shufflevector` only: the constant lane indices. */
+  readonly indices?: readonly number[];
+}
+
 /** Any expression. */
 export type Expr =
   | ConstExpr
@@ -180,7 +199,8 @@ export type Expr =
   | AssignExpr
   | IncDecExpr
   | CommaExpr
-  | SafeExpr;
+  | SafeExpr
+  | VecExpr;
 
 /** A brace-enclosed initialiser for arrays, structs and unions (a union's list initialises its first member). */
 export interface InitList {
@@ -459,6 +479,7 @@ export function isExpr(n: Node): n is Expr {
     case 'incdec':
     case 'comma':
     case 'safe':
+    case 'vec':
       return true;
     default:
       return false;

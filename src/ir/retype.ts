@@ -23,6 +23,7 @@ import {
   unqualified,
   type Type,
 } from './types.js';
+import { vectorExprType, vectorNodeError } from './vector.js';
 import { mapChildren, walk } from './visit.js';
 
 /**
@@ -62,10 +63,13 @@ function fail(message: string): never {
 
 /** The type of an expression whose children already carry correct types. */
 function typeOf(e: Expr, decls: ReadonlyMap<number, Type>, funcs: ReadonlyMap<number, FuncDecl>): Type {
+  const vt = vectorExprType(e);
+  if (vt) return vt;
   switch (e.kind) {
     case 'const':
     case 'null':
     case 'cast':
+    case 'vec':
       return e.type;
     case 'var': {
       const t = decls.get(e.decl);
@@ -150,7 +154,7 @@ export function typeError(p: Program): string | undefined {
     for (const g of p.globals) checkDecl(g);
     for (const f of p.funcs) {
       for (const param of f.params)
-        if (!isScalar(param.type) && !isRecord(param.type))
+        if (!isScalar(param.type) && !isRecord(param.type) && param.type.kind !== 'vector')
           fail(`${f.name}: parameter ${param.name} is not a scalar or record`);
       walk(f.body, (n) => checkNode(n, f, funcs, registers));
     }
@@ -171,7 +175,10 @@ function checkInit(t: Type, init: Init, what: string): void {
     assignable(t, init, what);
     return;
   }
-  if (t.kind === 'array') {
+  if (t.kind === 'vector') {
+    if (init.items.length > t.lanes) fail(`${what}: ${init.items.length} initialisers for ${t.lanes} lanes`);
+    for (const [i, item] of init.items.entries()) checkInit(t.of, item, `${what}[${i}]`);
+  } else if (t.kind === 'array') {
     if (init.items.length > t.length) fail(`${what}: ${init.items.length} initialisers for ${t.length} elements`);
     for (const [i, item] of init.items.entries()) checkInit(t.of, item, `${what}[${i}]`);
   } else if (t.kind === 'struct') {
@@ -201,8 +208,8 @@ function assignable(target: Type, value: Expr, what: string): void {
   } else if (t.kind === 'ptr') {
     if (vt.kind !== 'ptr') fail(`${what}: ${vt.kind} stored in a pointer`);
     if (!isNullValue(value) && !pointerConvertible(vt, t)) fail(`${what}: incompatible pointer types`);
-  } else if (isRecord(t)) {
-    if (!isRecord(vt) || !sameType(t, vt)) fail(`${what}: record type mismatch`);
+  } else if (isRecord(t) || t.kind === 'vector') {
+    if (vt.kind !== t.kind || !sameType(t, vt)) fail(`${what}: ${t.kind} type mismatch`);
   } else fail(`${what}: cannot store into ${t.kind}`);
 }
 
@@ -212,6 +219,9 @@ function isNullValue(e: Expr): boolean {
 }
 
 function checkNode(n: Node, f: FuncDecl, funcs: ReadonlyMap<number, FuncDecl>, registers: ReadonlySet<number>): void {
+  const vectorError = vectorNodeError(n);
+  if (vectorError) fail(vectorError);
+  if (vectorError === null) return;
   switch (n.kind) {
     case 'var-decl':
       return checkDecl(n);

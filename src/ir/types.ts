@@ -49,13 +49,24 @@ export interface UnionT extends Quals {
   readonly fields: readonly Field[];
 }
 
+/**
+ * A GNU vector, `typedef T vN __attribute__((vector_size(B)))`: `lanes` elements of the integer
+ * type `of` (B = lanes × sizeof(T), a power of two). Operators apply lane by lane at the lane's own
+ * width (no promotion); lanes are reached by subscript, never by address (src/ir/vector.ts).
+ */
+export interface VectorT extends Quals {
+  readonly kind: 'vector';
+  readonly of: IntType;
+  readonly lanes: number;
+}
+
 /** `void`, only as a function return type or a pointee. */
 export interface VoidT extends Quals {
   readonly kind: 'void';
 }
 
 /** Any IR type. */
-export type Type = IntT | FloatT | PointerT | ArrayT | StructT | UnionT | VoidT;
+export type Type = IntT | FloatT | PointerT | ArrayT | StructT | UnionT | VectorT | VoidT;
 /** Types with a single value (integers, floats, pointers). */
 export type ScalarT = IntT | FloatT | PointerT;
 /** Struct or union. */
@@ -135,6 +146,8 @@ export function sameType(a: Type, b: Type, withQuals = false): boolean {
     case 'struct':
     case 'union':
       return b.kind === a.kind && b.id === a.id;
+    case 'vector':
+      return b.kind === 'vector' && a.lanes === b.lanes && sameIntType(a.of, b.of);
   }
 }
 

@@ -86,7 +86,8 @@ export function mapChildren<N extends Node>(n: N, f: (child: Node) => Node): N {
       r = cond === x.cond && then === x.then && els === x.else ? x : { ...x, cond, then, else: els };
       break;
     }
-    case 'call': {
+    case 'call':
+    case 'vec': {
       const args = ma(x.args);
       r = args === x.args ? x : { ...x, args };
       break;
@@ -252,6 +253,7 @@ export function forEachChild(n: Node, f: (child: Node) => void): void {
       f(n.else);
       return;
     case 'call':
+    case 'vec':
       for (const a of n.args) f(a);
       return;
     case 'assign':
@@ -468,6 +470,7 @@ export function exprsOf(n: Node): Expr[] {
       case 'incdec':
       case 'comma':
       case 'safe':
+      case 'vec':
         out.push(c);
     }
   });

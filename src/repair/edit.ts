@@ -4,6 +4,7 @@ import type { Block, Expr, FuncDecl, Node, Program, Stmt, VarDecl } from '../ir/
 import { isExpr } from '../ir/nodes.js';
 import { unqualified, type Type } from '../ir/types.js';
 import { children, isStmt, mapChildren, walk } from '../ir/visit.js';
+import { vecLanes } from '../ir/vector.js';
 
 /**
  * The program being repaired, kept with a live id index and a builder continuing its id space.
@@ -332,9 +333,15 @@ export function childExprs(e: Expr): Expr[] {
   return children(e).filter(isExpr);
 }
 
-/** A zero value expression of a scalar type (integer 0 or the null pointer). */
+/** A zero value expression of a scalar type (integer 0 or the null pointer), or a vector of zeros. */
 export function zeroOf(ed: Editor, t: Type): Expr {
   const u = unqualified(t);
+  if (u.kind === 'vector')
+    return vecLanes(
+      ed.b,
+      u,
+      Array.from({ length: u.lanes }, () => ed.b.lit(0n, u.of)),
+    );
   if (u.kind === 'int') return ed.b.lit(0n, u);
   if (u.kind === 'float') return ed.b.lit(0, u);
   if (u.kind === 'ptr') return ed.b.nullptr(u);

@@ -21,10 +21,11 @@ describe('feature census', () => {
       for (const o of c.operators) operators.add(o);
       for (const k of keywordsIn(emitC(r.program))) keywords.add(k);
     }
-    // __int128 and _BitInt are policy features off by default (test/gen/wide-types.test.ts covers them).
+    // __int128, _BitInt and vectors are policy features off by default (test/gen/wide-types.test.ts
+    // and test/gen/vectors.test.ts cover them).
     // Computed gotos (stmt:igoto) come from the goto regions of features.cfg: in about a quarter of
     // the programs (bench:flow), so they are held to the 5% like the rest.
-    const offByDefault = (f: string): boolean => /bitint|int128/.test(f);
+    const offByDefault = (f: string): boolean => /bitint|int128|vector/.test(f);
     const rare = Object.keys(FEATURES).filter(
       (f) => (counts.get(f) ?? 0) / n < 0.05 && f !== 'op:safe-math' && !offByDefault(f),
     );

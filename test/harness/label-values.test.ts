@@ -24,7 +24,7 @@ describe('labels as values', () => {
     const d = dispatchProgram([1, 0], 3n);
     const req = programRequires(d.program);
     expect(req).toEqual({ int128: false, bitIntWidth: 0, labelValues: true });
-    const without = { int128: true, bitIntMaxWidth: 0, labelValues: false };
+    const without = { int128: true, bitIntMaxWidth: 0, labelValues: false, vectors: undefined };
     expect(accepts(without, req)).toBe(false);
     expect(accepts({ ...without, labelValues: true }, req)).toBe(true);
     // The same program with its igotos replaced by plain statements requires nothing.

@@ -15,6 +15,7 @@ import {
 } from '../../ir/visit.js';
 import { VARIED } from '../../interp/runtime.js';
 import type { Candidate } from './candidate.js';
+import { scalariseVectors } from './vector-pass.js';
 
 /**
  * The IR reducer's passes. Each pass lists, for the current program, its candidate edits in
@@ -64,6 +65,7 @@ export function irPasses(opts: PassOptions = {}): IRPass[] {
     straightenGotos,
     removeUnused,
     replaceByValue(fine),
+    scalariseVectors,
     replaceByOperand(fine),
     removeParameters,
     shrinkLoops,

@@ -5,6 +5,7 @@ import { unqualified } from '../../ir/types.js';
 import type { UBReport } from '../../interp/interpret.js';
 import { pure, type Editor } from '../edit.js';
 import { repaired, type Repaired, type RepairState } from '../state.js';
+import { isVectorOperator, repairVectorArithmetic } from './vector.js';
 
 /**
  * Arithmetic UB: YARPGen's rewrite table (Livinskii et al., Table 1) first, a Csmith/CERT
@@ -34,6 +35,7 @@ function msb(a: bigint): number {
 export function repairArithmetic(ed: Editor, ub: UBReport, st: RepairState): Repaired | undefined {
   const n = ed.find(ub.node);
   if (!n) return undefined;
+  if (isVectorOperator(n)) return repairVectorArithmetic(ed, ub);
   const tried = st.attempts(n.id);
   if (tried < st.rewritesPerSite) {
     const r =

@@ -28,6 +28,7 @@ export function repairOutOfBounds(ed: Editor, ub: UBReport): Repaired | undefine
   let len: number;
   let ix: Expr;
   if (n?.kind === 'index' && n.base.type.kind === 'array') [len, ix] = [n.base.type.length, n.index];
+  else if (n?.kind === 'index' && n.base.type.kind === 'vector') [len, ix] = [n.base.type.lanes, n.index];
   else if (n?.kind === 'igoto') [len, ix] = [n.labels.length, n.index];
   else return undefined;
   if (ix.kind === 'const') {
@@ -152,6 +153,11 @@ export function repairUninitialised(ed: Editor, ub: UBReport): Repaired | undefi
       'replace-uninitialised-read',
     );
   }
+  if (isExpr(n) && n.type.kind === 'vector')
+    return repaired(
+      ed.replace(n.id, () => zeroOf(ed, n.type)),
+      'replace-uninitialised-read',
+    );
   return undefined;
 }
 
@@ -192,6 +198,11 @@ export function repairUnionRead(ed: Editor, ub: UBReport, st: RepairState): Repa
       'incdec-to-assign',
     );
   if (isExpr(n) && (n.type.kind === 'int' || n.type.kind === 'ptr'))
+    return repaired(
+      ed.replace(n.id, () => zeroOf(ed, n.type)),
+      'replace-inactive-union-read',
+    );
+  if (isExpr(n) && n.type.kind === 'vector')
     return repaired(
       ed.replace(n.id, () => zeroOf(ed, n.type)),
       'replace-inactive-union-read',
@@ -247,7 +258,8 @@ function hashLeaves(ed: Editor, e: Expr, locals: VarDecl[]): Stmt[] {
     case 'int':
     case 'float':
       return [b.hash(e)];
-    case 'array': {
+    case 'array':
+    case 'vector': {
       const i = b.local(`i_r${b.nextId}`, C.int32);
       locals.push(i);
       const body = hashLeaves(ed, b.idx(e, b.v(i)), locals);
@@ -255,7 +267,7 @@ function hashLeaves(ed: Editor, e: Expr, locals: VarDecl[]): Stmt[] {
         ? [
             b.for(
               b.assign(b.v(i), b.lit(0)),
-              b.bin('<', b.v(i), b.lit(t.length)),
+              b.bin('<', b.v(i), b.lit(t.kind === 'array' ? t.length : t.lanes)),
               b.incdec('++', b.v(i), false),
               b.block(body),
             ),

@@ -128,7 +128,7 @@ function contains(e: Expr, id: number): boolean {
 /** A side-effect-free stand-in for an operand: a zero of its scalar type, or a global of its record type. */
 function pureValue(ed: Editor, e: Expr): Expr | undefined {
   const t = e.type;
-  if (t.kind === 'int' || t.kind === 'float' || t.kind === 'ptr') return zeroOf(ed, t);
+  if (t.kind === 'int' || t.kind === 'float' || t.kind === 'ptr' || t.kind === 'vector') return zeroOf(ed, t);
   if (isRecord(t)) {
     const g = globalOfType(ed, t);
     return g ? ed.b.v(g) : undefined;

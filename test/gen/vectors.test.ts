@@ -1,0 +1,141 @@
+// Programs with GNU vectors (policy feature vectors): deterministic, in a measured share of
+// programs with every construct the census names, carrying their requirements, byte-identical to
+// before with the feature off, and compiled by gcc and clang into binaries that print the
+// expected line with no warning about vectors.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { emitC } from '../../src/emit/c.js';
+import { parsePolicy, type Policy } from '../../src/gen/policy.js';
+import { censusOf, programRequires, type Feature } from '../../src/ir/census.js';
+import type { Program } from '../../src/ir/nodes.js';
+import { interpret } from '../../src/interp/interpret.js';
+import { reduceIR } from '../../src/reduce/ir/engine.js';
+import { generateProgram } from '../../src/repair/generate.js';
+import { batchSource } from '../support/batch.js';
+import { compileC, runExe } from '../support/cc.js';
+
+const VECTORS = parsePolicy({ features: { vectors: true } }, 'small');
+const SHUFFLE = parsePolicy(
+  { features: { vectors: true }, choices: { vectorPrograms: 1, vectorBuiltins: { shuffle: 1 } } },
+  'small',
+);
+
+interface Case {
+  readonly seed: number;
+  readonly program: Program;
+  readonly expected: string;
+}
+
+function generate(policy: Policy, seeds: readonly number[]): Case[] {
+  return seeds.flatMap((seed) => {
+    const r = generateProgram(seed, policy, 'csmith');
+    return r.ok ? [{ seed, program: r.program, expected: r.expected }] : [];
+  });
+}
+
+async function runs(cc: string, flags: readonly string[], cases: readonly Case[]): Promise<string[]> {
+  const bin = await compileC(batchSource(cases.map((c) => c.program)), { cc, flags, timeoutMs: 600_000 });
+  try {
+    const r = await runExe(bin.exe, [], 60_000);
+    expect(r.status).toBe(0);
+    return r.stdout.trimEnd().split('\n');
+  } finally {
+    bin.cleanup();
+  }
+}
+
+/** `-Wall` diagnostics about vectors (other warnings predate them: unused values, tautologies, …). */
+function vectorWarnings(cc: string, cases: readonly Case[]): string[] {
+  const dir = mkdtempSync(join(tmpdir(), 'kiln-vec-'));
+  try {
+    const file = join(dir, 'p.c');
+    writeFileSync(file, batchSource(cases.map((c) => c.program)));
+    const r = spawnSync(cc, ['-Wall', '-fsyntax-only', file], { encoding: 'utf8' });
+    expect(r.status, r.stderr.slice(0, 2000)).toBe(0);
+    return r.stderr
+      .split('\n')
+      .filter((l) => /warning|note|error/.test(l) && /vec_|vector|psabi|ABI|__builtin_shuffle/.test(l))
+      .slice(0, 10);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+describe('vector programs', () => {
+  const seeds = Array.from({ length: 16 }, (_, i) => i + 1);
+  const cases = generate(VECTORS, seeds);
+
+  it('are the same bytes for the same seed, in about 60% of programs, and carry their requirements', () => {
+    for (const c of cases.slice(0, 3)) {
+      const again = generateProgram(c.seed, VECTORS, 'csmith');
+      expect(again.ok && emitC(again.program)).toBe(emitC(c.program));
+    }
+    const withVectors = cases.filter((c) => programRequires(c.program).vectors);
+    // choices.vectorPrograms is 0.6: measured 9 of these 16 seeds.
+    expect(withVectors.length).toBeGreaterThanOrEqual(5);
+    expect(withVectors.length).toBeLessThan(cases.length);
+    for (const c of cases) {
+      const text = emitC(c.program);
+      const req = programRequires(c.program).vectors;
+      expect(text.includes('vector_size(')).toBe(!!req);
+      expect(censusOf(c.program).features.has('type:vector')).toBe(!!req);
+      expect(text.includes('__builtin_shufflevector(')).toBe(!!req?.shufflevector);
+      expect(text.includes('__builtin_convertvector(')).toBe(!!req?.convertvector);
+      expect(req?.shuffle ?? false).toBe(false);
+    }
+    // Every construct the census names, except GCC's __builtin_shuffle (off by default).
+    const features = new Set(cases.flatMap((c) => [...censusOf(c.program).features]));
+    const vectorFeatures = ['type:vector', 'vector:in-record', 'vector:array', 'vector:param', 'op:vector-arith'];
+    vectorFeatures.push('op:vector-broadcast', 'op:vector-compare', 'op:vector-lane', 'op:vector-cast');
+    vectorFeatures.push('op:vector-assign', 'vector:shufflevector', 'vector:convertvector', 'vector:pun-union');
+    for (const f of vectorFeatures) expect(features.has(f as Feature), f).toBe(true);
+  });
+
+  it('off, or on with vectorPrograms 0, every program is the one of the default policy', () => {
+    const plain = generate(parsePolicy({}, 'small'), seeds.slice(0, 4));
+    const none = generate(
+      parsePolicy({ features: { vectors: true }, choices: { vectorPrograms: 0 } }, 'small'),
+      [1, 2, 3, 4],
+    );
+    expect(none.map((c) => emitC(c.program))).toEqual(plain.map((c) => emitC(c.program)));
+    for (const c of plain) expect(programRequires(c.program).vectors).toBeUndefined();
+  });
+
+  it('print the expected line under gcc-12 and clang-16 at -O0 and -O2, with no warning about vectors', async () => {
+    const want = cases.map((c) => c.expected);
+    for (const cc of ['gcc-12', 'clang-16']) {
+      for (const o of ['-O0', '-O2']) expect(await runs(cc, [o], cases), `${cc} ${o}`).toEqual(want);
+      expect(vectorWarnings(cc, cases), cc).toEqual([]);
+    }
+  }, 900_000);
+
+  it("with GCC's __builtin_shuffle, print the expected line under gcc-12", async () => {
+    const shuffled = generate(SHUFFLE, seeds.slice(0, 8)).filter((c) => programRequires(c.program).vectors?.shuffle);
+    expect(shuffled.length).toBeGreaterThanOrEqual(3);
+    const want = shuffled.map((c) => c.expected);
+    expect(await runs('gcc-12', ['-O2'], shuffled)).toEqual(want);
+    expect(vectorWarnings('gcc-12', shuffled)).toEqual([]);
+  }, 900_000);
+});
+
+describe('IR reduction of vector programs', () => {
+  it('keeps valid, UB-free programs that gcc-12 and clang-16 compile to their expected line', async () => {
+    const c = generate(VECTORS, [1, 2, 3, 4, 5, 6]).find((x) => programRequires(x.program).vectors?.shufflevector)!;
+    const bug = (s: string): boolean => /__builtin_shufflevector\(/.test(s) && / \* /.test(s);
+    expect(bug(emitC(c.program))).toBe(true);
+    const result = await reduceIR(c.program, async (x) => bug(x.source), { jobs: 2 });
+    const small = emitC(result.best.program);
+    expect(small.length).toBeLessThan(emitC(c.program).length / 3);
+    const run = interpret(result.best.program);
+    expect(run.ok).toBe(true);
+    if (!run.ok) return;
+    const expected = run.output.trimEnd();
+    for (const cc of ['gcc-12', 'clang-16'])
+      expect(await runs(cc, ['-O0'], [{ seed: c.seed, program: result.best.program, expected }]), cc).toEqual([
+        expected,
+      ]);
+  }, 900_000);
+});
