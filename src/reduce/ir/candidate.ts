@@ -55,3 +55,19 @@ export function checkCandidate(program: Program, limits: CheckLimits): Candidate
   }
   return { program, expected, source, profile: run.profile };
 }
+
+/**
+ * One reducer pass: its candidate edits of the current program, in preference order; each is a
+ * thunk giving the edited program (or undefined when the edit does not apply). The passes are in
+ * passes.ts (their order) and the modules it imports.
+ */
+export interface IRPass {
+  readonly name: string;
+  /** Candidate edits of the current program, best first. */
+  candidates(current: Candidate): (() => Program | undefined)[];
+  /**
+   * After a success, enumerate this pass's candidates from the start (delta debugging) rather than from where it
+   * stopped.
+   */
+  readonly restart?: boolean;
+}

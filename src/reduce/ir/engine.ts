@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { cpus } from 'node:os';
 import type { Program } from '../../ir/nodes.js';
 import { checkCandidate, type Candidate, type CheckLimits } from './candidate.js';
-import { irPasses, type IRPass } from './passes.js';
+import type { IRPass } from './candidate.js';
+import { irPasses } from './passes.js';
 
 /** Decides whether a candidate still shows the bug; `signal` aborts it when a better candidate won. */
 export type IRTest = (c: Candidate, signal: AbortSignal) => Promise<boolean>;

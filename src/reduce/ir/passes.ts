@@ -14,10 +14,10 @@ import {
   walkProgram,
 } from '../../ir/visit.js';
 import { VARIED } from '../../interp/runtime.js';
-import type { Candidate } from './candidate.js';
+import type { Candidate, IRPass } from './candidate.js';
 import { scalariseVectors } from './vector-pass.js';
 
-/**
+/*
  * The IR reducer's passes. Each pass lists, for the current program, its candidate edits in
  * preference order; a candidate is a thunk giving the edited program (or undefined when the edit
  * does not apply). The engine checks each with the interpreter (UB-free, terminating) and the
@@ -27,17 +27,8 @@ import { scalariseVectors } from './vector-pass.js';
  * by delta debugging (halves, quarters, … — the binary search of the first passes), removal of
  * functions, parameters and unused declarations, expression replacement top-down (by an operand)
  * and bottom-up (by the value it had at run time), and type, constant, array and loop shrinking.
+ * (The pass interface, IRPass, is in candidate.ts, so pass modules do not import this one.)
  */
-export interface IRPass {
-  readonly name: string;
-  /** Candidate edits of the current program, best first. */
-  candidates(current: Candidate): (() => Program | undefined)[];
-  /**
-   * After a success, enumerate this pass's candidates from the start (delta debugging) rather than from where it
-   * stopped.
-   */
-  readonly restart?: boolean;
-}
 
 /** The smallest chunk of expressions the coarse passes edit together. */
 const COARSE_CHUNK = 8;

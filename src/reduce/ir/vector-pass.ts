@@ -3,7 +3,7 @@ import type { Expr, Program, Stmt } from '../../ir/nodes.js';
 import { isCompare } from '../../c/ops.js';
 import { unqualified, type VectorT } from '../../ir/types.js';
 import { replaceNode, walk } from '../../ir/visit.js';
-import type { IRPass } from './passes.js';
+import type { IRPass } from './candidate.js';
 
 /**
  * Scalarises whole-vector statements: `v = a op b;` becomes `{ v[0] = (T)(a[0] op b[0]); … }`,
