@@ -8,44 +8,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { emitC } from '../../src/emit/c.js';
-import { parsePolicy, type Policy } from '../../src/gen/policy.js';
+import { parsePolicy } from '../../src/gen/policy.js';
 import { censusOf, programRequires, type Feature } from '../../src/ir/census.js';
-import type { Program } from '../../src/ir/nodes.js';
 import { interpret } from '../../src/interp/interpret.js';
 import { reduceIR } from '../../src/reduce/ir/engine.js';
 import { generateProgram } from '../../src/repair/generate.js';
-import { batchSource } from '../support/batch.js';
-import { compileC, runExe } from '../support/cc.js';
+import { batchSource, generate, runs, type Case } from '../support/batch.js';
 
 const VECTORS = parsePolicy({ features: { vectors: true } }, 'small');
 const SHUFFLE = parsePolicy(
   { features: { vectors: true }, choices: { vectorPrograms: 1, vectorBuiltins: { shuffle: 1 } } },
   'small',
 );
-
-interface Case {
-  readonly seed: number;
-  readonly program: Program;
-  readonly expected: string;
-}
-
-function generate(policy: Policy, seeds: readonly number[]): Case[] {
-  return seeds.flatMap((seed) => {
-    const r = generateProgram(seed, policy, 'csmith');
-    return r.ok ? [{ seed, program: r.program, expected: r.expected }] : [];
-  });
-}
-
-async function runs(cc: string, flags: readonly string[], cases: readonly Case[]): Promise<string[]> {
-  const bin = await compileC(batchSource(cases.map((c) => c.program)), { cc, flags, timeoutMs: 600_000 });
-  try {
-    const r = await runExe(bin.exe, [], 60_000);
-    expect(r.status).toBe(0);
-    return r.stdout.trimEnd().split('\n');
-  } finally {
-    bin.cleanup();
-  }
-}
 
 /** `-Wall` diagnostics about vectors (other warnings predate them: unused values, tautologies, …). */
 function vectorWarnings(cc: string, cases: readonly Case[]): string[] {

@@ -3,47 +3,21 @@
 // into binaries that print the expected line, with no warning about the new types.
 import { describe, expect, it } from 'vitest';
 import { emitC } from '../../src/emit/c.js';
-import { parsePolicy, type Policy } from '../../src/gen/policy.js';
+import { parsePolicy } from '../../src/gen/policy.js';
 import { censusOf, programRequires } from '../../src/ir/census.js';
-import type { Program } from '../../src/ir/nodes.js';
 import { interpret } from '../../src/interp/interpret.js';
 import { profileBase } from '../../src/mutate/env.js';
 import { isVariant, makeVariant } from '../../src/mutate/variant.js';
 import { Rng } from '../../src/random/rng.js';
 import { reduceIR } from '../../src/reduce/ir/engine.js';
 import { generateProgram } from '../../src/repair/generate.js';
-import { batchSource } from '../support/batch.js';
-import { compileC, runExe } from '../support/cc.js';
+import { batchSource, generate, runs, type Case } from '../support/batch.js';
 
 // Without the control-flow shapes (features.cfg): the warning lists below were drawn from these
 // seeds' programs, and the shapes change every program (clang's constant bit-field truncations
 // and gcc's constant __int128 overflows in code that never runs then appear at other seeds).
 const WIDE = parsePolicy({ features: { int128: true, bitInt: true, cfg: false } }, 'small');
 const INT128_ONLY = parsePolicy({ features: { int128: true, cfg: false }, choices: { int128Programs: 1 } }, 'small');
-
-interface Case {
-  readonly seed: number;
-  readonly program: Program;
-  readonly expected: string;
-}
-
-function generate(policy: Policy, seeds: readonly number[]): Case[] {
-  return seeds.flatMap((seed) => {
-    const r = generateProgram(seed, policy, 'csmith');
-    return r.ok ? [{ seed, program: r.program, expected: r.expected }] : [];
-  });
-}
-
-async function runs(cc: string, flags: readonly string[], cases: readonly Case[]): Promise<string[]> {
-  const bin = await compileC(batchSource(cases.map((c) => c.program)), { cc, flags, timeoutMs: 600_000 });
-  try {
-    const r = await runExe(bin.exe, [], 60_000);
-    expect(r.status).toBe(0);
-    return r.stdout.trimEnd().split('\n');
-  } finally {
-    bin.cleanup();
-  }
-}
 
 /** Warnings GCC 14 made errors. */
 const GCC14_ERRORS = new RegExp(
