@@ -7,9 +7,7 @@ import { withCapabilities, type FuzzSettings } from '../../src/campaign/settings
 import { parsePolicy } from '../../src/gen/policy.js';
 import { accepts, compilerCapabilities } from '../../src/harness/capabilities.js';
 import { resolveCompiler } from '../../src/harness/compilers.js';
-import { buildMatrix, type Limits } from '../../src/harness/matrix.js';
-import type { ProgramReport } from '../../src/harness/runner.js';
-import { runCampaign } from '../../src/harness/scheduler.js';
+import { gccClangCampaign } from './support/skip.js';
 
 const policy = parsePolicy(
   {
@@ -18,7 +16,6 @@ const policy = parsePolicy(
   },
   'small',
 );
-const limits: Limits = { compile: { timeoutMs: 120_000, memoryMb: 4096 }, run: { timeoutMs: 10_000, memoryMb: 2048 } };
 const NONE = { int128: false, bitIntWidth: 0, labelValues: false };
 
 describe('compilers and vector programs', () => {
@@ -46,21 +43,7 @@ describe('compilers and vector programs', () => {
   }, 120_000);
 
   it('__builtin_shuffle programs go to gcc-12 only; other vector programs to both', async () => {
-    const gcc = await resolveCompiler('gcc-12');
-    const clang = await resolveCompiler('clang-16');
-    const [g, c] = buildMatrix([gcc, clang], ['-O0']);
-    const capabilities = new Map([
-      [gcc.name, await compilerCapabilities(gcc)],
-      [clang.name, await compilerCapabilities(clang)],
-    ]);
-    const reports: ProgramReport[] = [];
-    const seeds = (function* () {
-      for (let s = 1n; ; s++) yield s;
-    })();
-    await runCampaign(
-      { configurations: [g!, c!], limits, policy, mode: 'csmith', jobs: 2, seeds, maxPrograms: 8, capabilities },
-      { onProgram: (r) => void reports.push(r) },
-    );
+    const { reports, gcc: g, clang: c } = await gccClangCampaign(policy, 8);
     const tested = reports.filter((r) => r.status === 'tested');
     expect(tested.length).toBeGreaterThanOrEqual(6);
     let skipped = 0;

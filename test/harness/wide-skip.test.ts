@@ -6,12 +6,9 @@ import { withCapabilities, type FuzzSettings } from '../../src/campaign/settings
 import { parsePolicy } from '../../src/gen/policy.js';
 import { accepts, compilerCapabilities } from '../../src/harness/capabilities.js';
 import { resolveCompiler } from '../../src/harness/compilers.js';
-import { buildMatrix, type Limits } from '../../src/harness/matrix.js';
-import type { ProgramReport } from '../../src/harness/runner.js';
-import { runCampaign } from '../../src/harness/scheduler.js';
+import { gccClangCampaign } from './support/skip.js';
 
 const policy = parsePolicy({ features: { int128: true, bitInt: true } }, 'small');
-const limits: Limits = { compile: { timeoutMs: 120_000, memoryMb: 4096 }, run: { timeoutMs: 10_000, memoryMb: 2048 } };
 
 describe('compilers without _BitInt', () => {
   it('are probed once: gcc-12 has __int128 only, clang-16 both, with its width limit', async () => {
@@ -33,21 +30,7 @@ describe('compilers without _BitInt', () => {
   }, 120_000);
 
   it('skip _BitInt programs, which clang-16 tests; other programs both test', async () => {
-    const gcc = await resolveCompiler('gcc-12');
-    const clang = await resolveCompiler('clang-16');
-    const [g, c] = buildMatrix([gcc, clang], ['-O0']);
-    const capabilities = new Map([
-      [gcc.name, await compilerCapabilities(gcc)],
-      [clang.name, await compilerCapabilities(clang)],
-    ]);
-    const reports: ProgramReport[] = [];
-    const seeds = (function* () {
-      for (let s = 1n; ; s++) yield s;
-    })();
-    await runCampaign(
-      { configurations: [g!, c!], limits, policy, mode: 'csmith', jobs: 2, seeds, maxPrograms: 6, capabilities },
-      { onProgram: (r) => void reports.push(r) },
-    );
+    const { reports, gcc: g, clang: c } = await gccClangCampaign(policy, 6);
     const tested = reports.filter((r) => r.status === 'tested');
     expect(tested.length).toBeGreaterThanOrEqual(5);
     let skipped = 0;
