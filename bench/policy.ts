@@ -241,8 +241,13 @@ async function remarks(
       timeoutMs: 600_000,
       maxOutputBytes: 256 << 20,
     });
-    if (r.status !== 0) throw new Error(`${cc.name} failed on program ${i} ${f.name}: ${r.stderr.slice(0, 2000)}`);
     const out = r.stderr.split('\n');
+    if (r.status !== 0) {
+      // The remarks fill stderr: say how the compile ended and quote only the lines that are not remarks.
+      const how = r.timedOut ? 'timed out' : r.signal ? `killed by ${r.signal}` : `exit ${r.status}`;
+      const other = out.filter((l) => l.trim() !== '' && !cc.remarks.some((k) => k.re.test(l)));
+      throw new Error(`${cc.name} failed on program ${i} ${f.name} (${how}): ${other.slice(-40).join('\n')}`);
+    }
     const start = harnessStart(f);
     const inTest = (l: string): boolean => (remarkLine(l) ?? Infinity) < start;
     cc.remarks.forEach((k, j) => {

@@ -183,6 +183,7 @@ export async function fuzz(settings: FuzzSettings, given?: CampaignRunner): Prom
     if (page) process.stderr.write(`kiln fuzz: report: ${page}\n`);
   }
   const row = store.campaign(campaignId)!;
+  const cleared = store.clearedHangs(campaignId);
   store.close();
   if (!summary) throw new Error('campaign ended without a summary');
   if (summary.unconfirmed > 0) {
@@ -194,7 +195,10 @@ export async function fuzz(settings: FuzzSettings, given?: CampaignRunner): Prom
   process.stdout.write(
     `kiln fuzz: campaign ${campaignId} stopped (${summary.stoppedBy}): this session ${summary.programs} ` +
       `programs, ${summary.tests} tests in ${(summary.elapsedMs / 1000).toFixed(1)} s; ` +
-      `campaign total ${row.programs} programs, ${row.findings} findings, ${row.internal} internal` +
+      `campaign total ${row.programs} programs, ${row.findings} findings` +
+      // A suspected hang that finished within the configured limit stays on disk (a slow compile
+      // may be worth a report of its own) but is no hang: the count says how many of those there are.
+      `${cleared ? ` (${cleared} of them suspected hangs cleared as slow compiles)` : ''}, ${row.internal} internal` +
       `${row.counters.skipped ? `, ${row.counters.skipped} tests skipped (compiler lacks the program's types)` : ''}` +
       `; results in ${s.out}\n`,
   );

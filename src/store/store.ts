@@ -562,6 +562,14 @@ export class KilnStore {
    * Records the background check of a suspected hang: the row's status, and the same facts merged
    * into the finding's finding.json (replaced durably). False when no finding has that id.
    */
+  /** Suspected hangs of a campaign that finished within the configured limit: slow compiles, not hangs. */
+  clearedHangs(campaignId: number): number {
+    const r = this.cached("SELECT COUNT(*) AS n FROM findings WHERE campaign_id = ? AND hang_status = 'cleared'").get(
+      campaignId,
+    ) as { n: number };
+    return Number(r.n);
+  }
+
   setHangStatus(findingId: string, status: 'confirmed' | 'cleared', facts: Record<string, unknown>): boolean {
     const row = this.db.prepare('SELECT dir FROM findings WHERE id = ?').get(findingId) as { dir: string } | undefined;
     if (!row) return false;

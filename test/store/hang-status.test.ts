@@ -82,6 +82,11 @@ describe('hang status and nondeterminism in the store', () => {
       expect(line('1-1-a')).not.toMatch(/suspected/);
       expect(line('1-1-b')).toMatch(/suspected hang/);
       expect(line('1-1-c')).toMatch(/nondeterministic/);
+      // A cleared suspect is a slow compile: the campaign's last line counts those apart.
+      expect(s.clearedHangs(c)).toBe(0);
+      s.setHangStatus('1-1-b', 'cleared', { hangCheck: { verdict: 'cleared', limitMs: 120_000 } });
+      expect(s.clearedHangs(c)).toBe(1);
+      expect(s.clearedHangs(c + 1)).toBe(0);
     } finally {
       s.close();
     }
