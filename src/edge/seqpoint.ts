@@ -7,8 +7,8 @@
 // there is not evidence of UB; `kiln check` reports it only on full expressions without such a
 // write (a write in a `?:` branch or a right operand is not ordered, and still counts, unless a
 // probe build shows the run never evaluates that operand: see `conditionalWriteOperands`).
-import Parser from 'tree-sitter';
-import C from 'tree-sitter-c';
+import { createRequire } from 'node:module';
+import type Parser from 'tree-sitter';
 
 type SyntaxNode = Parser.SyntaxNode;
 
@@ -20,8 +20,10 @@ function parse(text: string): Parser.Tree {
   let t = trees.get(text);
   if (t) return t;
   if (!parser) {
-    parser = new Parser();
-    parser.setLanguage(C as unknown as Parser.Language);
+    // Loaded on first use, not with the module (see src/reduce/text/parser.ts).
+    const require = createRequire(import.meta.url);
+    parser = new (require('tree-sitter') as typeof Parser)();
+    parser.setLanguage(require('tree-sitter-c') as Parser.Language);
   }
   // tree-sitter's default buffer is 32 KiB; programs can be larger.
   t = parser.parse(text, null, { bufferSize: Math.max(32 * 1024, text.length * 2 + 1024) });
