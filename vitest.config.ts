@@ -21,7 +21,8 @@ export default defineConfig({
     testTimeout: 120_000,
     // The tests see only the compilers on PATH: a sid root this machine holds in its own cache
     // (npm run setup -- --profile latest) would add a dozen compilers to every default campaign.
-    // Tests of the root compilers set KILN_CACHE_DIR themselves.
+    // Tests of the root compilers set KILN_CACHE_DIR themselves. The folder does keep the compilers'
+    // capability probes (src/harness/capabilities.ts), keyed by each compiler file, as a user's does.
     env: { KILN_CACHE_DIR: join(tmpdir(), 'kiln-test-cache-none') },
     hookTimeout: 120_000,
     // The longest files start first (test/support/sequencer.ts).

@@ -1,11 +1,13 @@
 // What each compiler accepts beyond C11 (`__int128`, `_BitInt(N)` up to a width, GNU labels as
-// values, GNU vectors and their builtins), probed once per campaign, and which configurations may
-// test a program that needs them.
-import { writeFileSync } from 'node:fs';
+// values, GNU vectors and their builtins), probed once per compiler and kept in Kiln's cache
+// folder, and which configurations may test a program that needs them.
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ProgramRequires, VectorBuiltins } from '../ir/census.js';
 import type { Compiler } from './compilers.js';
 import { runProcess } from './process.js';
+import { cacheDir } from './roots.js';
 import { TempRoot } from './tempdir.js';
 
 /** The integer types a compiler accepts, and whether it takes computed gotos. */
@@ -62,22 +64,69 @@ const probed = new Map<string, Promise<CompilerCapabilities>>();
 export function compilerCapabilities(c: Compiler): Promise<CompilerCapabilities> {
   const key = `${c.realPath}\0${c.command}\0${c.target ?? ''}`;
   let p = probed.get(key);
-  if (!p) probed.set(key, (p = probe(c.command)));
+  if (!p) probed.set(key, (p = cachedProbe(c)));
   return p;
 }
 
-async function probe(command: string): Promise<CompilerCapabilities> {
+/**
+ * The probe's answer from the cache folder (`probes/`), or a new probe stored there. Each campaign
+ * and each `kiln reduce` probed every compiler anew: seven compiles per compiler, about 0.3 s of
+ * CPU, and a dozen compilers with the sid root's. The entry is keyed by what would change the
+ * answer: the compiler's real path, size and modification time, its version line and target, and
+ * the probe's own code (so a changed probe never reads an old answer). An answer with a compile
+ * that timed out or was killed is not kept (a loaded machine is no evidence that a feature is
+ * missing). The cache is best effort: an unreadable or unwritable folder only means probing.
+ */
+async function cachedProbe(c: Compiler): Promise<CompilerCapabilities> {
+  let file: string | undefined;
+  let key: string | undefined;
+  try {
+    const st = statSync(c.realPath);
+    key = JSON.stringify({
+      realPath: c.realPath,
+      command: c.command,
+      target: c.target ?? '',
+      size: st.size,
+      mtimeMs: st.mtimeMs,
+      version: c.version,
+      probe: createHash('sha256').update(probe.toString()).update(JSON.stringify(VECTOR_PROBES)).digest('hex'),
+    });
+    file = join(cacheDir(), 'probes', `${createHash('sha256').update(key).digest('hex').slice(0, 32)}.json`);
+    const stored = JSON.parse(readFileSync(file, 'utf8')) as { key: string; capabilities: CompilerCapabilities };
+    if (stored.key === key) return stored.capabilities;
+  } catch {
+    // No entry yet (or none possible): probe.
+  }
+  const { capabilities, definite } = await probe(c.command);
+  if (file && key && definite) {
+    try {
+      mkdirSync(join(file, '..'), { recursive: true });
+      // Written whole, then renamed: concurrent campaigns read an old entry or the new one.
+      const tmp = `${file}.${process.pid}.tmp`;
+      writeFileSync(tmp, `${JSON.stringify({ key, capabilities })}\n`);
+      renameSync(tmp, file);
+    } catch {
+      // A read-only cache folder: the next campaign probes again.
+    }
+  }
+  return capabilities;
+}
+
+async function probe(command: string): Promise<{ capabilities: CompilerCapabilities; definite: boolean }> {
   // Each invocation in a fresh folder of a private temporary root, as a campaign's compiles are.
   const temp = TempRoot.create();
+  let definite = true;
   const run = async (name: string, text: string, args: readonly string[]) => {
     const dir = await temp.dir('cc');
     const file = join(dir, `${name}.c`);
     writeFileSync(file, text);
-    return runProcess(command, [...args, file], { cwd: dir, timeoutMs: 60_000 });
+    const r = await runProcess(command, [...args, file], { cwd: dir, timeoutMs: 60_000 });
+    if (r.timedOut || r.signal) definite = false;
+    return r;
   };
   try {
     const macros = await run('empty', '', ['-dM', '-E']);
-    if (macros.status !== 0) return NO_CAPABILITIES;
+    if (macros.status !== 0) return { capabilities: NO_CAPABILITIES, definite };
     const int128 = /^#define __SIZEOF_INT128__ 16$/m.test(macros.stdout);
     const width = Number(/^#define __BITINT_MAXWIDTH__ (\d+)/m.exec(macros.stdout)?.[1] ?? 0);
     const accepts = async (name: string, text: string): Promise<boolean> =>
@@ -105,7 +154,7 @@ async function probe(command: string): Promise<CompilerCapabilities> {
           shuffle: await accepts('shuffle', VECTOR_PROBES.shuffle),
         }
       : undefined;
-    return { int128: has128, bitIntMaxWidth: hasBitInt ? width : 0, labelValues, vectors };
+    return { capabilities: { int128: has128, bitIntMaxWidth: hasBitInt ? width : 0, labelValues, vectors }, definite };
   } finally {
     temp.dispose();
   }

@@ -28,7 +28,7 @@ export interface RootOrigin {
 }
 
 /** Kiln's cache folder: KILN_CACHE_DIR, else $XDG_CACHE_HOME/kiln, else ~/.cache/kiln (as scripts/roots.mjs). */
-function cacheDir(env: NodeJS.ProcessEnv = process.env): string {
+export function cacheDir(env: NodeJS.ProcessEnv = process.env): string {
   if (env.KILN_CACHE_DIR) return env.KILN_CACHE_DIR;
   return join(env.XDG_CACHE_HOME || join(env.HOME || homedir(), '.cache'), 'kiln');
 }
