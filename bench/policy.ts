@@ -242,6 +242,17 @@ async function remarks(
       maxOutputBytes: 256 << 20,
     });
     const out = r.stderr.split('\n');
+    // A compiler crash is a finding of its own, not a reason to stop the measurement: it is said,
+    // with the pass that crashed, and the program's remarks are not counted (0).
+    const crashed =
+      (r.signal !== null && !r.timedOut) || (r.status ?? 0) >= 128 || /PLEASE submit a bug report/.test(r.stderr);
+    if (crashed) {
+      const pass = out.find((l) => /Running pass|during .* pass|internal compiler error/.test(l)) ?? '';
+      console.log(
+        `  ${cc.name} crashed on program ${i} ${f.name} (exit ${r.status ?? r.signal}): ${pass.trim()}; its remarks are not counted`,
+      );
+      return;
+    }
     if (r.status !== 0) {
       // The remarks fill stderr: say how the compile ended and quote only the lines that are not remarks.
       const how = r.timedOut ? 'timed out' : r.signal ? `killed by ${r.signal}` : `exit ${r.status}`;

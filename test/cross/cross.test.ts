@@ -30,9 +30,12 @@ import { runKiln } from '../harness/support/cli.js';
 
 const CROSS = 'm68k-linux-gnu-gcc-12';
 
-/** A program of `seed` for `target`, with plain char and long likely (classic spellings favoured). */
-function program(seed: number, target: string): { text: string; expected: string } {
-  const policy = { ...parsePolicy({ choices: { classicTypeNames: 0.8 } }), target };
+/**
+ * A program of `seed` for `target`, with plain char and long likely (classic spellings favoured);
+ * of the default size, or small where any program will do.
+ */
+function program(seed: number, target: string, size?: 'small'): { text: string; expected: string } {
+  const policy = { ...parsePolicy({ choices: { classicTypeNames: 0.8 } }, size), target };
   const r = generateProgram(seed, policy, 'csmith');
   if (!r.ok) throw new Error(`seed ${seed} discarded: ${r.reason}`);
   const files = emitFiles(r.program, { expected: r.expected });
@@ -130,7 +133,7 @@ describe('cross targets (m68k under qemu-m68k)', () => {
 
   it('repro.sh runs the binary under the emulator', () => {
     const c = buildMatrix([m68k], ['-O1'])[0]!;
-    const p = program(4, 'm68k');
+    const p = program(4, 'm68k', 'small');
     writeFileSync(join(work, 'prog.c'), p.text);
     const script = (expected: string): string => {
       const s = reproScript({
@@ -181,7 +184,7 @@ describe('cross targets (m68k under qemu-m68k)', () => {
   it('a cross program is checked with sanitizers on its target: ' +
     'UBSan traps under qemu-m68k, and the report says so', async () => {
     const c = buildMatrix([m68k], ['-O2'])[0]!;
-    const p = program(5, 'm68k');
+    const p = program(5, 'm68k', 'small');
     const clean = await targetSanitizerCheck([{ name: 'prog.c', content: p.text }], c);
     expect(clean).toMatchObject({ status: 'clean', compiler: CROSS });
     // Debian has no UBSan runtime for m68k: the checks trap instead.
@@ -235,6 +238,8 @@ describe('cross targets (m68k under qemu-m68k)', () => {
       '-O0;-O2',
       '--tests',
       '2',
+      '--size',
+      'small',
       '-j',
       '2',
       '--out',

@@ -9,6 +9,7 @@ import {
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   rmSync,
   symlinkSync,
@@ -29,13 +30,38 @@ interface Ran {
   readonly stderr: string;
 }
 
+/**
+ * A PATH of one folder, `dir`: links to every command of this PATH's folders but the host's C
+ * compilers (gcc, gcc-N, clang-N, tcc, pcc, cc, cross <triplet>-gcc-N), so that `kiln compilers`
+ * detects the root's compilers alone: the host's dozen each cost a version, target and profile
+ * probe, half a minute of CPU per listing, and none of them is what the listing is checked for.
+ */
+function pathWithoutCompilers(dir: string): string {
+  mkdirSync(dir);
+  const linked = new Set<string>();
+  for (const from of (process.env.PATH ?? '').split(':')) {
+    let names: string[];
+    try {
+      names = readdirSync(from);
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      if (/(^|-)(gcc|clang|tcc|pcc|cc)(-[\d.]+)?$/.test(name) || linked.has(name)) continue; // first on PATH wins
+      linked.add(name);
+      symlinkSync(join(from, name), join(dir, name));
+    }
+  }
+  return dir;
+}
+
 describe('compilers of a sid root, through their launchers', () => {
   let work: string;
   let root: string;
   let cache: string;
 
   /** Runs argv with the fake root's /usr bound, in a mount namespace that ends with the command. */
-  const inNamespace = (argv: readonly string[], cwd = work): Ran => {
+  const inNamespace = (argv: readonly string[], cwd = work, env: Record<string, string> = {}): Ran => {
     const r = spawnSync(
       'unshare',
       [
@@ -52,13 +78,14 @@ describe('compilers of a sid root, through their launchers', () => {
       {
         cwd,
         encoding: 'utf8',
-        env: { ...process.env, KILN_CACHE_DIR: cache },
+        env: { ...process.env, KILN_CACHE_DIR: cache, ...env },
         timeout: 600_000,
       },
     );
     return { status: r.status, stdout: r.stdout, stderr: r.stderr };
   };
-  const kiln = (args: readonly string[]): Ran => inNamespace([process.execPath, ...kilnArgs(), ...args], ROOT);
+  const kiln = (args: readonly string[], env: Record<string, string> = {}): Ran =>
+    inNamespace([process.execPath, ...kilnArgs(), ...args], ROOT, env);
 
   beforeAll(() => {
     if (process.getuid?.() !== 0)
@@ -112,7 +139,9 @@ describe('compilers of a sid root, through their launchers', () => {
   });
 
   it('lists the root compiler with its origin, and runs a campaign on it by name', () => {
-    const list = kiln(['compilers', '--json']);
+    // Detected as a user's listing detects it, only with the host's compilers out of sight.
+    const env = { PATH: pathWithoutCompilers(join(work, 'path')) };
+    const list = kiln(['compilers', '--json'], env);
     expect(list.status).toBe(0);
     const compilers = JSON.parse(list.stdout) as {
       name: string;
@@ -123,7 +152,9 @@ describe('compilers of a sid root, through their launchers', () => {
     expect(snap).toMatchObject({ family: 'gcc', root: { path: root, command: '/usr/bin/gcc-12' } });
     // clang-22's command is missing from the root: left out, and said why.
     expect(compilers.some((c) => c.name === 'clang-22')).toBe(false);
-    const text = kiln(['compilers']);
+    // Nothing but the root's gcc: the host's compilers were out of sight indeed.
+    expect(compilers.map((c) => c.name)).toEqual(['gcc-snapshot']);
+    const text = kiln(['compilers'], env);
     expect(text.stdout).toMatch(/from the sid root .* \(\/usr\/bin\/gcc-12\), linked statically/);
     expect(text.stderr).toMatch(/clang-22 left out: error\[KILN_UNKNOWN_COMPILER\].*missing from the root/);
 

@@ -1,5 +1,5 @@
 // The acceptance check in small: EMI variants print their base's output when compiled by gcc
-// and clang at -O0 and -O2 (8 small programs × 4 variants; bench/emi.ts runs the full size).
+// and clang at -O0 and -O2 (4 small programs × 4 variants; bench/emi.ts runs the full size).
 import { describe, expect, it } from 'vitest';
 import { parsePolicy } from '../../src/gen/policy.js';
 import { emiFamily, type EmiFamily } from '../../src/mutate/index.js';
@@ -11,7 +11,7 @@ describe('EMI variants compiled', () => {
     const policy = parsePolicy({}, 'small');
     const jobs: { seed: number; variant: number; source: string; expected: string }[] = [];
     let rejected = 0;
-    for (let seed = 1; seed <= 8; seed++) {
+    for (let seed = 1; seed <= 4; seed++) {
       const fam = emiFamily(String(seed), policy, 'csmith', [1, 2, 3, 4]);
       if (!('members' in fam)) continue;
       const f = fam as EmiFamily;
@@ -19,7 +19,7 @@ describe('EMI variants compiled', () => {
       for (const m of f.members)
         jobs.push({ seed, variant: m.variant, source: m.files[0]!.content, expected: f.base.expected });
     }
-    expect(jobs.length).toBeGreaterThanOrEqual(24); // 8 programs × 4 variants, less the seeds and variants not proven
+    expect(jobs.length).toBeGreaterThanOrEqual(12); // 4 programs × 4 variants, less the seeds and variants not proven
     expect(rejected).toBeLessThanOrEqual(jobs.length / 10);
     const configs = [
       ['gcc', '-O0'],
