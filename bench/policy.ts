@@ -249,7 +249,8 @@ async function remarks(
     if (crashed) {
       const pass = out.find((l) => /Running pass|during .* pass|internal compiler error/.test(l)) ?? '';
       console.log(
-        `  ${cc.name} crashed on program ${i} ${f.name} (exit ${r.status ?? r.signal}): ${pass.trim()}; its remarks are not counted`,
+        `  ${cc.name} crashed on program ${i} ${f.name} (exit ${r.status ?? r.signal}): ${pass.trim()}; ` +
+          'its remarks are not counted',
       );
       return;
     }

@@ -40,7 +40,13 @@ describe('the capability cache', () => {
     );
     chmodSync(path, 0o755);
     // Probes start with the macros (`cc -dM -E`); --version and -dumpmachine come from resolving it.
-    return { path, probes: () => readFileSync(log, 'utf8').split('\n').filter((l) => l.includes('-dM')).length };
+    return {
+      path,
+      probes: () =>
+        readFileSync(log, 'utf8')
+          .split('\n')
+          .filter((l) => l.includes('-dM')).length,
+    };
   }
 
   it('reads back what one process probed, and probes a changed compiler again', async () => {
