@@ -110,8 +110,9 @@ describe('real gcc and clang sanitizers', () => {
     const configs = buildMatrix(await resolveCompilers(['gcc', 'clang']), ['-O0', '-O2']);
     let ubFree = 0;
     let ubPrograms = 0;
-    // Seeds 1-5 draw five different UB kinds, 6, 7 and 10 are UB-free (checked by the counts below).
-    for (const seed of [1n, 2n, 3n, 4n, 5n, 6n, 7n, 10n]) {
+    // Seeds 1-5 draw five different UB kinds, 10 is UB-free (checked by the counts below): one
+    // UB-free program goes through every configuration the same way as another.
+    for (const seed of [1n, 2n, 3n, 4n, 5n, 10n]) {
       const p = sanitizerProgram(seed, policy);
       if (!p.ok) continue;
       const r = await testSanitizerProgram(p, { configurations: configs, limits: DEFAULT_LIMITS, temp });
@@ -136,7 +137,7 @@ describe('real gcc and clang sanitizers', () => {
         ]);
       }
     }
-    expect(ubFree).toBeGreaterThanOrEqual(3);
+    expect(ubFree).toBe(1);
     expect(ubPrograms).toBeGreaterThanOrEqual(3);
   });
 
@@ -209,6 +210,7 @@ describe('kiln fuzz --sanitizers', () => {
     );
     expect(ubSeeds.size).toBeGreaterThan(0);
     const missed = new Set<bigint>();
+    const reproduced = new Set<string>();
     for (const f of findings) {
       expect(f.outcome).toBe('sanitizer-miss');
       expect(f.compiler).toBe('gcc-nosan');
@@ -228,17 +230,23 @@ describe('kiln fuzz --sanitizers', () => {
       expect(j.bucket).toMatch(new RegExp(`^sanitizer-miss:gcc-nosan:${j.sanitizer.name}:${j.sanitizer.ub.kind}:-O2$`));
       expect(j.sanitizer.survival.survives).toBe(true);
       expect(j.sanitizer.survival.reachedBy).toMatch(/^clang -O0/);
-      // repro.sh reproduces the miss with the wrapper…
+      // repro.sh reproduces the miss with the wrapper (one finding per sanitizer: the scripts of one
+      // sanitizer differ only in the program and its line)…
+      if (reproduced.has(j.sanitizer.name)) continue;
+      reproduced.add(j.sanitizer.name);
       const repro = await runProcess('sh', [join(f.dir, 'repro.sh')], { cwd: f.dir, timeoutMs: 60_000 });
       expect(repro.status, repro.stderr).toBe(0);
     }
+    expect([...reproduced].sort()).toEqual(['asan', 'ubsan']);
     // …every UB program gcc has a sanitizer for was missed.
     expect([...missed].sort()).toEqual([...ubSeeds].sort());
 
     // kiln reduce keeps the miss and the injected UB: the reduced program is smaller, its repro.sh
     // reproduces the miss, and clang's sanitizer still reports the UB in it.
     const f = findings.find((x) => x.bucket.includes(':-O2'))!;
-    const red = await runKiln(['reduce', f.dir, '-j', '2', '--max-candidates', '20']);
+    // Three candidates: enough for a smaller program (274 lines to 229 here), each one a compile
+    // and run of the wrapper.
+    const red = await runKiln(['reduce', f.dir, '-j', '2', '--max-candidates', '3']);
     expect(red.status, red.stderr).toBe(0);
     const reduced = readFileSync(join(f.dir, 'reduced.c'), 'utf8');
     expect(reduced.length).toBeLessThan(readFileSync(join(f.dir, 'prog.c'), 'utf8').length);
@@ -276,7 +284,7 @@ describe('kiln fuzz --sanitizers', () => {
     writeFileSync(noisy, `#!/bin/sh\ncase "$*" in *-fsanitize=*) exec gcc "$@" ${extra};; esac\nexec gcc "$@"\n`);
     chmodSync(noisy, 0o755);
     const out = join(work, 'noisy');
-    // Seeds 6, 7 and 10 draw UB-free programs, 8 and 9 UB ones.
+    // Seed 9 draws a UB program, 10 a UB-free one.
     const r = await runKiln([
       'fuzz',
       '--sanitizers',
@@ -287,9 +295,9 @@ describe('kiln fuzz --sanitizers', () => {
       '--size',
       'small',
       '--tests',
-      '5',
+      '2',
       '--seed-start',
-      '6',
+      '9',
       '-j',
       '2',
       '--out',
@@ -299,7 +307,7 @@ describe('kiln fuzz --sanitizers', () => {
     const listed = await runKiln(['findings', '--out', out, '--json']);
     const findings = JSON.parse(listed.stdout) as Listed[];
     const alarms = findings.filter((f) => f.outcome === 'sanitizer-false-alarm');
-    const cleanSeeds = [6n, 7n, 8n, 9n, 10n].filter((s) => sanitizerDraw(s) === undefined);
+    const cleanSeeds = [9n, 10n].filter((s) => sanitizerDraw(s) === undefined);
     expect(cleanSeeds.length).toBeGreaterThan(0);
     expect(alarms.length).toBe(cleanSeeds.length);
     for (const f of findings) expect(f.compiler, f.id).toBe('gcc-noisy');
@@ -308,7 +316,7 @@ describe('kiln fuzz --sanitizers', () => {
       expect(sanitizerDraw(BigInt(j.seed))).toBeUndefined();
       expect(j.bucket).toMatch(/^sanitizer-false-alarm:gcc-noisy:asan\+ubsan:out-of-bounds:-O0$/);
     }
-    const red = await runKiln(['reduce', alarms[0]!.dir, '-j', '2', '--max-candidates', '40']);
+    const red = await runKiln(['reduce', alarms[0]!.dir, '-j', '2', '--max-candidates', '5']);
     expect(red.status, red.stderr).toBe(0);
     const again = await runProcess('sh', [join(alarms[0]!.dir, 'reduced', 'repro.sh')], {
       cwd: join(alarms[0]!.dir, 'reduced'),
