@@ -160,15 +160,24 @@ export async function probeTools(opts: CheckOptions = {}): Promise<ToolAvailabil
         break;
       }
     }
+    // Only the tools asked for: each sanitizer's probe is a build and a run, and `kiln reduce
+    // --wrong-code` runs `kiln check --tools …` on every candidate. A tool not asked for is
+    // unavailable with that reason, never taken as available unprobed.
+    const wanted = new Set<CheckTool>(opts.tools ?? CHECK_TOOLS);
+    const notAsked = 'not probed: not among the tools asked for';
     for (const t of ['asan', 'msan', 'ubsan'] as const)
-      tools.set(t, await builds(clang, SANITIZER_FLAGS[t], t, SANITIZER_ENV[t]));
-    if (plainCompiler === null) tools.set('valgrind', 'no C compiler builds a trivial program');
+      tools.set(t, wanted.has(t) ? await builds(clang, SANITIZER_FLAGS[t], t, SANITIZER_ENV[t]) : notAsked);
+    if (!wanted.has('valgrind')) tools.set('valgrind', notAsked);
+    else if (plainCompiler === null) tools.set('valgrind', 'no C compiler builds a trivial program');
     else {
       const v = await tryRun('valgrind', ['--version'], dir, 30_000);
       tools.set('valgrind', v !== null && v.status === 0 ? null : 'valgrind is not installed');
     }
-    const f = await tryRun('frama-c', ['-version'], dir, 60_000);
-    tools.set('eva', f !== null && f.status === 0 ? null : 'frama-c is not installed (Debian package frama-c-base)');
+    if (!wanted.has('eva')) tools.set('eva', notAsked);
+    else {
+      const f = await tryRun('frama-c', ['-version'], dir, 60_000);
+      tools.set('eva', f !== null && f.status === 0 ? null : 'frama-c is not installed (Debian package frama-c-base)');
+    }
     return { tools, plainCompiler };
   } finally {
     await rm(dir, { recursive: true, force: true });

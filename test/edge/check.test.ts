@@ -116,6 +116,16 @@ describe('kiln check', () => {
     expect(avail.plainCompiler).not.toBeNull();
   });
 
+  it('probes only the tools asked for, and never runs one it did not probe', async () => {
+    const some = await probeTools({ tools: ['ubsan', 'eva'] });
+    expect(some.tools.get('ubsan')).toBeNull();
+    expect(some.tools.get('eva')).toBeNull();
+    for (const t of ['asan', 'msan', 'valgrind'] as const) expect(some.tools.get(t)).toMatch(/^not probed/);
+    const r = await checkProgram([write('unprobed.c', CASES[0]!.text)], some, { tools: ['asan', 'ubsan'] });
+    expect(r.runs.find((x) => x.tool === 'asan')).toMatchObject({ status: 'unavailable' });
+    expect(r.verdict === 'ub' && r.report.tool).toBe('ubsan');
+  });
+
   for (const c of CASES) {
     it(`reports ${c.kind} (${c.name}) with ${c.tool} at its line`, async () => {
       const file = write(`${c.name}.c`, c.text);
