@@ -376,7 +376,9 @@ function blockExit(
         } else stmts.push(jump(to));
       });
       if (dflt === exit.to.length) stmts.push(b.case(), b.brk());
-      return b.switch(cond(), b.block(stmts));
+      // The controlling value holds every label (case values go up to 11).
+      g.complexity = rng.int(1, Math.max(1, g.policy.limits.maxExprComplexity));
+      return b.switch(genInt(g, caseType(g)), b.block(stmts));
     }
   }
 }
@@ -406,6 +408,15 @@ function clampTo(v: bigint, t: IntType): bigint {
   const lo = intMin(t);
   const hi = intMax(t) - 64n;
   return v < lo ? lo : v > hi ? hi : v;
+}
+
+/**
+ * A type for a switch's controlling value that holds every case label (0 to 11): not a `_BitInt`
+ * under 8 bits (gcc warns that such a label is out of range).
+ */
+function caseType(g: GenContext): IntType {
+  const t = g.intType();
+  return t.bitPrecise && t.bits < 8 ? g.types.int : t;
 }
 
 /** `n` distinct small case values. */
@@ -540,7 +551,7 @@ export function switchMaze(g: GenContext, opts: BlockOptions): Stmt {
   if (header && rng.chance(0.7)) {
     const v = b.v(header.decl);
     ctrl = rng.chance(0.5) ? v : b.bin(rng.pick(['&', '^', '%'] as const), v, b.lit(rng.int(3, 11), g.types.int));
-  } else ctrl = genInt(g, g.intType());
+  } else ctrl = genInt(g, caseType(g));
   let s: Stmt = b.switch(ctrl, b.block(body));
   if (header) {
     g.fn.loops.pop();

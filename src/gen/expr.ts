@@ -9,7 +9,7 @@ import type { GenContext, OperatorContext } from './context.js';
 import { callFunction } from './func.js';
 import { genVector } from './gnu-vector.js';
 import type { Policy } from './policy.js';
-import { constant } from './types.js';
+import { constant, shiftLimit } from './types.js';
 
 /**
  * Expressions, generated top-down for a wanted type. Kinds follow Csmith's Table 3.2: a call
@@ -352,8 +352,10 @@ function binaryWith(g: GenContext, t: IntType, op: BinaryOp): Expr {
   }
   const left = genInt(g, operandType(g, t));
   if ((op === '<<' || op === '>>') && rng.chance(0.6)) {
-    // Shift counts are mostly constants below the promoted width, as in Csmith's programs.
-    return b.bin(op, left, b.lit(rng.int(0, 31), rng.pick(g.intTypes.filter((x) => x.bits >= 8))));
+    // Shift counts are mostly constants below the promoted width, as in Csmith's programs. A
+    // `_BitInt(N)` operand is not promoted: below N (a count past it is UB, and clang and gcc warn
+    // of it even in code that never runs).
+    return b.bin(op, left, b.lit(rng.int(0, shiftLimit(left) - 1), rng.pick(g.intTypes.filter((x) => x.bits >= 8))));
   }
   return b.bin(op, left, genInt(g, operandType(g, t)));
 }

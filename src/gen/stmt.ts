@@ -171,7 +171,8 @@ function switchStmt(g: GenContext, opts: BlockOptions): Stmt {
   budget(g);
   const cond = genInt(g, g.intType());
   const ct = promote(unqualified(cond.type) as IntType);
-  const nCases = rng.int(1, 4);
+  // At most as many cases as the promoted type has values: `unsigned _BitInt(1)` has two.
+  const nCases = Math.min(rng.int(1, 4), Number(intMax(ct) - intMin(ct) + 1n));
   const values = new Set<bigint>();
   while (values.size < nCases) {
     const v = rng.chance(0.8) ? BigInt(rng.int(-3, 8)) : rng.bigint(intMin(ct), intMax(ct));
@@ -275,10 +276,11 @@ function forLoop(g: GenContext, opts: BlockOptions): Stmt {
     trip = liveTrip(g, live, trip);
     live.steps -= live.runs * trip;
   }
-  const step = rng.chance(0.75) ? 1 : rng.int(2, 3);
-  const up = rng.chance(0.7);
   const lo = intMin(t);
   const hi = intMax(t);
+  // A step the type holds: `_BitInt(2)` and `unsigned _BitInt(1)` go no higher than 1.
+  const step = Math.min(rng.chance(0.75) ? 1 : rng.int(2, 3), Number(hi < 3n ? hi : 3n));
+  const up = rng.chance(0.7);
   const span = BigInt(trip * step) > hi - lo ? ((hi - lo) / BigInt(step)) * BigInt(step) : BigInt(trip * step);
   let c0 = rng.chance(0.6) ? 0n : constantIn(g, t);
   if (up && c0 + span > hi) c0 = hi - span;

@@ -257,3 +257,9 @@ function bitfieldInitType(g: GenContext, f: Field): IntType {
   if (w <= 15) return base.signed ? g.types.int8 : g.types.uint8;
   return base.signed ? g.types.int16 : g.types.uint16;
 }
+
+/** A bound on constant shift counts of `left`: 32, or N for a `_BitInt(N)` operand (never promoted). */
+export function shiftLimit(left: Expr): number {
+  const t = unqualified(left.type);
+  return t.kind === 'int' && t.bitPrecise ? Math.min(32, t.declBits ?? t.bits) : 32;
+}

@@ -5,7 +5,7 @@ import { unqualified, type Type } from '../ir/types.js';
 import { transform } from '../ir/visit.js';
 import { pickLvalue } from './access.js';
 import type { GenContext } from './context.js';
-import { constant } from './types.js';
+import { constant, shiftLimit } from './types.js';
 
 /**
  * Code for the vectorisers: element-wise statements over arrays, with no calls, no side effects
@@ -95,7 +95,7 @@ function elementExpr(
   const op = elementOp(g);
   const left = rng.int(0, ops - 1);
   const l = elementExpr(g, sources, scalars, i, t, left);
-  if (op === '<<' || op === '>>') return b.bin(op, l, b.lit(rng.int(0, 7)));
+  if (op === '<<' || op === '>>') return b.bin(op, l, b.lit(rng.int(0, Math.min(8, shiftLimit(l)) - 1)));
   return b.bin(op, l, elementExpr(g, sources, scalars, i, t, ops - 1 - left));
 }
 
