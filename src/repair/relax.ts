@@ -11,6 +11,7 @@
 // relaxed program, and when its executed path has no UB (a dropped initialiser never read, a goto
 // that leaves the loop it entered, an index that stays in bounds) it yields the exact expected
 // output, and the program is a wrong-code test like any other.
+import { intMax } from '../c/types.js';
 import type { Policy } from '../gen/policy.js';
 import { IRBuilder } from '../ir/build.js';
 import type { Block, Expr, FuncDecl, Node, Program, Stmt, VarDecl } from '../ir/nodes.js';
@@ -159,7 +160,8 @@ export function relaxProgram(p: Program, rates: RelaxRates, rng: Rng): Relaxed {
           const local = b.local(
             fresh('dead'),
             { ...pointee, const: false, volatile: false } as typeof pointee,
-            pointee.kind === 'int' ? b.lit(BigInt(rng.int(0, 9)), pointee) : undefined,
+            // A value the type holds: `unsigned _BitInt(1)` goes up to 1.
+            pointee.kind === 'int' ? b.lit(BigInt(rng.int(0, 9)) & intMax(pointee), pointee) : undefined,
           );
           stmts.push(b.block([b.stmt(b.assign({ ...target, id: b.id() }, b.addr(b.v(local))))], [local]));
         }
