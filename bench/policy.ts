@@ -9,7 +9,7 @@
 //
 //   npm run bench:policy [-- --count 1000 --seed 1 --size medium --jobs 2 --modes csmith,yarpgen]
 //                        [-- --variants on,no-swarm,expr,+contexts,-shuffle,@policy.json,off]
-//                        [-- --detail 20] [-- --compilers gcc,clang]
+//                        [-- --detail 20] [-- --compilers gcc,clang] [-- --gcc gcc-16 --clang clang-22]
 //   npm run bench:policy -- --smoke     (2 programs, csmith mode, gcc, on and off: checks the script works)
 //
 // `--variants` runs an ablation: `+NAME` is every policy off but NAME, `-NAME` the defaults
@@ -20,13 +20,18 @@
 // Prints, per mode and compiler: remarks per thousand lines with the policies on, on without
 // swarm, and off, and the ratios to off, both pooled over all programs and for the typical
 // program (the geometric mean of per-program rates, robust to the few loop-heavy programs that
-// carry much of the pooled figure); and generation speed (programs per second).
+// carry much of the pooled figure); the share of programs where the loop or SLP vectoriser
+// reports a vectorised loop or region in test code; and generation speed (programs per second).
+// `--gcc` and `--clang` name the commands (default gcc and clang); every variant's policy is
+// lowered to what the chosen compilers all accept (`_BitInt` widths, `__int128`, vectors).
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { emitFiles, isTranslationUnit, SPLIT_FILES, type EmittedFile } from '../src/emit/files.js';
 import type { Mode } from '../src/gen/mode.js';
 import { CSMITH_POLICY, parsePolicy, type Policy, type SizePreset } from '../src/gen/policy.js';
+import { compilerCapabilities, policyFor } from '../src/harness/capabilities.js';
+import { resolveCompilers } from '../src/harness/compilers.js';
 import { runProcess } from '../src/harness/process.js';
 import { generateProgram } from '../src/repair/generate.js';
 
@@ -90,12 +95,10 @@ function variantPolicy(v: Variant): Policy {
   if (v.startsWith('@')) return parsePolicy({ name: v, ...JSON.parse(readFileSync(v.slice(1), 'utf8')) }, size);
   throw new Error(`unknown variant ${v}: on, no-swarm, expr, off, placebo, +NAME, -NAME or @FILE`);
 }
-const VARIANTS: Variant[] = arg('variants', smoke ? 'on,off' : 'on,no-swarm,off').split(',');
-if (!VARIANTS.includes('off')) VARIANTS.push('off');
-const POLICIES: Record<Variant, Policy> = Object.fromEntries(VARIANTS.map((v) => [v, variantPolicy(v)]));
-
 interface Compiler {
   readonly name: string;
+  /** The command run (`--gcc`, `--clang`). */
+  readonly command: string;
   readonly args: readonly string[];
   /**
    * Kinds of remark counted, each by the lines of the compiler's output it matches (the first
@@ -109,6 +112,7 @@ const ALL_COMPILERS: readonly Compiler[] = [
   // -fopt-info-all also reports missed optimisations and notes; "optimized" lines alone are shown too.
   {
     name: 'gcc',
+    command: arg('gcc', 'gcc'),
     args: ['-O3', '-w', '-fopt-info-all', '-fdump-statistics'],
     remarks: [
       { label: 'gcc', re: /: (optimized|missed|note): / },
@@ -118,6 +122,7 @@ const ALL_COMPILERS: readonly Compiler[] = [
   },
   {
     name: 'clang',
+    command: arg('clang', 'clang'),
     args: ['-O3', '-w', '-Rpass=.*'],
     remarks: [
       { label: 'clang', re: /: remark: / },
@@ -130,6 +135,15 @@ const chosen = arg('compilers', smoke ? 'gcc' : 'gcc,clang').split(',');
 for (const c of chosen)
   if (!ALL_COMPILERS.some((x) => x.name === c)) throw new Error(`unknown compiler ${c}: gcc or clang`);
 const COMPILERS = ALL_COMPILERS.filter((c) => chosen.includes(c.name));
+
+const VARIANTS: Variant[] = arg('variants', smoke ? 'on,off' : 'on,no-swarm,off').split(',');
+if (!VARIANTS.includes('off')) VARIANTS.push('off');
+const resolved = await resolveCompilers(COMPILERS.map((c) => c.command));
+const caps = await Promise.all(resolved.map((c) => compilerCapabilities(c)));
+console.log(`compilers: ${resolved.map((c) => `${c.name} (${c.version})`).join(', ')}`);
+const POLICIES: Record<Variant, Policy> = Object.fromEntries(
+  VARIANTS.map((v) => [v, policyFor(variantPolicy(v), caps, 'every')]),
+);
 
 /**
  * The line where a file's harness starts: `main`, which hashes every global into the checksum and
@@ -228,15 +242,20 @@ async function remarks(
   programs: readonly EmittedFile[][],
   cc: Compiler,
   dir: string,
-): Promise<number[] & { counters: Counters; kinds: Counters; perProgram: number[] }> {
+): Promise<number[] & { counters: Counters; kinds: Counters; perProgram: number[]; vectorised: boolean[] }> {
   const totals = Object.assign(
     cc.remarks.map(() => 0),
-    { counters: new Map<string, number>(), kinds: new Map<string, number>(), perProgram: programs.map(() => 0) },
+    {
+      counters: new Map<string, number>(),
+      kinds: new Map<string, number>(),
+      perProgram: programs.map(() => 0),
+      vectorised: programs.map(() => false),
+    },
   );
   const units = programs.flatMap((files, i) => files.filter((f) => isTranslationUnit(f.name)).map((f) => ({ i, f })));
   await pool(units, jobs, async ({ i, f }) => {
     const cwd = join(dir, String(i));
-    const r = await runProcess(cc.name, [...cc.args, '-c', f.name, '-o', `${f.name}.${cc.name}.o`], {
+    const r = await runProcess(cc.command, [...cc.args, '-c', f.name, '-o', `${f.name}.${cc.name}.o`], {
       cwd,
       timeoutMs: 600_000,
       maxOutputBytes: 256 << 20,
@@ -262,6 +281,7 @@ async function remarks(
     }
     const start = harnessStart(f);
     const inTest = (l: string): boolean => (remarkLine(l) ?? Infinity) < start;
+    if (out.some((l) => VECTORISED.test(l) && inTest(l))) totals.vectorised[i] = true;
     cc.remarks.forEach((k, j) => {
       const counted = out.filter((l) => k.re.test(l) && (k.all || inTest(l)));
       totals[j]! += counted.length;
@@ -278,6 +298,14 @@ async function remarks(
   });
   return totals;
 }
+
+/**
+ * A remark of the loop or SLP vectoriser that it vectorised something: gcc's `optimized: loop
+ * vectorized …` and `optimized: basic block part vectorized …`, clang's `remark: vectorized loop
+ * …` (loop-vectorize) and `remark: SLP vectorized …`/`Stores SLP vectorized …` (slp-vectorizer).
+ */
+const VECTORISED =
+  /optimized: (loop|basic block( part)?) vectorized|remark: (vectorized loop|(Stores )?SLP vectorized)/;
 
 /** Lines per program: of test code, or (`all`) of the whole program. */
 const linesPer = (programs: readonly EmittedFile[][], all = false): number[] =>
@@ -382,6 +410,11 @@ try {
         const headline =
           ` (${fmt((performance.now() - t0) / 1000)} s, top 5% of ` +
           `programs ${fmt((100 * top) / Math.max(1, ks[0]!), 0)}%)`;
+        const vec = ks.vectorised.filter(Boolean).length;
+        console.log(
+          `  ${cc.name} vectoriser: a vectorised loop or region in ${vec} of ${g.programs.length} programs ` +
+            `(${fmt((100 * vec) / Math.max(1, g.programs.length))}%)`,
+        );
         cc.remarks.forEach((kind, j) => {
           const k = ks[j]!;
           const per = (k / (kind.all ? nAll : n)) * 1000;

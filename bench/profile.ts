@@ -12,6 +12,7 @@ import { availableParallelism } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { emitFiles, type EmittedFile } from '../src/emit/files.js';
 import { parsePolicy } from '../src/gen/policy.js';
+import { compilerCapabilities, policyFor } from '../src/harness/capabilities.js';
 import { resolveCompilers } from '../src/harness/compilers.js';
 import { testConfiguration } from '../src/harness/execute.js';
 import { buildMatrix, DEFAULT_LIMITS, type Configuration } from '../src/harness/matrix.js';
@@ -34,7 +35,8 @@ await refuseUnsupportedProfiles(configs);
 
 const t0 = performance.now();
 const sources: { seed: bigint; files: EmittedFile[]; expected: string }[] = [];
-const policy = parsePolicy({});
+// What every compiler accepts: each program is built by each.
+const policy = policyFor(parsePolicy({}), await Promise.all(compilers.map((c) => compilerCapabilities(c))), 'every');
 for (let s = seed0; sources.length < programs; s++) {
   const r = generateProgram(s, policy, 'csmith');
   if (r.ok) sources.push({ seed: s, files: emitFiles(r.program, { expected: r.expected }), expected: r.expected });

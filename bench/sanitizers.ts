@@ -13,6 +13,7 @@ import { availableParallelism } from 'node:os';
 import { Slots, testSanitizerProgram, type UnconfirmedMiss } from '../src/edge/sancampaign.js';
 import { SANITIZED_KINDS, SANITIZER_OF, sanitizerProgram, type SanitizedKind } from '../src/edge/sanitize.js';
 import { parsePolicy, type SizePreset } from '../src/gen/policy.js';
+import { compilerCapabilities, policyFor } from '../src/harness/capabilities.js';
 import { resolveCompilers } from '../src/harness/compilers.js';
 import { buildMatrix, DEFAULT_LIMITS, type Configuration } from '../src/harness/matrix.js';
 import { TempRoot } from '../src/harness/tempdir.js';
@@ -33,8 +34,13 @@ const compilerNames = arg('compilers', smoke ? 'gcc,clang' : 'gcc-12,clang-14').
 const levels = arg('opts', smoke ? '-O2' : '-O0,-O1,-O2,-Os,-O3').split(',');
 const seedBase = BigInt(arg('seed', '1'));
 
-const policy = parsePolicy({}, size);
 const compilers = await resolveCompilers(compilerNames);
+// What every compiler accepts: each program is built by each.
+const policy = policyFor(
+  parsePolicy({}, size),
+  await Promise.all(compilers.map((c) => compilerCapabilities(c))),
+  'every',
+);
 const configs = buildMatrix(compilers, levels);
 const temp = TempRoot.create();
 const slots = new Slots(jobs);

@@ -8,6 +8,7 @@
 //   npm run bench:validity [-- --seeds 200 --from 1 --modes csmith,yarpgen,arith --batch 25]   (--smoke: 1 seed)
 import { MODES, type Mode } from '../src/gen/mode.js';
 import { parsePolicy, type SizePreset } from '../src/gen/policy.js';
+import { compilerCapabilities, policyFor } from '../src/harness/capabilities.js';
 import { detectCompilers } from '../src/harness/compilers.js';
 import { corpusOfSeed, type CorpusCase } from '../src/reduce/validity-corpus.js';
 import { ValidityChecker, validityCompilers, validitySummary, type ValidityResult } from '../src/reduce/validity.js';
@@ -21,9 +22,13 @@ const seeds = Number(arg('seeds', smoke ? '1' : '200'));
 const from = Number(arg('from', '1'));
 const modes = arg('modes', MODES.join(',')).split(',') as Mode[];
 const batch = Number(arg('batch', '25'));
-const policy = parsePolicy({}, arg('size', 'medium') as SizePreset);
-
 const checker = new ValidityChecker(validityCompilers(await detectCompilers()));
+// What every compiler of the check accepts: each compiles every candidate.
+const policy = policyFor(
+  parsePolicy({}, arg('size', 'medium') as SizePreset),
+  await Promise.all(checker.compilers.map((c) => compilerCapabilities(c))),
+  'every',
+);
 if (checker.compilers.length < 2) console.log(`warning: the check runs on ${checker.describe()} only`);
 console.log(`validity check: ${checker.describe()}; seeds ${from}-${from + seeds - 1} of ${modes.join(', ')}`);
 

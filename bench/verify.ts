@@ -5,7 +5,11 @@
 //     valgrind memcheck, and still print the expected line.
 //
 //   npm run bench:verify [-- --seeds 1000 --sanitizer-seeds 200 --first 1 --size medium --mode csmith]
-//                        [-- --policy floats.json --levels -O0,-O2,-O3]
+//                        [-- --policy floats.json --levels -O0,-O2,-O3] [-- --gcc gcc-16 --clang clang-22]
+//
+// `--gcc` and `--clang` name the two compilers (default gcc and clang; a name `kiln compilers`
+// lists, the newest from `npm run setup -- --profile latest`). The policy is lowered to what both
+// accept (`__int128`, `_BitInt` widths, vectors and their builtins): every program runs on each.
 //   npm run bench:verify -- --smoke     (2 seeds at -O0 and -O2, 1 under the sanitizers)
 //
 // With `--mode yarpgen|arith` (or `--mode all`: every mode in turn) the issue's acceptance for the
@@ -20,6 +24,8 @@ import { emitC } from '../src/emit/c.js';
 import { emitFiles, isTranslationUnit, type EmittedFile } from '../src/emit/files.js';
 import { MODES, type Mode } from '../src/gen/mode.js';
 import { parsePolicy, type SizePreset } from '../src/gen/policy.js';
+import { compilerCapabilities, policyFor } from '../src/harness/capabilities.js';
+import { resolveCompilers } from '../src/harness/compilers.js';
 import { runProcess } from '../src/harness/process.js';
 import { generateProgram } from '../src/repair/generate.js';
 
@@ -40,9 +46,19 @@ const sanitizerSeeds = Number(arg('sanitizer-seeds', smoke ? '1' : acceptance ? 
 const first = Number(arg('first', '1'));
 // `--policy FILE` (JSON or YAML, as `kiln gen --policy`), e.g. {"features": {"floats": true}}.
 const policyFile = arg('policy', '');
-const policy = parsePolicy(
-  policyFile ? parseYaml(readFileSync(policyFile, 'utf8')) : {},
-  arg('size', 'medium') as SizePreset,
+const [gcc, clang] = await resolveCompilers([arg('gcc', 'gcc'), arg('clang', 'clang')]);
+if (!gcc || !clang) throw new Error('--gcc and --clang must name two different compilers');
+const policy = policyFor(
+  parsePolicy(policyFile ? parseYaml(readFileSync(policyFile, 'utf8')) : {}, arg('size', 'medium') as SizePreset),
+  [await compilerCapabilities(gcc), await compilerCapabilities(clang)],
+  'every',
+);
+const feat = policy.features;
+console.log(
+  `compilers: ${gcc.name} (${gcc.version}), ${clang.name} (${clang.version}); drawn for both: ` +
+    `__int128 ${feat.int128 ? 'yes' : 'no'}, ` +
+    `_BitInt ${feat.bitInt ? `up to ${policy.limits.maxBitIntWidth} bits` : 'no'}, ` +
+    `vectors ${feat.vectors ? 'yes' : 'no'}`,
 );
 const BATCH = 10;
 
@@ -158,15 +174,15 @@ async function check(cases: Case[], configs: Config[]): Promise<{ checked: numbe
 }
 
 const levels = arg('levels', smoke ? '-O0,-O2' : acceptance ? '-O0,-O2,-O3' : '-O0,-O1,-O2,-Os,-O3').split(',');
-const compilerConfigs: Config[] = ['gcc', 'clang'].flatMap((cc) =>
-  levels.map((o) => ({ name: `${cc} ${o}`, cc, flags: [o] })),
+const compilerConfigs: Config[] = [gcc, clang].flatMap((c) =>
+  levels.map((o) => ({ name: `${c.name} ${o}`, cc: c.command, flags: [o] })),
 );
 // biome-ignore format: data table
 const sanitizerConfigs: Config[] = [
-  { name: 'clang ASan+UBSan', cc: 'clang', flags: ['-O1', '-fsanitize=undefined,address', '-fno-sanitize-recover=all'], env: { ASAN_OPTIONS: 'detect_leaks=0' } },
-  { name: 'clang MSan', cc: 'clang', flags: ['-O1', '-fsanitize=memory', '-fno-sanitize-recover=all'] },
-  { name: 'gcc UBSan', cc: 'gcc', flags: ['-O1', '-fsanitize=undefined', '-fno-sanitize-recover=all'] },
-  { name: 'valgrind', cc: 'gcc', flags: ['-O0', '-g'], runner: ['valgrind', '-q', '--vgdb=no', '--error-exitcode=1'] },
+  { name: `${clang.name} ASan+UBSan`, cc: clang.command, flags: ['-O1', '-fsanitize=undefined,address', '-fno-sanitize-recover=all'], env: { ASAN_OPTIONS: 'detect_leaks=0' } },
+  { name: `${clang.name} MSan`, cc: clang.command, flags: ['-O1', '-fsanitize=memory', '-fno-sanitize-recover=all'] },
+  { name: `${gcc.name} UBSan`, cc: gcc.command, flags: ['-O1', '-fsanitize=undefined', '-fno-sanitize-recover=all'] },
+  { name: 'valgrind', cc: gcc.command, flags: ['-O0', '-g'], runner: ['valgrind', '-q', '--vgdb=no', '--error-exitcode=1'] },
 ];
 let failed = 0;
 for (const mode of modes) {

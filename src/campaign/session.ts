@@ -1,5 +1,6 @@
 import { basename, join } from 'node:path';
 import { errFile } from '../diag/errors.js';
+import { sanitizingFamily } from '../edge/sanitize.js';
 import type { CampaignRunner, CampaignSummary, ProgramReport } from '../harness/runner.js';
 import { draftProgram, hangCheckUpdate } from '../harness/findings.js';
 import { sweepStaleTempRoots } from '../harness/tempdir.js';
@@ -18,8 +19,13 @@ import { settingsToStore, withCapabilities, type FuzzSettings } from './settings
  */
 export async function fuzz(settings: FuzzSettings, given?: CampaignRunner): Promise<CampaignSummary> {
   // Probed before anything is stored: a new campaign's stored policy draws only what its compilers
-  // accept. A given runner (a queue of workers) already holds its settings: it is left as it is.
-  const s = settings.sanitizers || given ? settings : await withCapabilities(settings);
+  // accept (a sanitizer campaign, which builds every program with each, what all of them accept).
+  // A given runner (a queue of workers) already holds its settings, lowered the same way.
+  const s = given
+    ? settings
+    : settings.sanitizers
+      ? await withCapabilities(settings, 'every', (c) => sanitizingFamily(c.family))
+      : await withCapabilities(settings);
   const runner = given ?? localRunnerFor(s);
   const checkMs = runner.checksCompilersHere ? await checkCompilers(s) : undefined;
   const store = KilnStore.open(s.out, 'write');

@@ -1,7 +1,7 @@
 import { errDatabase, errState } from '../diag/errors.js';
 import { isModeChoice, type ModeChoice } from '../gen/mode.js';
 import { parsePolicy, PolicyError, type Policy } from '../gen/policy.js';
-import { compilerCapabilities, type CompilerCapabilities } from '../harness/capabilities.js';
+import { compilerCapabilities, policyFor, type CompilerCapabilities } from '../harness/capabilities.js';
 import { resolveCompilers, type Compiler } from '../harness/compilers.js';
 import type { Configuration, Limits } from '../harness/matrix.js';
 import { DEFAULT_MAX_PER_BUCKET } from '../store/cap.js';
@@ -48,41 +48,27 @@ export interface FuzzSettings extends StoredSettings {
 }
 
 /**
- * Probes every compiler of the session once for `__int128`, `_BitInt` and labels as values
+ * Probes every compiler of the session once for `__int128`, `_BitInt`, labels as values and vectors
  * (src/harness/capabilities.ts).
- * A new campaign's policy then draws only what some compiler accepts: `_BitInt` widths up to the
- * largest limit among them (so every program has a compiler), `__int128` only when one has it. The
- * policy is stored with the campaign, so `--resume` and `kiln reduce` generate the same programs; a
- * resumed session only probes again (each test still goes only to compilers that accept its program).
+ * A new campaign's policy then draws only what its compilers accept ({@link policyFor}): with
+ * `some`, what one of them accepts (`_BitInt` widths up to the largest limit among them, so every
+ * program has a compiler; the scheduler skips the others); with `every`, what all of them accept,
+ * for runners that test every program on every compiler (sanitizer campaigns, queued campaigns,
+ * whose workers do not skip). The policy is stored with the campaign, so `--resume` and `kiln
+ * reduce` generate the same programs; a resumed session only probes again (each test still goes
+ * only to compilers that accept its program). `among`: the compilers whose answers count (a
+ * sanitizer campaign's gcc and clang drivers).
  */
-export async function withCapabilities(s: FuzzSettings): Promise<FuzzSettings> {
+export async function withCapabilities(
+  s: FuzzSettings,
+  need: 'some' | 'every' = 'some',
+  among: (c: Compiler) => boolean = () => true,
+): Promise<FuzzSettings> {
   const caps = new Map<string, CompilerCapabilities>();
   for (const c of s.compilers) caps.set(c.name, await compilerCapabilities(c));
   if (s.resume) return { ...s, capabilities: caps };
-  const all = [...caps.values()];
-  const widest = Math.max(0, ...all.map((c) => c.bitIntMaxWidth));
-  const p = s.policy;
-  const policy: Policy = {
-    ...p,
-    features: {
-      ...p.features,
-      int128: p.features.int128 && all.some((c) => c.int128),
-      bitInt: p.features.bitInt && widest > 0,
-      labelValues: p.features.labelValues && all.some((c) => c.labelValues),
-      vectors: p.features.vectors && all.some((c) => c.vectors),
-    },
-    // A builtin no compiler has is not drawn (each test still goes only to compilers that accept it).
-    choices: {
-      ...p.choices,
-      vectorBuiltins: {
-        shufflevector: all.some((c) => c.vectors?.shufflevector) ? p.choices.vectorBuiltins.shufflevector : 0,
-        convertvector: all.some((c) => c.vectors?.convertvector) ? p.choices.vectorBuiltins.convertvector : 0,
-        shuffle: all.some((c) => c.vectors?.shuffle) ? p.choices.vectorBuiltins.shuffle : 0,
-      },
-    },
-    limits: { ...p.limits, maxBitIntWidth: Math.min(p.limits.maxBitIntWidth, widest) },
-  };
-  return { ...s, policy, capabilities: caps };
+  const tested = s.compilers.filter(among).map((c) => caps.get(c.name)!);
+  return { ...s, policy: policyFor(s.policy, tested, need), capabilities: caps };
 }
 
 /** The settings a new campaign stores with it, for `--resume` ({@link storedSettings} reads them back). */

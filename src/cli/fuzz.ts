@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { queueRunnerFor } from '../campaign/runners.js';
+import { withCapabilities } from '../campaign/settings.js';
 import { fuzz } from '../campaign/session.js';
 import { errBadOption } from '../diag/errors.js';
 import { missingSurvivalTools, sanitizerMatrix } from '../edge/sancampaign.js';
@@ -118,7 +119,13 @@ Ctrl-C stops cleanly (a second Ctrl-C aborts); 'kiln findings' lists what was fo
             String(settings.emi || settings.ubShare),
             "a local campaign: queued campaigns test the seeds' plain programs only",
           );
-        await fuzz(settings, flags.queue !== undefined ? await queueRunnerFor(settings, flags.queue) : undefined);
+        if (flags.queue === undefined) await fuzz(settings);
+        else {
+          // Workers test every program on every compiler: draw only what all of them accept (probed
+          // here; a compiler this machine cannot run accepts nothing beyond C11).
+          const lowered = await withCapabilities(settings, 'every');
+          await fuzz(lowered, await queueRunnerFor(lowered, flags.queue));
+        }
       } catch (e) {
         reportAndExit(e);
       }

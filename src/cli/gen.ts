@@ -9,6 +9,7 @@ import { makeDirectory } from '../store/files.js';
 import { checkSplitOutput, generateOne, type GenBatch } from './gen-files.js';
 import { generateSeeds } from './gen-jobs.js';
 import { generateRelaxedOne, generateUBOne, parseUBKind, processSink, type GenSink } from './gen-ub.js';
+import { FOR_HELP, forCompilers } from './for-compilers.js';
 import { loadPolicy, MAX_SEED, parseCount, parseSeed, reportAndExit, withTarget } from './util.js';
 
 interface GenOptions {
@@ -23,6 +24,7 @@ interface GenOptions {
   relax?: boolean;
   target?: string;
   jobs?: string;
+  for?: string;
 }
 
 /** Registers `kiln gen`. */
@@ -36,11 +38,7 @@ export function registerGen(program: Command): void {
       '-o, --output <path>',
       'output file (one program), or directory (with --count, or for a yarpgen program); default: stdout',
     )
-    .option(
-      '-j, --jobs <n>',
-      'with --count: programs generated at once, each in a process of its own (default: one per core); ' +
-        'files and output are the same for any N',
-    )
+    .option('-j, --jobs <n>', 'with --count: processes at once (default: one per core); same files for any N')
     .option('--policy <file>', 'generation policy (YAML or JSON; any subset of fields)')
     .option('--size <preset>', 'program size: small, medium (Csmith-like, default) or large')
     .option('--mode <mode>', `generation mode: ${MODE_CHOICES.join(', ')} (mixed draws one per seed)`, 'csmith')
@@ -49,6 +47,7 @@ export function registerGen(program: Command): void {
       `target model the program is generated and interpreted for: ${TARGETS.map((t) => t.name).join(', ')} ` +
         `(default x86_64, or the policy's)`,
     )
+    .option('--for <compilers>', FOR_HELP)
     .option('--json', 'print one JSON object per program: seed, file, expected, lines, repairs, genMs, flow, …')
     .option(
       '--ub <kind>',
@@ -74,6 +73,7 @@ Examples:
   kiln gen --seed 42 -o prog.c            write one program; its first line states the expected output
   kiln gen --seed 1 --count 100 -o progs  write progs/kiln-1.c … progs/kiln-100.c
   kiln gen --seed 3 --mode yarpgen -o t3  write t3/init.h, t3/init.c, t3/func.c, t3/driver.c
+  kiln gen --seed 4 --for gcc-12,tcc -o p.c  a program both compilers accept (no _BitInt, no vectors)
   kiln gen --seed 9 --target m68k        a program for m68k (ILP32, big-endian) with m68k's expected output
   kiln gen --seed 7 --json                print the program's expected output and statistics
   kiln gen --seed 5 --ub shift -o s.c     a program whose first undefined act is a bad shift, at a line it names
@@ -89,7 +89,7 @@ Examples:
 }
 
 async function runGen(opts: GenOptions): Promise<void> {
-  const policy = withTarget(loadPolicy(opts.policy, opts.size), opts.target);
+  const policy = await forCompilers(withTarget(loadPolicy(opts.policy, opts.size), opts.target), opts.for);
   const mode = opts.mode ?? 'csmith';
   if (!isModeChoice(mode)) throw errBadOption('--mode', mode, `one of ${MODE_CHOICES.join(', ')}`);
   const seed = parseSeed('--seed', opts.seed, 1n);

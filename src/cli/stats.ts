@@ -12,12 +12,14 @@ import {
 import { generateProgram } from '../repair/generate.js';
 import { liveStats } from '../interp/live.js';
 import { LIVE_DESCRIPTIONS, LIVE_METRICS, quartiles, type LiveMetric } from './stats-live.js';
+import { FOR_HELP, forCompilers } from './for-compilers.js';
 import { loadPolicy, parseCount, parseSeed, reportAndExit } from './util.js';
 
 interface StatsOptions {
   seed?: string;
   count?: string;
   policy?: string;
+  for?: string;
   size?: string;
   json?: boolean;
 }
@@ -31,23 +33,24 @@ export function registerStats(program: Command): void {
     .option('-n, --count <k>', 'number of programs', '200')
     .option('--policy <file>', 'generation policy (YAML or JSON)')
     .option('--size <preset>', 'program size: small, medium or large')
+    .option('--for <compilers>', FOR_HELP)
     .option('--json', 'print the census as JSON')
     .addHelpText(
       'after',
       '\nCompare with Csmith, which covers 22 of the C99 keywords and 41 of its 47 operators (Csmith ' +
         'dissertation, §3.5).',
     )
-    .action((opts: StatsOptions) => {
+    .action(async (opts: StatsOptions) => {
       try {
-        runStats(opts);
+        await runStats(opts);
       } catch (e) {
         reportAndExit(e);
       }
     });
 }
 
-function runStats(opts: StatsOptions): void {
-  const policy = loadPolicy(opts.policy, opts.size);
+async function runStats(opts: StatsOptions): Promise<void> {
+  const policy = await forCompilers(loadPolicy(opts.policy, opts.size), opts.for);
   const first = parseSeed('--seed', opts.seed, 1n);
   const count = parseCount('--count', opts.count, 200, 1);
   const featureCounts = new Map<Feature, number>();

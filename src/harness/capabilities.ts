@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Policy } from '../gen/policy.js';
 import type { ProgramRequires, VectorBuiltins } from '../ir/census.js';
 import type { Compiler } from './compilers.js';
 import { runProcess } from './process.js';
@@ -177,4 +178,35 @@ export function accepts(caps: CompilerCapabilities, req: ProgramRequires | undef
       return false;
   }
   return req.bitIntWidth <= caps.bitIntMaxWidth;
+}
+
+/**
+ * The policy lowered to what the compilers accept. `some`: what at least one of them accepts (a
+ * campaign: each test goes only to the compilers that accept its program, and every program has
+ * one); `every`: what all of them accept (a soundness run, where every program must run on each).
+ */
+export function policyFor(p: Policy, all: readonly CompilerCapabilities[], need: 'some' | 'every'): Policy {
+  const has = (f: (c: CompilerCapabilities) => boolean): boolean => (need === 'some' ? all.some(f) : all.every(f));
+  const widths = all.map((c) => c.bitIntMaxWidth);
+  const width = all.length === 0 ? 0 : need === 'some' ? Math.max(...widths) : Math.min(...widths);
+  return {
+    ...p,
+    features: {
+      ...p.features,
+      int128: p.features.int128 && has((c) => c.int128),
+      bitInt: p.features.bitInt && width > 0,
+      labelValues: p.features.labelValues && has((c) => c.labelValues),
+      vectors: p.features.vectors && has((c) => c.vectors !== undefined),
+    },
+    // A builtin no compiler has (or, with `every`, one some compiler lacks) is not drawn.
+    choices: {
+      ...p.choices,
+      vectorBuiltins: {
+        shufflevector: has((c) => !!c.vectors?.shufflevector) ? p.choices.vectorBuiltins.shufflevector : 0,
+        convertvector: has((c) => !!c.vectors?.convertvector) ? p.choices.vectorBuiltins.convertvector : 0,
+        shuffle: has((c) => !!c.vectors?.shuffle) ? p.choices.vectorBuiltins.shuffle : 0,
+      },
+    },
+    limits: { ...p.limits, maxBitIntWidth: Math.min(p.limits.maxBitIntWidth, width) },
+  };
 }

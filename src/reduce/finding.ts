@@ -8,6 +8,7 @@ import { emitFiles, MAIN_SOURCE, type EmittedFile } from '../emit/files.js';
 import { isModeChoice } from '../gen/mode.js';
 import { parsePolicy, PolicyError } from '../gen/policy.js';
 import { EmiBases, type EmiRecipe } from '../mutate/recipes.js';
+import { programRequires } from '../ir/census.js';
 import type { Program } from '../ir/nodes.js';
 import { detectCompilers, resolveCompiler, type Compiler } from '../harness/compilers.js';
 import { testConfiguration, type ConfigResult } from '../harness/execute.js';
@@ -23,7 +24,7 @@ import { InvalidOriginalError, NotInterestingError, reduceIR } from './ir/engine
 import type { Candidate } from './ir/candidate.js';
 import { irPasses } from './ir/passes.js';
 import { reduceSanitizerFinding } from './sanitizer.js';
-import { ValidityChecker, validityCompilers, validitySummary } from './validity.js';
+import { ValidityChecker, validityCompilersFor, validitySummary } from './validity.js';
 
 export type { FindingManifest, FindingReduceOptions, FindingReduction } from './finding-types.js';
 import type { FindingManifest, FindingReduceOptions, FindingReduction, SlowCompile } from './finding-types.js';
@@ -267,7 +268,10 @@ export async function reduceFinding(dir: string, opts: FindingReduceOptions = {}
     );
     // The reduced program must compile cleanly on current compilers, not only on the one that
     // failed: checked on the programs the reduction keeps (see reduceIR's verify).
-    const validity = opts.validity ?? new ValidityChecker(validityCompilers(await detectCompilers()));
+    // Only compilers that accept what the program needs (gcc 12 has no `_BitInt`).
+    const validity =
+      opts.validity ??
+      new ValidityChecker(await validityCompilersFor(await detectCompilers(), programRequires(g.program)));
     if (validity.compilers.length === 0)
       opts.onProgress?.('no gcc or clang on PATH: the reduced program is not checked for validity');
     const valid = async (src: readonly EmittedFile[]): Promise<boolean> => {

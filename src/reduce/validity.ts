@@ -2,7 +2,9 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { EmittedFile } from '../emit/files.js';
+import { accepts, compilerCapabilities } from '../harness/capabilities.js';
 import type { Compiler } from '../harness/compilers.js';
+import type { ProgramRequires } from '../ir/census.js';
 import { runProcess } from '../harness/process.js';
 
 // The validity check of a reduced test case: it must compile, on the newest gcc and clang
@@ -116,6 +118,17 @@ export function validityCompilers(detected: readonly Compiler[]): Compiler[] {
     if (best) out.push(best);
   }
   return out;
+}
+
+/**
+ * {@link validityCompilers} among the compilers that accept what a program needs (`_BitInt` of its
+ * width, `__int128`, vectors and their builtins; probed, cached): gcc 12 does not judge a program
+ * with `_BitInt`, and a family none of whose compilers accepts it is left out.
+ */
+export async function validityCompilersFor(detected: readonly Compiler[], req: ProgramRequires): Promise<Compiler[]> {
+  const ok: Compiler[] = [];
+  for (const c of detected) if (accepts(await compilerCapabilities(c), req)) ok.push(c);
+  return validityCompilers(ok);
 }
 
 /** Classifies one line of compiler output: a diagnostic that makes the program invalid, or undefined. */

@@ -25,7 +25,7 @@ import type { FindingReduction } from '../../src/reduce/finding.js';
 import { markdownReport, targetSanitizerCheck } from '../../src/report/bundle.js';
 import { TempRoot } from '../../src/harness/tempdir.js';
 import { generateProgram } from '../../src/repair/generate.js';
-import { requireTool } from '../support/cc.js';
+import { requireTool, plainC } from '../support/cc.js';
 import { runKiln } from '../harness/support/cli.js';
 
 const CROSS = 'm68k-linux-gnu-gcc-12';
@@ -35,7 +35,8 @@ const CROSS = 'm68k-linux-gnu-gcc-12';
  * of the default size, or small where any program will do.
  */
 function program(seed: number, target: string, size?: 'small'): { text: string; expected: string } {
-  const policy = { ...parsePolicy({ choices: { classicTypeNames: 0.8 } }, size), target };
+  // Plain C: an x86_64 program is also compiled for m68k (whose gcc 12 has no `_BitInt`).
+  const policy = { ...plainC(parsePolicy({ choices: { classicTypeNames: 0.8 } }, size)), target };
   const r = generateProgram(seed, policy, 'csmith');
   if (!r.ok) throw new Error(`seed ${seed} discarded: ${r.reason}`);
   const files = emitFiles(r.program, { expected: r.expected });

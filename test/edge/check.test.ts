@@ -14,6 +14,7 @@ import { generateProgram } from '../../src/repair/generate.js';
 import { runProcess } from '../../src/harness/process.js';
 import { shq, wrongCodeScript } from '../../src/reduce/text/scripts.js';
 import { kilnArgs, runKiln } from '../harness/support/cli.js';
+import { plainC } from '../support/cc.js';
 
 let dir: string;
 let avail: ToolAvailability;
@@ -236,10 +237,10 @@ describe('kiln check', () => {
     // lines): a null g_8 (seed 100160), an uninitialised t_222 (100199), a member array f4 whose
     // name another struct gives a scalar (100164: the sub-array separation alarm), and an alarm
     // on a statement split past a cut, judged on the program as given (100193).
-    // The seeds' programs as drawn then: without the control-flow shapes and edge values.
-    const policy = parsePolicy(
-      { choices: { mixedSafeMath: 0 }, features: { cfg: false }, repair: { edgeValues: 0 } },
-      'small',
+    // The seeds' programs as drawn then: without the control-flow shapes, edge values, vectors and
+    // wide integers (which Frama-C does not parse).
+    const policy = plainC(
+      parsePolicy({ choices: { mixedSafeMath: 0 }, features: { cfg: false }, repair: { edgeValues: 0 } }, 'small'),
     );
     // Eva's alarms are the subject: Eva alone, but UBSan before it on 100199, whose shift alarm only
     // UBSan's clean run rules out (Eva leaves out alarms of the kinds a clean UBSan run checks).
@@ -285,7 +286,7 @@ describe('kiln check', () => {
     // Frama-C ends its path at while giving it the status valid (main never returns in Eva).
     // The seeds' programs as drawn then: without the control-flow shapes and edge values.
     // Eva alone: the only tool for unsequenced accesses (the CASES above run the whole chain on one).
-    const policy = parsePolicy({ features: { cfg: false }, repair: { edgeValues: 0 } }, 'small');
+    const policy = plainC(parsePolicy({ features: { cfg: false }, repair: { edgeValues: 0 } }, 'small'));
     for (const seed of [1n, 29n]) {
       const g = generateUBProgram(seed, policy, 'unsequenced');
       expect(g.ok).toBe(true);
@@ -413,7 +414,7 @@ describe('kiln check', () => {
     // an alarm as Eva's, as CsmithEdge does; this test is about false reports on exact runs. One
     // program: a second one takes each tool through the same clean run (the red-alarm programs
     // above are more for Eva).
-    const policy = parsePolicy({ live: { extend: 0 } }, 'small');
+    const policy = plainC(parsePolicy({ live: { extend: 0 } }, 'small'));
     let checked = 0;
     for (let seed = 1n; checked < 1; seed++) {
       const g = generateProgram(seed, policy);

@@ -12,8 +12,10 @@ import type { CheckTool } from '../../src/edge/reports.js';
 import { parsePolicy } from '../../src/gen/policy.js';
 import { interpret } from '../../src/interp/interpret.js';
 import { runKiln } from '../harness/support/cli.js';
+import { plainC } from '../support/cc.js';
 
-const policy = parsePolicy({}, 'small');
+// Built by gcc and clang, and checked by Eva (unsequenced): C all three parse.
+const policy = plainC(parsePolicy({}, 'small'));
 let dir: string;
 let avail: ToolAvailability;
 beforeAll(async () => {

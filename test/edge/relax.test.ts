@@ -15,18 +15,19 @@ import type { Node, Program } from '../../src/ir/nodes.js';
 import { walkProgram } from '../../src/ir/visit.js';
 import { Rng } from '../../src/random/rng.js';
 import { generateProgram } from '../../src/repair/generate.js';
-import { requireTool } from '../support/cc.js';
+import { requireTool, plainC } from '../support/cc.js';
 import { runKiln } from '../harness/support/cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'kiln-relax-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-const small = parsePolicy({}, 'small');
+// Compiled by gcc, clang and tcc (no vectors, no `__int128`) and gcc 12 (no `_BitInt`): plain C.
+const small = plainC(parsePolicy({}, 'small'));
 
 /** A policy with only `r` enabled, always on, at exactly `rate`. */
 function only(r: Relaxation, rate: number): ReturnType<typeof parsePolicy> {
   const relax: Record<string, unknown> = { enable: 1 };
   for (const x of RELAXATIONS) relax[x] = x === r ? [rate, rate] : false;
-  return parsePolicy({ relax }, 'small');
+  return plainC(parsePolicy({ relax }, 'small'));
 }
 
 function nodes(p: Program): Node[] {
@@ -129,20 +130,22 @@ describe('CsmithEdge relaxations', () => {
 
   it('a relaxed program the interpreter finds UB-free prints the expected output it states', () => {
     requireTool('gcc');
-    const policy = parsePolicy(
-      {
-        relax: {
-          enable: 1,
-          nullDeref: false,
-          dangling: false,
-          arrayBounds: false,
-          conflicts: false,
-          paramAddress: false,
-          uninitialised: [0, 0.05],
-          goto: [0, 0.02],
+    const policy = plainC(
+      parsePolicy(
+        {
+          relax: {
+            enable: 1,
+            nullDeref: false,
+            dangling: false,
+            arrayBounds: false,
+            conflicts: false,
+            paramAddress: false,
+            uninitialised: [0, 0.05],
+            goto: [0, 0.02],
+          },
         },
-      },
-      'small',
+        'small',
+      ),
     );
     let checked = 0;
     for (let seed = 1n; seed <= 30n && checked < 3; seed++) {

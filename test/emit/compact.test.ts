@@ -12,15 +12,15 @@ import { IRBuilder } from '../../src/ir/build.js';
 import { pointerTo } from '../../src/ir/types.js';
 import { parsePolicy } from '../../src/gen/policy.js';
 import { generateProgram } from '../../src/repair/generate.js';
-import { requireTool } from '../support/cc.js';
+import { policyForCompilers, requireTool } from '../support/cc.js';
 
 const work = mkdtempSync(join(tmpdir(), 'kiln-compact-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 describe('compact emission', () => {
-  it('compiles and prints the expected output, packed structs included', () => {
+  it('compiles and prints the expected output, packed structs included', async () => {
     requireTool('gcc');
-    const policy = parsePolicy({}, 'small');
+    const policy = await policyForCompilers(parsePolicy({}, 'small'), 'gcc', 'clang');
     let packed = 0;
     for (let seed = 1; seed <= 12; seed++) {
       const g = generateProgram(seed, policy);

@@ -15,11 +15,16 @@ import { switchCases, walk } from '../../src/ir/visit.js';
 import { structuralError } from '../../src/ir/validate.js';
 import { generateProgram } from '../../src/repair/generate.js';
 import { batchSource } from '../support/batch.js';
-import { compileAndRun, requireTool } from '../support/cc.js';
+import { compileAndRun, requireTool, policyForCompilers } from '../support/cc.js';
 
 // The new shapes at a high weight, so a few programs hold many of each.
-const HEAVY = parsePolicy({ statements: { region: 30, switchMaze: 15, ivLoop: 20 } });
-const OFF = parsePolicy({ features: { cfg: false } });
+// Built by gcc and clang: what both accept (no `_BitInt` for gcc 12).
+const HEAVY = await policyForCompilers(
+  parsePolicy({ statements: { region: 30, switchMaze: 15, ivLoop: 20 } }),
+  'gcc',
+  'clang',
+);
+const OFF = await policyForCompilers(parsePolicy({ features: { cfg: false } }), 'gcc', 'clang');
 
 /** Case labels that are not direct statements of their switch's body (in nested blocks, ifs, loops). */
 function nestedCases(p: Program): number {

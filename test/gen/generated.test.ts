@@ -10,7 +10,7 @@ import type { Program } from '../../src/ir/nodes.js';
 import { walkProgram } from '../../src/ir/visit.js';
 import { generateProgram } from '../../src/repair/generate.js';
 import { batchSource } from '../support/batch.js';
-import { compileC, requireTool, runExe } from '../support/cc.js';
+import { compileC, policyForCompilers, requireTool, runExe } from '../support/cc.js';
 import { mapPool } from '../support/pool.js';
 import { runProcess } from '../../src/harness/process.js';
 
@@ -25,7 +25,12 @@ interface Case {
   readonly expected: string;
 }
 
-function generate(first: number, count: number, policy: Policy = CSMITH_POLICY): Case[] {
+// The default policy as gcc (12: no `_BitInt`) and clang both accept it: each program is built by each.
+const HOST = await policyForCompilers(CSMITH_POLICY, 'gcc', 'clang');
+
+const FLOATS = await policyForCompilers(parsePolicy({ features: { floats: true } }), 'gcc', 'clang');
+
+function generate(first: number, count: number, policy: Policy = HOST): Case[] {
   const out: Case[] = [];
   for (let s = first; out.length < count; s++) {
     const r = generateProgram(s, policy);
@@ -120,8 +125,6 @@ describe('generated programs on real compilers', () => {
 });
 
 describe('csmith mode with floating point (features.floats)', () => {
-  const FLOATS = parsePolicy({ features: { floats: true } });
-
   /** Floating operations (arithmetic, comparisons, conversions) in a program. */
   function floatOps(p: Program): number {
     let n = 0;

@@ -10,6 +10,7 @@ import { parsePolicy } from '../../src/gen/policy.js';
 import { drawSafeMathForm } from '../../src/gen/shuffle.js';
 import { Rng } from '../../src/random/rng.js';
 import { generateProgram } from '../../src/repair/generate.js';
+import { policyForCompilers } from '../support/cc.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'kiln-safe-form-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -37,8 +38,8 @@ describe('safe-math wrapper forms', () => {
     expect(r.u32()).toBe(t.u32());
   });
 
-  it('prints each wrapper of a mixed program in its own form, and the program prints its expected output', () => {
-    const policy = parsePolicy({ choices: { mixedSafeMath: 1 } }, 'small');
+  it('prints each wrapper of a mixed program in its own form, and the program prints its expected output', async () => {
+    const policy = await policyForCompilers(parsePolicy({ choices: { mixedSafeMath: 1 } }, 'small'), 'gcc');
     let both = 0;
     for (let seed = 1n; seed <= 40n && both < 3; seed++) {
       const g = generateProgram(seed, policy);

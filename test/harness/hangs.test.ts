@@ -11,10 +11,11 @@ import { runCampaign, shortStep } from '../../src/harness/scheduler.js';
 import { resolveCompiler } from '../../src/harness/compilers.js';
 import { buildMatrix, type Configuration, type Limits } from '../../src/harness/matrix.js';
 import { parsePolicy } from '../../src/gen/policy.js';
-import { requireTool } from '../support/cc.js';
+import { policyForCompilers, requireTool } from '../support/cc.js';
 import { writeFake } from './support/fakes.js';
 
-const policy = parsePolicy({}, 'small');
+// runCampaign as a session calls it: with the policy lowered to what gcc accepts.
+const policy = await policyForCompilers(parsePolicy({}, 'small'), 'gcc');
 const seedsFrom = function* (n: bigint): Generator<bigint> {
   for (;;) yield n++;
 };

@@ -3,12 +3,12 @@
 import { describe, expect, it } from 'vitest';
 import { parsePolicy } from '../../src/gen/policy.js';
 import { emiFamily, type EmiFamily } from '../../src/mutate/index.js';
-import { compileC, runExe } from '../support/cc.js';
+import { compileC, policyForCompilers, runExe } from '../support/cc.js';
 import { mapPool } from '../support/pool.js';
 
 describe('EMI variants compiled', () => {
   it('every proven variant prints the base output with gcc and clang at -O0 and -O2', async () => {
-    const policy = parsePolicy({}, 'small');
+    const policy = await policyForCompilers(parsePolicy({}, 'small'), 'gcc', 'clang');
     const jobs: { seed: number; variant: number; source: string; expected: string }[] = [];
     let rejected = 0;
     for (let seed = 1; seed <= 4; seed++) {

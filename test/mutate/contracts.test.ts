@@ -12,9 +12,10 @@ import { Rng } from '../../src/random/rng.js';
 import { profileBase } from '../../src/mutate/env.js';
 import { contractsOf, keepHeldContracts } from '../../src/mutate/attrs.js';
 import { isVariant, makeVariant, type Variant } from '../../src/mutate/variant.js';
+import { plainC } from '../support/cc.js';
 
 // The hand-picked seeds below were drawn without the control-flow shapes and edge values.
-const small = parsePolicy({ features: { cfg: false }, repair: { edgeValues: 0 } }, 'small');
+const small = plainC(parsePolicy({ features: { cfg: false }, repair: { edgeValues: 0 } }, 'small'));
 
 /** The contract a function's attributes promise (written out here, not taken from src). */
 function promised(f: FuncDecl): 'pure' | 'const' | undefined {

@@ -25,9 +25,10 @@ import { synthesizePredicate } from '../../src/mutate/predicate.js';
 import { makeVariant, isVariant } from '../../src/mutate/variant.js';
 import * as edit from '../../src/mutate/edit.js';
 import type { PassContext } from '../../src/mutate/pass.js';
+import { plainC } from '../support/cc.js';
 
 // The hand-picked seeds below were drawn without the control-flow shapes and edge values.
-const policy = parsePolicy({ features: { cfg: false }, repair: { edgeValues: 0 } }, 'small');
+const policy = plainC(parsePolicy({ features: { cfg: false }, repair: { edgeValues: 0 } }, 'small'));
 const bases: Generated[] = [];
 for (let s = 1; bases.length < 4 && s < 40; s++) {
   const g = generateProgram(s, policy, 'csmith');
@@ -259,7 +260,7 @@ describe('variants', () => {
           limits: { maxStatements: 280 },
           live: { stepTarget: 10_000, roundStatements: 175 },
           repair: { maxSteps: 30_000, edgeValues: 0 },
-          features: { cfg: false },
+          features: { cfg: false, vectors: false, int128: false, bitInt: false },
         },
         'medium',
       ),

@@ -13,7 +13,7 @@ import { campaignFiles } from '../../src/harness/program.js';
 import { TempRoot } from '../../src/harness/tempdir.js';
 import { calibratedHangLimit, confirmHang, reductionLimits, type FindingManifest } from '../../src/reduce/finding.js';
 import { generateProgram } from '../../src/repair/generate.js';
-import { requireTool } from '../support/cc.js';
+import { requireTool, plainC } from '../support/cc.js';
 import { writeFake } from '../harness/support/fakes.js';
 
 describe('reductionLimits', () => {
@@ -45,7 +45,8 @@ describe('reductionLimits', () => {
 });
 
 describe('a suspected hang is checked with the configured limit before it is reduced', () => {
-  const policy = parsePolicy({}, 'small');
+  // Built by gcc (12: no `_BitInt`).
+  const policy = plainC(parsePolicy({}, 'small'));
   const g = generateProgram(1n, policy);
   if (!g.ok) throw new Error('seed 1 gives no program');
   const files = campaignFiles(g, policy);

@@ -4,6 +4,9 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Policy } from '../../src/gen/policy.js';
+import { compilerCapabilities, policyFor } from '../../src/harness/capabilities.js';
+import { resolveCompilers } from '../../src/harness/compilers.js';
 import { runProcess, type RunResult } from '../../src/harness/process.js';
 
 /** Throws a clear error when a command is not on PATH. */
@@ -79,4 +82,23 @@ export async function compileAndRun(
   } finally {
     c.cleanup();
   }
+}
+
+/**
+ * The policy lowered to what every named compiler accepts (`policyFor`, probes cached): for tests
+ * that build each program with each of these compilers (gcc 12 has no `_BitInt`, clang no
+ * `__builtin_shuffle`, tcc and pcc no vectors). Vectors and `__int128` stay on for gcc and clang.
+ */
+export async function policyForCompilers(policy: Policy, ...names: string[]): Promise<Policy> {
+  for (const n of names) requireTool(n);
+  const caps = await Promise.all((await resolveCompilers(names)).map((c) => compilerCapabilities(c)));
+  return policyFor(policy, caps, 'every');
+}
+
+/**
+ * The policy without GNU vectors, `__int128` and `_BitInt`: C that Frama-C (Eva, the last
+ * detector of `kiln check`) parses; it has none of them.
+ */
+export function plainC(policy: Policy): Policy {
+  return { ...policy, features: { ...policy.features, vectors: false, int128: false, bitInt: false } };
 }

@@ -142,8 +142,24 @@ export function writeFake(dir: string, name: string, fault: Fault, seeds: readon
 export async function oneFinding(work: string, name: string, fault: Fault): Promise<{ dir: string; fake: string }> {
   const fake = writeFake(join(work, 'bin'), name, fault, [2]);
   const out = join(work, `out-${name}`);
+  // Plain C: the text reduction of a layout-dependent finding runs clang in its UB guards, and a
+  // campaign of gcc alone may draw GCC's __builtin_shuffle, which clang rejects.
+  const policy = join(work, 'plain-policy.json');
+  writeFileSync(policy, JSON.stringify({ features: { vectors: false, int128: false, bitInt: false } }));
   const args = ['fuzz', '--compilers', `gcc,${fake}`, '--opts', '-O0', '--tests', '1', '--seed-start', '2'];
-  const r = await runKiln([...args, '--size', 'small', '--mode', 'csmith', '--jobs', '2', '--out', out]);
+  const r = await runKiln([
+    ...args,
+    '--size',
+    'small',
+    '--mode',
+    'csmith',
+    '--jobs',
+    '2',
+    '--policy',
+    policy,
+    '--out',
+    out,
+  ]);
   if (r.status !== 0) throw new Error(`kiln fuzz exited ${r.status}:\n${r.stderr}`);
   const ids = readdirSync(join(out, 'findings'));
   if (ids.length !== 1) throw new Error(`expected one finding from ${name}, found ${ids.length}`);

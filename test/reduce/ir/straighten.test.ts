@@ -10,9 +10,10 @@ import { structuralError } from '../../../src/ir/validate.js';
 import { reduceIR } from '../../../src/reduce/ir/engine.js';
 import { irPasses } from '../../../src/reduce/ir/passes.js';
 import { generateProgram } from '../../../src/repair/generate.js';
+import { plainC } from '../../support/cc.js';
 
 // Goto regions everywhere; small programs (no entry regions) keep the candidates few.
-const REGIONS = parsePolicy({ statements: { region: 30 }, policies: { swarm: 0 } }, 'small');
+const REGIONS = plainC(parsePolicy({ statements: { region: 30 }, policies: { swarm: 0 } }, 'small'));
 const straighten = irPasses().find((p) => p.name === 'straighten-gotos')!;
 
 function outputOf(p: Program): string {
