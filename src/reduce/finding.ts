@@ -268,10 +268,12 @@ export async function reduceFinding(dir: string, opts: FindingReduceOptions = {}
     );
     // The reduced program must compile cleanly on current compilers, not only on the one that
     // failed: checked on the programs the reduction keeps (see reduceIR's verify).
-    // Only compilers that accept what the program needs (gcc 12 has no `_BitInt`).
-    const validity =
-      opts.validity ??
-      new ValidityChecker(await validityCompilersFor(await detectCompilers(), programRequires(g.program)));
+    // Only compilers that accept what the program needs (gcc 12 has no `_BitInt`, clang no
+    // `__builtin_shuffle`), of those given or, by default, of the newest installed.
+    const req = programRequires(g.program);
+    const given = opts.validity;
+    const accepting = await validityCompilersFor(given?.compilers ?? (await detectCompilers()), req);
+    const validity = given && accepting.length === given.compilers.length ? given : new ValidityChecker(accepting);
     if (validity.compilers.length === 0)
       opts.onProgress?.('no gcc or clang on PATH: the reduced program is not checked for validity');
     const valid = async (src: readonly EmittedFile[]): Promise<boolean> => {
