@@ -317,9 +317,10 @@ function basicBlock(g: GenContext, region: Region, ctx: BlockCtx, i: number, exi
   }
   drawStatements(g, ctx, inner, count);
   const jump = (to: number): Stmt => guardedJump(g, region, i, [to], b.goto(region.labels[to]!));
-  const cond = (): Expr => {
+  // A full expression of a fresh complexity budget, of an integer type drawn by `type`.
+  const cond = (type: (g: GenContext) => IntType = (x) => x.intType()): Expr => {
     g.complexity = rng.int(1, Math.max(1, g.policy.limits.maxExprComplexity));
-    return genInt(g, g.intType());
+    return genInt(g, type(g));
   };
   // The table's index: any value the program computes (the repair wraps one that leaves the table).
   const table = (to: readonly number[]): Stmt =>
@@ -345,7 +346,7 @@ function blockExit(
   exit: Exit,
   jump: (to: number) => Stmt,
   table: (to: readonly number[]) => Stmt,
-  cond: () => Expr,
+  cond: (type?: (g: GenContext) => IntType) => Expr,
   inner: BlockOptions,
 ): Stmt | undefined {
   const { rng, b } = g;
@@ -377,8 +378,7 @@ function blockExit(
       });
       if (dflt === exit.to.length) stmts.push(b.case(), b.brk());
       // The controlling value holds every label (case values go up to 11).
-      g.complexity = rng.int(1, Math.max(1, g.policy.limits.maxExprComplexity));
-      return b.switch(genInt(g, caseType(g)), b.block(stmts));
+      return b.switch(cond(caseType), b.block(stmts));
     }
   }
 }
