@@ -4,6 +4,7 @@ import { kilnCheckCommand } from '../campaign/reduce-folder.js';
 import { errBadOption } from '../diag/errors.js';
 import type { ReduceEvent, TextReduceResult } from '../reduce/text/manager.js';
 import { reduceFile } from '../reduce/text/reduce-file.js';
+import { stopAdvice } from '../reduce/finding-types.js';
 
 /** Flags of `kiln reduce`. */
 export interface ReduceCliOptions {
@@ -140,7 +141,7 @@ export function describeBundle(done: ReducedFinding): string {
     `${r.original.lines} → ${r.lines} lines (${r.original.bytes} → ${r.source.length} ` +
     `bytes); ${r.stats.tested} tests, ${r.stats.invalid} candidates rejected by the interpreter, ` +
     `${(r.stats.ms / 1000).toFixed(1)}` +
-    `s${r.complete ? '' : ' (stopped early: give a longer --max-time to go on)'}; ${san}` +
+    `s${r.complete ? '' : ` (stopped early: ${stopAdvice(r.stoppedBy)})`}; ${san}` +
     `${done.triage ? `; fingerprint ${done.triage.fingerprint}` : ''}; wrote ${bundle.reducedFile} ` +
     `and ${bundle.folder}/ (report.md, repro.sh)`
   );

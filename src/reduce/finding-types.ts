@@ -71,6 +71,8 @@ export interface FindingReduction {
   readonly stats: IRReduceStats;
   /** False when the reduction was stopped (time limit, abort) before reaching a fixpoint. */
   readonly complete: boolean;
+  /** What stopped it, when it is not complete: an interrupt, --max-time or --max-candidates. */
+  readonly stoppedBy?: StopReason;
   /** Set when a flagged compile hang finished within the configured limit and was reduced as a slow compile. */
   readonly slowCompile?: SlowCompile;
   /**
@@ -99,4 +101,39 @@ export interface SlowCompile {
   readonly limitMs: number;
   /** The same compiler at -O0 on the (last calibrated) reduced program. */
   readonly reducedBaselineMs?: number;
+}
+
+/** Why a reduction ended before its fixpoint. */
+export type StopReason = 'interrupted' | 'max-time' | 'max-candidates';
+
+/** Whether a reduction after `stats` is complete, and what stopped it if not. */
+export function stopFields(
+  signal: AbortSignal | undefined,
+  maxTimeMs: number | undefined,
+  maxCandidates: number | undefined,
+  stats: IRReduceStats,
+): { complete: boolean; stoppedBy?: StopReason } {
+  const reason = stopReason(signal, maxTimeMs, maxCandidates, stats);
+  return reason ? { complete: false, stoppedBy: reason } : { complete: true };
+}
+
+function stopReason(
+  signal: AbortSignal | undefined,
+  maxTimeMs: number | undefined,
+  maxCandidates: number | undefined,
+  stats: IRReduceStats,
+): StopReason | undefined {
+  if (signal?.aborted) return 'interrupted';
+  if (maxTimeMs !== undefined && stats.ms >= maxTimeMs) return 'max-time';
+  if (maxCandidates !== undefined && stats.tested + stats.cached >= maxCandidates) return 'max-candidates';
+  return undefined;
+}
+
+/** The advice after a reduction that stopped early. */
+export function stopAdvice(reason: StopReason | undefined): string {
+  return reason === 'max-candidates'
+    ? 'give a larger --max-candidates to go on'
+    : reason === 'interrupted'
+      ? 'interrupted; run kiln reduce again to go on'
+      : 'give a longer --max-time to go on';
 }

@@ -27,7 +27,13 @@ import { reduceSanitizerFinding } from './sanitizer.js';
 import { ValidityChecker, validityCompilersFor, validitySummary } from './validity.js';
 
 export type { FindingManifest, FindingReduceOptions, FindingReduction } from './finding-types.js';
-import type { FindingManifest, FindingReduceOptions, FindingReduction, SlowCompile } from './finding-types.js';
+import {
+  stopFields,
+  type FindingManifest,
+  type FindingReduceOptions,
+  type FindingReduction,
+  type SlowCompile,
+} from './finding-types.js';
 
 /** Outcomes the IR reducer can keep (every finding outcome a campaign reports). */
 const REDUCIBLE = new Set([
@@ -357,10 +363,7 @@ export async function reduceFinding(dir: string, opts: FindingReduceOptions = {}
             },
           }
         : {}),
-      complete:
-        !opts.signal?.aborted &&
-        !(maxTimeMs !== undefined && r.stats.ms >= maxTimeMs) &&
-        !(opts.maxCandidates !== undefined && r.stats.tested + r.stats.cached >= opts.maxCandidates),
+      ...stopFields(opts.signal, maxTimeMs, opts.maxCandidates, r.stats),
     };
   } finally {
     temp.dispose();

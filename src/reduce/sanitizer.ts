@@ -35,7 +35,7 @@ import {
 } from '../edge/sanitize.js';
 import type { Candidate } from './ir/candidate.js';
 import { NotInterestingError, reduceIR } from './ir/engine.js';
-import type { FindingManifest, FindingReduceOptions, FindingReduction } from './finding-types.js';
+import { stopFields, type FindingManifest, type FindingReduceOptions, type FindingReduction } from './finding-types.js';
 
 /** What `finding.json` records about a sanitizer finding (src/edge/sancampaign.ts). */
 interface SanitizerFacts {
@@ -197,10 +197,7 @@ export async function reduceSanitizerFinding(
       failing: asConfigResult(failingRun, judgement),
       repro: sanitizerRepro(best.files, config, judgement, limits, what),
       stats: r.stats,
-      complete:
-        !opts.signal?.aborted &&
-        !(opts.maxTimeMs !== undefined && r.stats.ms >= opts.maxTimeMs) &&
-        !(opts.maxCandidates !== undefined && r.stats.tested + r.stats.cached >= opts.maxCandidates),
+      ...stopFields(opts.signal, opts.maxTimeMs, opts.maxCandidates, r.stats),
     };
   } finally {
     temp.dispose();

@@ -103,6 +103,8 @@ describe('kiln fuzz --emi', () => {
     // the whole reduction is bench territory. One job: no candidate is tested only to be dropped.
     const red = await runKiln(['reduce', dir, '--jobs', '1', '--max-candidates', '10', '-o', join(work, 'reduced.c')]);
     expect(red.status, red.stderr).toBe(0);
+    // The summary names the limit that stopped it.
+    expect(red.stdout + red.stderr).toContain('stopped early: give a larger --max-candidates to go on');
     const reduced = readFileSync(join(work, 'reduced.c'), 'utf8');
     expect(reduced).toContain('__builtin_expect(!!(');
     expect(reduced.split('\n').length).toBeLessThan(readFileSync(join(dir, 'prog.c'), 'utf8').split('\n').length);
