@@ -24,6 +24,7 @@ import { emitC } from '../src/emit/c.js';
 import { emitFiles, isTranslationUnit, type EmittedFile } from '../src/emit/files.js';
 import { MODES, type Mode } from '../src/gen/mode.js';
 import { parsePolicy, type SizePreset } from '../src/gen/policy.js';
+import { VALGRIND_SUPPRESSIONS, VALGRIND_SUPPRESSIONS_FILE } from '../src/edge/reports.js';
 import { compilerCapabilities, policyFor } from '../src/harness/capabilities.js';
 import { resolveCompilers } from '../src/harness/compilers.js';
 import { runProcess } from '../src/harness/process.js';
@@ -177,12 +178,18 @@ const levels = arg('levels', smoke ? '-O0,-O2' : acceptance ? '-O0,-O2,-O3' : '-
 const compilerConfigs: Config[] = [gcc, clang].flatMap((c) =>
   levels.map((o) => ({ name: `${c.name} ${o}`, cc: c.command, flags: [o] })),
 );
+// memcheck's suppressions of glibc's start-up in static binaries (the root compilers' builds).
+const suppDir = mkdtempSync(join(tmpdir(), 'kiln-verify-supp-'));
+const suppressions = join(suppDir, VALGRIND_SUPPRESSIONS_FILE);
+writeFileSync(suppressions, VALGRIND_SUPPRESSIONS);
+process.on('exit', () => rmSync(suppDir, { recursive: true, force: true }));
+const valgrind = ['valgrind', '-q', '--vgdb=no', '--error-exitcode=1', `--suppressions=${suppressions}`];
 // biome-ignore format: data table
 const sanitizerConfigs: Config[] = [
   { name: `${clang.name} ASan+UBSan`, cc: clang.command, flags: ['-O1', '-fsanitize=undefined,address', '-fno-sanitize-recover=all'], env: { ASAN_OPTIONS: 'detect_leaks=0' } },
   { name: `${clang.name} MSan`, cc: clang.command, flags: ['-O1', '-fsanitize=memory', '-fno-sanitize-recover=all'] },
   { name: `${gcc.name} UBSan`, cc: gcc.command, flags: ['-O1', '-fsanitize=undefined', '-fno-sanitize-recover=all'] },
-  { name: 'valgrind', cc: gcc.command, flags: ['-O0', '-g'], runner: ['valgrind', '-q', '--vgdb=no', '--error-exitcode=1'] },
+  { name: 'valgrind', cc: gcc.command, flags: ['-O0', '-g'], runner: valgrind },
 ];
 let failed = 0;
 for (const mode of modes) {

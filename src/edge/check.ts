@@ -20,6 +20,8 @@ import {
   parseMsan,
   parseUbsan,
   parseValgrind,
+  VALGRIND_SUPPRESSIONS,
+  VALGRIND_SUPPRESSIONS_FILE,
   type CheckTool,
   type UBKind,
   type ToolReport,
@@ -557,9 +559,11 @@ async function valgrindRun(
   names: readonly string[],
   timeoutMs: number,
 ): Promise<{ run: Omit<ToolRun, 'ms'>; report?: ToolReport }> {
+  await writeFile(join(dir, VALGRIND_SUPPRESSIONS_FILE), VALGRIND_SUPPRESSIONS);
+  const supp = `--suppressions=${VALGRIND_SUPPRESSIONS_FILE}`;
   const r = await tryRun(
     'valgrind',
-    ['-q', '--vgdb=no', '--error-exitcode=99', '--exit-on-first-error=yes', '--track-origins=no', './kiln-plain'],
+    ['-q', '--vgdb=no', '--error-exitcode=99', '--exit-on-first-error=yes', '--track-origins=no', supp, './kiln-plain'],
     dir,
     timeoutMs,
   );

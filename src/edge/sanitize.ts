@@ -18,7 +18,15 @@ import type { TempRoot } from '../harness/tempdir.js';
 import { Rng } from '../random/rng.js';
 import { generateProgram } from '../repair/generate.js';
 import { generateUBProgram, type InjectKind, type Injection, type SiteLocation } from './inject.js';
-import { parseAsan, parseMsan, parseUbsan, parseValgrind, type ToolReport } from './reports.js';
+import {
+  parseAsan,
+  parseMsan,
+  parseUbsan,
+  parseValgrind,
+  VALGRIND_SUPPRESSIONS,
+  VALGRIND_SUPPRESSIONS_FILE,
+  type ToolReport,
+} from './reports.js';
 
 /** A sanitizer build: one sanitizer for a UB program, ASan and UBSan together for a UB-free one. */
 export type Sanitizer = 'asan' | 'ubsan' | 'msan' | 'asan+ubsan';
@@ -99,6 +107,7 @@ const VALGRIND: readonly string[] = [
   '--exit-on-first-error=yes',
   '--error-exitcode=99',
   '--track-origins=no',
+  `--suppressions=${VALGRIND_SUPPRESSIONS_FILE}`,
 ];
 
 /**
@@ -273,6 +282,7 @@ export async function runSanitized(
       const runDir = runDirIn(runParent);
       await mkdir(runDir);
       await rename(join(dir, 'prog'), join(runDir, 'prog'));
+      if (valgrind) await writeFile(join(runDir, VALGRIND_SUPPRESSIONS_FILE), VALGRIND_SUPPRESSIONS);
       const argv = valgrind ? [...VALGRIND, './prog'] : ['env', ...SANITIZER_ENV, './prog'];
       const rl = limitsFor(limits.run, config, 'run');
       // valgrind reserves address space of its own: no limit, and 20 times the time.
