@@ -1,7 +1,8 @@
 import type { BinaryOp } from '../c/ops.js';
 import type { IntType } from '../c/types.js';
 import type { AssignOp, Block, Expr, Stmt, VarDecl } from '../ir/nodes.js';
-import { unqualified, type Type } from '../ir/types.js';
+import { unqualified, type Type, type VectorT } from '../ir/types.js';
+import { isPunUnion } from '../ir/vector.js';
 import { transform } from '../ir/visit.js';
 import { pickLvalue } from './access.js';
 import type { GenContext } from './context.js';
@@ -20,9 +21,14 @@ import { constant, shiftLimit } from './types.js';
  * Overflow and shift repairs still apply: the interpreter runs this code like any other.
  */
 
-/** An integer element reached from an array variable by indexing every dimension. */
+/**
+ * An integer element reached from a variable by indexing every dimension: of an array, of a
+ * member of a union punning a vector with an array (`u.f1[i]`), or a lane of a vector (`v[i]`).
+ */
 interface ArrayRef {
   readonly v: VarDecl;
+  /** The union member indexed, when `v` is a pun union. */
+  readonly member?: number;
   /** Lengths of the dimensions (the first is indexed by the induction variable). */
   readonly dims: readonly number[];
   readonly elem: IntType;
@@ -46,12 +52,38 @@ function arraysOf(g: GenContext, n: number, writable: boolean): ArrayRef[] {
     if (t.kind !== 'int' || qualified || dims[0]! < n) continue;
     out.push({ v, dims, elem: unqualified(t) as IntType });
   }
+  // Lanes, for loops that mix scalar and vector code over the same bytes: the lanes of a vector
+  // variable, and both members of a union punning a vector with an array (the loop stores the
+  // lanes one by one; whole-vector statements elsewhere read and write the same objects).
+  for (const v of vars) {
+    if (!g.typeAllowed(v.type) || (writable && g.readOnly.has(v.id))) continue;
+    if (v.type.kind === 'vector') out.push(...laneRef(v, v.type, n, writable));
+    else if (v.type.kind === 'union' && isPunUnion(v.type)) {
+      const u = v.type;
+      u.fields.forEach((f, member) => {
+        const ft = f.type;
+        if (ft.kind === 'vector') out.push(...laneRef(v, ft, n, writable, member, u));
+        else if (ft.kind === 'array' && ft.of.kind === 'int' && ft.length >= n && !qualifiedFor(u, writable))
+          out.push({ v, member, dims: [ft.length], elem: unqualified(ft.of) });
+      });
+    }
+  }
   return out;
+}
+
+/** The lanes of a vector `t` (a variable, or member `member` of the pun union variable `v`) as one dimension. */
+function laneRef(v: VarDecl, t: VectorT, n: number, writable: boolean, member?: number, outer?: Type): ArrayRef[] {
+  if (t.lanes < n || qualifiedFor(t, writable) || (outer && qualifiedFor(outer, writable))) return [];
+  return [{ v, ...(member !== undefined ? { member } : {}), dims: [t.lanes], elem: unqualified(t.of) }];
+}
+
+function qualifiedFor(t: Type, writable: boolean): boolean {
+  return !!t.volatile || (writable && !!t.const);
 }
 
 /** `a[i][c1][c2]`: the first dimension indexed by `i`, the others by constants in range. */
 function element(g: GenContext, a: ArrayRef, i: VarDecl): Expr {
-  let e: Expr = g.b.v(a.v);
+  let e: Expr = a.member === undefined ? g.b.v(a.v) : g.b.fld(g.b.v(a.v), a.member);
   a.dims.forEach((len, k) => {
     e = g.b.idx(e, k === 0 ? g.b.v(i) : g.b.lit(g.rng.int(0, len - 1)));
   });
