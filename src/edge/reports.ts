@@ -189,7 +189,7 @@ const MEMCHECK_ERROR = new RegExp(
  */
 export const VALGRIND_SUPPRESSIONS = [
   ...['Cond', 'Value1', 'Value2', 'Value4', 'Value8', 'Value16'].map((kind) => [
-    'static-start-up-' + kind,
+    `static-start-up-${kind}`,
     `Memcheck:${kind}`,
     '...',
     'fun:_dl_non_dynamic_init',
