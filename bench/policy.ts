@@ -140,6 +140,8 @@ const VARIANTS: Variant[] = arg('variants', smoke ? 'on,off' : 'on,no-swarm,off'
 if (!VARIANTS.includes('off')) VARIANTS.push('off');
 const resolved = await resolveCompilers(COMPILERS.map((c) => c.command));
 const caps = await Promise.all(resolved.map((c) => compilerCapabilities(c)));
+// The resolved command: a root compiler's launcher is not on PATH under its name.
+const commandOf = new Map(COMPILERS.map((c, i) => [c.name, resolved[i]!.command]));
 console.log(`compilers: ${resolved.map((c) => `${c.name} (${c.version})`).join(', ')}`);
 const POLICIES: Record<Variant, Policy> = Object.fromEntries(
   VARIANTS.map((v) => [v, policyFor(variantPolicy(v), caps, 'every')]),
@@ -255,7 +257,7 @@ async function remarks(
   const units = programs.flatMap((files, i) => files.filter((f) => isTranslationUnit(f.name)).map((f) => ({ i, f })));
   await pool(units, jobs, async ({ i, f }) => {
     const cwd = join(dir, String(i));
-    const r = await runProcess(cc.command, [...cc.args, '-c', f.name, '-o', `${f.name}.${cc.name}.o`], {
+    const r = await runProcess(commandOf.get(cc.name)!, [...cc.args, '-c', f.name, '-o', `${f.name}.${cc.name}.o`], {
       cwd,
       timeoutMs: 600_000,
       maxOutputBytes: 256 << 20,
