@@ -4,7 +4,15 @@
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { cacheDir, readRootState, ROOT_STATE, rootCompilers, rootPackageVersions, writeLaunchers } from './roots.mjs';
+import {
+  cacheDir,
+  readRootState,
+  ROOT_STATE,
+  rootCompilers,
+  rootPackageVersions,
+  rootTools,
+  writeLaunchers,
+} from './roots.mjs';
 
 /**
  * What the latest profile needs: the newest GCC release, GCC trunk and the newest LLVM release the
@@ -15,6 +23,7 @@ export const LATEST_PACKAGES = ['gcc-16', 'gcc-snapshot', 'clang-22', 'libclang-
 /**
  * Installed when the suite has them: the rest of each compiler's version line (the suite drops
  * and adds versions as they age: in late 2026 it had clang-19, 21, 22 and 23 but no clang-20),
+ * each LLVM's tools (llvm-profdata-N),
  * and every alpha cross gcc, for the version line of alpha findings.
  */
 // biome-ignore format: data table
@@ -22,6 +31,8 @@ export const LATEST_OPTIONAL = [
   'gcc-13', 'gcc-14', 'gcc-15',
   'clang-19', 'clang-20', 'clang-21', 'clang-23',
   'libclang-rt-19-dev', 'libclang-rt-20-dev', 'libclang-rt-21-dev', 'libclang-rt-23-dev',
+  // llvm-profdata-N, for profile-guided builds with clang-N (docs/profiles.md).
+  'llvm-19', 'llvm-20', 'llvm-21', 'llvm-22', 'llvm-23',
   'gcc-13-alpha-linux-gnu', 'gcc-14-alpha-linux-gnu', 'gcc-15-alpha-linux-gnu', 'gcc-16-alpha-linux-gnu',
   // Only recommended by the cross gccs (and recommendations are not installed): without it they cannot link.
   'libc6.1-dev-alpha-cross',
@@ -227,7 +238,8 @@ export function ensureLatestRoot({ update = false } = {}) {
   }
   const compilers = rootCompilers(root);
   const names = writeLaunchers(root, bin, compilers);
-  if (names.written > 0) done.push(`wrote ${names.written} launcher${names.written === 1 ? '' : 's'} in ${bin}`);
+  const written = names.written + writeLaunchers(root, bin, rootTools(root)).written;
+  if (written > 0) done.push(`wrote ${written} launcher${written === 1 ? '' : 's'} in ${bin}`);
   const versionsChanged = JSON.stringify(have) !== JSON.stringify(state.packages);
   if (versionsChanged || done.length) {
     state = { ...state, updated: new Date().toISOString(), packages: have, compilers };

@@ -60,9 +60,27 @@ export function rootCompilers(root) {
   return out;
 }
 
-/** The text of one launcher: a self-contained sh script (see the top of this file). */
-export function launcherText(root, command, name) {
-  const gcc = /(^|\/|-)gcc(-[0-9]+)?$/.test(command);
+/**
+ * The tools of the root that Kiln runs beside its compilers, as launcher name → command: each
+ * LLVM version's llvm-profdata, which merges (and writes as text) the raw profiles of the clang of
+ * that version (profile-guided configurations, docs/profiles.md). They run inside the root like
+ * the compilers, with nothing added to their arguments.
+ */
+export function rootTools(root) {
+  const out = [];
+  for (let v = 19; v <= 30; v++) {
+    const command = `/usr/bin/llvm-profdata-${v}`;
+    if (existsSync(join(root, command))) out.push({ name: `llvm-profdata-${v}`, command, tool: true });
+  }
+  return out;
+}
+
+/**
+ * The text of one launcher: a self-contained sh script (see the top of this file). A tool's
+ * launcher (`tool`) passes its arguments as they are: no -static, no sanitizer runtimes.
+ */
+export function launcherText(root, command, name, tool = false) {
+  const gcc = !tool && /(^|\/|-)gcc(-[0-9]+)?$/.test(command);
   const q = (s) => `'${String(s).replace(/'/g, `'\\''`)}'`;
   // biome-ignore format: embedded text
   return `#!/bin/sh
@@ -79,7 +97,7 @@ if [ ! -f "$root/${ROOT_STATE}" ] || [ ! -x "$root$cc" ]; then
   exit 127
 fi
 static=-static; link=1; san=
-for a in "$@"; do
+${tool ? 'static=; link=\n' : ''}for a in "$@"; do
   case $a in
     -c|-S|-E|-M|-MM|-fsyntax-only|--version|-v|-dumpmachine|-dumpversion|-dumpfullversion|-print-*|-shared|'-###') static=; link= ;;
     -fsanitize=*) static= ;;
@@ -119,7 +137,7 @@ export function writeLaunchers(root, binDir, compilers = rootCompilers(root)) {
   let written = 0;
   for (const c of compilers) {
     const p = join(binDir, c.name);
-    const text = launcherText(root, c.command, c.name);
+    const text = launcherText(root, c.command, c.name, c.tool === true);
     let old;
     try {
       old = readFileSync(p, 'utf8');

@@ -254,8 +254,8 @@ function firstLine(text: string): string | undefined {
     .find((l) => l.length > 0);
 }
 
-/** The launcher of a root compiler named `name`, if setup wrote one. */
-function launcherIn(name: string, env: NodeJS.ProcessEnv): string | undefined {
+/** The launcher of a root compiler (or tool) named `name`, if setup wrote one. */
+export function launcherIn(name: string, env: NodeJS.ProcessEnv): string | undefined {
   // A caller's env that only sets PATH still finds the process's cache folder.
   const p = join(launcherDir({ ...process.env, ...env }), name);
   return isExecutableFile(p) && launcherOrigin(p) ? p : undefined;

@@ -48,7 +48,7 @@ function staticProfileProblem(c: Compiler): string | undefined {
   const family = profileFamily(c);
   if (!family) return `${c.family} has no profile-guided builds that Kiln drives (gcc and clang drivers only)`;
   if (family === 'clang' && !profdataTool(c))
-    return `no llvm-profdata of its LLVM version on PATH to merge its raw profiles`;
+    return `no llvm-profdata of its LLVM version on PATH or in the sid root to merge its raw profiles`;
   return undefined;
 }
 

@@ -5,7 +5,7 @@
 // profile-perturb.ts, the per-compiler probe in profile-probe.ts.
 import { createHash } from 'node:crypto';
 import { errBadOption } from '../diag/errors.js';
-import { findOnPath, type Compiler } from './compilers.js';
+import { findOnPath, launcherIn, type Compiler } from './compilers.js';
 
 /** `true`: the instrumented build's own profile; `perturbed`: a seeded perturbation of it. */
 export type ProfileKind = 'true' | 'perturbed';
@@ -90,14 +90,15 @@ function clangMajor(c: Compiler): number | undefined {
 
 /**
  * The llvm-profdata that reads this clang's raw profiles: `llvm-profdata-N` of the same major
- * version on PATH (the raw format changes between versions), else undefined. Its name, not its
- * path, is what the campaign and repro.sh run (the compile step keeps PATH).
+ * version (the raw format changes between versions), else undefined. On PATH, its name is what
+ * the campaign and repro.sh run (the compile step keeps PATH); else the launcher the latest
+ * profile's set-up writes for the root's (the newest clangs' own llvm-profdata), by its path.
  */
 export function profdataTool(c: Compiler, env: NodeJS.ProcessEnv = process.env): string | undefined {
   const major = clangMajor(c);
   if (major === undefined) return undefined;
   const name = `llvm-profdata-${major}`;
-  return findOnPath(name, env) ? name : undefined;
+  return findOnPath(name, env) ? name : launcherIn(name, env);
 }
 
 /**

@@ -19,6 +19,8 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Compiler } from '../../src/harness/compilers.js';
+import { profdataTool } from '../../src/harness/profile.js';
 import { launcherOrigin, rootProblem } from '../../src/harness/roots.js';
 import { kilnArgs, ROOT } from './support/cli.js';
 // @ts-expect-error: a plain .mjs module of the set-up scripts, without type declarations
@@ -100,6 +102,8 @@ describe('compilers of a sid root, through their launchers', () => {
     writeLaunchers(root, join(cache, 'bin'), [
       { name: 'gcc-snapshot', command: '/usr/bin/gcc-12' },
       { name: 'clang-22', command: '/usr/bin/clang-99' },
+      // A tool: the host's llvm-profdata-14 plays the root's llvm-profdata of a clang 14.
+      { name: 'llvm-profdata-14', command: '/usr/bin/llvm-profdata-14', tool: true },
     ]);
   });
   afterAll(() => {
@@ -136,6 +140,24 @@ describe('compilers of a sid root, through their launchers', () => {
     expect(readFileSync('/proc/self/mounts', 'utf8')).not.toContain(root);
     // A folder outside /tmp is bound on the same path inside the root.
     expect(launcherText(root, '/usr/bin/gcc-12', 'gcc-snapshot')).toContain('mount --bind "$here" "$root$here"');
+  });
+
+  it("runs a root clang's llvm-profdata through its launcher, found when PATH has none", () => {
+    const clang14 = { name: 'clang-14', version: 'Debian clang version 14.0.6' } as Compiler;
+    const tool = profdataTool(clang14, { PATH: join(work, 'no-such-folder'), KILN_CACHE_DIR: cache });
+    expect(tool).toBe(join(cache, 'bin', 'llvm-profdata-14'));
+    // Its arguments pass as they are: a compiler's launcher would add -static to this command.
+    const text = readFileSync(tool!, 'utf8');
+    expect(text).toContain("cc='/usr/bin/llvm-profdata-14'");
+    expect(text).toContain('static=-static; link=1; san=\nstatic=; link=\n');
+    expect(readFileSync(join(cache, 'bin', 'gcc-snapshot'), 'utf8')).not.toContain('static=; link=\nfor');
+    const r = inNamespace([tool!, 'merge', '--help']);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/USAGE: llvm-profdata.* merge/);
+    // A clang whose llvm-profdata is in neither place has none.
+    expect(profdataTool({ ...clang14, version: 'clang version 98.0.0' }, { PATH: '', KILN_CACHE_DIR: cache })).toBe(
+      undefined,
+    );
   });
 
   it('lists the root compiler with its origin, and runs a campaign on it by name', () => {
