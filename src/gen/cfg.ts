@@ -1,5 +1,6 @@
 import { intMax, intMin, type IntType } from '../c/types.js';
 import type { Expr, LabelStmt, Stmt, VarDecl } from '../ir/nodes.js';
+import { unqualified } from '../ir/types.js';
 import { loopContinues } from '../ir/visit.js';
 import type { BlockCtx, GenContext, LoopCtx } from './context.js';
 import { genInt } from './expr.js';
@@ -378,7 +379,7 @@ function blockExit(
       });
       if (dflt === exit.to.length) stmts.push(b.case(), b.brk());
       // The controlling value holds every label (case values go up to 11).
-      return b.switch(cond(caseType), b.block(stmts));
+      return b.switch(holdsCases(g, cond(caseType)), b.block(stmts));
     }
   }
 }
@@ -417,6 +418,17 @@ function clampTo(v: bigint, t: IntType): bigint {
 function caseType(g: GenContext): IntType {
   const t = g.intType();
   return t.bitPrecise && t.bits < 8 ? g.types.int : t;
+}
+
+/**
+ * `e`, or `(int)e` when its type cannot hold every case label (0 to 11): an expression drawn for a
+ * type may be of a narrower one (a `_BitInt(2)` field read as is), and a label is converted to the
+ * controlling type, so 9 and 1 were one label twice for a `_BitInt(2)` (seed 688: `duplicate
+ * case value`, a program neither gcc nor clang compiles).
+ */
+function holdsCases(g: GenContext, e: Expr): Expr {
+  const t = unqualified(e.type);
+  return t.kind === 'int' && intMax(t) < 11n ? g.b.cast(g.types.int, e) : e;
 }
 
 /** `n` distinct small case values. */
@@ -551,7 +563,7 @@ export function switchMaze(g: GenContext, opts: BlockOptions): Stmt {
   if (header && rng.chance(0.7)) {
     const v = b.v(header.decl);
     ctrl = rng.chance(0.5) ? v : b.bin(rng.pick(['&', '^', '%'] as const), v, b.lit(rng.int(3, 11), g.types.int));
-  } else ctrl = genInt(g, caseType(g));
+  } else ctrl = holdsCases(g, genInt(g, caseType(g)));
   let s: Stmt = b.switch(ctrl, b.block(body));
   if (header) {
     g.fn.loops.pop();

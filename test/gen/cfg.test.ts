@@ -11,7 +11,9 @@ import { parsePolicy } from '../../src/gen/policy.js';
 import { generateRaw } from '../../src/gen/program.js';
 import { executedJumps, functionFlow, programFlow } from '../../src/ir/flow.js';
 import type { Program } from '../../src/ir/nodes.js';
-import { switchCases, walk } from '../../src/ir/visit.js';
+import { switchCases, walk, walkProgram } from '../../src/ir/visit.js';
+import { unqualified } from '../../src/ir/types.js';
+import { intMax, intMin } from '../../src/c/types.js';
 import { structuralError } from '../../src/ir/validate.js';
 import { generateProgram } from '../../src/repair/generate.js';
 import { batchSource } from '../support/batch.js';
@@ -114,6 +116,33 @@ describe('arbitrary control flow', () => {
       expect(programFlow(p).irreducibleLoops, `seed ${seed}`).toBe(0);
       expect(nestedCases(p), `seed ${seed}`).toBe(0);
     }
+  });
+
+  // A label is converted to the controlling type: 9 and 1 are one label for a `_BitInt(2)` (seed
+  // 688 at the defaults drew such a control and was a program no compiler accepts).
+  it('gives every switch a controlling type that holds each of its case labels', () => {
+    const policy = parsePolicy({
+      statements: { region: 30, switchMaze: 15 },
+      choices: { bitIntPrograms: 1, bitIntShare: 0.6 },
+    });
+    let labels = 0;
+    for (let seed = 1; seed <= 16; seed++) {
+      walkProgram(generateRaw(seed, policy), (n) => {
+        if (n.kind !== 'switch') return;
+        const t = unqualified(n.cond.type);
+        // Other types are promoted to int, which holds every label (Csmith's switches draw labels
+        // over int's range: those beyond a char's never match, and gcc's -Wswitch-outside-range says so).
+        if (t.kind !== 'int' || !t.bitPrecise) return;
+        walk(n.body, (c) => {
+          if (c.kind === 'case' && c.value !== undefined && ++labels)
+            expect(c.value >= intMin(t) && c.value <= intMax(t), `seed ${seed}: case ${c.value} for ${t.name}`).toBe(
+              true,
+            );
+          return c.kind !== 'switch';
+        });
+      });
+    }
+    expect(labels).toBeGreaterThan(10);
   });
 
   it('is the same program for the same seed', () => {

@@ -82,8 +82,12 @@ describe('a campaign with a compiler that hangs on every program', () => {
     const hangs = reports.flatMap((r) => r.results.filter((x) => x.config === hang));
     expect(hangs.length).toBe(summary.programs);
     for (const h of hangs) expect(h).toMatchObject({ outcome: 'compiler-hang', hang: 'suspected' });
-    // One was being checked with the long limit when the programs ran out; the rest waited.
-    expect(summary.unconfirmed).toBe(hangs.length);
+    // One was being checked with the long limit when the programs ran out; the rest waited. On a
+    // loaded machine the real gcc's compiles can pass the one-second floor too and be suspected as
+    // well: every suspected hang, of any configuration, stays unconfirmed.
+    const suspected = reports.flatMap((r) => r.results.filter((x) => x.hang === 'suspected'));
+    expect(suspected.length).toBeGreaterThanOrEqual(hangs.length);
+    expect(summary.unconfirmed).toBe(suspected.length);
   }, 60_000);
 
   it('confirms hangs and clears slow compiles in the background while the campaign carries on', async () => {
