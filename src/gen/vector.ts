@@ -44,11 +44,11 @@ function arraysOf(g: GenContext, n: number, writable: boolean): ArrayRef[] {
     let t: Type = v.type;
     let qualified = false;
     while (t.kind === 'array') {
-      qualified ||= !!t.volatile || (writable && !!t.const);
+      qualified ||= qualifiedFor(t, writable);
       dims.push(t.length);
       t = t.of;
     }
-    qualified ||= !!t.volatile || (writable && !!t.const);
+    qualified ||= qualifiedFor(t, writable);
     if (t.kind !== 'int' || qualified || dims[0]! < n) continue;
     out.push({ v, dims, elem: unqualified(t) as IntType });
   }
