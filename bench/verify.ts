@@ -7,6 +7,12 @@
 //   npm run bench:verify [-- --seeds 1000 --sanitizer-seeds 200 --first 1 --size medium --mode csmith]
 //                        [-- --policy floats.json --levels -O0,-O2,-O3] [-- --gcc gcc-16 --clang clang-22]
 //
+// A batch that fails as a whole (a compile, or a run that stops or reports) is checked program by
+// program, so the other programs are still checked and the failure has a seed. Two causes are
+// counted apart from the generator's failures: a compiler crash (a compiler bug, with its crash
+// line), and a UBSan report its own operands refute (src/edge/refute.ts; the program alone is run
+// again recovering, and every report it makes must be refuted and its line still printed).
+//
 // `--gcc` and `--clang` name the two compilers (default gcc and clang; a name `kiln compilers`
 // lists, the newest from `npm run setup -- --profile latest`). The policy is lowered to what both
 // accept (`__int128`, `_BitInt` widths, vectors and their builtins): every program runs on each.
@@ -25,6 +31,8 @@ import { emitFiles, isTranslationUnit, type EmittedFile } from '../src/emit/file
 import { MODES, type Mode } from '../src/gen/mode.js';
 import { parsePolicy, type SizePreset } from '../src/gen/policy.js';
 import { VALGRIND_SUPPRESSIONS, VALGRIND_SUPPRESSIONS_FILE } from '../src/edge/reports.js';
+import { refutedByOperands } from '../src/edge/refute.js';
+import { crashMessage, looksLikeCrash } from '../src/harness/bucket.js';
 import { compilerCapabilities, policyFor } from '../src/harness/capabilities.js';
 import { resolveCompilers } from '../src/harness/compilers.js';
 import { runProcess } from '../src/harness/process.js';
@@ -66,10 +74,11 @@ const BATCH = 10;
 interface Case {
   seed: number;
   /**
-   * A csmith-mode program emitted for its place in a batch (prefix `p<i>_`, i its index modulo
-   * BATCH). Text, not IR: a thousand programs' IR does not fit in Node's default heap.
+   * A csmith-mode program emitted for its place in a batch (prefix `p<i>_`, i = `slot`). Text, not
+   * IR: a thousand programs' IR does not fit in Node's default heap.
    */
   unit?: string;
+  slot: number;
   expected: string;
   /** Set for programs tested one by one as a campaign compiles them (every mode but csmith). */
   files?: EmittedFile[];
@@ -86,9 +95,11 @@ function generate(from: number, count: number, mode: Mode): { cases: Case[]; dis
       continue;
     }
     // csmith-mode programs print one line and are batched BATCH to a translation unit.
-    const unit = (): string => emitC(r.program, { prefix: `p${cases.length % BATCH}_` });
+    const slot = cases.length % BATCH;
+    const unit = (): string => emitC(r.program, { prefix: `p${slot}_` });
     cases.push({
       seed: s,
+      slot,
       expected: r.expected,
       ...(mode === 'csmith' ? { unit: unit() } : { files: emitFiles(r.program, { expected: r.expected }) }),
     });
@@ -96,13 +107,11 @@ function generate(from: number, count: number, mode: Mode): { cases: Case[]; dis
   return { cases, discarded, ms: performance.now() - t0 };
 }
 
-/**
- * A translation unit of up to BATCH programs (cases at positions k·BATCH … k·BATCH+BATCH-1), each printing its line.
- */
-function batchSource(units: readonly string[]): string {
+/** A translation unit of csmith-mode programs, each printing its line, in the order given. */
+function batchSource(batch: readonly Case[]): string {
   return (
-    `${units.join('\n')}\nint main(void)\n{\n${units.map((_, i) => `    p${i}_main();`).join('\n')}\n    ` +
-    `return 0;\n}\n`
+    `${batch.map((x) => x.unit!).join('\n')}\nint main(void)\n{\n` +
+    `${batch.map((x) => `    p${x.slot}_main();`).join('\n')}\n    return 0;\n}\n`
   );
 }
 
@@ -112,66 +121,152 @@ interface Config {
   flags: string[];
   runner?: string[];
   env?: Record<string, string>;
+  /** For a program checked alone: the flags that let UBSan go on after a report, to see every report. */
+  recover?: string[];
 }
 
-async function check(cases: Case[], configs: Config[]): Promise<{ checked: number; failures: string[] }> {
+/** What a set of runs showed, by cause (only `failures` counts against the generator). */
+interface Checked {
+  checked: number;
+  /** Wrong output, a sanitizer report the operands do not refute, a program the compiler rejected. */
+  failures: string[];
+  /** A compiler that crashed on a program (bucketed by crash message): a compiler bug, not the program's. */
+  crashes: Map<string, number[]>;
+  /** Sanitizer reports false by their own operands (src/edge/refute.ts): sanitizer bugs. */
+  refuted: Map<string, number[]>;
+}
+
+/** The runtime-error lines of a UBSan run. */
+function runtimeErrors(stderr: string): string[] {
+  return [...stderr.matchAll(/runtime error: ([^\n]*)/g)].map((m) => m[1]!.trim());
+}
+
+async function check(cases: Case[], configs: Config[]): Promise<Checked> {
   const dir = mkdtempSync(join(tmpdir(), 'kiln-verify-'));
-  const jobs: { batch: Case[]; c: Config; k: number }[] = [];
+  const jobs: { batch: Case[]; c: Config }[] = [];
   const step = cases.some((x) => x.files) ? 1 : BATCH;
   for (let i = 0; i < cases.length; i += step)
-    for (const c of configs) jobs.push({ batch: cases.slice(i, i + step), c, k: jobs.length });
-  const failures: string[] = [];
+    for (const c of configs) jobs.push({ batch: cases.slice(i, i + step), c });
+  const out: Checked = { checked: cases.length * configs.length, failures: [], crashes: new Map(), refuted: new Map() };
+  const note = (m: Map<string, number[]>, key: string, seed: number): void => {
+    m.set(key, [...(m.get(key) ?? []), seed]);
+  };
+  let built = 0;
+  /** Builds and runs programs as one binary; the failures of the build or run as a whole, or undefined. */
+  const buildAndRun = async (
+    batch: Case[],
+    c: Config,
+    flags: string[],
+  ): Promise<{ compile?: string; stdout: string; stderr: string; status: number | null } | undefined> => {
+    const k = built++;
+    const exe = join(dir, `b${k}`);
+    let units: string[];
+    const one = batch[0]!.files;
+    if (one) {
+      const sub = join(dir, `p${k}`);
+      mkdirSync(sub);
+      for (const f of one) writeFileSync(join(sub, f.name), f.content);
+      units = one.filter((f) => isTranslationUnit(f.name)).map((f) => join(sub, f.name));
+    } else {
+      units = [join(dir, `b${k}.c`)];
+      writeFileSync(units[0]!, batchSource(batch));
+    }
+    const cr = await runProcess(c.cc, [...flags, '-w', ...units, '-o', exe, '-lm'], { timeoutMs: 600_000 });
+    if (cr.status !== 0) return { compile: cr.stderr, stdout: '', stderr: '', status: null };
+    const [cmd, ...args] = [...(c.runner ?? []), exe];
+    return runProcess(cmd!, args, { timeoutMs: 600_000, ...(c.env ? { env: c.env } : {}) });
+  };
+  /** Compares each program's output with its expected line(s); the number of mismatches. */
+  const compare = (batch: Case[], c: Config, stdout: string): number => {
+    let wrong = 0;
+    const one = batch[0]!.files;
+    if (one) {
+      const x = batch[0]!;
+      if (stdout.trimEnd() !== x.expected) {
+        wrong++;
+        out.failures.push(
+          `${c.name}: seed ${x.seed}: output differs ` +
+            `(${stdout.includes('@NG@') ? 'self-check @NG@' : JSON.stringify(stdout.trimEnd().slice(-80))})`,
+        );
+      }
+      return wrong;
+    }
+    const lines = stdout.split('\n');
+    batch.forEach((x, i) => {
+      if (lines[i] !== x.expected) {
+        wrong++;
+        out.failures.push(
+          `${c.name}: seed ${x.seed}: got ${JSON.stringify(lines[i])}, expected ${JSON.stringify(x.expected)}`,
+        );
+      }
+    });
+    return wrong;
+  };
+  /**
+   * A program alone, after its batch failed as a whole: a compiler crash is the compiler's, a
+   * UBSan run (recovering, so every report shows) whose reports its own operands all refute is the
+   * sanitizer's; anything else is a failure.
+   */
+  const alone = async (x: Case, c: Config): Promise<void> => {
+    let r = await buildAndRun([x], c, c.flags);
+    if (!r) return;
+    if (c.recover && runtimeErrors(r.stderr).length > 0) r = (await buildAndRun([x], c, c.recover)) ?? r;
+    if (r.compile !== undefined) {
+      if (looksLikeCrash(r.compile)) note(out.crashes, `${c.name}: ${crashMessage(r.compile).key}`, x.seed);
+      else out.failures.push(`${c.name}: seed ${x.seed}: compile failed: ${r.compile.slice(0, 300)}`);
+      return;
+    }
+    const errors = runtimeErrors(r.stderr);
+    const reasons = errors.map((e) => refutedByOperands(e));
+    if (errors.length > 0 && reasons.every((why) => why !== undefined)) {
+      for (const [i, e] of errors.entries()) note(out.refuted, `${c.name}: ${e} (${reasons[i]})`, x.seed);
+      // The run went on past its reports: it must still print the expected line.
+      if (r.status === 0) compare([x], c, r.stdout);
+      else out.failures.push(`${c.name}: seed ${x.seed}: status ${r.status} after refuted reports`);
+      return;
+    }
+    if (r.status !== 0 || r.stderr.trim())
+      out.failures.push(`${c.name}: seed ${x.seed}: status ${r.status} ${r.stderr.slice(0, 500)}`);
+    else compare([x], c, r.stdout);
+  };
   let done = 0;
   let next = 0;
   const worker = async (): Promise<void> => {
     for (;;) {
       const j = jobs[next++];
       if (!j) return;
-      const exe = join(dir, `b${j.k}`);
-      let units: string[];
-      const one = j.batch[0]!.files;
-      if (one) {
-        const sub = join(dir, `p${j.k}`);
-        mkdirSync(sub);
-        for (const f of one) writeFileSync(join(sub, f.name), f.content);
-        units = one.filter((f) => isTranslationUnit(f.name)).map((f) => join(sub, f.name));
-      } else {
-        units = [join(dir, `b${j.k}.c`)];
-        writeFileSync(units[0]!, batchSource(j.batch.map((x) => x.unit!)));
-      }
-      const cr = await runProcess(j.c.cc, [...j.c.flags, '-w', ...units, '-o', exe, '-lm'], { timeoutMs: 600_000 });
-      if (cr.status !== 0)
-        failures.push(`${j.c.name}: compile failed for seeds ${j.batch[0]!.seed}…: ${cr.stderr.slice(0, 300)}`);
-      else {
-        const [cmd, ...args] = [...(j.c.runner ?? []), exe];
-        const r = await runProcess(cmd!, args, { timeoutMs: 600_000, ...(j.c.env ? { env: j.c.env } : {}) });
-        const lines = r.stdout.split('\n');
-        if (r.status !== 0 || r.stderr.trim())
-          failures.push(`${j.c.name}: seeds ${j.batch[0]!.seed}…: status ${r.status} ${r.stderr.slice(0, 500)}`);
-        if (one) {
-          const x = j.batch[0]!;
-          if (r.stdout.trimEnd() !== x.expected)
-            failures.push(
-              `${j.c.name}: seed ${x.seed}: output differs ` +
-                `(${r.stdout.includes('@NG@') ? 'self-check @NG@' : JSON.stringify(r.stdout.trimEnd().slice(-80))})`,
-            );
-        } else {
-          j.batch.forEach((x, i) => {
-            if (lines[i] !== x.expected)
-              failures.push(
-                `${j.c.name}: seed ${x.seed}: got ${JSON.stringify(lines[i])}, expected ${JSON.stringify(x.expected)}`,
-              );
-          });
-        }
-      }
+      const r = await buildAndRun(j.batch, j.c, j.c.flags);
+      if (r && (r.compile !== undefined || r.status !== 0 || r.stderr.trim())) {
+        // The batch failed as a whole: check each program alone, so one program's crash or report
+        // neither hides the others' results nor goes unattributed.
+        for (const x of j.batch) await alone(x, j.c);
+      } else if (r) compare(j.batch, j.c, r.stdout);
       done++;
-      if (process.stderr.isTTY) process.stderr.write(`\r  ${done}/${jobs.length} builds, ${failures.length} failures`);
+      const bad = out.failures.length + out.crashes.size + out.refuted.size;
+      if (process.stderr.isTTY) process.stderr.write(`\r  ${done}/${jobs.length} builds, ${bad} problems`);
     }
   };
   await Promise.all(Array.from({ length: cpus().length }, worker));
   if (process.stderr.isTTY) process.stderr.write('\n');
   rmSync(dir, { recursive: true, force: true });
-  return { checked: cases.length * configs.length, failures };
+  return out;
+}
+
+/** Prints the causes apart: generator failures, compiler crashes, refuted sanitizer reports. */
+function printChecked(r: Checked): void {
+  for (const f of r.failures.slice(0, 20)) console.log(`  ${f}`);
+  if (r.failures.length > 20) console.log(`  … and ${r.failures.length - 20} more`);
+  for (const [what, seeds] of r.crashes)
+    console.log(`  compiler crash (a compiler bug): ${what}: seeds ${seeds.join(', ')}`);
+  for (const [what, seeds] of r.refuted)
+    console.log(`  sanitizer report refuted by its own operands (a sanitizer bug): ${what}: seeds ${seeds.join(', ')}`);
+}
+
+/** `N programs crashed compiler X` and `N reports refuted`, for a summary line. */
+function causes(r: Checked): string {
+  const crashed = [...r.crashes.values()].reduce((n, s) => n + s.length, 0);
+  const refuted = [...r.refuted.values()].reduce((n, s) => n + s.length, 0);
+  return `${crashed} runs lost to compiler crashes, ${refuted} refuted sanitizer reports`;
 }
 
 const levels = arg('levels', smoke ? '-O0,-O2' : acceptance ? '-O0,-O2,-O3' : '-O0,-O1,-O2,-Os,-O3').split(',');
@@ -186,9 +281,9 @@ process.on('exit', () => rmSync(suppDir, { recursive: true, force: true }));
 const valgrind = ['valgrind', '-q', '--vgdb=no', '--error-exitcode=1', `--suppressions=${suppressions}`];
 // biome-ignore format: data table
 const sanitizerConfigs: Config[] = [
-  { name: `${clang.name} ASan+UBSan`, cc: clang.command, flags: ['-O1', '-fsanitize=undefined,address', '-fno-sanitize-recover=all'], env: { ASAN_OPTIONS: 'detect_leaks=0' } },
+  { name: `${clang.name} ASan+UBSan`, cc: clang.command, flags: ['-O1', '-fsanitize=undefined,address', '-fno-sanitize-recover=all'], env: { ASAN_OPTIONS: 'detect_leaks=0' }, recover: ['-O1', '-fsanitize=undefined,address', '-fsanitize-recover=undefined'] },
   { name: `${clang.name} MSan`, cc: clang.command, flags: ['-O1', '-fsanitize=memory', '-fno-sanitize-recover=all'] },
-  { name: `${gcc.name} UBSan`, cc: gcc.command, flags: ['-O1', '-fsanitize=undefined', '-fno-sanitize-recover=all'] },
+  { name: `${gcc.name} UBSan`, cc: gcc.command, flags: ['-O1', '-fsanitize=undefined', '-fno-sanitize-recover=all'], recover: ['-O1', '-fsanitize=undefined', '-fsanitize-recover=undefined'] },
   { name: 'valgrind', cc: gcc.command, flags: ['-O0', '-g'], runner: valgrind },
 ];
 let failed = 0;
@@ -202,18 +297,19 @@ for (const mode of modes) {
   const r1 = await check(main.cases, compilerConfigs);
   console.log(
     `[${mode}] compilers: ${main.cases.length} programs × ${compilerConfigs.length} configurations ` +
-      `= ${r1.checked} runs, ${r1.failures.length} mismatches (${main.discarded} seeds discarded)`,
+      `= ${r1.checked} runs, ${r1.failures.length} mismatches or rejections, ${causes(r1)} ` +
+      `(${main.discarded} seeds discarded)`,
   );
-  for (const f of r1.failures.slice(0, 20)) console.log(`  ${f}`);
+  printChecked(r1);
   if (sanitizerSeeds > 0) {
     console.log(`[${mode}] generating ${sanitizerSeeds} programs for the sanitizers (seeds ${first + 100000}…)`);
     const san = generate(first + 100000, sanitizerSeeds, mode);
     const r2 = await check(san.cases, sanitizerConfigs);
     console.log(
       `[${mode}] sanitizers: ${san.cases.length} programs × ${sanitizerConfigs.length} tools ` +
-        `= ${r2.checked} runs, ${r2.failures.length} reports or mismatches`,
+        `= ${r2.checked} runs, ${r2.failures.length} reports or mismatches, ${causes(r2)}`,
     );
-    for (const f of r2.failures.slice(0, 20)) console.log(`  ${f}`);
+    printChecked(r2);
     failed += r2.failures.length;
   }
   failed += r1.failures.length;

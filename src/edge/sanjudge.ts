@@ -9,6 +9,7 @@ import type { ConfigResult } from '../harness/execute.js';
 import type { Configuration } from '../harness/matrix.js';
 import { judgeCompile, judgeRun, outputLine, type Judgement } from '../harness/oracle.js';
 import type { RunResult } from '../harness/process.js';
+import { refutedByOperands } from './refute.js';
 import type { ToolReport } from './reports.js';
 import { hasSanitizer, type Sanitizer, type SanitizedKind, type SanitizedRun } from './sanitize.js';
 import type { SiteLocation } from './inject.js';
@@ -82,6 +83,12 @@ function falseAlarmBucket(base: Configuration, s: Sanitizer, r: ToolReport): str
   return `sanitizer-false-alarm:${base.compiler.name}:${s}:${r.kind}:${base.optionsText}`;
 }
 
+/** `; the report's own operands refute it: 8 << 0 is 8, …` for a UBSan report false on its face. */
+function refutation(r: ToolReport): string {
+  const why = r.tool === 'ubsan' ? refutedByOperands(r.message) : undefined;
+  return why ? `; the report's own operands refute it: ${why}` : '';
+}
+
 /**
  * Judges a UB-free program's sanitized run: any report is a false alarm; otherwise the run is
  * judged as any campaign run (a sanitized build that prints another line is wrong code).
@@ -93,7 +100,7 @@ export function judgeUBFree(r: SanitizedRun, base: Configuration, expected: stri
     return {
       outcome: 'sanitizer-false-alarm',
       bucket: falseAlarmBucket(base, r.sanitizer, r.report),
-      detail: `${describeReport(r.report)} (the interpreter proved the program UB-free)`,
+      detail: `${describeReport(r.report)} (the interpreter proved the program UB-free${refutation(r.report)})`,
     };
   return judgeRun(asRunResult(r.run!), expected, r.config);
 }
