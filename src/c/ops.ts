@@ -246,7 +246,10 @@ function floatKernel(op: Exclude<ArithBinaryOp, '<<' | '>>'>, t: FloatType): Bin
   const limit = t.bits === 32 ? 2 ** 24 : 2 ** 53;
   const exact = (r: number, a: CValue, b: CValue, onUB: OnUB | undefined): CValue => {
     if (!(r >= -limit && r <= limit) || !Number.isInteger(r)) return ub('float-inexact', a, b, onUB);
-    return round(r) + 0; // + 0 turns -0 into +0: Kiln never produces negative zero
+    // The sign of a zero is kept as IEEE 754 (and C without -ffast-math) gives it: 0 * -5 and
+    // -(0.0) are -0.0. Only the bits show it (a vector's floating lanes read as integers); values,
+    // comparisons and conversions to integers treat -0.0 as 0.
+    return round(r);
   };
   switch (op) {
     case '+':
@@ -348,7 +351,7 @@ export function unaryKernel(op: UnaryOp, t: ArithType): UnaryKernel {
   if (op === '+') return (a) => a;
   if (op === '!') return (a) => (a === 0 || a === 0n ? 1 : 0);
   if (t.kind === 'float') {
-    if (op === '-') return (a) => 0 - (a as number);
+    if (op === '-') return (a) => -(a as number);
     throw new Error('~ does not apply to floating operands');
   }
   if (t.bits === 32) {

@@ -29,9 +29,10 @@ export function safeName(op: SafeOp, t: IntType, ct?: IntType, prefix = ''): str
   return ct ? `${base}_${typeSuffix(ct)}` : base;
 }
 
-/** The typedef name of a vector type: lanes' signedness and width, then their count (`vec_i32x4`). */
+/** The typedef name of a vector type: lanes' kind and width, then their count (`vec_i32x4`, `vec_f64x2`). */
 export function vectorTypedefName(t: VectorT, prefix = ''): string {
-  return `${prefix}vec_${t.of.signed ? 'i' : 'u'}${t.of.bits}x${t.lanes}`;
+  const kind = t.of.kind === 'float' ? 'f' : t.of.signed ? 'i' : 'u';
+  return `${prefix}vec_${kind}${t.of.bits}x${t.lanes}`;
 }
 
 /** The C spelling of a type's qualifiers, with a trailing space when non-empty. */

@@ -76,7 +76,7 @@ export function printVec(e: Expr & { kind: 'vec' }, print: (e: Expr) => string, 
  */
 export function printVecBinary(e: Expr & { kind: 'binary' }, print: (e: Expr) => string, prefix: string): string {
   const side = (x: Expr): string =>
-    x.type.kind === 'int' ? `((${baseSpelling(unqualified(x.type))})${print(x)})` : print(x);
+    x.type.kind === 'int' || x.type.kind === 'float' ? `((${baseSpelling(unqualified(x.type))})${print(x)})` : print(x);
   const text = `(${side(e.left)} ${e.op} ${side(e.right)})`;
   return isCompare(e.op) ? `((${vectorTypedefName(e.type as VectorT, prefix)})${text})` : text;
 }

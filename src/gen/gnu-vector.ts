@@ -1,8 +1,10 @@
 import type { BinaryOp } from '../c/ops.js';
-import type { IntType } from '../c/types.js';
-import type { Expr, InitList, Stmt } from '../ir/nodes.js';
+import type { FloatType, IntType } from '../c/types.js';
+import { sameAccess, type Expr, type InitList, type Stmt } from '../ir/nodes.js';
 import { arrayOf, sameType, unqualified, type RecordT, type Type, type VectorT } from '../ir/types.js';
 import {
+  intLane,
+  isFloatVector,
   maskType,
   unsignedVector,
   VECTOR_BYTES,
@@ -19,7 +21,7 @@ import {
 import type { Rng } from '../random/rng.js';
 import { pickLvalue } from './access.js';
 import type { GenContext } from './context.js';
-import { genInt } from './expr.js';
+import { genFloat, genInt } from './expr.js';
 import { callFunction } from './func.js';
 import { constant } from './types.js';
 
@@ -46,8 +48,10 @@ export function enableVectors(g: GenContext, rng: Rng): void {
   if (!rng.chance(p.choices.vectorPrograms)) return;
   const types: VectorT[] = [];
   const sizes = rng.shuffle([...VECTOR_BYTES]).slice(0, rng.int(1, 2));
+  // Floating lanes only with `features.floats` (programs without floats draw exactly as before).
+  const floats: (IntType | FloatType)[] = p.features.floats ? [g.types.float, g.types.double] : [];
   for (const bytes of sizes.length ? sizes : [16]) {
-    const lanes = g.intTypes.filter((t) => t.bits <= bytes * 4);
+    const lanes = [...g.intTypes, ...floats].filter((t) => t.bits <= bytes * 4);
     for (const of of rng.shuffle(lanes).slice(0, rng.int(1, 3))) types.push(vectorOf(of, (bytes * 8) / of.bits));
   }
   // A size by its weight: re-draw the pool's order so that common sizes come first.
@@ -115,9 +119,14 @@ export function punUnion(g: GenContext): RecordT | undefined {
   );
 }
 
+/** A constant of a lane type: as a scalar variable of the type is initialised. */
+function laneConstant(g: GenContext, lane: IntType | FloatType): Expr {
+  return lane.kind === 'float' ? g.b.lit(g.rng.int(-100, 100), lane) : constant(g, lane);
+}
+
 /** `{c0, c1, …}`: constants from a pool of one to three values, as array initialisers are. */
 export function vectorInitialiser(g: GenContext, t: VectorT): InitList {
-  const pool = Array.from({ length: g.rng.int(1, 3) }, () => constant(g, t.of));
+  const pool = Array.from({ length: g.rng.int(1, 3) }, () => laneConstant(g, t.of));
   return g.b.list(Array.from({ length: t.lanes }, () => g.b.copy(g.rng.pick(pool))));
 }
 
@@ -133,21 +142,6 @@ export function vectorAssignment(g: GenContext): Stmt | undefined {
     if (!sameAccess(lv, value)) return g.b.stmt(g.b.assign(lv, value));
   }
   return undefined;
-}
-
-/** Whether two expressions are the same access path (variables, fields, constant indices). */
-function sameAccess(a: Expr, b: Expr): boolean {
-  if (a.kind === 'var' && b.kind === 'var') return a.decl === b.decl;
-  if (a.kind === 'field' && b.kind === 'field') return a.field === b.field && sameAccess(a.base, b.base);
-  if (a.kind === 'index' && b.kind === 'index')
-    return (
-      sameAccess(a.base, b.base) &&
-      (a.index.kind === 'const' && b.index.kind === 'const'
-        ? a.index.value === b.index.value
-        : sameAccess(a.index, b.index))
-    );
-  if (a.kind === 'deref' && b.kind === 'deref') return sameAccess(a.ptr, b.ptr);
-  return false;
 }
 
 type VecKind =
@@ -166,13 +160,15 @@ export function genVector(g: GenContext, t: VectorT, depth = 0): Expr {
   const { rng } = g;
   const w = g.policy.choices.vectorBuiltins;
   const inner = depth < 3;
+  // Floating lanes: no comparison or reinterpreting cast gives them (masks and bits are integers).
+  const int = !isFloatVector(t);
   const kind = rng.weighted<VecKind>([
     ['leaf', depth === 0 ? 1 : 3 + depth * 2],
     ['binary', inner ? 5 : 0],
     ['broadcast', inner ? 1.5 : 0],
     ['unary', inner ? 0.7 : 0],
-    ['compare', inner ? 1 : 0],
-    ['cast', inner ? 0.6 : 0],
+    ['compare', inner && int ? 1 : 0],
+    ['cast', inner && int ? 0.6 : 0],
     ['convertvector', inner ? w.convertvector : 0],
     ['shufflevector', inner ? w.shufflevector : 0],
     ['shuffle', inner ? w.shuffle : 0],
@@ -182,20 +178,24 @@ export function genVector(g: GenContext, t: VectorT, depth = 0): Expr {
     case 'leaf':
       return vectorLeaf(g, t);
     case 'binary': {
-      const op = vectorOp(g);
+      const op = vectorOp(g, int);
       const right = op === '<<' || op === '>>' ? shiftCounts(g, t, depth) : genVector(g, t, depth + 1);
       return vecBinary(b, op, notConstant(g, t, genVector(g, t, depth + 1), right), right);
     }
     case 'broadcast': {
-      const op = vectorOp(g);
-      const scalar = op === '<<' || op === '>>' ? countConstant(g, t.of) : laneScalar(g, t.of);
+      const op = vectorOp(g, int);
+      const scalar = op === '<<' || op === '>>' ? countConstant(g, intLane(t)) : laneScalar(g, t.of);
       return vecBinary(b, op, notConstant(g, t, genVector(g, t, depth + 1), scalar), scalar);
     }
     case 'unary':
-      return vecUnary(b, rng.chance(0.5) ? '-' : '~', notConstant(g, t, genVector(g, t, depth + 1)));
+      return vecUnary(b, !int || rng.chance(0.5) ? '-' : '~', notConstant(g, t, genVector(g, t, depth + 1)));
     case 'compare': {
-      // Operands of the same lane width and count, signed or not; the mask read as `t`.
-      const u = rng.chance(0.5) ? t : t.of.signed ? unsignedVector(t) : maskType(t);
+      // Operands of the same lane width and count, signed or not, or floating lanes of the width
+      // of `t`'s when it is a mask type; the mask read as `t`.
+      const lane = intLane(t);
+      const floating = floatTwin(g, t);
+      const u =
+        floating && rng.chance(0.5) ? floating : rng.chance(0.5) ? t : lane.signed ? unsignedVector(t) : maskType(t);
       const op = rng.pick(['<', '>', '<=', '>=', '==', '!='] as const);
       const cmp = vecBinary(b, op, genVector(g, u, depth + 1), genVector(g, u, depth + 1));
       return cmp.type.kind === 'vector' && sameVector(cmp.type, t) ? cmp : vecCast(b, t, cmp);
@@ -205,11 +205,11 @@ export function genVector(g: GenContext, t: VectorT, depth = 0): Expr {
       return from ? vecCast(b, t, genVector(g, from, depth + 1)) : vectorLeaf(g, t);
     }
     case 'convertvector': {
-      const from = sizedLike(g, t, (u) => u.lanes === t.lanes && !sameVector(u, t));
+      const from = sizedLike(g, t, (u) => u.lanes === t.lanes && !sameVector(u, t) && exactConversion(u.of, t.of));
       return from ? vecConvert(b, t, genVector(g, from, depth + 1)) : vectorLeaf(g, t);
     }
     case 'shufflevector': {
-      const from = sizedLike(g, t, (u) => u.of.bits === t.of.bits && u.of.signed === t.of.signed);
+      const from = sizedLike(g, t, (u) => sameLaneKind(u.of, t.of));
       if (!from) return vectorLeaf(g, t);
       const indices = Array.from({ length: t.lanes }, () => rng.int(0, 2 * from.lanes - 1));
       return vecShuffleVector(b, genVector(g, from, depth + 1), genVector(g, from, depth + 1), indices);
@@ -217,7 +217,7 @@ export function genVector(g: GenContext, t: VectorT, depth = 0): Expr {
     case 'shuffle': {
       const two = rng.chance(0.5);
       const operands = [genVector(g, t, depth + 1), ...(two ? [genVector(g, t, depth + 1)] : [])];
-      const mt = rng.chance(0.5) ? unsignedVector(t) : maskType(t);
+      const mt = rng.chance(0.5) ? unsignedVector(maskType(t)) : maskType(t);
       return vecShuffle(b, operands, genVector(g, mt, depth + 1));
     }
   }
@@ -240,43 +240,85 @@ function isConstant(e: Expr): boolean {
   return e.kind === 'vec' && e.op === 'lanes' && e.args.every((a) => a.kind === 'const');
 }
 
-/** Whether two vector types are the same type. */
-function sameVector(a: VectorT, b: VectorT): boolean {
-  return a.lanes === b.lanes && a.of.bits === b.of.bits && a.of.signed === b.of.signed;
+/** Whether two lane types are the same type. */
+function sameLaneKind(a: IntType | FloatType, b: IntType | FloatType): boolean {
+  if (a.kind === 'float' || b.kind === 'float') return a.kind === b.kind && a.bits === b.bits;
+  return a.bits === b.bits && a.signed === b.signed;
 }
 
-/** A pool type (or the signed or unsigned twin of `t`) that `ok` accepts, or undefined. */
+/** Whether two vector types are the same type. */
+function sameVector(a: VectorT, b: VectorT): boolean {
+  return a.lanes === b.lanes && sameLaneKind(a.of, b.of);
+}
+
+/**
+ * Whether converting every value of lane type `from` to `to` is exact and defined under Kiln's
+ * rule for floating values (integers of at most 2^24 in magnitude for float, 2^53 for double):
+ * integers of up to 16 bits to float and 32 to double, float to double, floating values to signed
+ * integers that hold them (32 bits from float, 64 from double). The other directions would mostly
+ * be repaired to vectors of zeros, and `__builtin_convertvector` between integer lanes is always
+ * defined.
+ */
+function exactConversion(from: IntType | FloatType, to: IntType | FloatType): boolean {
+  if (from.kind === 'int' && to.kind === 'int') return true;
+  if (to.kind === 'float') return from.kind === 'int' ? from.bits <= (to.bits === 32 ? 16 : 32) : from.bits <= to.bits;
+  return to.signed && to.bits >= (from.bits === 32 ? 32 : 64);
+}
+
+/**
+ * A pool type, or a twin of `t`, that `ok` accepts, or undefined. Twins: the signed or unsigned
+ * twin of integer lanes; with `features.floats`, the floating type of 32- or 64-bit signed lanes
+ * (whose comparisons give `t`), and the integer type floating lanes convert from exactly.
+ */
 function sizedLike(g: GenContext, t: VectorT, ok: (u: VectorT) => boolean): VectorT | undefined {
-  const twin = t.of.signed ? unsignedVector(t) : maskType(t);
-  const candidates = [...(g.vectorTypes ?? []), twin].filter(ok);
+  const twins = isFloatVector(t) ? [] : [intLane(t).signed ? unsignedVector(t) : maskType(t)];
+  const floating = floatTwin(g, t);
+  if (floating) twins.push(floating);
+  if (isFloatVector(t)) twins.push(vectorOf(t.of.bits === 32 ? g.types.int16 : g.types.int32, t.lanes));
+  const candidates = [...(g.vectorTypes ?? []), ...twins].filter(ok);
   return candidates.length ? g.rng.pick(candidates) : undefined;
 }
 
-/** A binary element-wise operator, by the program's operator weights (division only with `features.divs`). */
-function vectorOp(g: GenContext): Exclude<BinaryOp, '&&' | '||' | '<' | '>' | '<=' | '>=' | '==' | '!='> {
+/**
+ * With `features.floats`, the vector of floating lanes whose comparisons give mask type `t`
+ * (float for 32-bit signed lanes, double for 64-bit), or undefined.
+ */
+function floatTwin(g: GenContext, t: VectorT): VectorT | undefined {
+  if (!g.policy.features.floats || t.of.kind !== 'int' || !t.of.signed) return undefined;
+  if (t.of.bits === 32) return vectorOf(g.types.float, t.lanes);
+  return t.of.bits === 64 ? vectorOf(g.types.double, t.lanes) : undefined;
+}
+
+/**
+ * A binary element-wise operator, by the program's operator weights (division only with
+ * `features.divs`); `+ - * /` alone on floating lanes (`int` false).
+ */
+function vectorOp(g: GenContext, int = true): Exclude<BinaryOp, '&&' | '||' | '<' | '>' | '<=' | '>=' | '==' | '!='> {
   const w = g.policy.operators;
   const f = g.policy.features;
+  const i = int ? 1 : 0;
   return g.rng.weighted([
     ['+', w['+']],
     ['-', w['-']],
     ['*', f.muls ? w['*'] : 0],
     ['/', f.divs ? w['/'] : 0],
-    ['%', f.divs ? w['%'] : 0],
-    ['&', w['&']],
-    ['|', w['|']],
-    ['^', w['^']],
-    ['<<', w['<<']],
-    ['>>', w['>>']],
+    ['%', f.divs ? w['%'] * i : 0],
+    ['&', w['&'] * i],
+    ['|', w['|'] * i],
+    ['^', w['^'] * i],
+    ['<<', w['<<'] * i],
+    ['>>', w['>>'] * i],
   ]);
 }
 
 /** Shift counts: mostly constants below the lane width, sometimes any vector (repair masks it). */
 function shiftCounts(g: GenContext, t: VectorT, depth: number): Expr {
   if (g.rng.chance(0.3)) return genVector(g, t, depth + 1);
+  const lane = intLane(t);
   return vecLanes(
     g.b,
     t,
-    Array.from({ length: t.lanes }, () => countConstant(g, t.of)),
+    Array.from({ length: t.lanes }, () => countConstant(g, lane)),
   );
 }
 
@@ -284,12 +326,12 @@ function countConstant(g: GenContext, lane: IntType): Expr {
   return g.b.lit(g.rng.int(0, lane.bits - 1), lane);
 }
 
-/** A scalar of exactly the lane type for a broadcast: a constant or a small integer expression, cast. */
-function laneScalar(g: GenContext, lane: IntType): Expr {
-  if (g.rng.chance(0.4)) return constant(g, lane);
+/** A scalar of exactly the lane type for a broadcast: a constant or a small expression, cast. */
+function laneScalar(g: GenContext, lane: IntType | FloatType): Expr {
+  if (g.rng.chance(0.4)) return laneConstant(g, lane);
   const saved = g.complexity;
   g.complexity = Math.min(saved, 2);
-  const e = genInt(g, lane);
+  const e = lane.kind === 'float' ? genFloat(g, lane) : genInt(g, lane);
   g.complexity = saved;
   return sameType(unqualified(e.type), lane) ? e : g.b.cast(lane, e);
 }
@@ -308,7 +350,7 @@ function vectorLeaf(g: GenContext, t: VectorT): Expr {
     if (v?.type.kind === 'vector') return v;
   }
   if (r < 0.85 || t.lanes > 16) {
-    const pool = Array.from({ length: rng.int(1, 3) }, () => constant(g, t.of));
+    const pool = Array.from({ length: rng.int(1, 3) }, () => laneConstant(g, t.of));
     return vecLanes(
       b,
       t,
@@ -317,7 +359,7 @@ function vectorLeaf(g: GenContext, t: VectorT): Expr {
   }
   // A side-effect-free read (no volatile object, whose reads are side effects) in every lane.
   const x = pickLvalue(g, { type: t.of, noVolatile: true });
-  if (x?.type.kind !== 'int') return vectorLeaf(g, t);
+  if (!x || x.type.kind !== t.of.kind) return vectorLeaf(g, t);
   return vecLanes(
     b,
     t,

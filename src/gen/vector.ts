@@ -73,7 +73,9 @@ function arraysOf(g: GenContext, n: number, writable: boolean): ArrayRef[] {
 
 /** The lanes of a vector `t` (a variable, or member `member` of the pun union variable `v`) as one dimension. */
 function laneRef(v: VarDecl, t: VectorT, n: number, writable: boolean, member?: number, outer?: Type): ArrayRef[] {
-  if (t.lanes < n || qualifiedFor(t, writable) || (outer && qualifiedFor(outer, writable))) return [];
+  // Element-wise bodies are integer code: floating lanes are left to the floating expressions.
+  if (t.of.kind !== 'int' || t.lanes < n || qualifiedFor(t, writable) || (outer && qualifiedFor(outer, writable)))
+    return [];
   return [{ v, ...(member !== undefined ? { member } : {}), dims: [t.lanes], elem: unqualified(t.of) }];
 }
 

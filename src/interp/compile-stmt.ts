@@ -512,7 +512,7 @@ function compileStmtInner(cx: CompileContext, s: Stmt, scope: readonly Visible[]
       if (t.kind !== 'int' && t.kind !== 'float')
         throw new Error(`check ${s.id}: value must be arithmetic, got ${t.kind}`);
       // The expected value in the representation the value's type uses at run time, so one
-      // strict comparison decides (floating values are integral, so -0 never arises); NaN, which
+      // strict comparison decides (floating values are integral; -0 === 0 as -0.0 == 0.0 in C); NaN, which
       // equals nothing, when the type cannot hold it.
       const target = checkTarget(t, s.expected);
       const want =

@@ -10,7 +10,7 @@ import {
   type CompareOp,
   type OnUB,
 } from '../c/ops.js';
-import { bitInt, type CValue, type IntType } from '../c/types.js';
+import { bitInt, type CValue, type FloatType, type IntType } from '../c/types.js';
 import type { Expr } from '../ir/nodes.js';
 import { unqualified, type VectorT } from '../ir/types.js';
 import type { CompileContext, Ev } from './context.js';
@@ -25,9 +25,24 @@ import type { Runtime } from './runtime.js';
  * and division report the same UB kinds lane by lane, at the operator's node.
  */
 
-/** The type whose scalar kernels compute a lane of type `t`: its width, never promoted. */
-function laneOpType(t: IntType): IntType {
+/** The type whose scalar kernels compute a lane of type `t`: its width, never promoted (floats as they are). */
+function laneOpType(t: IntType | FloatType): IntType | FloatType {
+  if (t.kind === 'float') return t;
   return t.bits < 32 ? bitInt(t.bits, t.signed) : unqualified(t);
+}
+
+/** The bits of a lane as an unsigned bigint of its width (a float's or double's IEEE-754 encoding). */
+function laneBits(t: IntType | FloatType, v: CValue): bigint {
+  if (t.kind === 'float') {
+    const view = new DataView(new ArrayBuffer(8));
+    if (t.bits === 32) {
+      view.setFloat32(0, v as number, true);
+      return BigInt(view.getUint32(0, true));
+    }
+    view.setFloat64(0, v as number, true);
+    return view.getBigUint64(0, true);
+  }
+  return BigInt.asUintN(t.bits, BigInt(v));
 }
 
 function faultAt(rt: Runtime, node: number): OnUB {
@@ -39,26 +54,32 @@ function faultAt(rt: Runtime, node: number): OnUB {
 
 type Lanes = readonly CValue[];
 
-/** A lane of `t` from an unsigned bigint of its width. */
+/** A lane of integer type `t` from an unsigned bigint of its width. */
 function laneFromBits(t: IntType, bits: bigint): CValue {
   const v = t.signed ? BigInt.asIntN(t.bits, bits) : bits;
   return t.bits > 32 ? v : Number(v);
 }
 
-/** The bytes of a vector of type `from` read as one of type `to` (x86_64 is little endian). */
+/**
+ * The bytes of a vector of type `from` read as one of type `to` (x86_64 is little endian); `to`
+ * has integer lanes unless it is `from` itself (src/ir/vector.ts).
+ */
 function reinterpret(from: VectorT, to: VectorT): (v: Lanes) => CValue[] {
   const fw = BigInt(from.of.bits);
   const tw = BigInt(to.of.bits);
-  if (from.of.bits === to.of.bits) {
-    const conv = converter(from.of, to.of);
+  if (to.of.kind === 'float') return (v) => [...v];
+  const lane = to.of;
+  if (from.of.kind === 'int' && from.of.bits === lane.bits) {
+    const conv = converter(from.of, lane);
     return (v) => v.map(conv);
   }
+  const fromLane = from.of;
   return (v) => {
     let all = 0n;
-    for (let i = v.length - 1; i >= 0; i--) all = (all << fw) | BigInt.asUintN(from.of.bits, BigInt(v[i]!));
+    for (let i = v.length - 1; i >= 0; i--) all = (all << fw) | laneBits(fromLane, v[i]!);
     const out = new Array<CValue>(to.lanes);
     for (let i = 0; i < to.lanes; i++) {
-      out[i] = laneFromBits(to.of, BigInt.asUintN(to.of.bits, all));
+      out[i] = laneFromBits(lane, BigInt.asUintN(lane.bits, all));
       all >>= tw;
     }
     return out;
@@ -66,13 +87,17 @@ function reinterpret(from: VectorT, to: VectorT): (v: Lanes) => CValue[] {
 }
 
 /** The kernel of binary operator `op` on lanes of type `t` (comparisons give the 0/-1 mask lane). */
-function laneKernel(op: Exclude<ArithBinaryOp | CompareOp, never>, t: IntType): BinaryKernel {
+function laneKernel(op: Exclude<ArithBinaryOp | CompareOp, never>, t: IntType | FloatType): BinaryKernel {
   const ot = laneOpType(t);
   if (isCompare(op)) {
+    // The mask lane has the lane's width: a bigint from 64 bits up (doubles' masks are 64-bit too).
     const k = compareKernel(op);
     return t.bits > 32 ? (a, b) => (k(a, b) ? -1n : 0n) : (a, b) => (k(a, b) ? -1 : 0);
   }
-  if (op === '<<' || op === '>>') return shiftKernel(op, ot, ot);
+  if (op === '<<' || op === '>>') {
+    if (ot.kind !== 'int') throw new Error(`${op} on ${ot.name} lanes`);
+    return shiftKernel(op, ot, ot);
+  }
   return arithKernel(op, ot);
 }
 
@@ -160,8 +185,19 @@ function compileBuiltin(
     case 'lanes':
       return (f) => ev(f) as CValue[];
     case 'convertvector': {
+      // A lane conversion to or from a floating type may be UB (Kiln's exactness rule, or a
+      // value out of an integer type's range): reported at this node, as a scalar cast's is.
       const conv = converter((e.args[0]!.type as VectorT).of, vt.of);
-      return (f) => ((ev(f) as Cell[][])[0] as Lanes).map(conv);
+      const rt = cx.rt;
+      return (f) =>
+        ((ev(f) as Cell[][])[0] as Lanes).map((v) => {
+          try {
+            return conv(v);
+          } catch (err) {
+            rt.kernelFault(err, e.id, v);
+            return v;
+          }
+        });
     }
     case 'shufflevector': {
       const idx = e.indices ?? [];

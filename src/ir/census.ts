@@ -150,7 +150,8 @@ export const FEATURES = {
   'bitint:wider': '_BitInt widths above 128',
   'bitfield:bitint': 'bit-fields of _BitInt type',
   'op:bitint-arith': 'arithmetic computed in a _BitInt type (never promoted)',
-  'type:vector': 'GNU vector types (vector_size) of integer lanes',
+  'type:vector': 'GNU vector types (vector_size)',
+  'vector:float': 'GNU vectors of float or double lanes (with features.floats)',
   'vector:in-record': 'vectors as struct or union members',
   'vector:array': 'arrays of vectors',
   'vector:param': 'vector parameters or return values',
@@ -267,6 +268,7 @@ function typeFeatures(t: Type, out: Set<Feature>, seen = new Set<Type>()): void 
       return;
     case 'vector':
       out.add('type:vector');
+      if (t.of.kind === 'float') out.add('vector:float');
       return;
     case 'struct':
     case 'union':

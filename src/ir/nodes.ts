@@ -500,3 +500,21 @@ export function isLvalue(e: Expr): boolean {
       return false;
   }
 }
+
+/**
+ * Whether two expressions are the same access path (variables, fields, constant or same indices,
+ * dereferences of the same path): `x = x` through them is clang's -Wself-assign.
+ */
+export function sameAccess(a: Expr, b: Expr): boolean {
+  if (a.kind === 'var' && b.kind === 'var') return a.decl === b.decl;
+  if (a.kind === 'field' && b.kind === 'field') return a.field === b.field && sameAccess(a.base, b.base);
+  if (a.kind === 'index' && b.kind === 'index')
+    return (
+      sameAccess(a.base, b.base) &&
+      (a.index.kind === 'const' && b.index.kind === 'const'
+        ? a.index.value === b.index.value
+        : sameAccess(a.index, b.index))
+    );
+  if (a.kind === 'deref' && b.kind === 'deref') return sameAccess(a.ptr, b.ptr);
+  return false;
+}

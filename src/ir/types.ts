@@ -51,12 +51,13 @@ export interface UnionT extends Quals {
 
 /**
  * A GNU vector, `typedef T vN __attribute__((vector_size(B)))`: `lanes` elements of the integer
- * type `of` (B = lanes × sizeof(T), a power of two). Operators apply lane by lane at the lane's own
- * width (no promotion); lanes are reached by subscript, never by address (src/ir/vector.ts).
+ * or floating type `of` (B = lanes × sizeof(T), a power of two). Operators apply lane by lane at
+ * the lane's own width (no promotion); lanes are reached by subscript, never by address
+ * (src/ir/vector.ts).
  */
 export interface VectorT extends Quals {
   readonly kind: 'vector';
-  readonly of: IntType;
+  readonly of: IntType | FloatType;
   readonly lanes: number;
 }
 
@@ -147,8 +148,14 @@ export function sameType(a: Type, b: Type, withQuals = false): boolean {
     case 'union':
       return b.kind === a.kind && b.id === a.id;
     case 'vector':
-      return b.kind === 'vector' && a.lanes === b.lanes && sameIntType(a.of, b.of);
+      return b.kind === 'vector' && a.lanes === b.lanes && sameLane(a.of, b.of);
   }
+}
+
+/** Whether two lane types are the same type. */
+function sameLane(a: IntType | FloatType, b: IntType | FloatType): boolean {
+  if (a.kind === 'float' || b.kind === 'float') return a.kind === b.kind && a.bits === b.bits;
+  return sameIntType(a, b);
 }
 
 /** The number of pointer levels (`int **` → 2). */

@@ -1,12 +1,13 @@
-import { isCompare, isShift, type BinaryOp } from '../c/ops.js';
-import { toSigned, toUnsigned, type IntType } from '../c/types.js';
+import { isCompare, isIntegerOnly, isShift, type BinaryOp } from '../c/ops.js';
+import { C, toSigned, toUnsigned, type FloatType, type IntType } from '../c/types.js';
 import type { IRBuilder } from './build.js';
 import { isLvalue, type Expr, type Node, type VecExpr } from './nodes.js';
 import { qualifyMember, sameType, unqualified, type Field, type Type, type VectorT } from './types.js';
 
 /**
- * GNU vectors in the IR. A vector type is `lanes` integers of one exact-width type; every operator
- * works lane by lane at the lane's own width, as gcc and clang compute it:
+ * GNU vectors in the IR. A vector type is `lanes` integers of one exact-width type, or `lanes`
+ * floats or doubles; every operator works lane by lane at the lane's own width, as gcc and clang
+ * compute it:
  * - `+ - * / % & | ^ << >>` on two vectors of one type, or a vector and a scalar of exactly its
  *   lane type (the scalar stands for a vector of copies of it: gcc and clang both accept a scalar
  *   of the element type without a conversion warning); `-` and `~` on one vector;
@@ -16,6 +17,11 @@ import { qualifyMember, sameType, unqualified, type Field, type Type, type Vecto
  * - `v[i]` is a lane of a vector object (never of a value, never with its address taken);
  * - signed overflow, shift counts outside [0, lane width) and division by zero or of the lane
  *   minimum by -1 are undefined lane by lane, as for scalars.
+ * Floating lanes (csmith mode with `features.floats`) hold values by Kiln's exactness rule, as
+ * floating scalars do (integers the type represents exactly): `+ - * /`, unary `-` and the
+ * comparisons only; a cast reinterprets a floating vector's bytes as an integer vector, never the
+ * other way (arbitrary bits are not exact values); `__builtin_convertvector` converts lane by lane
+ * as a cast of each lane would, with the same UB.
  * The builders here validate as the scalar ones in build.ts do.
  */
 
@@ -23,9 +29,15 @@ import { qualifyMember, sameType, unqualified, type Field, type Type, type Vecto
 export const VECTOR_BYTES = [4, 8, 16, 32, 64] as const;
 
 /** A vector type of `lanes` lanes of `of` (its size must be a power of two). */
-export function vectorOf(of: IntType, lanes: number): VectorT {
+export function vectorOf(of: IntType | FloatType, lanes: number): VectorT {
   const bytes = (of.bits / 8) * lanes;
-  if (of.bitPrecise || !Number.isInteger(bytes) || bytes < 1 || (bytes & (bytes - 1)) !== 0 || lanes < 2)
+  if (
+    (of.kind === 'int' && of.bitPrecise) ||
+    !Number.isInteger(bytes) ||
+    bytes < 1 ||
+    (bytes & (bytes - 1)) !== 0 ||
+    lanes < 2
+  )
     throw new Error(`no vector type of ${lanes} lanes of ${of.name}`);
   return Object.freeze({ kind: 'vector', of: unqualified(of), lanes });
 }
@@ -35,14 +47,32 @@ export function vectorBytes(t: VectorT): number {
   return (t.of.bits / 8) * t.lanes;
 }
 
-/** The type of a comparison of two vectors of type `t`: signed lanes of the same width. */
+/** Whether a vector type has floating lanes. */
+export function isFloatVector(t: VectorT): t is VectorT & { readonly of: FloatType } {
+  return t.of.kind === 'float';
+}
+
+/** The integer lane type of a vector type with integer lanes (an error for floating lanes). */
+export function intLane(t: VectorT): IntType {
+  if (t.of.kind !== 'int') fail(`${t.of.name} lanes where integer lanes are needed`);
+  return t.of;
+}
+
+/** The signed integer type of a floating lane's width (`int32_t` for `float`, `int64_t` for `double`). */
+function sameWidthInt(t: FloatType): IntType {
+  return t.bits === 32 ? C.int32 : C.int64;
+}
+
+/** The type of a comparison of two vectors of type `t`: signed integer lanes of the same width. */
 export function maskType(t: VectorT): VectorT {
+  if (t.of.kind === 'float') return vectorOf(sameWidthInt(t.of), t.lanes);
   return t.of.signed ? unqualified(t) : vectorOf(toSigned(t.of), t.lanes);
 }
 
 /** The vector type with unsigned lanes of the same width (where signed lane arithmetic wraps). */
 export function unsignedVector(t: VectorT): VectorT {
-  return t.of.signed ? vectorOf(toUnsigned(t.of), t.lanes) : unqualified(t);
+  const lane = intLane(t);
+  return lane.signed ? vectorOf(toUnsigned(lane), t.lanes) : unqualified(t);
 }
 
 /**
@@ -58,7 +88,12 @@ export function isPunUnion(t: Type): boolean {
     const ft = unqualified(f.type);
     if (f.bits !== undefined || f.type.const || f.type.volatile) return undefined;
     if (ft.kind === 'vector') return `${ft.of.name}:${ft.lanes}`;
-    if (ft.kind === 'array' && ft.of.kind === 'int' && !ft.of.const && !ft.of.volatile && !ft.of.bitPrecise)
+    if (
+      ft.kind === 'array' &&
+      (ft.of.kind === 'float' || (ft.of.kind === 'int' && !ft.of.bitPrecise)) &&
+      !ft.of.const &&
+      !ft.of.volatile
+    )
       return `${ft.of.name}:${ft.length}`;
     return undefined;
   };
@@ -93,30 +128,34 @@ export function vecBinary(b: IRBuilder, op: BinaryOp, left: Expr, right: Expr): 
   const other = lv ? right : left;
   if (other.type.kind === 'vector') {
     if (!sameType(unqualified(other.type), vt)) fail('vector operands of different types');
-  } else if (other.type.kind !== 'int' || !sameType(unqualified(other.type), vt.of)) {
+  } else if (!sameType(unqualified(other.type), vt.of)) {
     fail(`a scalar operand of a vector operation must have the lane type ${vt.of.name}`);
   }
   if (isShift(op) && !lv) fail('a shift of a scalar by a vector');
+  if (isFloatVector(vt) && isIntegerOnly(op)) fail(`${op} on ${vt.of.name} lanes`);
   const type = isCompare(op) ? maskType(vt) : vt;
   return { kind: 'binary', id: b.id(), type, op, left, right };
 }
 
-/** `-v` or `~v`. */
+/** `-v` or `~v` (`~` on integer lanes only). */
 export function vecUnary(b: IRBuilder, op: '-' | '~', operand: Expr): Expr {
-  return { kind: 'unary', id: b.id(), type: vectorType(operand), op, operand };
+  const t = vectorType(operand);
+  if (op === '~' && isFloatVector(t)) fail(`~ on ${t.of.name} lanes`);
+  return { kind: 'unary', id: b.id(), type: t, op, operand };
 }
 
-/** `(t)v`: the bytes of `v` read as a vector of type `t` of the same size. */
+/** `(t)v`: the bytes of `v` read as a vector of type `t` of the same size (never as floating lanes). */
 export function vecCast(b: IRBuilder, t: VectorT, operand: Expr): Expr {
-  if (vectorBytes(vectorType(operand)) !== vectorBytes(t)) fail('a cast between vectors of different sizes');
+  const from = vectorType(operand);
+  if (vectorBytes(from) !== vectorBytes(t)) fail('a cast between vectors of different sizes');
+  if (isFloatVector(t) && !sameType(from, unqualified(t))) fail(`a cast to ${t.of.name} lanes reinterprets bits`);
   return { kind: 'cast', id: b.id(), type: unqualified(t), operand };
 }
 
 /** `(vT){a0, a1, …}`: one side-effect-free scalar of the lane type per lane. */
 export function vecLanes(b: IRBuilder, t: VectorT, lanes: readonly Expr[]): VecExpr {
   if (lanes.length !== t.lanes) fail(`${lanes.length} values for ${t.lanes} lanes`);
-  for (const l of lanes)
-    if (l.type.kind !== 'int' || !sameType(unqualified(l.type), t.of)) fail('a lane of another type');
+  for (const l of lanes) if (!sameType(unqualified(l.type), t.of)) fail('a lane of another type');
   return { kind: 'vec', id: b.id(), type: unqualified(t), op: 'lanes', args: lanes };
 }
 
@@ -140,7 +179,7 @@ export function vecShuffle(b: IRBuilder, operands: readonly Expr[], mask: Expr):
   const xt = vectorType(operands[0] ?? fail('shuffle without operands'));
   if (operands.length > 2 || operands.some((o) => !sameType(vectorType(o), xt))) fail('shuffle operands');
   const mt = vectorType(mask);
-  if (mt.lanes !== xt.lanes || mt.of.bits !== xt.of.bits) fail('a shuffle mask of another shape');
+  if (mt.lanes !== xt.lanes || mt.of.bits !== xt.of.bits || isFloatVector(mt)) fail('a shuffle mask of another shape');
   return { kind: 'vec', id: b.id(), type: xt, op: 'shuffle', args: [...operands, mask] };
 }
 
@@ -203,7 +242,9 @@ export function vectorNodeError(n: Node): string | null | undefined {
       return check(() => vecBinary(scratch, n.op, n.left, n.right));
     case 'unary':
       if (n.operand.type.kind !== 'vector') return undefined;
-      return n.op === '-' || n.op === '~' ? null : `unary ${n.op} on a vector`;
+      return n.op === '-' || (n.op === '~' && !isFloatVector(n.operand.type as VectorT))
+        ? null
+        : `unary ${n.op} on a vector`;
     case 'cast':
       if (n.type.kind !== 'vector' && n.operand.type.kind !== 'vector') return undefined;
       if (n.type.kind !== 'vector') return 'a cast of a vector to a scalar';

@@ -104,6 +104,66 @@ describe('vector programs', () => {
   }, 900_000);
 });
 
+// Floating lanes with features.floats: values under Kiln's exactness rule, as floating scalars.
+describe('vectors of float and double lanes', () => {
+  const FLOATS = parsePolicy(
+    {
+      features: { vectors: true, floats: true, int128: false, bitInt: false },
+      choices: { vectorPrograms: 1, vectorBuiltins: { shuffle: 0 } },
+    },
+    'small',
+  );
+  // Seeds 17-32: seed 10 hits LLVM's phi scalarisation bug, which clang 14 to 21 miscompile at
+  // -O1 and above (docs/bugs-found.md; fixed for clang 22).
+  const cases = generate(
+    FLOATS,
+    Array.from({ length: 16 }, (_, i) => i + 17),
+  );
+  const floating = cases.filter((c) => censusOf(c.program).features.has('vector:float'));
+
+  it('appear only with features.floats, with their operations and conversions', () => {
+    const plain = generate(VECTORS, [1, 2, 3, 4, 5, 6, 7, 8]);
+    for (const c of plain) expect(censusOf(c.program).features.has('vector:float')).toBe(false);
+    expect(floating.length).toBeGreaterThanOrEqual(4);
+    const text = floating.map((c) => emitC(c.program)).join('\n');
+    expect(text).toMatch(/__builtin_convertvector\([^;]*vec_f(32|64)x\d+\)/);
+    // A comparison of floating lanes, and floating lanes read as integers.
+    expect(text).toMatch(/typedef (float|double) vec_f/);
+    expect(
+      floating.some((c) =>
+        hasNode(c.program, (n) => n.kind === 'binary' && isFloatOperand(n.left) && /[<>=!]/.test(n.op)),
+      ),
+    ).toBe(true);
+    expect(
+      floating.some((c) =>
+        hasNode(c.program, (n) => n.kind === 'cast' && n.type.kind === 'vector' && isFloatOperand(n.operand)),
+      ),
+    ).toBe(true);
+  });
+
+  it('print the expected line under gcc-12 and clang-16 at -O0 and -O2, with no warning about vectors', async () => {
+    const want = floating.map((c) => c.expected);
+    for (const cc of ['gcc-12', 'clang-16']) {
+      for (const o of ['-O0', '-O2']) expect(await runs(cc, [o], floating), `${cc} ${o}`).toEqual(want);
+      expect(vectorWarnings(cc, floating), cc).toEqual([]);
+    }
+  }, 900_000);
+});
+
+/** Whether a node of the program satisfies `ok`. */
+function hasNode(p: Program, ok: (n: Parameters<Parameters<typeof walkProgram>[1]>[0]) => boolean): boolean {
+  let found = false;
+  walkProgram(p, (n) => {
+    if (ok(n)) found = true;
+  });
+  return found;
+}
+
+/** Whether an expression is a vector of floating lanes. */
+function isFloatOperand(e: { type: { kind: string; of?: unknown } }): boolean {
+  return e.type.kind === 'vector' && (e.type.of as { kind: string }).kind === 'float';
+}
+
 describe('IR reduction of vector programs', () => {
   it('keeps valid, UB-free programs that gcc-12 and clang-16 compile to their expected line', async () => {
     const c = generate(VECTORS, [1, 2, 3, 4, 5, 6]).find((x) => programRequires(x.program).vectors?.shufflevector)!;

@@ -56,7 +56,7 @@ function opsProgram(seed: number): Program {
     const g = b.global(
       `g_${globals.length + 1}`,
       t,
-      b.list(Array.from({ length: t.lanes }, () => b.lit(laneValue(rng, t.of), t.of))),
+      b.list(Array.from({ length: t.lanes }, () => b.lit(laneValue(rng, t.of as IntType), t.of))),
     );
     globals.push(g);
     return g;
@@ -226,4 +226,116 @@ describe('lane-wise undefined behaviour', () => {
     expect(wrap.ok).toBe(true);
     for (const cc of ['gcc-12', 'clang-16']) expect(await run(cc, ['-O2'], repairedPrograms), cc).toEqual(expected);
   }, 120_000);
+});
+
+describe('floating lanes (features.floats): exact values, as floating scalars hold them', () => {
+  const f4 = vectorOf(C.float, 4);
+  const d2 = vectorOf(C.double, 2);
+  const d4 = vectorOf(C.double, 4);
+  /** Every operation floating lanes take, on values that keep Kiln's exactness rule. */
+  function floatProgram(): Program {
+    const b = new IRBuilder();
+    const globals: VarDecl[] = [];
+    const stmts: Stmt[] = [];
+    const global = (t: VectorT, values?: number[]): VarDecl => {
+      const g = b.global(`g_${globals.length + 1}`, t, values && b.list(values.map((v) => b.lit(v, t.of))));
+      globals.push(g);
+      return g;
+    };
+    const store = (e: Expr): void => {
+      stmts.push(b.stmt(b.assign(b.v(global(e.type as VectorT)), e)));
+    };
+    const x = global(f4, [3, -7, 4096, 0]);
+    const y = global(f4, [-1, 7, 4096, 5]);
+    const dx = global(d2, [9007199254740992, -12]);
+    const dy = global(d2, [-1, 4]);
+    const i16 = global(vectorOf(C.int16, 4), [-32768, 32767, 0, -1]);
+    const i32 = global(vectorOf(C.int32, 4), [-2147483648, 2147483647, 5, -5]);
+    for (const op of ['+', '-', '*'] as const) store(vecBinary(b, op, b.v(x), b.v(y)));
+    store(
+      vecBinary(
+        b,
+        '/',
+        b.v(x),
+        vecLanes(
+          b,
+          f4,
+          [1, -7, 4096, 5].map((v) => b.lit(v, C.float)),
+        ),
+      ),
+    );
+    store(vecBinary(b, '+', b.v(dx), b.lit(-3, C.double)));
+    store(vecBinary(b, '*', b.v(dy), b.v(dy)));
+    store(vecUnary(b, '-', b.v(x)));
+    for (const op of ['<', '>', '<=', '>=', '==', '!='] as const) {
+      store(vecBinary(b, op, b.v(x), b.v(y)));
+      store(vecBinary(b, op, b.v(dx), b.v(dy)));
+    }
+    // The bytes of floating lanes read as integers (-0.0 and 0.0 differ here, and only here).
+    store(vecCast(b, vectorOf(C.uint32, 4), vecUnary(b, '-', b.v(x))));
+    store(vecCast(b, vectorOf(C.int16, 8), b.v(dx)));
+    store(vecConvert(b, f4, b.v(i16)));
+    store(vecConvert(b, vectorOf(C.double, 4), b.v(i32)));
+    store(vecConvert(b, d4, b.v(x)));
+    store(vecConvert(b, vectorOf(C.int32, 4), b.v(x)));
+    store(vecConvert(b, vectorOf(C.int64, 2), b.v(dx)));
+    store(vecShuffleVector(b, b.v(x), b.v(y), [7, 0, 2, 5]));
+    stmts.push(b.stmt(b.assign(b.idx(b.v(x), b.lit(3)), b.bin('+', b.idx(b.v(y), b.lit(1)), b.lit(1, C.float)))));
+    const hashes = globals.flatMap((g) => {
+      const t = g.type as VectorT;
+      return Array.from({ length: t.lanes }, (_, i) => b.hash(b.idx(b.v(g), b.lit(i))));
+    });
+    const main = b.func('main', C.int, [], b.block([...stmts, ...hashes]), undefined, false);
+    return b.program({ globals, funcs: [main], main });
+  }
+
+  it('computes every operation as gcc and clang do', async () => {
+    const p = floatProgram();
+    const r = interpret(p);
+    if (!r.ok) throw new Error(`UB: ${r.ub.kind}`);
+    const expected = [r.output.trimEnd()];
+    for (const cc of ['gcc-12', 'clang-16'])
+      for (const o of ['-O0', '-O2']) expect(await run(cc, [o], [p]), `${cc} ${o}`).toEqual(expected);
+  }, 120_000);
+
+  it('reports an inexact lane at its operator, and repair keeps an operand', () => {
+    const cases: [string, VectorT, number[], number[], (b: IRBuilder, x: Expr, y: Expr) => Expr][] = [
+      ['float-inexact', f4, [4096, 1, 1, 1], [4097, 1, 1, 1], (b, x, y) => vecBinary(b, '*', x, y)],
+      ['float-inexact', f4, [1, 7, 1, 1], [1, 2, 1, 1], (b, x, y) => vecBinary(b, '/', x, y)],
+      ['division-by-zero', d2, [1, 7], [1, 0], (b, x, y) => vecBinary(b, '/', x, y)],
+      [
+        'float-inexact',
+        f4,
+        [1, 1, 1, 1],
+        [1, 1, 1, 1],
+        (b, x) => vecConvert(b, f4, vecCast(b, vectorOf(C.int32, 4), x)),
+      ],
+    ];
+    for (const [kind, t, xs, ys, make] of cases) {
+      const b = new IRBuilder();
+      const x = b.global('x', t, b.list(xs.map((v) => b.lit(v, t.of))));
+      const y = b.global('y', t, b.list(ys.map((v) => b.lit(v, t.of))));
+      const value = make(b, b.v(x), b.v(y));
+      const r = b.global('r', value.type, undefined);
+      const hashes = Array.from({ length: (value.type as VectorT).lanes }, (_, i) => b.hash(b.idx(b.v(r), b.lit(i))));
+      const main = b.func('main', C.int, [], b.block([b.stmt(b.assign(b.v(r), value)), ...hashes]), undefined, false);
+      const p = b.program({ globals: [x, y, r], funcs: [main], main });
+      const run1 = interpret(p);
+      expect(run1.ok, kind).toBe(false);
+      if (run1.ok) continue;
+      expect(run1.ub.kind, kind).toBe(kind);
+      const fixed = repairProgram(1, parsePolicy({ features: { floats: true } }), p);
+      expect(fixed.ok, kind).toBe(true);
+    }
+  });
+
+  it('refuses what floating lanes do not have', () => {
+    const b = new IRBuilder();
+    const x = b.global('x', f4, undefined);
+    expect(() => vecBinary(b, '%', b.v(x), b.v(x))).toThrow(/% on float lanes/);
+    expect(() => vecBinary(b, '<<', b.v(x), b.lit(1, C.float))).toThrow(/<< on float lanes/);
+    expect(() => vecUnary(b, '~', b.v(x))).toThrow(/~ on float lanes/);
+    expect(() => vecCast(b, f4, b.v(b.global('i', vectorOf(C.int32, 4), undefined)))).toThrow(/reinterprets bits/);
+    expect(maskType(d2)).toEqual(vectorOf(C.int64, 2));
+  });
 });

@@ -1,5 +1,5 @@
 import type { Expr, Node } from '../../ir/nodes.js';
-import { isExpr } from '../../ir/nodes.js';
+import { isExpr, sameAccess } from '../../ir/nodes.js';
 import { sameType, unqualified } from '../../ir/types.js';
 import type { UBReport } from '../../interp/interpret.js';
 import { zeroOf, type Editor } from '../edit.js';
@@ -11,7 +11,8 @@ import { repaired, type Repaired } from '../state.js';
  * expected output needs no tolerance. A site that breaks it (an inexact result or conversion, a
  * conversion to an integer type out of range, a division by zero) is rewritten:
  * an arithmetic operation becomes its operand of the same type (exact by induction), anything
- * else becomes zero of its type. Arith mode avoids these sites while building instead (B3/B4).
+ * else becomes zero of its type. Vectors of floating lanes alike: `a * b` becomes `a` (or `b`),
+ * a `__builtin_convertvector` a vector of zeros. Arith mode avoids these sites while building instead (B3/B4).
  */
 export function repairFloat(ed: Editor, ub: UBReport): Repaired | undefined {
   let n: Node | undefined = ed.find(ub.node);
@@ -20,9 +21,11 @@ export function repairFloat(ed: Editor, ub: UBReport): Repaired | undefined {
   const parent = ed.parent(n.id);
   if (parent?.kind === 'assign' && parent.target === n) n = parent;
   const e = n as Expr;
-  if (e.kind === 'binary' && e.type.kind === 'float') {
+  if (e.kind === 'binary' && (e.type.kind === 'float' || (e.type.kind === 'vector' && e.type.of.kind === 'float'))) {
+    // Not the operand an assignment stores to: `x = x` is clang's -Wself-assign.
+    const target = parent?.kind === 'assign' && parent.value === e ? parent.target : undefined;
     for (const operand of [e.left, e.right]) {
-      if (sameType(unqualified(operand.type), unqualified(e.type)))
+      if (sameType(unqualified(operand.type), unqualified(e.type)) && !(target && sameAccess(target, operand)))
         return repaired(
           ed.replace(e.id, () => operand),
           'float-keep-operand',
@@ -30,7 +33,7 @@ export function repairFloat(ed: Editor, ub: UBReport): Repaired | undefined {
     }
   }
   const t = unqualified(e.type);
-  if (t.kind !== 'int' && t.kind !== 'float') return undefined;
+  if (t.kind !== 'int' && t.kind !== 'float' && t.kind !== 'vector') return undefined;
   return repaired(
     ed.replace(e.id, () => zeroOf(ed, t)),
     'float-replace-with-zero',
@@ -42,5 +45,7 @@ export function isFloatSite(ed: Editor, ub: UBReport): boolean {
   if (ub.kind === 'float-inexact' || ub.kind === 'float-to-int-overflow') return true;
   if (ub.kind !== 'division-by-zero') return false;
   const n = ed.find(ub.node);
-  return !!n && n.kind === 'binary' && (n.left.type.kind === 'float' || n.right.type.kind === 'float');
+  const floating = (e: Expr): boolean =>
+    e.type.kind === 'float' || (e.type.kind === 'vector' && e.type.of.kind === 'float');
+  return !!n && n.kind === 'binary' && (floating(n.left) || floating(n.right));
 }

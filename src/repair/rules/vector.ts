@@ -2,7 +2,7 @@ import { toUnsigned } from '../../c/types.js';
 import type { UBReport } from '../../interp/interpret.js';
 import type { Expr, Node } from '../../ir/nodes.js';
 import { unqualified } from '../../ir/types.js';
-import { unsignedVector, vecBinary, vecCast, vecUnary } from '../../ir/vector.js';
+import { intLane, isFloatVector, unsignedVector, vecBinary, vecCast, vecUnary } from '../../ir/vector.js';
 import type { Editor } from '../edit.js';
 import { repaired, type Repaired } from '../state.js';
 
@@ -18,11 +18,14 @@ export function repairVectorArithmetic(ed: Editor, ub: UBReport): Repaired | und
   if (!n || (n.kind !== 'binary' && n.kind !== 'unary') || n.type.kind !== 'vector') return undefined;
   const b = ed.b;
   const t = unqualified(n.type);
+  // Floating lanes' UB (an inexact value, a division by zero) is repairFloat's.
+  if (isFloatVector(t)) return undefined;
+  const lane = intLane(t);
   const ut = unsignedVector(t);
-  const ulane = toUnsigned(t.of);
+  const ulane = toUnsigned(lane);
   const toU = (e: Expr): Expr =>
-    e.type.kind === 'vector' ? (t.of.signed ? vecCast(b, ut, e) : e) : t.of.signed ? b.cast(ulane, e) : e;
-  const back = (e: Expr): Expr => (t.of.signed ? vecCast(b, t, e) : e);
+    e.type.kind === 'vector' ? (lane.signed ? vecCast(b, ut, e) : e) : lane.signed ? b.cast(ulane, e) : e;
+  const back = (e: Expr): Expr => (lane.signed ? vecCast(b, t, e) : e);
   if (n.kind === 'unary') {
     const r = back(vecUnary(b, '-', toU(n.operand)));
     return repaired(
@@ -37,8 +40,8 @@ export function repairVectorArithmetic(ed: Editor, ub: UBReport): Repaired | und
       : b.cast(ulane, b.bin(op, e, ed.constant(ulane, v)));
   if (n.op === '>>') {
     // A right shift stays as it is (arithmetic on signed lanes, never UB once the count is in range).
-    const count = mask(toU(n.right), '&', BigInt(t.of.bits - 1));
-    const signedCount = count.type.kind === 'vector' ? back(count) : t.of.signed ? b.cast(t.of, count) : count;
+    const count = mask(toU(n.right), '&', BigInt(lane.bits - 1));
+    const signedCount = count.type.kind === 'vector' ? back(count) : lane.signed ? b.cast(lane, count) : count;
     const r = vecBinary(b, '>>', n.left, signedCount);
     return repaired(
       ed.replace(n.id, () => r),
@@ -46,7 +49,7 @@ export function repairVectorArithmetic(ed: Editor, ub: UBReport): Repaired | und
     );
   }
   let right = toU(n.right);
-  if (n.op === '<<') right = mask(right, '&', BigInt(t.of.bits - 1));
+  if (n.op === '<<') right = mask(right, '&', BigInt(lane.bits - 1));
   else if (n.op === '/' || n.op === '%') right = mask(right, '|', 1n);
   const r = back(vecBinary(b, n.op, toU(n.left), right));
   return repaired(
