@@ -6,6 +6,7 @@ import { emitC, nameTable, printBlock, printInit, safeUses, type EmitOptions } f
 import { attributePrefix, factsPrelude } from './facts.js';
 import { declare } from './names.js';
 import { safeDefinition } from './safe-math.js';
+import { vectorTypedefs } from './vector.js';
 
 /** One C file of an emitted program. */
 export interface EmittedFile {
@@ -75,7 +76,8 @@ function emitSplit(p: Program, opts: EmitOptions): EmittedFile[] {
     '#include <stdint.h>',
     '',
     ...factsPrelude(p),
-    ...p.globals.map((g) => `extern ${declare(g.type, px + g.name)};`),
+    ...vectorTypedefs(p, px),
+    ...p.globals.map((g) => `extern ${declare(g.type, px + g.name, px)};`),
     '',
     ...others.map((f) => `${signature(f, px)};`),
     '',
@@ -87,7 +89,7 @@ function emitSplit(p: Program, opts: EmitOptions): EmittedFile[] {
     ...banner('The globals and the values init() gives them (invisible to the test functions).'),
     include,
     '',
-    ...p.globals.map((g) => `${declare(g.type, px + g.name)}${g.init ? ` = ${printInit(g.init, names)}` : ''};`),
+    ...p.globals.map((g) => `${declare(g.type, px + g.name, px)}${g.init ? ` = ${printInit(g.init, names)}` : ''};`),
     '',
     ...functions(p, inInit, names),
   ];

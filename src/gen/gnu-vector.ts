@@ -340,7 +340,7 @@ function laneScalar(g: GenContext, lane: IntType | FloatType): Expr {
 function vectorLeaf(g: GenContext, t: VectorT): Expr {
   const { rng, b } = g;
   const r = rng.float();
-  if (r < 0.1 && vectorBytes(t) <= 16) {
+  if (r < 0.1 && vectorBytes(t) <= 16 && g.policy.choices.userCall > 0) {
     // A call of a function returning the vector (vectors wider than 16 bytes are not passed: -Wpsabi).
     const c = callFunction(g, t);
     if (c) return c;

@@ -1,11 +1,12 @@
 import type { IntType } from '../c/types.js';
 import type { Block, Expr, FuncDecl, Program, Stmt, VarDecl } from '../ir/nodes.js';
-import { arrayOf, qualify, unqualified, VOID, type Type } from '../ir/types.js';
+import { arrayOf, qualify, unqualified, VOID, type Type, type VectorT } from '../ir/types.js';
 import { Rng } from '../random/rng.js';
 import { GenContext, type BlockCtx } from './context.js';
 import { declarable, genInt } from './expr.js';
 import type { Policy } from './policy.js';
 import { drawSafeMathForm, programPolicy } from './shuffle.js';
+import { enableVectors, genVector, maybeVectorType, vectorInitialiser } from './gnu-vector.js';
 import { constant } from './types.js';
 import { slpGroup } from './vector.js';
 
@@ -16,7 +17,10 @@ import { slpGroup } from './vector.js';
  * values, and a driver `main` that calls `init`, every test function, and hashes the outputs and
  * mixed globals. Test functions are assignments, new locals and `if`/`else`, with expressions
  * drawn by the shared expression generator under YARPGen's policies (operator contexts, constant
- * policies, the CSE buffer, parameter shuffling, swarm) and Kiln's SLP groups.
+ * policies, the CSE buffer, parameter shuffling, swarm) and Kiln's SLP groups. With
+ * `features.vectors` (Kiln's addition; YARPGen has none) globals of every role may be GNU vectors:
+ * `init` gives each lane its value, test functions assign whole vectors computed by element-wise
+ * operators and builtins and read and write lanes as scalars, and `main` hashes every lane.
  *
  * The emitter (src/emit/files.ts) prints these programs as separate translation units, so the
  * values `init` gives are invisible to the code of the test functions. As in every mode, the
@@ -85,6 +89,8 @@ export function generateYarpgenRaw(seed: number | bigint | string, basePolicy: P
   // variable an expression wants but cannot find becomes a new local.
   const policy: Policy = { ...shaped, limits: { ...lim, maxGlobals: nInputs + nMixed } };
   const g = new GenContext(rng, policy);
+  // From a stream of its own, as in csmith mode: programs without vectors draw what they did.
+  enableVectors(g, Rng.seeded(`yarpgen:${String(seed)}:vectors`));
   const gl: Globals = { inputs: [], mixed: [], outputs: [] };
   for (let i = 0; i < nInputs; i++) gl.inputs.push(g.addGlobal(newGlobal(g, 'in_', true)));
   for (let i = 0; i < nMixed; i++) gl.mixed.push(g.addGlobal(newGlobal(g, 'var_', false)));
@@ -111,6 +117,13 @@ export function generateYarpgenRaw(seed: number | bigint | string, basePolicy: P
  */
 function newGlobal(g: GenContext, prefix: string, input: boolean): VarDecl {
   const { rng, policy, b } = g;
+  const vector = maybeVectorType(g);
+  if (vector) {
+    const name = g.name(prefix);
+    if (input && policy.features.const && rng.chance(policy.choices.constShare))
+      return b.global(name, qualify(vector, { const: true }), vectorInitialiser(g, vector), false);
+    return b.global(name, vector, undefined, false);
+  }
   let t: Type = g.intType();
   if (policy.features.arrays && rng.chance(policy.choices.arrayShare))
     t = arrayOf(t, rng.int(MIN_ARRAY, Math.max(MIN_ARRAY, Math.min(MAX_ARRAY, policy.limits.maxArrayLen))));
@@ -136,10 +149,11 @@ export function isConstGlobal(d: VarDecl): boolean {
   return !!d.type.const || (d.type.kind === 'array' && !!d.type.of.const);
 }
 
-/** Every scalar object inside a global: the variable, or each element of an array. */
+/** Every scalar object inside a global: the variable, or each element of an array or lane of a vector. */
 function leaves(g: GenContext, d: VarDecl): Expr[] {
   const { b } = g;
   if (d.type.kind === 'array') return Array.from({ length: d.type.length }, (_, i) => b.idx(b.v(d), b.lit(i)));
+  if (d.type.kind === 'vector') return Array.from({ length: d.type.lanes }, (_, i) => b.idx(b.v(d), b.lit(i)));
   return [b.v(d)];
 }
 
@@ -149,7 +163,12 @@ function initFunction(g: GenContext, gl: Globals): FuncDecl {
   const stmts: Stmt[] = [];
   for (const d of [...gl.inputs, ...gl.mixed, ...gl.outputs]) {
     if (isConstGlobal(d)) continue;
-    for (const lv of leaves(g, d)) stmts.push(b.stmt(b.assign(lv, constant(g, unqualified(lv.type) as IntType))));
+    for (const lv of leaves(g, d)) {
+      const t = unqualified(lv.type);
+      // Floating lanes (vectors with features.floats) start as floating scalars do.
+      const value = t.kind === 'float' ? b.lit(g.rng.int(-100, 100), t) : constant(g, t as IntType);
+      stmts.push(b.stmt(b.assign(lv, value)));
+    }
   }
   return b.func(YARPGEN_INIT, VOID, [], b.block(stmts), undefined, false);
 }
@@ -217,6 +236,15 @@ function testStatement(g: GenContext, gl: Globals, block: BlockCtx): Stmt | unde
       return undefined;
     }
     case 'assign': {
+      // A whole vector, in programs with vectors (no draw in the others).
+      if (g.vectorTypes && rng.chance(policy.choices.vectorStatements)) {
+        const targets = [...gl.outputs, ...gl.mixed].filter((d) => d.type.kind === 'vector');
+        if (targets.length) {
+          const d = rng.pick(targets);
+          budget(g);
+          return b.stmt(b.assign(b.v(d), genVector(g, unqualified(d.type) as VectorT)));
+        }
+      }
       // The chance is drawn only with the policy on, so programs without it are what they were.
       if (policy.policies.slpGroups > 0 && rng.chance(policy.policies.slpGroups)) {
         const arrays = [...gl.outputs, ...gl.mixed].filter((d) => d.type.kind === 'array');
@@ -252,6 +280,7 @@ function assignTarget(g: GenContext, gl: Globals): Expr | undefined {
   ]);
   const d = rng.pick(from === 'output' ? gl.outputs : from === 'mixed' ? gl.mixed : locals);
   if (d.type.kind === 'array') return b.idx(b.v(d), b.lit(rng.int(0, d.type.length - 1)));
+  if (d.type.kind === 'vector') return b.idx(b.v(d), b.lit(rng.int(0, d.type.lanes - 1)));
   return b.v(d);
 }
 

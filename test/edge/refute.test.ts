@@ -1,6 +1,8 @@
-// A UBSan arithmetic report is refuted when the operands it prints make a defined operation. The
-// refuted forms are GCC's own messages (its `_BitInt` shift-count check, GCC 14 to trunk); a true
-// report, from a real gcc UBSan run of real undefined behaviour, must never be refuted.
+// Sanitizer reports Kiln attributes to the sanitizer without blaming the program. A UBSan
+// arithmetic report is refuted when the operands it prints make a defined operation (the refuted
+// forms are GCC's own messages: its `_BitInt` shift-count check, GCC 14 to trunk); a true report,
+// from a real gcc UBSan run of real undefined behaviour, must never be refuted. And MSan is not
+// run where it is known to be blind (`_BitInt(65-127)` across a function boundary).
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,7 +10,9 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { refutedByOperands } from '../../src/edge/refute.js';
 import { parseUbsan } from '../../src/edge/reports.js';
-import type { SanitizedRun } from '../../src/edge/sanitize.js';
+import { msanBlindSpot, type SanitizedRun } from '../../src/edge/sanitize.js';
+import { bitInt, C } from '../../src/c/types.js';
+import { IRBuilder } from '../../src/ir/build.js';
 import { judgeUBFree } from '../../src/edge/sanjudge.js';
 import type { Configuration } from '../../src/harness/matrix.js';
 import { requireTool } from '../support/cc.js';
@@ -96,5 +100,33 @@ describe('a sanitizer campaign names the refutation in a false alarm', () => {
     const kept = judgeUBFree(run("left shift of 1 by 31 places cannot be represented in type 'int'"), base, 'x');
     expect(kept.outcome).toBe('sanitizer-false-alarm');
     expect(kept.detail).not.toContain('refute');
+  });
+});
+
+describe("MSan's blind spot: _BitInt(65-127) across a function boundary (LLVM issue 204217)", () => {
+  const program = (width: number, where: 'ret' | 'param' | 'field' | 'local') => {
+    const b = new IRBuilder();
+    const t = bitInt(width, false);
+    const rec = b.struct('S', [{ name: 'f0', type: t }]);
+    const paramType = where === 'param' ? t : where === 'field' ? rec : C.int;
+    const p = b.param('p', paramType);
+    const local = b.local('l', t, b.lit(1n, t));
+    const f = b.func(
+      'f',
+      where === 'ret' ? t : C.int,
+      [p],
+      b.block([b.ret(b.lit(0n, where === 'ret' ? t : C.int))], where === 'local' ? [local] : []),
+    );
+    const main = b.func('main', C.int, [], b.block([b.ret(b.lit(0))]), undefined, false);
+    return b.program({ records: [rec], globals: [], funcs: [f, main], main });
+  };
+  it('names a function that takes or returns such a value, or a record holding one', () => {
+    expect(msanBlindSpot(program(97, 'ret'))).toMatch(/f takes or returns unsigned _BitInt\(97\).*204217/);
+    expect(msanBlindSpot(program(65, 'param'))).toMatch(/_BitInt\(65\)/);
+    expect(msanBlindSpot(program(100, 'field'))).toMatch(/_BitInt\(100\)/);
+  });
+  it('leaves other widths, and such values that stay inside a function, to MSan', () => {
+    for (const w of [7, 24, 64, 128, 129, 256]) expect(msanBlindSpot(program(w, 'ret')), String(w)).toBeUndefined();
+    expect(msanBlindSpot(program(97, 'local'))).toBeUndefined();
   });
 });

@@ -62,11 +62,31 @@ const r = generateProgram(12, parsePolicy({}), 'yarpgen'); process.stdout.write(
     expect(names[names.length - 1]).toBe('main');
     expect(names.slice(1, -1).every((n) => n.startsWith(YARPGEN_TEST_PREFIX))).toBe(true);
     expect(names.length).toBeGreaterThanOrEqual(3);
-    // Every global is a scalar or a one-dimensional array of integers, with external linkage.
+    // Every global is a scalar, a one-dimensional array of integers or a vector, with external linkage.
     for (const g of p.globals) {
       expect(g.isStatic).toBeFalsy();
       const t = g.type.kind === 'array' ? g.type.of : g.type;
-      expect(t.kind).toBe('int');
+      expect(['int', 'vector']).toContain(t.kind);
+    }
+  });
+
+  it('draws vector globals of every role with features.vectors (a stream of its own), none without', () => {
+    const roles = new Set<string>();
+    let whole = 0;
+    for (let seed = 1; seed <= 30; seed++) {
+      const p = gen(seed, MEDIUM).program;
+      for (const g of p.globals) if (g.type.kind === 'vector') roles.add(g.name.replace(/_\d+$/, ''));
+      for (const f of p.funcs)
+        walk(f.body, (n) => {
+          if (n.kind === 'assign' && n.target.type.kind === 'vector') whole++;
+        });
+    }
+    expect([...roles].sort()).toEqual(['in', 'out', 'var']);
+    expect(whole).toBeGreaterThan(10);
+    const off = parsePolicy({ features: { vectors: false } });
+    for (const seed of [1, 2, 3]) {
+      const p = gen(seed, off).program;
+      expect(p.globals.some((g) => g.type.kind === 'vector')).toBe(false);
     }
   });
 
