@@ -140,7 +140,12 @@ describe('vector lanes against gcc and clang', () => {
 });
 
 /** A one-statement program `r = x op y` over two vectors of `t` with the given lanes. */
-function oneOp(t: VectorT, xs: bigint[], ys: bigint[], make: (b: IRBuilder, x: Expr, y: Expr) => Expr): Program {
+function oneOp(
+  t: VectorT,
+  xs: readonly (bigint | number)[],
+  ys: readonly (bigint | number)[],
+  make: (b: IRBuilder, x: Expr, y: Expr) => Expr,
+): Program {
   const b = new IRBuilder();
   const x = b.global('x', t, b.list(xs.map((v) => b.lit(v, t.of))));
   const y = b.global('y', t, b.list(ys.map((v) => b.lit(v, t.of))));
@@ -312,14 +317,7 @@ describe('floating lanes (features.floats): exact values, as floating scalars ho
       ],
     ];
     for (const [kind, t, xs, ys, make] of cases) {
-      const b = new IRBuilder();
-      const x = b.global('x', t, b.list(xs.map((v) => b.lit(v, t.of))));
-      const y = b.global('y', t, b.list(ys.map((v) => b.lit(v, t.of))));
-      const value = make(b, b.v(x), b.v(y));
-      const r = b.global('r', value.type, undefined);
-      const hashes = Array.from({ length: (value.type as VectorT).lanes }, (_, i) => b.hash(b.idx(b.v(r), b.lit(i))));
-      const main = b.func('main', C.int, [], b.block([b.stmt(b.assign(b.v(r), value)), ...hashes]), undefined, false);
-      const p = b.program({ globals: [x, y, r], funcs: [main], main });
+      const p = oneOp(t, xs, ys, make);
       const run1 = interpret(p);
       expect(run1.ok, kind).toBe(false);
       if (run1.ok) continue;
