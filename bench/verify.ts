@@ -150,6 +150,13 @@ interface Checked {
   refuted: Map<string, number[]>;
 }
 
+/** A crash's message, with the LLVM pass it happened in when the stack dump names one. */
+function crashLine(stderr: string): string {
+  const passes = [...stderr.matchAll(/Running pass "([^"<]+)[^"]*" on (?:function|loop)/g)].map((m) => m[1]);
+  const pass = passes.at(-1);
+  return `${crashMessage(stderr).key}${pass ? ` (in ${pass})` : ''}`;
+}
+
 /** The runtime-error lines of a UBSan run. */
 function runtimeErrors(stderr: string): string[] {
   return [...stderr.matchAll(/runtime error: ([^\n]*)/g)].map((m) => m[1]!.trim());
@@ -226,7 +233,7 @@ async function check(cases: Case[], configs: Config[]): Promise<Checked> {
     if (!r) return;
     if (c.recover && runtimeErrors(r.stderr).length > 0) r = (await buildAndRun([x], c, c.recover)) ?? r;
     if (r.compile !== undefined) {
-      if (looksLikeCrash(r.compile)) note(out.crashes, `${c.name}: ${crashMessage(r.compile).key}`, x.seed);
+      if (looksLikeCrash(r.compile)) note(out.crashes, `${c.name}: ${crashLine(r.compile)}`, x.seed);
       else out.failures.push(`${c.name}: seed ${x.seed}: compile failed: ${r.compile.slice(0, 300)}`);
       return;
     }
