@@ -5,7 +5,8 @@
 // by 0 places cannot be represented in type 'int'"). A report that is not refuted proves nothing
 // either way; only a refuted one is attributed to the sanitizer without looking at the program.
 import { shiftKernel, arithKernel, unaryKernel } from '../c/ops.js';
-import { bitInt, C, fits, intMin, type CValue, type IntType } from '../c/types.js';
+import { fromBigInt } from '../c/convert.js';
+import { bitInt, C, fits, intMin, type IntType } from '../c/types.js';
 
 /** UBSan's spelling of a type (gcc's and clang's), as an IntType; undefined for any other type. */
 function reportedType(name: string): IntType | undefined {
@@ -20,11 +21,6 @@ function reportedType(name: string): IntType | undefined {
     __int128: C.int128,
   };
   return table[name];
-}
-
-/** A value of type t in the representation the kernels take (numbers up to 32 bits, else bigint). */
-function value(t: IntType, v: bigint): CValue {
-  return t.bits > 32 ? v : Number(v);
 }
 
 /** Whether the kernel completes without calling its UB hook. */
@@ -54,7 +50,7 @@ export function refutedByOperands(message: string): string | undefined {
     const op = m[2] as '+' | '-' | '*';
     const [a, b] = [BigInt(m[1]!), BigInt(m[3]!)];
     const kernel = arithKernel(op, t);
-    if (!defined((onUB) => kernel(value(t, a), value(t, b), onUB))) return undefined;
+    if (!defined((onUB) => kernel(fromBigInt(a, t), fromBigInt(b, t), onUB))) return undefined;
     return `${m[1]} ${op} ${m[3]} is ${op === '+' ? a + b : op === '-' ? a - b : a * b}, which ${m[4]} holds`;
   }
   m = /^left shift of (-?\d+) by (-?\d+) places? cannot be represented in type '([^']+)'/.exec(text);
@@ -63,7 +59,7 @@ export function refutedByOperands(message: string): string | undefined {
     if (!t || !fitsBoth(t, m[1]!, '0')) return undefined;
     const [a, n] = [BigInt(m[1]!), BigInt(m[2]!)];
     const kernel = shiftKernel('<<', t, C.llong);
-    if (!defined((onUB) => kernel(value(t, a), n, onUB))) return undefined;
+    if (!defined((onUB) => kernel(fromBigInt(a, t), n, onUB))) return undefined;
     return `${a} << ${n} is ${a << n}, which ${m[3]} holds`;
   }
   m = /^shift exponent (-?\d+) is too large for (\d+)-bit type '([^']+)'/.exec(text);
@@ -78,7 +74,7 @@ export function refutedByOperands(message: string): string | undefined {
     const t = reportedType(m[2]!);
     if (!t?.signed || !fitsBoth(t, m[1]!, '0')) return undefined;
     const kernel = unaryKernel('-', t);
-    if (!defined((onUB) => kernel(value(t, BigInt(m![1]!)), onUB))) return undefined;
+    if (!defined((onUB) => kernel(fromBigInt(BigInt(m![1]!), t), onUB))) return undefined;
     return `-(${m[1]}) is ${-BigInt(m[1]!)}, which ${m[2]} holds`;
   }
   m = /^division of (-?\d+) by -1 cannot be represented in type '([^']+)'/.exec(text);

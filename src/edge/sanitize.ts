@@ -218,6 +218,7 @@ export function sanitizerProgram(
   const g = generateProgram(seed, policy, 'csmith');
   const genMs = performance.now() - t0;
   if (!g.ok) return { ok: false, seed: String(seed), reason: g.reason, genMs };
+  const msanSkip = msanBlindSpot(g.program);
   return {
     ok: true,
     seed: String(seed),
@@ -232,12 +233,8 @@ export function sanitizerProgram(
     ],
     genMs,
     expected: g.expected,
-    ...optional('msanSkip', msanBlindSpot(g.program)),
+    ...(msanSkip ? { msanSkip } : {}),
   };
-}
-
-function optional<K extends string, V>(key: K, value: V | undefined): { [k in K]?: V } {
-  return value === undefined ? {} : ({ [key]: value } as { [k in K]: V });
 }
 
 /**

@@ -148,14 +148,8 @@ export function sameType(a: Type, b: Type, withQuals = false): boolean {
     case 'union':
       return b.kind === a.kind && b.id === a.id;
     case 'vector':
-      return b.kind === 'vector' && a.lanes === b.lanes && sameLane(a.of, b.of);
+      return b.kind === 'vector' && a.lanes === b.lanes && sameType(a.of, b.of);
   }
-}
-
-/** Whether two lane types are the same type. */
-function sameLane(a: IntType | FloatType, b: IntType | FloatType): boolean {
-  if (a.kind === 'float' || b.kind === 'float') return a.kind === b.kind && a.bits === b.bits;
-  return sameIntType(a, b);
 }
 
 /** The number of pointer levels (`int **` → 2). */

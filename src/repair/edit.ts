@@ -340,7 +340,7 @@ export function zeroOf(ed: Editor, t: Type): Expr {
     return vecLanes(
       ed.b,
       u,
-      Array.from({ length: u.lanes }, () => ed.b.lit(u.of.kind === 'float' ? 0 : 0n, u.of)),
+      Array.from({ length: u.lanes }, () => zeroOf(ed, u.of)),
     );
   if (u.kind === 'int') return ed.b.lit(0n, u);
   if (u.kind === 'float') return ed.b.lit(0, u);

@@ -1,6 +1,7 @@
 import type { Expr, Node } from '../../ir/nodes.js';
 import { isExpr, sameAccess } from '../../ir/nodes.js';
-import { sameType, unqualified } from '../../ir/types.js';
+import { sameType, unqualified, type Type } from '../../ir/types.js';
+import { isFloatVector } from '../../ir/vector.js';
 import type { UBReport } from '../../interp/interpret.js';
 import { zeroOf, type Editor } from '../edit.js';
 import { repaired, type Repaired } from '../state.js';
@@ -21,7 +22,7 @@ export function repairFloat(ed: Editor, ub: UBReport): Repaired | undefined {
   const parent = ed.parent(n.id);
   if (parent?.kind === 'assign' && parent.target === n) n = parent;
   const e = n as Expr;
-  if (e.kind === 'binary' && (e.type.kind === 'float' || (e.type.kind === 'vector' && e.type.of.kind === 'float'))) {
+  if (e.kind === 'binary' && floating(e.type)) {
     // Not the operand an assignment stores to: `x = x` is clang's -Wself-assign.
     const target = parent?.kind === 'assign' && parent.value === e ? parent.target : undefined;
     for (const operand of [e.left, e.right]) {
@@ -45,7 +46,10 @@ export function isFloatSite(ed: Editor, ub: UBReport): boolean {
   if (ub.kind === 'float-inexact' || ub.kind === 'float-to-int-overflow') return true;
   if (ub.kind !== 'division-by-zero') return false;
   const n = ed.find(ub.node);
-  const floating = (e: Expr): boolean =>
-    e.type.kind === 'float' || (e.type.kind === 'vector' && e.type.of.kind === 'float');
-  return !!n && n.kind === 'binary' && (floating(n.left) || floating(n.right));
+  return !!n && n.kind === 'binary' && (floating(n.left.type) || floating(n.right.type));
+}
+
+/** A floating type, or a vector of floating lanes. */
+function floating(t: Type): boolean {
+  return t.kind === 'float' || (t.kind === 'vector' && isFloatVector(t));
 }
