@@ -1,4 +1,4 @@
-import { errBrokenConfiguration, errState } from '../diag/errors.js';
+import { errBadOption, errBrokenConfiguration, errState } from '../diag/errors.js';
 import { checkConfigurations } from '../harness/preflight.js';
 import type { FuzzSettings } from './settings.js';
 
@@ -27,6 +27,13 @@ export async function checkCompilers(s: FuzzSettings): Promise<number> {
   if (broken === undefined) throw errState('kiln fuzz: interrupted while checking the compilers; nothing was started');
   if (broken.length === 0) return Date.now() - started;
   const [first] = broken;
+  const refused = broken.find((b) => b.rejectedOption !== undefined);
+  if (refused)
+    throw errBadOption(
+      '--opts',
+      refused.config.optionsText,
+      `options ${refused.config.compiler.name} accepts: it refuses ${refused.rejectedOption} (${refused.reason})`,
+    );
   const name = `${first!.config.compiler.name}${first!.config.optionsText ? ` ${first!.config.optionsText}` : ''}`;
   const mem = s.limits.compile.memoryMb ?? s.limits.run.memoryMb;
   throw errBrokenConfiguration(

@@ -227,10 +227,18 @@ function describeSession(
     checkMs !== undefined
       ? `each compiled and ran a check program (${(checkMs / 1000).toFixed(1)} s)`
       : 'each checked by every worker';
+  // Configurations whose binaries this machine cannot run (an ISA it lacks) test the compiler only.
+  const compileOnly = s.configurations
+    .filter((c) => c.compileOnly !== undefined)
+    .map(
+      (c) =>
+        `\n  compile-only: ${c.compiler.name} ${c.optionsText} (${c.compileOnly}): crashes, hangs and rejections only`,
+    )
+    .join('');
   return (
     `${head}; ${s.compilers.length} compilers × ${s.optionSets.length} option sets ` +
     `= ${s.configurations.length} configurations, ${check}; ${runner.description}; results ` +
-    `in ${s.out}\n${compilers}`
+    `in ${s.out}\n${compilers}\n  option sets: ${s.optionSets.join('; ')}${compileOnly}`
   );
 }
 

@@ -4,7 +4,7 @@ import { availableParallelism } from 'node:os';
 import { resumable, type FuzzSettings } from '../campaign/settings.js';
 import { errBadOption } from '../diag/errors.js';
 import { maxJobs } from '../harness/config.js';
-import { buildMatrix } from '../harness/matrix.js';
+import { campaignMatrix } from '../harness/configure.js';
 import type { FuzzFlags } from './fuzz-flags.js';
 
 /** Flags a resumed campaign takes from its stored settings instead. */
@@ -46,7 +46,7 @@ export async function resolveResume(
   return {
     out,
     compilers,
-    configurations: buildMatrix(compilers, stored.optionSets),
+    configurations: await campaignMatrix(compilers, stored.optionSets),
     ...stored,
     rerun: flags.rerun === false ? false : stored.rerun,
     maxPerBucket: maxPerBucket !== undefined ? (maxPerBucket ?? undefined) : stored.maxPerBucket,

@@ -7,7 +7,8 @@ import { isModeChoice, MODE_CHOICES, type ModeChoice } from '../gen/mode.js';
 import { parsePolicy, PolicyError, type Policy, type SizePreset } from '../gen/policy.js';
 import { detectCompilers, resolveCompilers } from '../harness/compilers.js';
 import { maxJobs, parseFuzzConfig, type FuzzConfig } from '../harness/config.js';
-import { buildMatrix, DEFAULT_OPTION_SETS, splitOptionSets } from '../harness/matrix.js';
+import { campaignMatrix, defaultOptionSets } from '../harness/configure.js';
+import { splitOptionSets } from '../harness/matrix.js';
 import { DEFAULT_MAX_PER_BUCKET } from '../store/cap.js';
 import {
   checkConfigurations,
@@ -49,8 +50,8 @@ export async function resolveSettings(flags: FuzzFlags): Promise<FuzzSettings> {
       : cfg.seedStart !== undefined
         ? BigInt(cfg.seedStart)
         : undefined;
-  const optionSets = flags.opts !== undefined ? splitOptionSets(flags.opts) : (cfg.options ?? [...DEFAULT_OPTION_SETS]);
-  if (flags.opts !== undefined && (flags.opts.trim() === '' || optionSets.length === 0))
+  const givenSets = flags.opts !== undefined ? splitOptionSets(flags.opts) : cfg.options;
+  if (flags.opts !== undefined && (flags.opts.trim() === '' || givenSets?.length === 0))
     throw errBadOption('--opts', flags.opts, "option sets such as '-O0;-O2 -flto'");
   const limits = resolveLimits(flags, cfg);
   const size = flags.size !== undefined ? parseSize(flags.size) : (cfg.size ?? 'medium');
@@ -77,7 +78,8 @@ export async function resolveSettings(flags: FuzzFlags): Promise<FuzzSettings> {
     : (await detectCompilers()).filter((c) => c.target === undefined);
   if (compilers.length === 0)
     throw errUnknownCompiler('(none)', 'no gcc, clang, tcc, pcc or cc found on PATH; name one with --compilers');
-  const configurations = buildMatrix(compilers, optionSets);
+  const optionSets = givenSets ?? (await defaultOptionSets(compilers));
+  const configurations = await campaignMatrix(compilers, optionSets);
   const target = checkConfigurations(configurations, compilerSpecs?.join(','), compilers, flags.sanitizers === true);
   return {
     out: flags.out ?? cfg.out ?? 'kiln-out',

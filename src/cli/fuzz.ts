@@ -6,6 +6,7 @@ import { errBadOption } from '../diag/errors.js';
 import { missingSurvivalTools, sanitizerMatrix } from '../edge/sancampaign.js';
 import { MODE_CHOICES } from '../gen/mode.js';
 import { findOnPath } from '../harness/compilers.js';
+import { NEWEST_OPTION_SETS } from '../harness/configure.js';
 import { DEFAULT_MAX_PER_BUCKET } from '../store/cap.js';
 import type { FuzzFlags } from './fuzz-flags.js';
 import { DEFAULT_MODE, resolveSettings } from './fuzz-settings.js';
@@ -30,8 +31,11 @@ export function registerFuzz(program: Command): void {
     )
     .option(
       '--opts <sets>',
-      "option sets separated by ';' or ',' (default '-O0;-O1;-O2;-Os;-O3'); '+profile' in a set builds it with " +
-        "the instrumented build's profile, '+profile=perturbed' with a perturbed one (docs/profiles.md)",
+      "option sets separated by ';' or ',' (default '-O0;-O1;-O2;-Os;-O3', and when every compiler is a gcc 13+ " +
+        `or clang 19+ also '${NEWEST_OPTION_SETS.join(';')}', an ISA level only where this machine runs it); ` +
+        "'+swarm' (or '+swarm=K') in a set appends up to 8 (K) flags drawn per test from the compiler's " +
+        "catalogue of optimisation flags; '+profile' builds it with the instrumented build's profile, " +
+        "'+profile=perturbed' with a perturbed one (docs/config.md, docs/profiles.md)",
     )
     .option('-j, --jobs <n>', 'concurrent jobs (default: one per core)')
     .option('--time <duration>', 'stop after this wall time, e.g. 90s, 10m, 2h')
@@ -86,6 +90,7 @@ export function registerFuzz(program: Command): void {
 Examples:
   kiln fuzz                                   every compiler on PATH at -O0 -O1 -O2 -Os -O3, all cores
   kiln fuzz --compilers gcc,clang-15 --opts '-O0;-O3 -march=native' --time 2h
+  kiln fuzz --compilers gcc-snapshot,clang-24 --opts '-O3 -march=x86-64-v4 +swarm;-O2 -flto'   ISA, flags, LTO
   kiln fuzz --compilers gcc-12,clang-14 --opts '-O2;-O2 +profile;-O2 +profile=perturbed'   profile-guided builds
   kiln fuzz --resume                          continue the latest campaign in ./kiln-out
   kiln fuzz --time 1h --reduce                reduce each new bug to a small test case as it is found

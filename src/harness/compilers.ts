@@ -309,3 +309,30 @@ function compareNames(a: string, b: string): number {
   if (fa !== fb) return fa - fb;
   return a.localeCompare(b, 'en', { numeric: true });
 }
+
+/**
+ * The numeric version of a compiler from its `--version` line (`12.2.0`, `22.1.8`, `17.0.0` for
+ * a GCC snapshot), as numbers to compare; a snapshot (`experimental`) sorts after its release.
+ */
+export function versionKey(c: Pick<Compiler, 'version' | 'family' | 'name'>): number[] {
+  const text = c.version;
+  const m =
+    c.family === 'clang'
+      ? /version (\d+)\.(\d+)(?:\.(\d+))?/.exec(text)
+      : (/\)\s+(\d+)\.(\d+)(?:\.(\d+))?/.exec(text) ?? /(\d+)\.(\d+)(?:\.(\d+))?/.exec(text));
+  const parts = m ? [Number(m[1]), Number(m[2]), Number(m[3] ?? 0)] : [0, 0, 0];
+  return [...parts, /experimental|snapshot|\(prerelease\)/i.test(text) || c.name === 'gcc-snapshot' ? 1 : 0];
+}
+
+/**
+ * The date of a trunk snapshot, from its version line: LLVM's Debian snapshots
+ * (`24.0.0 (++20261025103442+7e3c…-1~exp1)`) and GCC's (`17.0.0 20261020 (experimental)`), as
+ * `2026-10-25`; undefined for a release.
+ */
+export function snapshotDate(c: Pick<Compiler, 'version' | 'family'>): string | undefined {
+  const m =
+    c.family === 'clang'
+      ? /\(\+\+(\d{4})(\d{2})(\d{2})\d*\+/.exec(c.version)
+      : /\s(\d{4})(\d{2})(\d{2})\s+\((?:experimental|prerelease)\)/.exec(c.version);
+  return m ? `${m[1]}-${m[2]}-${m[3]}` : undefined;
+}

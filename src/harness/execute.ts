@@ -16,11 +16,13 @@ import {
   PROFRAW_FILE,
   PROFTEXT_FILE,
   perturbationSeed,
+  profileToken,
   type ProfileFile,
   type ProfileResult,
 } from './profile.js';
 import { perturbGcda, perturbProfText } from './profile-perturb.js';
 import { newTag, runDirIn, sandboxArgv, type StepKind } from './sandbox.js';
+import { drawSwarm, flagTokens, swarmSeedText } from './swarm.js';
 import type { TempRoot } from './tempdir.js';
 
 /** Output of a test binary kept for the oracle (the rest is dropped and the run marked truncated). */
@@ -93,6 +95,26 @@ export function instrumentedConfiguration(c: Configuration): Configuration {
 }
 
 /**
+ * The configuration one test of a swarm configuration runs: the option set's options and the
+ * flags drawn for this program (`swarm.drawn`), its text and identity unchanged. Any other
+ * configuration, or one already drawn, is returned as it is.
+ */
+export function swarmInstance(c: Configuration, files: readonly EmittedFile[]): Configuration {
+  if (!c.swarm || c.swarm.drawn) return c;
+  if (!c.swarm.catalogue) throw new Error(`swarm configuration ${c.slug} has no catalogue (withSwarmCatalogues)`);
+  const drawn = drawSwarm(c.swarm.catalogue, c.swarm.max, c.options, swarmSeedText(files, c.key));
+  return { ...c, options: [...c.options, ...drawn.flatMap(flagTokens)], swarm: { max: c.swarm.max, drawn } };
+}
+
+/**
+ * The options of the test a configuration ran, as one text that reads back as that test's
+ * configuration: a swarm test's drawn flags spelled out, its `+swarm` dropped, its profile kept.
+ */
+export function testOptionsText(c: Configuration): string {
+  return [...c.options, ...(c.profile ? [profileToken(c.profile)] : [])].join(' ');
+}
+
+/**
  * Compiles a program's files (or the text of a one-file program, written as `prog.c`) with one
  * configuration in a fresh folder, runs the binary in another fresh folder, and judges the
  * result; both folders are removed before returning.
@@ -100,7 +122,7 @@ export function instrumentedConfiguration(c: Configuration): Configuration {
 export async function testConfiguration(
   program: string | readonly EmittedFile[],
   expected: string,
-  c: Configuration,
+  set: Configuration,
   limits: Limits,
   temp: TempRoot,
   signal?: AbortSignal,
@@ -109,6 +131,10 @@ export async function testConfiguration(
 ): Promise<ConfigResult> {
   const started = Date.now();
   const files = typeof program === 'string' ? [{ name: SOURCE_FILE, content: program }] : program;
+  // A swarm configuration's test draws its flags from the program and the configuration; the
+  // result's configuration carries them. A compile-only configuration's binaries cannot run here.
+  const c = swarmInstance(set, files);
+  const buildOnly = compileOnly || c.compileOnly !== undefined;
   const compileDir = await temp.dir('cc');
   try {
     for (const f of files) await writeFile(join(compileDir, f.name), f.content);
@@ -116,7 +142,7 @@ export async function testConfiguration(
     // below reads it from the compile folder). Its own failures are the result.
     let profile: ProfileResult | undefined;
     if (c.profile) {
-      const p = await buildProfile(files, expected, c, limits, temp, compileDir, signal, compileOnly);
+      const p = await buildProfile(files, expected, c, limits, temp, compileDir, signal, buildOnly);
       if ('result' in p) return { ...p.result, durationMs: Date.now() - started };
       profile = p.profile;
     }
@@ -139,7 +165,7 @@ export async function testConfiguration(
     const failed = judgeCompile(cr, c, existsSync(exe));
     if (failed)
       return withProfile({ config: c, judgement: failed, compile, durationMs: Date.now() - started, aborted: false });
-    if (compileOnly)
+    if (buildOnly)
       return withProfile({
         config: c,
         judgement: { outcome: 'ok' },

@@ -1,5 +1,5 @@
 import type { FinalResult, HangConfirmation, ProgramReport } from './runner.js';
-import { compileCommand, type ConfigResult } from './execute.js';
+import { compileCommand, testOptionsText, type ConfigResult } from './execute.js';
 import type { Policy } from '../gen/policy.js';
 import { emiRecipe } from '../mutate/recipes.js';
 import type { Limits } from './matrix.js';
@@ -156,7 +156,9 @@ function draftFinding(r: ProgramReport, f: FinalResult, ctx: DraftContext): Find
   const stderr = excerpt(f.result.run && isRunOutcome(f.outcome) ? f.result.run.stderr : f.result.compile.stderr);
   const sources = r.files!;
   const names = sources.map((s) => s.name);
-  const command = compileCommand(f.config, names);
+  // The configuration the test ran: a swarm test's drawn flags are part of its command.
+  const ran = f.result.config;
+  const command = compileCommand(ran, names);
   const others = r.results
     .filter((o) => o !== f)
     .map((o) => ({
@@ -172,7 +174,10 @@ function draftFinding(r: ProgramReport, f: FinalResult, ctx: DraftContext): Find
     compiler: f.config.compiler.name,
     compilerVersion: f.config.compiler.version,
     compilerPath: f.config.compiler.command,
-    options: f.config.optionsText,
+    options: testOptionsText(ran),
+    // A swarm test: its option set, and the flags it drew (triage minimises them first).
+    ...(ran.swarm?.drawn ? { swarm: { set: f.config.optionsText, drawn: ran.swarm.drawn } } : {}),
+    ...(ran.compileOnly ? { compileOnly: ran.compileOnly } : {}),
     command: command.join(' '),
     seed: String(r.seed),
     mode: r.mode ?? 'csmith',
@@ -244,7 +249,7 @@ function draftFinding(r: ProgramReport, f: FinalResult, ctx: DraftContext): Find
           f.repro ??
           reproScript({
             id,
-            config: f.config,
+            config: ran,
             judgement: j,
             ...(f.nondeterministic ? { alternatives: f.behaviours!.slice(1) } : {}),
             expected,

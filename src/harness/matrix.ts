@@ -1,6 +1,7 @@
 import { LP64, targetByName, type TargetModel } from '../c/target.js';
 import { emulatorFor, modelOfMachine, type Compiler } from './compilers.js';
 import { profileToken, splitProfileToken, type ProfileKind } from './profile.js';
+import { splitSwarmToken, swarmToken, type SwarmSpec } from './swarm.js';
 
 /** The option sets of a default campaign (ARCHITECTURE.md, "Campaigns"). */
 export const DEFAULT_OPTION_SETS: readonly string[] = ['-O0', '-O1', '-O2', '-Os', '-O3'];
@@ -38,6 +39,17 @@ export interface Configuration {
   readonly optionsText: string;
   /** Built with a profile (docs/profiles.md): the instrumented build's own, or a perturbed one. */
   readonly profile?: ProfileKind;
+  /**
+   * `+swarm[=K]`: each test appends flags drawn from the compiler's catalogue (src/harness/swarm.ts).
+   * On the configuration a test ran (`drawn` set), `options` holds them and `optionsText` stays the
+   * option set's, so tests, buckets and counts stay per configuration.
+   */
+  readonly swarm?: SwarmSpec;
+  /**
+   * Set when this machine cannot run the configuration's binaries (an ISA it lacks,
+   * src/harness/isa.ts): the reason. Its tests compile only, and find crashes, hangs and rejections.
+   */
+  readonly compileOnly?: string;
   /** Identity after normalising option order: equal keys compile identically. */
   readonly key: string;
   /** File-name-safe label, unique in the matrix (`gcc-O2-flto`). */
@@ -100,6 +112,8 @@ function orderMatters(tokens: readonly string[]): boolean {
 /** Options of one family override each other; undefined for options that simply add up. */
 function overrideFamily(t: string): string | undefined {
   if (/^-O/.test(t)) return '-O';
+  const param = /^--param=([^=]+)=/.exec(t);
+  if (param) return `--param=${param[1]}`;
   const eq = /^(-[^=]+)=/.exec(t);
   if (eq) return eq[1];
   const neg = /^-([fmW])(no-)?(.+)$/.exec(t);
@@ -137,21 +151,71 @@ export function buildMatrix(compilers: readonly Compiler[], optionSets: readonly
   const out: Configuration[] = [];
   for (const compiler of compilers) {
     for (const set of optionSets) {
-      const { options, profile } = splitProfileToken(optionTokens(set));
+      const { tokens, swarm } = splitSwarmToken(optionTokens(set));
+      const split = splitProfileToken(tokens);
+      const profile = split.profile;
+      const options = withImplicitOptions(compiler, split.options);
       const key =
         `${compiler.realPath}\0${optionKey(effectiveOptions(compiler, options))}` +
-        (profile ? `\0profile=${profile}` : '');
+        (profile ? `\0profile=${profile}` : '') +
+        (swarm ? `\0swarm=${swarm}` : '');
       if (seen.has(key)) continue;
       seen.add(key);
-      const label = [...options, ...(profile ? ['profile', ...(profile === 'perturbed' ? ['perturbed'] : [])] : [])];
+      const label = [
+        ...options,
+        ...(profile ? ['profile', ...(profile === 'perturbed' ? ['perturbed'] : [])] : []),
+        ...(swarm ? [`swarm${swarm}`] : []),
+      ];
       const base = slugify(`${compiler.name}${label.length ? ` ${label.join(' ')}` : ''}`);
       let slug = base;
       for (let i = 2; slugs.has(slug); i++) slug = `${base}-${i}`;
       slugs.add(slug);
-      const optionsText = [...options, ...(profile ? [profileToken(profile)] : [])].join(' ');
-      out.push({ compiler, options, optionsText, key, slug, ...(profile ? { profile } : {}) });
+      const optionsText = [
+        ...options,
+        ...(profile ? [profileToken(profile)] : []),
+        ...(swarm ? [swarmToken(swarm)] : []),
+      ].join(' ');
+      out.push({
+        compiler,
+        options,
+        optionsText,
+        key,
+        slug,
+        ...(profile ? { profile } : {}),
+        ...(swarm ? { swarm: { max: swarm } } : {}),
+      });
     }
   }
+  return out;
+}
+
+/**
+ * Options Kiln adds to an option set, shown in its text:
+ * - `-ffp-contract=off` for gcc and clang wherever the ISA may have FMA (any `-march=`/`-mcpu=`
+ *   but the x86-64 baseline and v2, `-mfma`, or a foreign target). GNU C's default in GCC is
+ *   `-ffp-contract=fast` and clang's is `on`: both may fuse `a*b + c` into one FMA, rounded once
+ *   instead of twice, and Kiln's expected output is C's two roundings. (Kiln's floating values are
+ *   exact integers, so a fused result is the same today; the flag keeps the promise for any
+ *   program, and is what a compiler engineer expects to see in an exact configuration.)
+ * - `-fuse-ld=lld` for clang with `-flto`: the GNU linker needs LLVM's gold plugin, which Debian
+ *   ships apart; lld reads LLVM bitcode itself.
+ */
+function withImplicitOptions(compiler: Compiler, options: readonly string[]): string[] {
+  if (compiler.family !== 'gcc' && compiler.family !== 'clang') return [...options];
+  const out = [...options];
+  const foreign = compiler.target !== undefined || options.some((o) => /^--?target[= ]?/.test(o));
+  const fmaIsa =
+    foreign ||
+    options.some(
+      (o) => o === '-mfma' || (/^-m(arch|cpu)=/.test(o) && !/^-march=(x86-64|x86-64-v2|i[3-6]86|pentium.*)$/.test(o)),
+    );
+  if (fmaIsa && !options.some((o) => o.startsWith('-ffp-contract='))) out.push('-ffp-contract=off');
+  if (
+    compiler.family === 'clang' &&
+    options.some((o) => /^-flto(=.*)?$/.test(o)) &&
+    !options.some((o) => o.startsWith('-fuse-ld='))
+  )
+    out.push('-fuse-ld=lld');
   return out;
 }
 

@@ -169,7 +169,12 @@ export function sameBehaviour(a: Behaviour, b: Behaviour): boolean {
  * bug); for wrong code any output other than the expected one.
  */
 export function showsBehaviour(accepted: readonly Behaviour[], j: Judgement): boolean {
-  return accepted.some((a) => a.outcome === j.outcome && (j.outcome === 'wrong-code' || a.bucket === j.bucket));
+  // A binary hang's bucket names the options; the reducer and triage vary them (swarm draws,
+  // minimised command lines), so like wrong code it is the same bug by its outcome alone.
+  return accepted.some(
+    (a) =>
+      a.outcome === j.outcome && (j.outcome === 'wrong-code' || j.outcome === 'binary-hang' || a.bucket === j.bucket),
+  );
 }
 
 function signalName(n: number): NodeJS.Signals | undefined {

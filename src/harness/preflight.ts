@@ -41,6 +41,41 @@ export interface BrokenConfiguration {
   readonly reason: string;
   /** True when the configuration works without the memory limit: the limit is what breaks it. */
   readonly memoryLimited: boolean;
+  /** The option the compiler refused, when its error names one of the configuration's options. */
+  readonly rejectedOption?: string;
+}
+
+/** Words of a compiler's error that refuse an option (gcc, clang, LLVM's option parser). */
+const OPTION_ERROR = new RegExp(
+  [
+    'unrecognized command[- ]line option',
+    'unknown argument',
+    'Unknown command line argument',
+    'bad value',
+    'unknown target CPU',
+    'invalid --param',
+    'invalid (value|argument)',
+    'not supported',
+    'unsupported option',
+    'is not valid for',
+  ].join('|'),
+  'i',
+);
+
+/**
+ * The option of `c` that its compile's diagnostics refuse (`gcc: error: unrecognized
+ * command-line option '-ffoo'`, `clang: error: unknown target CPU 'foo'` for `-march=foo`).
+ */
+export function rejectedOption(c: Configuration, stderr: string): string | undefined {
+  for (const line of stderr.split('\n')) {
+    if (!OPTION_ERROR.test(line)) continue;
+    for (const o of [...c.options].reverse()) {
+      const value = /^-[^=]+=(.+)$/.exec(o)?.[1];
+      if (line.includes(`'${o}'`) || line.includes(`'${o.replace(/=.*$/, '=')}'`)) return o;
+      if (value !== undefined && line.includes(`'${value}'`)) return o;
+    }
+  }
+  return undefined;
 }
 
 /**
@@ -93,11 +128,15 @@ export async function checkConfigurations(
     if (!again) return undefined;
     return [
       ...noEmulator,
-      ...failed.map((r, i) => ({
-        config: r.config,
-        reason: describeFailure(r, limits),
-        memoryLimited: again[i]?.judgement.outcome === 'ok',
-      })),
+      ...failed.map((r, i) => {
+        const rejected = r.run ? undefined : rejectedOption(r.config, r.compile.stderr);
+        return {
+          config: r.config,
+          reason: describeFailure(r, limits),
+          memoryLimited: again[i]?.judgement.outcome === 'ok',
+          ...(rejected ? { rejectedOption: rejected } : {}),
+        };
+      }),
     ];
   } finally {
     temp.dispose();

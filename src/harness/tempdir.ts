@@ -6,6 +6,13 @@ import { reapOrphans } from './sandbox.js';
 
 const PREFIX = 'kiln-fuzz-';
 
+/** The process's temporary roots not yet removed: the exit hook removes them (process-wide, as the exit is). */
+const liveRoots = new Set<TempRoot>();
+
+function disposeLiveRoots(): void {
+  for (const r of [...liveRoots]) r.dispose();
+}
+
 /**
  * One private folder under the system temporary directory holding every compile and run folder of
  * a process. It is removed when the process exits for any reason Node can see (normal exit,
@@ -14,10 +21,13 @@ const PREFIX = 'kiln-fuzz-';
  */
 export class TempRoot {
   private disposed = false;
-  private readonly onExit = (): void => this.dispose();
 
   private constructor(readonly path: string) {
-    process.on('exit', this.onExit);
+    liveRoots.add(this);
+    // One exit hook for every root of the process: probes make dozens at once, and a listener per
+    // root would pass Node's limit of ten and print MaxListenersExceededWarning.
+    if (liveRoots.size === 1 && !process.listeners('exit').includes(disposeLiveRoots))
+      process.on('exit', disposeLiveRoots);
   }
 
   /** Creates the root folder `<tmp>/kiln-fuzz-<pid>-XXXXXX`. */
@@ -39,7 +49,7 @@ export class TempRoot {
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
-    process.removeListener('exit', this.onExit);
+    liveRoots.delete(this);
     try {
       rmSync(this.path, { recursive: true, force: true, maxRetries: 2 });
     } catch {

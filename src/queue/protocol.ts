@@ -11,6 +11,7 @@ import type { ConfigResult, StepRecord } from '../harness/execute.js';
 import type { Configuration, Limits } from '../harness/matrix.js';
 import { FINDING_OUTCOMES } from '../harness/oracle.js';
 import { campaignFiles } from '../harness/program.js';
+import { flagTokens } from '../harness/swarm.js';
 import { generateProgram } from '../repair/generate.js';
 
 /**
@@ -61,8 +62,11 @@ interface WorkerInfo {
   readonly compilers: readonly { readonly name: string; readonly version: string }[];
 }
 
-/** A configuration's result without its configuration object (named by slug instead). */
-type WireConfigResult = Omit<ConfigResult, 'config'>;
+/**
+ * A configuration's result without its configuration object (named by slug instead), with the
+ * flags a swarm test drew: the coordinator's configuration has the option set only.
+ */
+type WireConfigResult = Omit<ConfigResult, 'config'> & { readonly drawn?: readonly string[] };
 
 /** A FinalResult on the wire. */
 interface WireFinal extends Omit<FinalResult, 'config' | 'result' | 'rerun'> {
@@ -116,8 +120,13 @@ function step(s: StepRecord): StepRecord {
 
 /** A configuration result as sent: long streams cut to an excerpt. */
 function wireResult(r: ConfigResult): WireConfigResult {
-  const { config: _config, ...rest } = r;
-  return { ...rest, compile: step(r.compile), ...(r.run ? { run: step(r.run) } : {}) };
+  const { config, ...rest } = r;
+  return {
+    ...rest,
+    compile: step(r.compile),
+    ...(r.run ? { run: step(r.run) } : {}),
+    ...(config.swarm?.drawn ? { drawn: config.swarm.drawn } : {}),
+  };
 }
 
 /** A finished program as sent (its files stay behind). */
@@ -160,7 +169,10 @@ export function campaignReport(
   mode: ModeChoice,
 ): ProgramReport {
   const seed = BigInt(w.seed);
-  const withConfig = (r: WireConfigResult, config: Configuration): ConfigResult => ({ ...r, config });
+  const withConfig = ({ drawn, ...r }: WireConfigResult, config: Configuration): ConfigResult => ({
+    ...r,
+    config: drawn ? drawnInstance(config, drawn) : config,
+  });
   const results: FinalResult[] = w.results.map(({ slug, result, rerun, ...f }) => {
     const config = configOf(bySlug, slug);
     return { ...f, config, result: withConfig(result, config), ...(rerun ? { rerun: withConfig(rerun, config) } : {}) };
@@ -181,11 +193,23 @@ export function campaignReport(
   return { ...rest, seed, results, files: campaignFiles(g, policy) };
 }
 
+/** The configuration a swarm test ran, from its option set's configuration and the flags the worker drew. */
+function drawnInstance(c: Configuration, drawn: readonly string[]): Configuration {
+  const options = [...c.options, ...drawn.flatMap(flagTokens)];
+  return { ...c, options, swarm: { max: c.swarm?.max ?? drawn.length, drawn } };
+}
+
 /** A worker's hang confirmation in the coordinator's terms. */
 export function campaignConfirmation(
   w: WireConfirmation,
   bySlug: ReadonlyMap<string, Configuration>,
 ): HangConfirmation {
   const config = configOf(bySlug, w.slug);
-  return { seed: BigInt(w.seed), config, verdict: w.verdict, result: { ...w.result, config } };
+  const { drawn, ...result } = w.result;
+  return {
+    seed: BigInt(w.seed),
+    config,
+    verdict: w.verdict,
+    result: { ...result, config: drawn ? drawnInstance(config, drawn) : config },
+  };
 }

@@ -10,7 +10,8 @@ import type { HangConfirmation, ProgramReport } from '../harness/runner.js';
 import { runCampaign } from '../harness/scheduler.js';
 import { resolveCompiler, type Compiler } from '../harness/compilers.js';
 import { GeneratorPool } from '../harness/genpool.js';
-import { buildMatrix, type Configuration } from '../harness/matrix.js';
+import { campaignMatrix } from '../harness/configure.js';
+import type { Configuration } from '../harness/matrix.js';
 import { checkConfigurations } from '../harness/preflight.js';
 import { TempRoot } from '../harness/tempdir.js';
 import {
@@ -100,7 +101,8 @@ async function resolveCampaign(meta: CampaignMeta, jobs: number): Promise<Worker
       throw errWorkerMismatch(`${c.name} here is '${found.version}', the campaign's is '${c.version}'`);
     compilers.push({ ...found, name: c.name });
   }
-  const configurations = buildMatrix(compilers, meta.settings.optionSets);
+  // Swarm catalogues and ISA probes are this machine's: a worker may run what the coordinator cannot.
+  const configurations = await campaignMatrix(compilers, meta.settings.optionSets);
   const broken = await checkConfigurations(configurations, meta.settings.limits, jobs);
   if (broken && broken.length > 0) {
     const b = broken[0]!;

@@ -5,7 +5,7 @@ import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { resolveCompiler, type Compiler } from '../../src/harness/compilers.js';
+import { resolveCompiler, versionKey, type Compiler } from '../../src/harness/compilers.js';
 import { TempRoot } from '../../src/harness/tempdir.js';
 import { TRIAGE_FILE, triageFinding } from '../../src/triage/triage.js';
 import { writeFinding } from './support.js';
@@ -13,7 +13,6 @@ import { nextToReduce } from '../../src/campaign/background-reduce.js';
 import {
   familyLine,
   labelLine,
-  versionKey,
   versionSection,
   withVersionSection,
   type VersionLabel,
