@@ -4,6 +4,7 @@ import { KilnError } from '../diag/errors.js';
 import { detectCompilers, resolveCompiler, type Compiler } from '../harness/compilers.js';
 import { TempRoot } from '../harness/tempdir.js';
 import { readFinding } from '../triage/finding.js';
+import { minimiseFinding } from '../triage/minimise-command.js';
 import { VERSIONS_FILE, versionLine, type VersionLabel } from '../triage/versions.js';
 import { reduceFindingFolder, type FolderReduction, type ReduceFolderOptions } from './reduce-folder.js';
 
@@ -94,6 +95,8 @@ export class BackgroundReducer {
   private async label(dir: string): Promise<VersionLabel> {
     const temp = TempRoot.create();
     try {
+      // The version line runs the smallest command line (src/triage/minimise-command.ts).
+      await minimiseFinding(dir, { signal: this.stop.signal });
       const f = readFinding(dir);
       this.installed ??= detectCompilers();
       const line = await versionLine(f, await resolveCompiler(f.compilerPath), await this.installed, {

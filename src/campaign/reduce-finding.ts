@@ -4,6 +4,7 @@ import { errFile } from '../diag/errors.js';
 import { reduceFinding, type FindingReduceOptions, type FindingReduction } from '../reduce/finding.js';
 import { writeBundle, writeReducedFinding, type Bundle } from '../report/bundle.js';
 import { KilnStore } from '../store/store.js';
+import { minimiseFinding } from '../triage/minimise-command.js';
 import { triageFinding, type TriageResult } from '../triage/triage.js';
 
 /** A reduced finding and its bundle. */
@@ -28,6 +29,11 @@ export interface ReduceAndBundleOptions extends FindingReduceOptions {
  * background of `kiln fuzz --reduce`.
  */
 export async function reduceAndBundle(dir: string, opts: ReduceAndBundleOptions): Promise<ReducedFinding> {
+  // The smallest command line first: the reduction, its bundle and triage all use it.
+  await minimiseFinding(dir, {
+    ...(opts.signal ? { signal: opts.signal } : {}),
+    ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
+  });
   const reduction = await reduceFinding(dir, opts);
   let triage: TriageResult | undefined;
   if (opts.triage !== false && !opts.signal?.aborted) {

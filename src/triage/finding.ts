@@ -27,8 +27,13 @@ export interface StoredFinding {
   /** The command the campaign ran (an absolute path). */
   readonly compilerPath: string;
   readonly compilerVersion: string;
-  /** Option tokens of the configuration, in order. */
+  /**
+   * Option tokens of the configuration, in order: the minimal command line when triage found one
+   * (finding.json's `minimised`, src/triage/minimise-command.ts), else the campaign's.
+   */
   readonly options: readonly string[];
+  /** The options the campaign ran, when they differ from {@link options}. */
+  readonly campaignOptions?: readonly string[];
   readonly expected: string;
   readonly actual: string;
   readonly limits: Limits;
@@ -85,7 +90,7 @@ export function readFinding(dir: string): StoredFinding {
     compilerName: text('compiler'),
     compilerPath: typeof json.compilerPath === 'string' ? json.compilerPath : text('compiler'),
     compilerVersion: typeof json.compilerVersion === 'string' ? json.compilerVersion : '',
-    options: optionTokens(text('options')),
+    ...optionsOf(json, text('options')),
     expected: text('expected'),
     actual: typeof json.actual === 'string' ? json.actual : '',
     limits: readLimits(json.limits),
@@ -95,6 +100,16 @@ export function readFinding(dir: string): StoredFinding {
       ...readBehaviours(json.behaviours).filter((b) => !(b.outcome === own.outcome && b.bucket === own.bucket)),
     ],
   };
+}
+
+/** The options of a finding: minimised when finding.json says so, the campaign's beside them. */
+function optionsOf(
+  json: Record<string, unknown>,
+  campaign: string,
+): Pick<StoredFinding, 'options' | 'campaignOptions'> {
+  const m = json.minimised as { options?: unknown } | undefined;
+  const minimal = Array.isArray(m?.options) && m.options.every((o) => typeof o === 'string') ? m.options : undefined;
+  return minimal ? { options: minimal, campaignOptions: optionTokens(campaign) } : { options: optionTokens(campaign) };
 }
 
 /** The behaviours a finding.json lists (older manifests have none: the outcome and bucket stand alone). */

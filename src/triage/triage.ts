@@ -9,6 +9,7 @@ import { TempRoot } from '../harness/tempdir.js';
 import { clangOptBisect } from './clang.js';
 import { optimisationLevel, readFinding, type StoredFinding } from './finding.js';
 import { DEFAULT_GCC_LIMITS, gccFlagSearch, type GccSearchLimits } from './gcc.js';
+import { minimiseFinding } from './minimise-command.js';
 import { bugPredicate, type Probe } from './predicate.js';
 import type { SearchOutcome } from './search.js';
 import { versionLine, withVersionSection, type VersionLine } from './versions.js';
@@ -59,6 +60,8 @@ export interface TriageOptions {
   readonly versions?: boolean;
   /** The compilers installed here, for the version line (detected when absent). */
   readonly installed?: readonly Compiler[];
+  /** Minimise the command line first (default true; src/triage/minimise-command.ts). */
+  readonly minimise?: boolean;
 }
 
 /** Outcomes a pass search can explain: the compiler produced a binary that misbehaves. */
@@ -70,6 +73,14 @@ const SEARCHED_OUTCOMES: ReadonlySet<string> = new Set(['wrong-code', 'binary-cr
  */
 export async function triageFinding(dir: string, opts: TriageOptions = {}): Promise<TriageResult> {
   const started = Date.now();
+  // The smallest command line first (a swarm test's culprit flag, the lowest level): the pass
+  // search and the version line run it, and a wrong-code bucket is keyed by it.
+  if (opts.minimise !== false)
+    await minimiseFinding(dir, {
+      ...(opts.signal ? { signal: opts.signal } : {}),
+      ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
+      ...(opts.compiler ? { compiler: opts.compiler } : {}),
+    });
   const f = readFinding(dir);
   let result = await fingerprintFinding(f, opts, started);
   if (opts.versions !== false) {

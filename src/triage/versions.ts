@@ -10,8 +10,9 @@
 // neither: it is listed as `other` and does not count.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Compiler } from '../harness/compilers.js';
+import { versionKey, type Compiler } from '../harness/compilers.js';
 import { testConfiguration } from '../harness/execute.js';
+import { rejectedOption } from '../harness/preflight.js';
 import type { TempRoot } from '../harness/tempdir.js';
 import { isFindingDir, readFinding, type StoredFinding } from './finding.js';
 import { findingConfiguration, judgeProbe, TriageAborted, type Verdict } from './predicate.js';
@@ -38,6 +39,8 @@ export interface VersionTry {
   readonly detail?: string;
   /** Whether this is the finding's own compiler. */
   readonly own: boolean;
+  /** Options of the finding this version does not have, dropped for its try (a swarm flag newer than it). */
+  readonly dropped?: readonly string[];
 }
 
 /** A finding's version line. */
@@ -55,20 +58,6 @@ export interface VersionLine {
   readonly program: 'reduced' | 'original';
   /** One line for people. */
   readonly summary: string;
-}
-
-/**
- * The numeric version of a compiler from its `--version` line (`12.2.0`, `22.1.8`, `17.0.0` for
- * a GCC snapshot), as numbers to compare; a snapshot (`experimental`) sorts after its release.
- */
-export function versionKey(c: Pick<Compiler, 'version' | 'family' | 'name'>): number[] {
-  const text = c.version;
-  const m =
-    c.family === 'clang'
-      ? /version (\d+)\.(\d+)(?:\.(\d+))?/.exec(text)
-      : (/\)\s+(\d+)\.(\d+)(?:\.(\d+))?/.exec(text) ?? /(\d+)\.(\d+)(?:\.(\d+))?/.exec(text));
-  const parts = m ? [Number(m[1]), Number(m[2]), Number(m[3] ?? 0)] : [0, 0, 0];
-  return [...parts, /experimental|snapshot|\(prerelease\)/i.test(text) || c.name === 'gcc-snapshot' ? 1 : 0];
 }
 
 function compareKeys(a: readonly number[], b: readonly number[]): number {
@@ -129,15 +118,21 @@ export async function versionLine(
   const tried: VersionTry[] = [];
   for (const c of line) {
     if (ctx.signal?.aborted) throw new TriageAborted();
-    const r = await testConfiguration(
-      finding.sources,
-      finding.expected,
-      findingConfiguration(finding, c),
-      finding.limits,
-      ctx.temp,
-      ctx.signal,
-    );
-    if (r.aborted) throw new TriageAborted();
+    // A flag this version lacks (it refuses it) is dropped, and the try says so; at most 8.
+    let options = [...finding.options];
+    const dropped: string[] = [];
+    let r;
+    for (;;) {
+      const config = findingConfiguration({ ...finding, options }, c);
+      r = await testConfiguration(finding.sources, finding.expected, config, finding.limits, ctx.temp, ctx.signal);
+      if (r.aborted) throw new TriageAborted();
+      const refused = r.judgement.outcome === 'rejected-valid' ? rejectedOption(config, r.compile.stderr) : undefined;
+      if (refused === undefined || dropped.length >= 8 || /^-O/.test(refused)) break;
+      const next = withoutOption(options, refused);
+      if (next.length === options.length) break;
+      dropped.push(options.length - next.length === 2 ? `-mllvm ${refused}` : refused);
+      options = next;
+    }
     const v: Verdict = judgeProbe(finding, r);
     const result = v === 'shows' ? 'fails' : v === 'hidden' ? 'passes' : 'other';
     tried.push({
@@ -146,10 +141,20 @@ export async function versionLine(
       result,
       ...(result === 'other' ? { detail: r.judgement.outcome } : {}),
       own: c === own,
+      ...(dropped.length ? { dropped } : {}),
     });
-    ctx.onProgress?.(`${f.id}: ${c.name} → ${result}${result === 'other' ? ` (${r.judgement.outcome})` : ''}`);
+    const note = dropped.length ? ` (without ${dropped.join(' ')}, which it lacks)` : '';
+    ctx.onProgress?.(`${f.id}: ${c.name} → ${result}${result === 'other' ? ` (${r.judgement.outcome})` : ''}${note}`);
   }
   return { ...labelLine(tried), tried, program };
+}
+
+/** The options without one token (and the `-mllvm` before it, when it is an LLVM option). */
+function withoutOption(options: readonly string[], token: string): string[] {
+  const i = options.lastIndexOf(token);
+  if (i < 0) return [...options];
+  const from = i > 0 && options[i - 1] === '-mllvm' ? i - 1 : i;
+  return [...options.slice(0, from), ...options.slice(i + 1)];
 }
 
 /** The label of a list of tries, oldest first (exported for tests). */
@@ -227,7 +232,8 @@ export function versionSection(v: VersionLine): string {
   const rows = v.tried.map(
     (t) =>
       `| ${t.compiler}${t.own ? ' (found with)' : ''} | \`${t.version}\` ` +
-      `| ${t.result === 'other' ? `other: ${t.detail ?? 'another failure'}` : t.result} |`,
+      `| ${t.result === 'other' ? `other: ${t.detail ?? 'another failure'}` : t.result}` +
+      `${t.dropped?.length ? ` (without ${t.dropped.map((d) => `\`${d}\``).join(', ')}, which it lacks)` : ''} |`,
   );
   return [
     SECTION,
