@@ -21,6 +21,13 @@ import {
 export const LATEST_PACKAGES = ['gcc-16', 'gcc-snapshot', 'clang-22', 'libclang-rt-22-dev', 'libc6-dev'];
 
 /**
+ * LLVM trunk, a snapshot Debian's experimental suite carries (clang-24 in late 2026), with its
+ * sanitizer runtimes, tools and linker. When the suite moves on to clang-25 for trunk, this list
+ * moves with it; the version line orders clang by the version it prints, so trunk comes last.
+ */
+export const EXPERIMENTAL_PACKAGES = ['clang-24', 'libclang-rt-24-dev', 'llvm-24', 'lld-24'];
+
+/**
  * Installed when the suite has them: the rest of each compiler's version line (the suite drops
  * and adds versions as they age: in late 2026 it had clang-19, 21, 22 and 23 but no clang-20),
  * each LLVM's tools (llvm-profdata-N),
@@ -33,12 +40,32 @@ export const LATEST_OPTIONAL = [
   'libclang-rt-19-dev', 'libclang-rt-20-dev', 'libclang-rt-21-dev', 'libclang-rt-23-dev',
   // llvm-profdata-N, for profile-guided builds with clang-N (docs/profiles.md).
   'llvm-19', 'llvm-20', 'llvm-21', 'llvm-22', 'llvm-23',
+  // lld-N: clang-N's -flto configurations link with it (src/harness/matrix.ts, withImplicitOptions).
+  'lld-19', 'lld-20', 'lld-21', 'lld-22', 'lld-23',
+  // LLVM trunk: Debian's experimental suite only (pinned, see EXPERIMENTAL_PIN).
+  ...EXPERIMENTAL_PACKAGES,
   'gcc-13-alpha-linux-gnu', 'gcc-14-alpha-linux-gnu', 'gcc-15-alpha-linux-gnu', 'gcc-16-alpha-linux-gnu',
   // Only recommended by the cross gccs (and recommendations are not installed): without it they cannot link.
   'libc6.1-dev-alpha-cross',
 ];
 
 const SUITE = 'sid';
+
+/**
+ * The root's apt preferences for experimental: every package of that suite stays at priority 1 (apt
+ * never picks it on its own), and only LLVM trunk's own packages (the names of LLVM 24's clang,
+ * llvm, lld and their libraries) get 500, so they install and `--update` upgrades them to a newer
+ * snapshot, while everything else, their dependencies included, comes from sid.
+ */
+const EXPERIMENTAL_PIN = `// Written by Kiln (scripts/latest.mjs): only LLVM trunk comes from experimental.
+Package: *
+Pin: release a=experimental
+Pin-Priority: 1
+
+Package: /^(lib)?(clang|llvm|lld)[a-z0-9+.-]*24([^0-9]|$)/
+Pin: release a=experimental
+Pin-Priority: 500
+`;
 
 function fail(code, message, hint) {
   console.error(`ensure-tools: error[${code}]: ${message}`);
@@ -193,6 +220,23 @@ export function ensureLatestRoot({ update = false } = {}) {
       '// Written by Kiln (scripts/latest.mjs): accept a Release file past its Valid-Until date.\n' +
         'Acquire::Check-Valid-Until "false";\n',
     );
+  // Experimental's index, pinned so that only LLVM trunk comes from it.
+  const expList = join(root, 'etc/apt/sources.list.d/kiln-experimental.list');
+  const expPin = join(root, 'etc/apt/preferences.d/kiln-experimental');
+  if (!existsSync(expPin) || readFileSync(expPin, 'utf8') !== EXPERIMENTAL_PIN) {
+    mkdirSync(join(root, 'etc/apt/preferences.d'), { recursive: true });
+    writeFileSync(expPin, EXPERIMENTAL_PIN);
+  }
+  if (!existsSync(expList)) {
+    const main = readFileSync(join(root, 'etc/apt/sources.list'), 'utf8');
+    const mirror = /^deb\s+(\S+)\s+sid\b/m.exec(main)?.[1] ?? 'http://deb.debian.org/debian';
+    writeFileSync(
+      expList,
+      '# Written by Kiln (scripts/latest.mjs): LLVM trunk, pinned in preferences.d/kiln-experimental.\n' +
+        `deb ${mirror} experimental main\n`,
+    );
+    state.unavailable = (state.unavailable ?? []).filter((p) => !EXPERIMENTAL_PACKAGES.includes(p));
+  }
   const wanted = [...LATEST_PACKAGES, ...LATEST_OPTIONAL];
   let have = rootPackageVersions(root, wanted);
   let missing = LATEST_PACKAGES.filter((p) => !(p in have));
