@@ -20,7 +20,7 @@ export const NEWEST_OPTION_SETS: readonly string[] = [
 ];
 
 /** The newest compilers: GCC 13 and later (trunk included) and clang 19 and later, for x86-64. */
-function isNewest(c: Compiler): boolean {
+export function isNewest(c: Compiler): boolean {
   if (c.target !== undefined) return false;
   const major = versionKey(c)[0] ?? 0;
   return (c.family === 'gcc' && major >= 13) || (c.family === 'clang' && major >= 19);

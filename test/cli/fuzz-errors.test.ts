@@ -196,3 +196,32 @@ describe('kiln fuzz bad input', () => {
     expect(existsSync(join(work, 'nowhere'))).toBe(false);
   });
 });
+
+describe('kiln fuzz: bad ISA levels, flags and swarms', () => {
+  let work: string;
+
+  beforeAll(() => {
+    requireTool('gcc');
+    requireTool('tcc');
+    work = mkdtempSync(join(tmpdir(), 'kiln-badopts-'));
+  });
+
+  afterAll(() => {
+    if (work) rmSync(work, { recursive: true, force: true });
+  });
+
+  it('refuses each with one coded line before any test runs', async () => {
+    const cases: [string, string, RegExp][] = [
+      ['gcc', '-O2 -march=x86-64-v9', /-march=x86-64-v9/],
+      ['gcc', '-O2;-O2 -fno-such-pass-4242', /refuses -fno-such-pass-4242/],
+      ['tcc', '-O2 +swarm', /\+swarm only with gcc or clang \(tcc is tcc/],
+      ['gcc', '-O2 +swarm=99', /\+swarm=K, with K a whole number from 1 to 64/],
+    ];
+    for (const [cc, opts, text] of cases) {
+      const out = join(work, `out-${cases.findIndex((c) => c[1] === opts)}`);
+      const r = await runKiln(['fuzz', '--compilers', cc, '--opts', opts, '--tests', '1', '--out', out]);
+      expectCoded(r, 'KILN_BAD_OPTION', text);
+      expect(existsSync(out), opts).toBe(false);
+    }
+  });
+});

@@ -15,6 +15,7 @@ import { runProcess } from '../../src/harness/process.js';
 import { TempRoot } from '../../src/harness/tempdir.js';
 import { generateProgram } from '../../src/repair/generate.js';
 import { requireTool } from '../support/cc.js';
+import { runKiln } from './support/cli.js';
 
 const LIMITS = {
   compile: { timeoutMs: 120_000, memoryMb: undefined },
@@ -80,6 +81,22 @@ describe('the ISA probe', () => {
     expect(r.run).toBeUndefined();
     const ran = await testConfiguration('int main(void) { return 0; }\n', 'never printed', v3!, LIMITS, temp);
     expect(ran.judgement.outcome).toBe('wrong-code');
+  });
+
+  it('kiln compilers says which levels run here and marks the compile-only ones', async () => {
+    const fake = fakeOldCpu('x86-64-v3');
+    const r = await runKiln(['compilers', 'gcc', fake]);
+    expect(r.status, r.stderr).toBe(0);
+    const [gccPart, fakePart] = r.stdout.split(/\n(?=gcc-old-cpu)/);
+    expect(gccPart).toMatch(/ISA levels: x86-64-v2, x86-64-v3, x86-64-v4, native=avx512 \(all run here\)/);
+    expect(fakePart).toMatch(
+      /ISA levels: x86-64-v2, x86-64-v3 \(compile-only: its binaries die of SIGILL here\), x86-64-v4, /,
+    );
+    const json = JSON.parse((await runKiln(['compilers', '--json', fake])).stdout) as {
+      isa: Record<string, { kind: string }>;
+    }[];
+    expect(json[0]!.isa['x86-64-v3']!.kind).toBe('compile-only');
+    expect(json[0]!.isa['x86-64-v4']!.kind).toBe('runs');
   });
 
   it('refuses an -march the compiler does not know, with a coded error', async () => {
