@@ -152,6 +152,48 @@ describe('kiln triage with three versions of one compiler', () => {
 });
 
 describe('kiln fuzz --reduce, with findings waiting', () => {
+  it('drops a flag an older version does not have, and says so', async () => {
+    const work = mkdtempSync(join(tmpdir(), 'kiln-versions-flag-'));
+    const temp = TempRoot.create();
+    try {
+      const bin = join(work, 'bin');
+      mkdirSync(bin);
+      // gcc-13 lacks -fnew-pass (and refuses it as gcc does); gcc-16 has it. Both miscompile.
+      const fake = (name: string, version: string, lacks: boolean): string => {
+        const p = join(bin, name);
+        const refuse = lacks
+          ? `for a; do [ "$a" = -fnew-pass ] && { echo "${name}: error: unrecognized command-line option '-fnew-pass'" >&2; exit 1; }; done\n`
+          : '';
+        writeFileSync(
+          p,
+          `#!/bin/sh\ncase "$1" in --version) echo "${name} (Fake ${version}) ${version}"; exit 0;; esac\n` +
+            `${refuse}args=; for a; do [ "$a" = -fnew-pass ] || args="$args $a"; done\nexec gcc -DKILN_BUG $args\n`,
+        );
+        chmodSync(p, 0o755);
+        return p;
+      };
+      const paths = [fake('gcc-13', '13.5.0', true), fake('gcc-16', '16.2.0', false)];
+      const installed = await Promise.all(paths.map((p) => resolveCompiler(p)));
+      const dir = writeFinding(join(work, 'f'), {
+        id: 'v2',
+        compiler: 'gcc-16',
+        compilerPath: paths[1]!,
+        options: '-O2 -fnew-pass',
+      });
+      const r = await triageFinding(dir, { temp, installed, write: false });
+      expect(r.versions!.tried.map((t) => [t.compiler, t.result, t.dropped])).toEqual([
+        ['gcc-13', 'fails', ['-fnew-pass']],
+        ['gcc-16', 'fails', undefined],
+      ]);
+      expect(versionSection(r.versions!)).toMatch(
+        /\| gcc-13 \| .* \| fails \(without `-fnew-pass`, which it lacks\) \|/,
+      );
+    } finally {
+      temp.dispose();
+      rmSync(work, { recursive: true, force: true });
+    }
+  });
+
   it('reduces the live ones first, then those it cannot place, the fixed ones last, each in arrival order', () => {
     const labels = new Map<string, VersionLabel>([
       ['a', 'fixed'],
