@@ -39,6 +39,8 @@ const TEST = [
   'libclang-rt-14-dev',
   // llvm-profdata-14: clang-14's profile-guided configurations merge their raw profiles with it.
   'llvm-14',
+  // lld-14: clang's -flto configurations link with lld (src/harness/matrix.ts, withImplicitOptions).
+  'lld-14',
   'valgrind',
   'clang-15',
   'csmith',

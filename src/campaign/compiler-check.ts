@@ -44,7 +44,10 @@ export async function checkCompilers(s: FuzzSettings): Promise<number> {
     broken.length - 1,
     first!.memoryLimited
       ? 'raise --memory (limits.compile.memory / limits.run.memory in the configuration file), or give none'
-      : `try '${[first!.config.compiler.command, ...first!.config.options].join(' ')} prog.c && ./a.out' by ` +
+      : /-fuse-ld=lld/.test(first!.reason)
+        ? `clang's -flto configurations link with lld: install it for ${first!.config.compiler.name} (Debian: ` +
+          `lld-N for clang-N; 'npm run setup -- --profile latest' installs the root's)`
+        : `try '${[first!.config.compiler.command, ...first!.config.options].join(' ')} prog.c && ./a.out' by ` +
           `hand, or leave the configuration out`,
   );
 }
