@@ -49,7 +49,7 @@ const CRASH_PATTERNS: readonly RegExp[] = [
 ];
 
 /** The lines of diagnostic text, within the caps above, without trailing blanks. */
-function diagnosticLines(text: string): string[] {
+export function diagnosticLines(text: string): string[] {
   // Head and tail, as the harness keeps them (the decisive line of a long stderr comes last).
   const head =
     text.length > MAX_TEXT_CHARS

@@ -72,15 +72,17 @@ export interface ConfigResult {
 }
 
 /**
- * The exact compile command of a configuration: `<cc> <options> prog.c -o prog -lm`, or with
+ * The exact compile command of a configuration: `<cc> -w <options> prog.c -o prog -lm`, or with
  * every translation unit of a split program in order (`init.c func.c driver.c`; headers are not
  * named). One command compiles each unit separately and links them, so no value crosses units.
+ * `-w`: a warning never decides an outcome, and megabytes of them once pushed a crash report's
+ * frames out of the stderr a finding keeps (the validity check has flags of its own).
  */
 export function compileCommand(c: Configuration, files: readonly string[] = [SOURCE_FILE]): string[] {
   const units = files.filter(isTranslationUnit);
   if (units.length === 0) throw new Error('compileCommand: no C file to compile');
   const use = c.profile ? profileUseFlags(c.compiler, c.profile) : [];
-  return [c.compiler.command, ...c.options, ...use, ...units, '-o', EXE_FILE, ...LINK_LIBRARIES];
+  return [c.compiler.command, '-w', ...c.options, ...use, ...units, '-o', EXE_FILE, ...LINK_LIBRARIES];
 }
 
 /**

@@ -8,6 +8,12 @@ import { reproScript } from './repro.js';
 
 /** Characters of compiler or binary stderr kept with a finding. */
 const STDERR_EXCERPT = 4000;
+/**
+ * Characters of a compiler's crash report kept whole (from its first line to the end of stderr):
+ * a clang stack dump with its `Running pass` pipelines is 10-15 KB, and a report cut in the middle
+ * loses the frames that name the bug.
+ */
+const CRASH_REPORT_MAX = 64 << 10;
 
 /** A file to write into a finding folder. */
 interface DraftFile {
@@ -153,7 +159,10 @@ function draftFinding(r: ProgramReport, f: FinalResult, ctx: DraftContext): Find
   const j = f.result.judgement;
   const expected = r.expected!;
   const actual = actualText(f.result);
-  const stderr = excerpt(f.result.run && isRunOutcome(f.outcome) ? f.result.run.stderr : f.result.compile.stderr);
+  const stderr = excerpt(
+    f.result.run && isRunOutcome(f.outcome) ? f.result.run.stderr : f.result.compile.stderr,
+    f.outcome === 'compiler-crash',
+  );
   const sources = r.files!;
   const names = sources.map((s) => s.name);
   // The configuration the test ran: a swarm test's drawn flags are part of its command.
@@ -300,6 +309,7 @@ function publicBehaviour(b: Behaviour): Record<string, unknown> {
     bucket: b.bucket ?? null,
     detail: b.detail ?? null,
     ...(b.match !== undefined ? { match: b.match } : {}),
+    ...(b.signature !== undefined ? { signature: b.signature } : {}),
     ...(b.signal ? { signal: b.signal } : {}),
     ...(b.exitStatus !== undefined ? { exitStatus: b.exitStatus } : {}),
     ...(b.output !== undefined ? { output: b.output } : {}),
@@ -335,10 +345,45 @@ function actualText(r: ConfigResult): string {
   }
 }
 
-function excerpt(s: string): string {
-  // The head and the tail: a compiler's decisive line often comes last.
+/**
+ * The stderr a finding keeps: all of it when short; else the head and the tail (a compiler's
+ * decisive line often comes last), or for a crash the head and the whole crash report.
+ */
+export function excerpt(s: string, crash = false): string {
+  if (s.length <= STDERR_EXCERPT) return s;
+  const report = crash ? crashReportStart(s) : -1;
+  if (report >= 0 && s.length - report <= CRASH_REPORT_MAX) {
+    const head = Math.min(report, STDERR_EXCERPT / 4);
+    return report === 0
+      ? s
+      : `${s.slice(0, head)}${head < report ? `\n[... ${report - head} more characters ...]\n` : ''}${s.slice(report)}`;
+  }
   const tail = STDERR_EXCERPT / 4;
-  return s.length > STDERR_EXCERPT
-    ? `${s.slice(0, STDERR_EXCERPT - tail)}\n[... ${s.length - STDERR_EXCERPT} more characters ...]\n${s.slice(-tail)}`
-    : s;
+  const cut = `\n[... ${s.length - STDERR_EXCERPT} more characters ...]\n`;
+  return `${s.slice(0, STDERR_EXCERPT - tail)}${cut}${s.slice(-tail)}`;
+}
+
+/** Text that opens a compiler's crash report: GCC's pass and ICE lines, LLVM's assertion, error and stack dump. */
+const REPORT_MARKS = ['internal compiler error', 'Assertion `', 'LLVM ERROR:', 'UNREACHABLE executed'];
+
+/**
+ * Where the crash report starts (the start of its first line), or -1. Looks at the last
+ * CRASH_REPORT_MAX characters only, line by line with plain substring tests (linear in the text).
+ */
+function crashReportStart(s: string): number {
+  const from = Math.max(0, s.length - CRASH_REPORT_MAX);
+  let at = from === 0 ? 0 : s.indexOf('\n', from) + 1;
+  if (from > 0 && at === 0) return -1;
+  while (at < s.length) {
+    const end = s.indexOf('\n', at);
+    const line = s.slice(at, end < 0 ? s.length : end);
+    if (
+      /^(?:during [A-Z]+ pass:|PLEASE submit a bug report|Stack dump:)/.test(line) ||
+      REPORT_MARKS.some((m) => line.includes(m))
+    )
+      return at;
+    if (end < 0) break;
+    at = end + 1;
+  }
+  return -1;
 }

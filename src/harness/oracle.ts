@@ -1,6 +1,7 @@
 import { constants } from 'node:os';
 import { crashMessage, errorMessage, looksLikeCrash } from './bucket.js';
 import type { Configuration } from './matrix.js';
+import { crashFamily, crashSignature } from './signature.js';
 import type { RunResult } from './process.js';
 
 /** Every verdict a (program, configuration) pair can get. The strings are stable: they are stored. */
@@ -47,6 +48,11 @@ export interface Judgement {
   readonly detail?: string;
   /** Text that occurs verbatim in the compiler's diagnostics (crash and rejection repro checks). */
   readonly match?: string;
+  /**
+   * A gcc or clang crash's signature as verbatim pieces of its report, in order (src/harness/signature.ts):
+   * repro.sh counts the crash as this bug only when all of them show.
+   */
+  readonly signature?: readonly string[];
   /** The terminating signal, when the compiler or the binary was killed by one. */
   readonly signal?: NodeJS.Signals;
   /** The non-zero exit status of a crashed binary. */
@@ -58,17 +64,30 @@ export function judgeCompile(r: RunResult, c: Configuration, exeExists: boolean)
   const name = c.compiler.name;
   if (r.timedOut)
     return { outcome: 'compiler-hang', bucket: `compiler-hang:${name}`, detail: 'the compiler did not finish in time' };
+  // gcc and clang crashes are keyed by their report, per family (one bug, one bucket across
+  // versions and options); other compilers by their message, per compiler.
+  const family = crashFamily(c.compiler);
   if (r.signal) {
+    // A clang driver may die of the signal after printing the stack dump: the report still names the bug.
+    const reported = family && looksLikeCrash(r.stderr) ? crashJudgement(r.stderr, c, family) : undefined;
+    if (reported) return { ...reported, signal: r.signal };
     return {
       outcome: 'compiler-crash',
-      bucket: `compiler-crash:${name}:${r.signal}`,
+      bucket: `compiler-crash:${family ?? name}:${r.signal}`,
       detail: `the compiler was killed by ${r.signal}`,
       signal: r.signal,
     };
   }
   if (looksLikeCrash(r.stderr)) {
+    const reported = family ? crashJudgement(r.stderr, c, family) : undefined;
+    if (reported) return reported;
     const m = crashMessage(r.stderr);
-    return { outcome: 'compiler-crash', bucket: `compiler-crash:${name}:${m.key}`, detail: m.raw, match: m.raw };
+    return {
+      outcome: 'compiler-crash',
+      bucket: `compiler-crash:${family ?? name}:${m.key}`,
+      detail: m.raw,
+      match: m.raw,
+    };
   }
   if (r.status !== 0) {
     const m = errorMessage(r.stderr);
@@ -81,6 +100,24 @@ export function judgeCompile(r: RunResult, c: Configuration, exeExists: boolean)
       detail: 'exit status 0 but no executable was written',
     };
   return undefined;
+}
+
+/**
+ * A gcc or clang crash judged by its signature; undefined when the report names nothing (the
+ * message key is used) or when the compiler ran out of memory (one key for every blow-up).
+ */
+function crashJudgement(stderr: string, c: Configuration, family: string): Judgement | undefined {
+  const m = crashMessage(stderr);
+  if (m.key === 'out of memory') return undefined;
+  const sig = crashSignature(stderr, c.compiler.family === 'gcc' ? 'gcc' : 'clang', family);
+  if (!sig) return undefined;
+  return {
+    outcome: 'compiler-crash',
+    bucket: `compiler-crash:${family}:${sig.key}`,
+    detail: sig.detail,
+    match: m.raw,
+    signature: sig.needles,
+  };
 }
 
 /** Judges a binary's run against the interpreter's expected line. */

@@ -11,6 +11,7 @@ import {
 } from './profile.js';
 import { noRandomizeShell, runDirShell, sandboxShell, sq, tagShell } from './sandbox.js';
 import { RUN_SIDE_OUTCOMES, type Judgement } from './oracle.js';
+import { signatureShell } from './signature.js';
 
 /** What a repro script needs to know about a finding. */
 export interface ReproInput {
@@ -66,6 +67,9 @@ export function reproScript(f: ReproInput): string {
       ? [`# target: ${comment(configTarget(c).name)}; the binary runs under ${comment(configEmulator(c)!.join(' '))}`]
       : []),
     ...(j.detail ? [`# observed: ${comment(j.detail)}`] : []),
+    ...(j.signature?.length
+      ? [`# crash signature (in this order in the compiler's output): ${comment(j.signature.join(' | '))}`]
+      : []),
     ...(nondeterministic
       ? [
           `# nondeterministic: it showed ` +
@@ -209,6 +213,9 @@ function compileCheck(j: Judgement, hung: (v: string) => string): string[] {
     case 'compiler-hang':
       return [`if ${hung('$cstatus')}; then exit 0; fi`];
     case 'compiler-crash':
+      // The crash report's own signature: another crash of the same compiler is another bug.
+      if (j.signature?.length)
+        return [`if [ "$cstatus" -ne 0 ] && ${signatureShell(j.signature, 'compile.log')}; then exit 0; fi`];
       if (j.signal) return [`if [ "$cstatus" -eq ${128 + signalNumber(j.signal)} ]; then exit 0; fi`];
       return [
         `if [ "$cstatus" -ne 0 ] && grep -qF -- ${sq(j.match ?? 'internal compiler error')} compile.log; ` +

@@ -179,7 +179,7 @@ export function markdownReport(r: FindingReduction, san: SanitizerVerdict, extra
   const c = r.config;
   const opts = c.optionsText;
   const j = r.failing.judgement;
-  const cmd = compileCommand(
+  const cmd = reportCommand(
     c,
     r.files.map((x) => x.name),
   )
@@ -207,7 +207,7 @@ export function markdownReport(r: FindingReduction, san: SanitizerVerdict, extra
   // A compiler of a sid root: the same command for a user who has it, and the chroot that Kiln ran.
   const root = c.compiler.root;
   if (root) {
-    const words = compileCommand(
+    const words = reportCommand(
       c,
       r.files.map((x) => x.name),
     ).slice(1);
@@ -287,6 +287,11 @@ export function markdownReport(r: FindingReduction, san: SanitizerVerdict, extra
   );
   out.push('');
   return extras.versions ? withVersionSection(out.join('\n'), extras.versions) : out.join('\n');
+}
+
+/** The campaign's compile command as a report shows it: without the `-w` every campaign compile has. */
+function reportCommand(c: Configuration, files: readonly string[]): string[] {
+  return compileCommand(c, files).filter((t, i) => !(i === 1 && t === '-w'));
 }
 
 function isRun(outcome: string): boolean {

@@ -81,7 +81,10 @@ export function readFinding(dir: string): StoredFinding {
   const outcome = text('outcome');
   if (!(OUTCOMES as readonly string[]).includes(outcome))
     throw errFile(path, `not a valid finding manifest: unknown outcome '${outcome}'`, DAMAGED);
-  const own: Behaviour = { outcome: outcome as Outcome, bucket: text('bucket') };
+  const listed = readBehaviours(json.behaviours);
+  const same = (b: Behaviour): boolean => b.outcome === outcome && b.bucket === json.bucket;
+  // The finding's own behaviour with what its listing says of it (a crash's signature, a signal).
+  const own: Behaviour = listed.find(same) ?? { outcome: outcome as Outcome, bucket: text('bucket') };
   return {
     dir,
     id: text('id'),
@@ -95,10 +98,7 @@ export function readFinding(dir: string): StoredFinding {
     actual: typeof json.actual === 'string' ? json.actual : '',
     limits: readLimits(json.limits),
     sources: readSources(dir, json.files, path),
-    behaviours: [
-      own,
-      ...readBehaviours(json.behaviours).filter((b) => !(b.outcome === own.outcome && b.bucket === own.bucket)),
-    ],
+    behaviours: [own, ...listed.filter((b) => !same(b))],
   };
 }
 
@@ -129,6 +129,9 @@ function readBehaviours(raw: unknown): Behaviour[] {
       ...(typeof o.signal === 'string' && o.signal in constants.signals ? { signal: o.signal as NodeJS.Signals } : {}),
       ...(typeof o.exitStatus === 'number' ? { exitStatus: o.exitStatus } : {}),
       ...(typeof o.match === 'string' ? { match: o.match } : {}),
+      ...(Array.isArray(o.signature) && o.signature.every((x) => typeof x === 'string')
+        ? { signature: o.signature as string[] }
+        : {}),
     });
   }
   return out;

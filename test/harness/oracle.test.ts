@@ -134,8 +134,10 @@ describe('judging compiles and runs', () => {
     });
     expect(judgeCompile(result({ status: 1, stderr: GCC_SEGV }), config, false)).toMatchObject({
       outcome: 'compiler-crash',
-      bucket: 'compiler-crash:gcc:during RTL pass: expand | internal compiler error: Segmentation fault',
+      // No GCC function in its backtrace: the pass it crashed in names it (src/harness/signature.ts).
+      bucket: 'compiler-crash:gcc:internal compiler error: Segmentation fault during RTL pass: expand',
       match: 'internal compiler error: Segmentation fault',
+      signature: ['internal compiler error: Segmentation fault', 'during RTL pass: expand'],
     });
     expect(
       judgeCompile(result({ status: 1, stderr: "prog.c:3:1: error: expected ';' before '}' token" }), config, false),
