@@ -27,6 +27,15 @@ export const LATEST_PACKAGES = ['gcc-16', 'gcc-snapshot', 'clang-22', 'libclang-
  */
 export const EXPERIMENTAL_PACKAGES = ['clang-24', 'libclang-rt-24-dev', 'llvm-24', 'lld-24'];
 
+/** Cross targets with vector ISAs: the GNU triplet and the Debian architecture of their C library. */
+export const CROSS_VECTOR_TARGETS = [
+  { triplet: 'aarch64-linux-gnu', libc: 'arm64' },
+  { triplet: 'riscv64-linux-gnu', libc: 'riscv64' },
+  { triplet: 'loongarch64-linux-gnu', libc: 'loong64' },
+  { triplet: 'powerpc64le-linux-gnu', libc: 'ppc64el' },
+  { triplet: 's390x-linux-gnu', libc: 's390x' },
+];
+
 /**
  * Installed when the suite has them: the rest of each compiler's version line (the suite drops
  * and adds versions as they age: in late 2026 it had clang-19, 21, 22 and 23 but no clang-20),
@@ -45,6 +54,13 @@ export const LATEST_OPTIONAL = [
   // LLVM trunk: Debian's experimental suite only (pinned, see EXPERIMENTAL_PIN).
   ...EXPERIMENTAL_PACKAGES,
   'gcc-13-alpha-linux-gnu', 'gcc-14-alpha-linux-gnu', 'gcc-15-alpha-linux-gnu', 'gcc-16-alpha-linux-gnu',
+  // The newest cross back ends with vector ISAs (docs/cross.md), each with its version line, their C
+  // libraries, and the qemu-user that runs RVV 1.0, SVE2, LASX and POWER10 code (Debian 12's does not).
+  ...CROSS_VECTOR_TARGETS.flatMap((t) => [13, 14, 15, 16].map((v) => `gcc-${v}-${t.triplet}`)),
+  ...CROSS_VECTOR_TARGETS.map((t) => `libc6-dev-${t.libc}-cross`),
+  'qemu-user',
+  // gcc-16 of the older cross targets Kiln models, for their version lines.
+  'gcc-16-m68k-linux-gnu', 'gcc-16-hppa-linux-gnu', 'gcc-16-mips-linux-gnu', 'gcc-16-powerpc-linux-gnu',
   // Only recommended by the cross gccs (and recommendations are not installed): without it they cannot link.
   'libc6.1-dev-alpha-cross',
 ];

@@ -84,7 +84,7 @@ export const LP64: TargetModel = linux({
 
 /**
  * Every target model, by name. Sizes, alignments and char signedness follow each psABI as GCC 12
- * implements it on Debian (checked by printing `sizeof`, `_Alignof` and `CHAR_MIN` with the cross
+ * (GCC 16 for powerpc64le and loongarch64, which Debian 12 has no cross compiler for) implements it on Debian (checked by printing `sizeof`, `_Alignof` and `CHAR_MIN` with the cross
  * compiler under qemu, and `_Generic` for the type `int64_t` names). `test/cross/models.test.ts`
  * repeats that check on every test run for x86-64, m68k, powerpc and s390x, whose compilers the
  * test profile installs.
@@ -161,6 +161,24 @@ export const TARGETS: readonly TargetModel[] = Object.freeze([
     endian: 'little',
   }),
   linux({ name: 'hppa', triplet: 'hppa-linux-gnu', qemu: 'qemu-hppa', lp64: false, charSigned: true, endian: 'big' }),
+  // ELFv2, as GCC 16 implements it on Debian (checked with the sid root's cross gcc under qemu 11).
+  linux({
+    name: 'powerpc64le',
+    triplet: 'powerpc64le-linux-gnu',
+    qemu: 'qemu-ppc64le',
+    lp64: true,
+    charSigned: false,
+    endian: 'little',
+  }),
+  // LP64D: signed plain char, unlike the other RISC-like targets.
+  linux({
+    name: 'loongarch64',
+    triplet: 'loongarch64-linux-gnu',
+    qemu: 'qemu-loongarch64',
+    lp64: true,
+    charSigned: true,
+    endian: 'little',
+  }),
 ]);
 
 /** The model called `name` (`x86_64`, `m68k`, ...), or its triplet; undefined when Kiln has none. */

@@ -109,7 +109,7 @@ export async function detectCompilers(env: NodeJS.ProcessEnv = process.env): Pro
           realPath,
           family,
           version,
-          ...(await targetOf(command, family, env)),
+          ...(await targetOf(command, family, env, root)),
           ...(root ? { root } : {}),
         } satisfies Compiler;
       } catch {
@@ -163,7 +163,7 @@ export async function resolveCompiler(
     realPath: realpathSync(command),
     family,
     version,
-    ...(await targetOf(command, family, env)),
+    ...(await targetOf(command, family, env, root)),
     ...(root ? { root } : {}),
   };
 }
@@ -177,6 +177,7 @@ async function targetOf(
   command: string,
   family: CompilerFamily,
   env: NodeJS.ProcessEnv = process.env,
+  root?: RootOrigin,
 ): Promise<{ target?: string; emulator?: readonly string[] }> {
   if (family !== 'gcc' && family !== 'clang') return {};
   let machine: string | undefined;
@@ -188,12 +189,25 @@ async function targetOf(
   }
   const model = machine === undefined ? undefined : modelOfMachine(machine);
   if (!model || model === LP64) return {};
-  const emulator = emulatorFor(model, env);
+  const emulator = emulatorFor(model, env, root);
   return { target: model.name, ...(emulator ? { emulator } : {}) };
 }
 
-/** The argv prefix that runs a model's Linux binaries, `qemu-<arch> -L /usr/<triplet>`, when that qemu is on PATH. */
-export function emulatorFor(model: TargetModel, env: NodeJS.ProcessEnv = process.env): readonly string[] | undefined {
+/**
+ * The argv prefix that runs a model's Linux binaries: `qemu-<arch> -L /usr/<triplet>` when that
+ * qemu is on PATH; for a compiler of a sid root, the root's own qemu-user first (static-pie, so it
+ * runs on the host as it is, and new enough for RVV 1.0, SVE2, LASX and POWER10), with no `-L`:
+ * a root compiler links statically.
+ */
+export function emulatorFor(
+  model: TargetModel,
+  env: NodeJS.ProcessEnv = process.env,
+  root?: RootOrigin,
+): readonly string[] | undefined {
+  if (root) {
+    const own = join(root.path, 'usr/bin', model.qemu);
+    if (isExecutableFile(own)) return [own];
+  }
   const qemu = findOnPath(model.qemu, env);
   return qemu ? [qemu, '-L', `/usr/${model.triplet}`] : undefined;
 }

@@ -113,7 +113,11 @@ export function swarmInstance(c: Configuration, files: readonly EmittedFile[]): 
  * configuration: a swarm test's drawn flags spelled out, its `+swarm` dropped, its profile kept.
  */
 export function testOptionsText(c: Configuration): string {
-  return [...c.options, ...(c.profile ? [profileToken(c.profile)] : [])].join(' ');
+  return [
+    ...c.options,
+    ...(c.profile ? [profileToken(c.profile)] : []),
+    ...(c.qemuCpu ? [`+cpu=${c.qemuCpu}`] : []),
+  ].join(' ');
 }
 
 /**

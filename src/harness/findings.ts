@@ -2,7 +2,7 @@ import type { FinalResult, HangConfirmation, ProgramReport } from './runner.js';
 import { compileCommand, testOptionsText, type ConfigResult } from './execute.js';
 import type { Policy } from '../gen/policy.js';
 import { emiRecipe } from '../mutate/recipes.js';
-import type { Limits } from './matrix.js';
+import { configTarget, type Limits } from './matrix.js';
 import { FINDING_OUTCOMES, type Behaviour } from './oracle.js';
 import { reproScript } from './repro.js';
 
@@ -157,13 +157,14 @@ function findingId(campaignId: number, seed: bigint, f: Pick<FinalResult, 'confi
 function draftFinding(r: ProgramReport, f: FinalResult, ctx: DraftContext): FindingDraft {
   const id = findingId(ctx.campaignId, r.seed, f);
   const j = f.result.judgement;
-  const expected = r.expected!;
+  // A campaign over several targets: the program of this configuration's target.
+  const expected = f.program?.expected ?? r.expected!;
   const actual = actualText(f.result);
   const stderr = excerpt(
     f.result.run && isRunOutcome(f.outcome) ? f.result.run.stderr : f.result.compile.stderr,
     f.outcome === 'compiler-crash',
   );
-  const sources = r.files!;
+  const sources = f.program?.files ?? r.files!;
   const names = sources.map((s) => s.name);
   // The configuration the test ran: a swarm test's drawn flags are part of its command.
   const ran = f.result.config;
@@ -189,7 +190,8 @@ function draftFinding(r: ProgramReport, f: FinalResult, ctx: DraftContext): Find
     ...(ran.compileOnly ? { compileOnly: ran.compileOnly } : {}),
     command: command.join(' '),
     seed: String(r.seed),
-    mode: r.mode ?? 'csmith',
+    mode: f.program?.mode ?? r.mode ?? 'csmith',
+    target: configTarget(ran).name,
     files: names,
     campaign: ctx.campaignId,
     policyName: ctx.policy.name,
@@ -227,7 +229,8 @@ function draftFinding(r: ProgramReport, f: FinalResult, ctx: DraftContext): Find
     nondeterministic: f.nondeterministic ?? false,
     behaviours: (f.behaviours ?? []).map(publicBehaviour),
     others,
-    policy: ctx.policy,
+    // The policy regenerates the program: with the target model it was generated for.
+    policy: f.program ? { ...ctx.policy, target: f.program.target } : ctx.policy,
     // `--ub-share`: the program is the seed's program relaxed as CsmithEdge does; with `ub` it has
     // undefined behaviour and only a compiler crash or hang counted.
     ...(r.relaxed ? { relaxed: r.relaxed } : {}),

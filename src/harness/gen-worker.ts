@@ -14,7 +14,7 @@ import { tuneV8ForGeneration } from './v8-tuning.js';
 
 tuneV8ForGeneration();
 
-let policy: Policy | undefined;
+let basePolicy: Policy | undefined;
 let modeChoice: ModeChoice = 'csmith';
 let ubShare = 0;
 let emi = 0;
@@ -27,14 +27,14 @@ process.on('disconnect', () => process.exit(0));
 
 process.on('message', (m: GenRequest) => {
   if (m.type === 'init') {
-    policy = m.policy;
+    basePolicy = m.policy;
     modeChoice = m.mode;
     ubShare = m.ubShare ?? 0;
     emi = m.emi ?? 0;
     bases = emi > 0 ? new EmiBases(m.policy, m.mode) : undefined;
     return;
   }
-  const reply = generate(m.id, m.seed);
+  const reply = generate(m.id, m.seed, m.target);
   // The parent may have died while this program was generated (a killed `kiln worker` or
   // campaign): then there is no one to answer, and no error to print into the stderr it shared.
   if (!process.connected) process.exit(0);
@@ -43,8 +43,10 @@ process.on('message', (m: GenRequest) => {
   });
 });
 
-function generate(id: number, seed: string): GenReply {
+function generate(id: number, seed: string, target: string | undefined): GenReply {
   try {
+    // A campaign over several targets asks for the program of one target model at a time.
+    const policy = target === undefined || !basePolicy ? basePolicy : { ...basePolicy, target };
     if (!policy) throw new Error('generation worker used before init');
     if (bases) {
       const e = bases.program(seed, emi);

@@ -12,6 +12,8 @@ interface SeedRequest {
   readonly type: 'gen';
   readonly id: number;
   readonly seed: string;
+  /** The target model to generate for (a campaign over several targets); absent: the policy's. */
+  readonly target?: string;
 }
 
 /** Messages to a campaign's generation process (src/harness/gen-worker.ts). */
@@ -76,7 +78,7 @@ interface Slot<Reply> {
  */
 export class GeneratorPool<Reply extends { readonly id: number } = GenReply> {
   private readonly slots: Slot<Reply>[] = [];
-  private readonly waiting: { seed: string; resolve: (r: Reply) => void }[] = [];
+  private readonly waiting: { seed: string; target?: string; resolve: (r: Reply) => void }[] = [];
   private nextId = 1;
   private closed = false;
   /** Processes that died in a row without answering: a broken installation, not a bad seed. */
@@ -108,14 +110,14 @@ export class GeneratorPool<Reply extends { readonly id: number } = GenReply> {
     });
   }
 
-  /** Generates the program of one seed. */
-  generate(seed: bigint | string): Promise<Reply> {
+  /** Generates the program of one seed (for target model `target`, when given, instead of the policy's). */
+  generate(seed: bigint | string, target?: string): Promise<Reply> {
     return new Promise((resolve) => {
       if (this.closed || this.broken) {
         resolve(this.script.unanswered(0, String(seed), this.broken ? 'pool failed' : 'pool closed', this.broken));
         return;
       }
-      this.waiting.push({ seed: String(seed), resolve });
+      this.waiting.push({ seed: String(seed), resolve, ...(target !== undefined ? { target } : {}) });
       this.dispatch();
     });
   }
@@ -141,7 +143,12 @@ export class GeneratorPool<Reply extends { readonly id: number } = GenReply> {
       const w = this.waiting.shift()!;
       const id = this.nextId++;
       s.busy = { id, seed: w.seed, resolve: w.resolve };
-      s.child.send({ type: 'gen', id, seed: w.seed } satisfies SeedRequest);
+      s.child.send({
+        type: 'gen',
+        id,
+        seed: w.seed,
+        ...(w.target !== undefined ? { target: w.target } : {}),
+      } satisfies SeedRequest);
     }
   }
 

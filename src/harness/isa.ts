@@ -4,10 +4,10 @@
 // A configuration whose binaries cannot run here is compile-only: it still finds crashes, hangs
 // and rejections. Queue workers probe on their own machine.
 import { readFileSync } from 'node:fs';
-import { errBadOption } from '../diag/errors.js';
+import { errBadOption, errBrokenConfiguration } from '../diag/errors.js';
 import type { Compiler } from './compilers.js';
 import { testConfiguration } from './execute.js';
-import { configTarget, type Configuration } from './matrix.js';
+import { configEmulator, configTarget, type Configuration } from './matrix.js';
 import { cachedProbe, digest, type ProbeAnswer } from './probe-cache.js';
 import { TempRoot } from './tempdir.js';
 import { LP64 } from '../c/target.js';
@@ -48,15 +48,20 @@ const ISA_CHECK_PROGRAM = `/* kiln: ISA check */
 #endif
 typedef int kiln_v __attribute__((vector_size(KILN_LANES * 4)));
 volatile int kiln_seed = 3;
+int kiln_x[256], kiln_y[256];
 int main(void) {
   kiln_v a, b, c;
   unsigned long long h = 0;
+  long dot = 0;
   int i;
   for (i = 0; i < KILN_LANES; i++) { a[i] = kiln_seed * (i + 1); b[i] = kiln_seed + i; }
   c = a * b + (a >> 1) - b;
   for (i = 0; i < KILN_LANES; i++)
     h = h * 31 + (unsigned)c[i] + (unsigned)__builtin_popcount((unsigned)c[i] * 2654435761u);
-  printf("%s %llu\\n", KILN_BUILD, h);
+  /* A loop every vectoriser takes (RVV, SVE, LASX, VSX and z/Vector code on the other targets). */
+  for (i = 0; i < 256; i++) { kiln_x[i] = i * kiln_seed; kiln_y[i] = i ^ 5; }
+  for (i = 0; i < 256; i++) dot += (long)kiln_x[i] * kiln_y[i];
+  printf("%s %llu %ld\\n", KILN_BUILD, h, dot);
   return 0;
 }
 `;
@@ -73,7 +78,9 @@ function isaCheckOutput(b: BuiltFor): string {
     const pop = popcount(Math.imul(c >>> 0, 2654435761) >>> 0);
     h = BigInt.asUintN(64, h * 31n + BigInt(c >>> 0) + BigInt(pop));
   }
-  return `${b} ${h}`;
+  let dot = 0;
+  for (let i = 0; i < 256; i++) dot += i * seed * (i ^ 5);
+  return `${b} ${h} ${dot}`;
 }
 
 function popcount(x: number): number {
@@ -93,15 +100,24 @@ export type IsaProbe =
  * switches (`-mavx2`, `-mno-avx512f`) and `-mprefer-vector-width=`; not `-mllvm` nor `-m32`.
  */
 export function isaOptions(options: readonly string[]): string[] {
-  return options.filter((o) =>
-    /^-m(arch|cpu|tune)=|^-m(no-)?(avx|sse|fma|bmi|popcnt|f16c|lzcnt|movbe|aes|pclmul)|^-mprefer-vector-width=/.test(o),
-  );
+  return options.filter((o) => ISA_OPTION.test(o));
 }
 
-/** Whether a configuration names an ISA that the probe must check: a host x86-64 gcc or clang with `-march=` or features. */
+const ISA_OPTION = new RegExp(
+  [
+    '^-m(arch|cpu|tune)=',
+    '^-m(no-)?(avx|sse|fma|bmi|popcnt|f16c|lzcnt|movbe|aes|pclmul)',
+    '^-mprefer-vector-width=',
+    // RISC-V V, SVE, LoongArch LSX/LASX, POWER VSX/Altivec, z/Architecture vectors.
+    '^-m(rvv-vector-bits|rvv-max-lmul|sve-vector-bits)=',
+    '^-m(no-)?(lasx|lsx|vsx|altivec|vx|zvector)$',
+  ].join('|'),
+);
+
+/** Whether a configuration names an ISA that the probe must check: a gcc or clang with `-march=`, features or a qemu CPU. */
 function needsIsaProbe(c: Configuration): boolean {
   if (c.compiler.family !== 'gcc' && c.compiler.family !== 'clang') return false;
-  if (configTarget(c) !== LP64) return false;
+  if (c.qemuCpu !== undefined) return true;
   return isaOptions(c.options).some((o) => !o.startsWith('-mtune=') && !o.startsWith('-mprefer-vector-width='));
 }
 
@@ -125,18 +141,28 @@ const memo = new Map<string, Promise<IsaProbe>>();
  * `rejected` (an unknown -march); a binary that dies (SIGILL, or glibc refusing a binary marked for
  * a higher ISA level) or prints another line is `compile-only`.
  */
-export function probeIsa(c: Compiler, options: readonly string[]): Promise<IsaProbe> {
+export function probeIsa(c: Compiler, options: readonly string[], qemuCpu?: string): Promise<IsaProbe> {
   const opts = [...options];
   return cachedProbe(
     'isa',
     c,
-    { options: opts, cpu: cpuIdentity(), code: digest(ISA_CHECK_PROGRAM + probeIsaOnce.toString()) },
-    () => probeIsaOnce(c, opts),
+    {
+      options: opts,
+      qemuCpu: qemuCpu ?? null,
+      emulator: c.emulator ?? null,
+      cpu: cpuIdentity(),
+      code: digest(ISA_CHECK_PROGRAM + probeIsaOnce.toString()),
+    },
+    () => probeIsaOnce(c, opts, qemuCpu),
     memo,
   );
 }
 
-async function probeIsaOnce(c: Compiler, options: readonly string[]): Promise<ProbeAnswer<IsaProbe>> {
+async function probeIsaOnce(
+  c: Compiler,
+  options: readonly string[],
+  qemuCpu: string | undefined,
+): Promise<ProbeAnswer<IsaProbe>> {
   const temp = TempRoot.create();
   try {
     const config: Configuration = {
@@ -145,6 +171,7 @@ async function probeIsaOnce(c: Compiler, options: readonly string[]): Promise<Pr
       optionsText: ['-O2', ...options].join(' '),
       key: `isa\0${options.join(' ')}`,
       slug: 'isa-check',
+      ...(qemuCpu ? { qemuCpu } : {}),
     };
     const limits = {
       compile: { timeoutMs: 120_000, memoryMb: undefined },
@@ -204,12 +231,26 @@ export async function withIsaProbes(configs: readonly Configuration[]): Promise<
       continue;
     }
     const isa = isaOptions(c.options);
-    const p = await probeIsa(c.compiler, isa);
+    const p = await probeIsa(c.compiler, isa, c.qemuCpu);
+    const foreign = configTarget(c) !== LP64;
     if (p.kind === 'rejected')
       throw errBadOption(
         '--opts',
         c.optionsText,
-        `ISA options ${c.compiler.name} accepts (it says: ${p.reason}); the levels are ${ISA_LEVELS.map((l) => `-march=${l}`).join(', ')}`,
+        foreign
+          ? `ISA options ${c.compiler.name} accepts (it says: ${p.reason})`
+          : `ISA options ${c.compiler.name} accepts (it says: ${p.reason}); the levels are ` +
+              ISA_LEVELS.map((l) => `-march=${l}`).join(', '),
+      );
+    // A foreign target's binaries run under qemu: one that cannot run the ISA is a broken
+    // configuration (another qemu CPU, or a newer qemu, runs it), not a compile-only one.
+    if (p.kind === 'compile-only' && foreign)
+      throw errBrokenConfiguration(
+        `${c.compiler.name} ${c.optionsText}`,
+        `${configEmulator(c)?.join(' ') ?? 'no qemu'} cannot run its ISA's check program (${p.reason})`,
+        0,
+        'name a qemu CPU that has the ISA with +cpu=NAME (rv64,v=true,vlen=256; max,sve-default-vector-length=32; ' +
+          "power10; max), or use the sid root's qemu-user (npm run setup -- --profile latest)",
       );
     out.push(p.kind === 'compile-only' ? { ...c, compileOnly: `${isa.join(' ')}: ${p.reason}` } : c);
   }

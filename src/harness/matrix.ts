@@ -1,4 +1,5 @@
 import { LP64, targetByName, type TargetModel } from '../c/target.js';
+import { errBadOption } from '../diag/errors.js';
 import { emulatorFor, modelOfMachine, type Compiler } from './compilers.js';
 import { profileToken, splitProfileToken, type ProfileKind } from './profile.js';
 import { splitSwarmToken, swarmToken, type SwarmSpec } from './swarm.js';
@@ -50,6 +51,11 @@ export interface Configuration {
    * src/harness/isa.ts): the reason. Its tests compile only, and find crashes, hangs and rejections.
    */
   readonly compileOnly?: string;
+  /**
+   * `+cpu=NAME`: the qemu CPU its binaries run under (`rv64,v=true,vlen=256`,
+   * `max,sve-default-vector-length=32`), for a vector ISA that qemu's default CPU lacks.
+   */
+  readonly qemuCpu?: string;
   /** Identity after normalising option order: equal keys compile identically. */
   readonly key: string;
   /** File-name-safe label, unique in the matrix (`gcc-O2-flto`). */
@@ -151,20 +157,23 @@ export function buildMatrix(compilers: readonly Compiler[], optionSets: readonly
   const out: Configuration[] = [];
   for (const compiler of compilers) {
     for (const set of optionSets) {
-      const { tokens, swarm } = splitSwarmToken(optionTokens(set));
+      const { tokens: rest, swarm } = splitSwarmToken(optionTokens(set));
+      const { tokens, cpu } = splitCpuToken(rest);
       const split = splitProfileToken(tokens);
       const profile = split.profile;
       const options = withImplicitOptions(compiler, split.options);
       const key =
         `${compiler.realPath}\0${optionKey(effectiveOptions(compiler, options))}` +
         (profile ? `\0profile=${profile}` : '') +
-        (swarm ? `\0swarm=${swarm}` : '');
+        (swarm ? `\0swarm=${swarm}` : '') +
+        (cpu ? `\0cpu=${cpu}` : '');
       if (seen.has(key)) continue;
       seen.add(key);
       const label = [
         ...options,
         ...(profile ? ['profile', ...(profile === 'perturbed' ? ['perturbed'] : [])] : []),
         ...(swarm ? [`swarm${swarm}`] : []),
+        ...(cpu ? [`cpu ${cpu}`] : []),
       ];
       const base = slugify(`${compiler.name}${label.length ? ` ${label.join(' ')}` : ''}`);
       let slug = base;
@@ -174,6 +183,7 @@ export function buildMatrix(compilers: readonly Compiler[], optionSets: readonly
         ...options,
         ...(profile ? [profileToken(profile)] : []),
         ...(swarm ? [swarmToken(swarm)] : []),
+        ...(cpu ? [`+cpu=${cpu}`] : []),
       ].join(' ');
       out.push({
         compiler,
@@ -183,10 +193,40 @@ export function buildMatrix(compilers: readonly Compiler[], optionSets: readonly
         slug,
         ...(profile ? { profile } : {}),
         ...(swarm ? { swarm: { max: swarm } } : {}),
+        ...(cpu ? { qemuCpu: cpu } : {}),
       });
     }
   }
   return out;
+}
+
+/** The options of a finding that reach the compiler: its pseudo-options (`+profile`, `+cpu=`) left out. */
+export function compilerOptions(tokens: readonly string[]): string[] {
+  return splitProfileToken(splitCpuToken(tokens).tokens).options;
+}
+
+/**
+ * Takes the `+cpu=NAME` pseudo-option (the qemu CPU of a cross configuration) out of an option
+ * set's tokens; two of them, or an empty or unsafe name, are refused (`KILN_BAD_OPTION`).
+ */
+export function splitCpuToken(tokens: readonly string[]): { tokens: string[]; cpu?: string } {
+  const rest: string[] = [];
+  let cpu: string | undefined;
+  for (const t of tokens) {
+    const m = /^\+cpu=(.*)$/.exec(t);
+    if (!m) {
+      rest.push(t);
+      continue;
+    }
+    if (cpu !== undefined || !/^[A-Za-z0-9_.,=+-]+$/.test(m[1]!))
+      throw errBadOption(
+        '--opts',
+        tokens.join(' '),
+        'at most one +cpu=NAME, a qemu -cpu value such as rv64,v=true,vlen=256',
+      );
+    cpu = m[1]!;
+  }
+  return cpu === undefined ? { tokens: rest } : { tokens: rest, cpu };
 }
 
 /**
@@ -268,10 +308,16 @@ function targetOption(c: Configuration): string | undefined {
  * native, or when that qemu is not on PATH: see {@link configMissingEmulator}).
  */
 export function configEmulator(c: Configuration): readonly string[] | undefined {
-  if (c.compiler.emulator) return c.compiler.emulator;
+  const base = c.compiler.emulator ?? clangEmulator(c);
+  if (!base) return undefined;
+  // `+cpu=NAME` (a vector ISA's configuration): the qemu CPU that runs its binaries.
+  return c.qemuCpu ? [base[0]!, '-cpu', c.qemuCpu, ...base.slice(1)] : base;
+}
+
+function clangEmulator(c: Configuration): readonly string[] | undefined {
   if (targetOption(c) === undefined) return undefined;
   const model = configTarget(c);
-  return model === LP64 ? undefined : emulatorFor(model);
+  return model === LP64 ? undefined : emulatorFor(model, process.env, c.compiler.root);
 }
 
 /** The qemu a configuration needs but PATH lacks (`qemu-m68k`), or undefined. */

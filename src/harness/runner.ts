@@ -38,6 +38,20 @@ export interface FinalResult {
   readonly facts?: Readonly<Record<string, unknown>>;
   /** The finding's repro.sh, when the default one (compile, run, compare) does not check this outcome. */
   readonly repro?: string;
+  /**
+   * A campaign over several targets: the program this configuration tested, generated for its
+   * target model (the report's own files and expected line are one target's).
+   */
+  readonly program?: TargetProgram;
+}
+
+/** A seed's program for one target model, in a campaign over several. */
+export interface TargetProgram {
+  /** The target model's name (`riscv64`). */
+  readonly target: string;
+  readonly mode: Mode;
+  readonly files: readonly EmittedFile[];
+  readonly expected: string;
 }
 
 /** A program done with every configuration (or discarded by the generator). */

@@ -4,7 +4,7 @@ import type { Policy } from '../gen/policy.js';
 import { accepts, type CompilerCapabilities } from './capabilities.js';
 import { testConfiguration, type ConfigResult } from './execute.js';
 import { GeneratorPool } from './genpool.js';
-import type { Configuration, Limits, StepLimits } from './matrix.js';
+import { configTarget, type Configuration, type Limits, type StepLimits } from './matrix.js';
 import { FINDING_OUTCOMES, internalDisagreement, sameBehaviour, type Behaviour } from './oracle.js';
 import { RunState, type CampaignHooks, type CampaignSummary, type FinalResult, type ProgramReport } from './runner.js';
 import { TempRoot } from './tempdir.js';
@@ -86,6 +86,8 @@ interface PendingConfirmation {
 
 interface OpenProgram {
   readonly seed: bigint;
+  /** The target model it was generated for, in a campaign over several (absent: the policy's). */
+  readonly target?: string;
   readonly mode: Mode;
   readonly files: readonly EmittedFile[];
   readonly expected: string;
@@ -136,6 +138,12 @@ export async function runCampaign(opts: CampaignOptions, hooks: CampaignHooks): 
   process.on('exit', onExit);
 
   const configs = opts.configurations;
+  // A campaign over several target models generates each seed once per model, and each
+  // configuration tests the program of its own target; the seed's report holds them all.
+  const targets = [...new Set(configs.map((c) => configTarget(c).name))];
+  const multi = targets.length > 1;
+  const genQueue: { readonly seed: bigint; readonly target?: string }[] = [];
+  const groups = new Map<bigint, { waiting: number; readonly parts: { target: string; report: ProgramReport }[] }>();
   const rerun = opts.rerunFailures ?? true;
   const maxOpen = opts.jobs * 2 + 2;
   const open: OpenProgram[] = [];
@@ -156,6 +164,8 @@ export async function runCampaign(opts: CampaignOptions, hooks: CampaignHooks): 
       kill.abort();
       closePool();
       open.length = 0;
+      genQueue.length = 0;
+      groups.clear();
       maybeFinish();
     });
     const stop = (why: 'interrupted'): void => void state.stop(why);
@@ -164,7 +174,7 @@ export async function runCampaign(opts: CampaignOptions, hooks: CampaignHooks): 
       const idle = gensInFlight === 0 && testsInFlight === 0 && reporting === 0;
       if (!idle) return;
       if (!state.stoppedBy) {
-        if (open.length > 0 || (seedsLeft && !state.limitReached())) return;
+        if (open.length > 0 || genQueue.length > 0 || (seedsLeft && !state.limitReached())) return;
         state.end(seedsLeft ? 'tests' : 'seeds');
         // The campaign's own work is done: a hang still being confirmed stays suspected.
         kill.abort();
@@ -183,7 +193,8 @@ export async function runCampaign(opts: CampaignOptions, hooks: CampaignHooks): 
     const pump = (): void => {
       while (!state.stoppedBy && tokens > 0) {
         const pendingTasks = open.reduce((n, p) => n + p.pending.length, 0);
-        const canGenerate = seedsLeft && !state.limitReached() && open.length + gensInFlight < maxOpen;
+        const canGenerate =
+          (genQueue.length > 0 || (seedsLeft && !state.limitReached())) && open.length + gensInFlight < maxOpen;
         // Keep enough programs generated ahead that compile slots never wait for the generator.
         if (canGenerate && pendingTasks + gensInFlight * configs.length < opts.jobs * 2) {
           if (startGeneration()) continue;
@@ -199,27 +210,34 @@ export async function runCampaign(opts: CampaignOptions, hooks: CampaignHooks): 
     };
 
     const startGeneration = (): boolean => {
-      const next = opts.seeds.next();
-      if (next.done) {
-        seedsLeft = false;
-        return false;
+      if (genQueue.length === 0) {
+        const next = opts.seeds.next();
+        if (next.done) {
+          seedsLeft = false;
+          return false;
+        }
+        state.startedPrograms++;
+        if (!multi) genQueue.push({ seed: next.value });
+        else {
+          groups.set(next.value, { waiting: targets.length, parts: [] });
+          for (const target of targets) genQueue.push({ seed: next.value, target });
+        }
       }
-      const seed = next.value;
-      state.startedPrograms++;
+      const { seed, target } = genQueue.shift()!;
       tokens--;
       gensInFlight++;
-      void pool.generate(seed).then((reply) => {
+      void pool.generate(seed, target).then((reply) => {
         tokens++;
         gensInFlight--;
         if (state.stoppedBy) return maybeFinish();
         if (reply.ok) {
           const caps = opts.capabilities;
-          const mine = caps
-            ? configs.filter((c) => accepts(caps.get(c.compiler.name) ?? ALL, reply.requires))
-            : configs;
-          const skipped = configs.filter((c) => !mine.includes(c));
+          const ours = target === undefined ? configs : configs.filter((c) => configTarget(c).name === target);
+          const mine = caps ? ours.filter((c) => accepts(caps.get(c.compiler.name) ?? ALL, reply.requires)) : ours;
+          const skipped = ours.filter((c) => !mine.includes(c));
           const p: OpenProgram = {
             seed,
+            ...(target !== undefined ? { target } : {}),
             mode: reply.mode,
             files: reply.files,
             expected: reply.expected,
@@ -236,7 +254,7 @@ export async function runCampaign(opts: CampaignOptions, hooks: CampaignHooks): 
             ...(reply.relaxed ? { relaxed: reply.relaxed } : {}),
           };
           // No compiler of the campaign takes it: reported at once, every test skipped.
-          if (mine.length === 0) report(finalReport(p));
+          if (mine.length === 0) deliver(finalReport(p), target);
           else open.push(p);
         } else if (reply.reason === 'pool closed') {
           return maybeFinish();
@@ -246,7 +264,7 @@ export async function runCampaign(opts: CampaignOptions, hooks: CampaignHooks): 
           return;
         } else {
           const status = reply.reason === 'generator error' ? 'error' : 'discarded';
-          report({ seed, status, genMs: reply.genMs, reason: reply.error ?? reply.reason, results: [] });
+          deliver({ seed, status, genMs: reply.genMs, reason: reply.error ?? reply.reason, results: [] }, target);
         }
         pump();
       });
@@ -311,7 +329,18 @@ export async function runCampaign(opts: CampaignOptions, hooks: CampaignHooks): 
         }
       }
       open.splice(open.indexOf(p), 1);
-      report(finalReport(p));
+      deliver(finalReport(p), p.target);
+    };
+
+    /** Reports a program; in a campaign over several targets, the seed's report once every target's is in. */
+    const deliver = (r: ProgramReport, target: string | undefined): void => {
+      if (target === undefined) return report(r);
+      const g = groups.get(r.seed);
+      if (!g) return; // the campaign stopped meanwhile: abandoned
+      g.parts.push({ target, report: r });
+      if (--g.waiting > 0) return;
+      groups.delete(r.seed);
+      report(mergeTargets(g.parts, targets));
     };
 
     const report = (r: ProgramReport): void => {
@@ -329,8 +358,8 @@ export async function runCampaign(opts: CampaignOptions, hooks: CampaignHooks): 
               else
                 confirmQueue.push({
                   seed: r.seed,
-                  files: r.files!,
-                  expected: r.expected!,
+                  files: f.program?.files ?? r.files!,
+                  expected: f.program?.expected ?? r.expected!,
                   config: f.config,
                   kind: f.outcome as PendingConfirmation['kind'],
                 });
@@ -463,6 +492,35 @@ export async function runCampaign(opts: CampaignOptions, hooks: CampaignHooks): 
       ...(p.relaxed ? { relaxed: p.relaxed } : {}),
     };
   }
+}
+
+/**
+ * The report of a seed in a campaign over several targets, from each target's: every result with
+ * the program it tested, the files and expected line of one tested target (the one whose
+ * configurations agreed against the interpreter, if any) as the report's own, `tested` when any
+ * target's program was.
+ */
+function mergeTargets(parts: readonly { target: string; report: ProgramReport }[], order: readonly string[]): ProgramReport {
+  const sorted = [...parts].sort((a, b) => order.indexOf(a.target) - order.indexOf(b.target));
+  const tested = sorted.filter((p) => p.report.status === 'tested');
+  const base = tested.find((p) => p.report.internal) ?? tested[0] ?? sorted[0]!;
+  const results = sorted.flatMap(({ target, report: r }) =>
+    r.results.map((f) => (r.files && r.expected !== undefined && r.mode ? { ...f, program: { target, mode: r.mode, files: r.files, expected: r.expected } } : f)),
+  );
+  const reasons = sorted.filter((p) => p.report.reason !== undefined).map((p) => `${p.target}: ${p.report.reason}`);
+  const r = base.report;
+  return {
+    seed: r.seed,
+    status: tested.length > 0 ? 'tested' : r.status,
+    genMs: sorted.reduce((s, p) => s + p.report.genMs, 0),
+    ...(r.mode ? { mode: r.mode } : {}),
+    ...(r.files ? { files: r.files } : {}),
+    ...(r.expected !== undefined ? { expected: r.expected } : {}),
+    ...(reasons.length > 0 ? { reason: reasons.join('; ') } : {}),
+    results,
+    ...(r.internal ? { internal: r.internal } : {}),
+    ...(r.relaxed ? { relaxed: r.relaxed } : {}),
+  };
 }
 
 /** Every capability: a compiler the campaign did not probe is given every program. */

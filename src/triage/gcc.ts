@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { isTranslationUnit } from '../emit/files.js';
 import type { Compiler } from '../harness/compilers.js';
 import { runProcess, SpawnError } from '../harness/process.js';
-import { splitProfileToken } from '../harness/profile.js';
+import { compilerOptions } from '../harness/matrix.js';
 import { minimalSubset } from './minimise.js';
 import type { StoredFinding } from './finding.js';
 import type { BugPredicate, PredicateContext } from './predicate.js';
@@ -102,7 +102,7 @@ async function dumpPasses(f: StoredFinding, ctx: PredicateContext): Promise<GccP
     const unit = f.sources.find((s) => isTranslationUnit(s.name))?.name ?? f.sources[0]!.name;
     const stderr = await runTool(
       ctx.compiler.command,
-      [...splitProfileToken(f.options).options, '-fdump-passes', '-S', unit, '-o', 'out.s'],
+      [...compilerOptions(f.options), '-fdump-passes', '-S', unit, '-o', 'out.s'],
       dir,
       ctx.signal,
       true,
@@ -141,7 +141,7 @@ export async function gccFlagSearch(
       kind: 'not-reproduced',
       detail: `with the finding's own options the bug did not show (${base.result.judgement.outcome})`,
     };
-  const flags = await enabledOptimizers(ctx.compiler, splitProfileToken(f.options).options, ctx.signal);
+  const flags = await enabledOptimizers(ctx.compiler, compilerOptions(f.options), ctx.signal);
   if (flags.length === 0)
     return { kind: 'no-culprit', detail: `'${ctx.compiler.name} -Q --help=optimizers' listed no enabled optimisation` };
   let flagSet: readonly string[] | undefined;

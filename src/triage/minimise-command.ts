@@ -161,10 +161,7 @@ function withLevel(options: readonly string[], level: string): string[] {
  * and repro.sh is written anew with them (the campaign's stays as `repro.campaign.sh`). Returns
  * the minimisation, the stored one when the finding already has one, or undefined.
  */
-async function minimiseFindingCommand(
-  dir: string,
-  ctx: MinimiseContext,
-): Promise<CommandMinimisation | undefined> {
+async function minimiseFindingCommand(dir: string, ctx: MinimiseContext): Promise<CommandMinimisation | undefined> {
   const path = join(dir, FINDING_MANIFEST);
   const json = JSON.parse(await readFile(path, 'utf8')) as Record<string, unknown>;
   if (json.minimised && typeof json.minimised === 'object') return json.minimised as CommandMinimisation;

@@ -3,7 +3,7 @@
 // compiler, options, limits, oracle), with extra options appended.
 import type { Compiler } from '../harness/compilers.js';
 import { testConfiguration, type ConfigResult } from '../harness/execute.js';
-import { optionKey, slugify, type Configuration } from '../harness/matrix.js';
+import { optionKey, slugify, splitCpuToken, type Configuration } from '../harness/matrix.js';
 import type { TempRoot } from '../harness/tempdir.js';
 import { profileToken, splitProfileToken } from '../harness/profile.js';
 import type { StoredFinding } from './finding.js';
@@ -52,16 +52,23 @@ export function findingConfiguration(
 ): Configuration {
   // A profile configuration's pseudo-option (+profile) stays a profile, not a compiler option:
   // each probe builds its profile with the extra options too (src/harness/profile.ts).
-  const { options: own, profile } = splitProfileToken(f.options);
+  // A cross configuration's qemu CPU (+cpu=NAME) stays the CPU its binaries run under.
+  const { tokens, cpu } = splitCpuToken(f.options);
+  const { options: own, profile } = splitProfileToken(tokens);
   const options = [...own, ...extra];
-  const optionsText = [...options, ...(profile ? [profileToken(profile)] : [])].join(' ');
+  const optionsText = [...options, ...(profile ? [profileToken(profile)] : []), ...(cpu ? [`+cpu=${cpu}`] : [])].join(
+    ' ',
+  );
   return {
     compiler: { ...compiler, name: f.compilerName },
     options,
     optionsText,
-    key: `${compiler.realPath}\0${optionKey(options)}${profile ? `\0profile=${profile}` : ''}`,
+    key:
+      `${compiler.realPath}\0${optionKey(options)}${profile ? `\0profile=${profile}` : ''}` +
+      (cpu ? `\0cpu=${cpu}` : ''),
     slug: slugify(`${f.compilerName} ${optionsText}`),
     ...(profile ? { profile } : {}),
+    ...(cpu ? { qemuCpu: cpu } : {}),
   };
 }
 
