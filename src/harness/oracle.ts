@@ -90,6 +90,8 @@ export function judgeCompile(r: RunResult, c: Configuration, exeExists: boolean)
     };
   }
   if (r.status !== 0) {
+    const conflict = c.swarm?.drawn?.length ? swarmConflict(r.stderr) : undefined;
+    if (conflict) return { outcome: 'skipped', detail: `the drawn flags conflict: ${conflict}` };
     const m = errorMessage(r.stderr);
     return { outcome: 'rejected-valid', bucket: `rejected-valid:${name}:${m.key}`, detail: m.raw, match: m.raw };
   }
@@ -100,6 +102,19 @@ export function judgeCompile(r: RunResult, c: Configuration, exeExists: boolean)
       detail: 'exit status 0 but no executable was written',
     };
   return undefined;
+}
+
+/**
+ * The driver's refusal of two options together (`error: '-fipa-ra' is incompatible with
+ * '-flive-patching=inline-clone'`, `clang: error: invalid argument '-fx' not allowed with '-fy'`):
+ * about the command line, never the program, so a swarm test that meets it is skipped. The
+ * catalogue excludes the flags known to do this (src/harness/swarm.ts); this catches the rest.
+ */
+export function swarmConflict(stderr: string): string | undefined {
+  const line = stderr
+    .split('\n')
+    .find((l) => /error: .*'-[^']+'.* (is incompatible with|not allowed with|cannot be used with) '-[^']+'/.test(l));
+  return line?.replace(/^.*?error: /, '').trim();
 }
 
 /**

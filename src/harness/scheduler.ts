@@ -500,12 +500,19 @@ export async function runCampaign(opts: CampaignOptions, hooks: CampaignHooks): 
  * configurations agreed against the interpreter, if any) as the report's own, `tested` when any
  * target's program was.
  */
-function mergeTargets(parts: readonly { target: string; report: ProgramReport }[], order: readonly string[]): ProgramReport {
+function mergeTargets(
+  parts: readonly { target: string; report: ProgramReport }[],
+  order: readonly string[],
+): ProgramReport {
   const sorted = [...parts].sort((a, b) => order.indexOf(a.target) - order.indexOf(b.target));
   const tested = sorted.filter((p) => p.report.status === 'tested');
   const base = tested.find((p) => p.report.internal) ?? tested[0] ?? sorted[0]!;
   const results = sorted.flatMap(({ target, report: r }) =>
-    r.results.map((f) => (r.files && r.expected !== undefined && r.mode ? { ...f, program: { target, mode: r.mode, files: r.files, expected: r.expected } } : f)),
+    r.results.map((f) =>
+      r.files && r.expected !== undefined && r.mode
+        ? { ...f, program: { target, mode: r.mode, files: r.files, expected: r.expected } }
+        : f,
+    ),
   );
   const reasons = sorted.filter((p) => p.report.reason !== undefined).map((p) => `${p.target}: ${p.report.reason}`);
   const r = base.report;

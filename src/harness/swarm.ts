@@ -116,6 +116,8 @@ const SWARM_EXCLUDED: readonly { readonly pattern: RegExp; readonly reason: stri
     reason: 'only prints or writes optimisation reports' },
   { pattern: /^-f(no-)?(whole-program|split-stack)$/,
     reason: 'changes linkage or needs a runtime: breaks separate translation units or the static link' },
+  { pattern: /^-flive-patching=/,
+    reason: 'GCC refuses it beside most IPA flags ("-fipa-ra is incompatible with -flive-patching=inline-clone"), so a swarm that draws both is rejected for its options, not its program' },
   { pattern: /^-f(no-)?lax-vector-conversions(=.*)?$/,
     reason: 'changes which vector conversions are accepted, so valid programs are rejected' },
 ];

@@ -121,6 +121,22 @@ describe('crash signatures', () => {
 });
 
 describe('judging compiles and runs', () => {
+  it('skips a swarm test whose drawn flags the driver refuses together, and only that', () => {
+    const stderr = "cc1: error: '-fipa-ra' is incompatible with '-flive-patching=inline-clone'\n";
+    const swarmed = { ...config, swarm: { max: 8, catalogue: ['-fipa-ra'], drawn: ['-fipa-ra'] } };
+    expect(judgeCompile(result({ status: 1, stderr }), swarmed, false)).toMatchObject({
+      outcome: 'skipped',
+      detail: "the drawn flags conflict: '-fipa-ra' is incompatible with '-flive-patching=inline-clone'",
+    });
+    // Without a draw, the options are the user's: the refusal is a finding to look at.
+    expect(judgeCompile(result({ status: 1, stderr }), config, false)).toMatchObject({ outcome: 'rejected-valid' });
+    // A program the compiler rejects under a swarm is still a finding.
+    const program = "prog.c:3:1: error: expected ';' before '}' token\n";
+    expect(judgeCompile(result({ status: 1, stderr: program }), swarmed, false)).toMatchObject({
+      outcome: 'rejected-valid',
+    });
+  });
+
   it('classifies compiler outcomes', () => {
     expect(judgeCompile(result({}), config, true)).toBeUndefined();
     expect(judgeCompile(result({ timedOut: true, status: null, signal: 'SIGKILL' }), config, false)).toMatchObject({

@@ -99,6 +99,7 @@ describe("GCC's catalogue", () => {
       '-fsigned-char',
       '-funsigned-char',
       '-fmerge-all-constants',
+      '-flive-patching=inline-clone',
     ])
       expect(excludedFlag(f), f).toBe(true);
     for (const f of ['-fwrapv', '-fno-strict-aliasing', '-floop-interchange', '--param=max-unroll-times=4'])
