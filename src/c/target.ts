@@ -84,7 +84,8 @@ export const LP64: TargetModel = linux({
 
 /**
  * Every target model, by name. Sizes, alignments and char signedness follow each psABI as GCC 12
- * (GCC 16 for powerpc64le and loongarch64, which Debian 12 has no cross compiler for) implements it on Debian (checked by printing `sizeof`, `_Alignof` and `CHAR_MIN` with the cross
+ * (GCC 16 for powerpc64le and loongarch64, which Debian 12 has no cross compiler for) implements
+ * it on Debian (checked by printing `sizeof`, `_Alignof` and `CHAR_MIN` with the cross
  * compiler under qemu, and `_Generic` for the type `int64_t` names). `test/cross/models.test.ts`
  * repeats that check on every test run for x86-64, m68k, powerpc and s390x, whose compilers the
  * test profile installs.

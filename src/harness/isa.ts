@@ -114,7 +114,10 @@ const ISA_OPTION = new RegExp(
   ].join('|'),
 );
 
-/** Whether a configuration names an ISA that the probe must check: a gcc or clang with `-march=`, features or a qemu CPU. */
+/**
+ * Whether a configuration names an ISA that the probe must check: a gcc or clang with `-march=`,
+ * features or a qemu CPU.
+ */
 function needsIsaProbe(c: Configuration): boolean {
   if (c.compiler.family !== 'gcc' && c.compiler.family !== 'clang') return false;
   if (c.qemuCpu !== undefined) return true;
@@ -189,10 +192,11 @@ async function probeIsaOnce(
     const printed = r.run.stdout.trim();
     const built = BUILT_FOR.find((b) => printed === isaCheckOutput(b));
     if (r.run.signal || r.run.status !== 0 || built === undefined) {
+      const said = firstLine(r.run.stderr);
       const why = r.run.signal
         ? `its binaries die of ${r.run.signal} here`
         : r.run.status !== 0
-          ? `its binaries exit with status ${r.run.status} here${firstLine(r.run.stderr) ? `: ${firstLine(r.run.stderr)}` : ''}`
+          ? `its binaries exit with status ${r.run.status} here${said ? `: ${said}` : ''}`
           : `its check binary printed '${printed.slice(0, 60)}'`;
       const compiledFor = /^(avx512|avx2|sse4\.2|baseline) /.exec(printed)?.[1] ?? want ?? 'unknown';
       return { value: { kind: 'compile-only', built: compiledFor, reason: why }, definite: !timedOut };

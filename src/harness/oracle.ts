@@ -110,7 +110,7 @@ export function judgeCompile(r: RunResult, c: Configuration, exeExists: boolean)
  * about the command line, never the program, so a swarm test that meets it is skipped. The
  * catalogue excludes the flags known to do this (src/harness/swarm.ts); this catches the rest.
  */
-export function swarmConflict(stderr: string): string | undefined {
+function swarmConflict(stderr: string): string | undefined {
   const line = stderr
     .split('\n')
     .find((l) => /error: .*'-[^']+'.* (is incompatible with|not allowed with|cannot be used with) '-[^']+'/.test(l));

@@ -46,7 +46,7 @@ export interface FinalResult {
 }
 
 /** A seed's program for one target model, in a campaign over several. */
-export interface TargetProgram {
+interface TargetProgram {
   /** The target model's name (`riscv64`). */
   readonly target: string;
   readonly mode: Mode;

@@ -60,7 +60,10 @@ case " $* " in
     srcs=; out=; prev=
     for a; do case $a in *.c) srcs="$srcs $a";; esac; [ "$prev" = -o ] && out=$a; prev=$a; done
     fakes=
-    for f in $srcs; do sed 's/\\(kiln_crc = 0x[0-9A-F]*ULL\\)/\\1 + 1/' "$f" > "$f.fake.c" || exit 1; fakes="$fakes $f.fake.c"; done
+    for f in $srcs; do
+      sed 's/\\(kiln_crc = 0x[0-9A-F]*ULL\\)/\\1 + 1/' "$f" > "$f.fake.c" || exit 1
+      fakes="$fakes $f.fake.c"
+    done
     exec gcc -O0 -DKILN_BUG $fakes -o "$out" -lm;;
 esac
 exec gcc "$@"

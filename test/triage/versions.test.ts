@@ -161,9 +161,8 @@ describe('kiln fuzz --reduce, with findings waiting', () => {
       // gcc-13 lacks -fnew-pass (and refuses it as gcc does); gcc-16 has it. Both miscompile.
       const fake = (name: string, version: string, lacks: boolean): string => {
         const p = join(bin, name);
-        const refuse = lacks
-          ? `for a; do [ "$a" = -fnew-pass ] && { echo "${name}: error: unrecognized command-line option '-fnew-pass'" >&2; exit 1; }; done\n`
-          : '';
+        const said = `${name}: error: unrecognized command-line option '-fnew-pass'`;
+        const refuse = lacks ? `for a; do [ "$a" = -fnew-pass ] && { echo "${said}" >&2; exit 1; }; done\n` : '';
         writeFileSync(
           p,
           `#!/bin/sh\ncase "$1" in --version) echo "${name} (Fake ${version}) ${version}"; exit 0;; esac\n` +
