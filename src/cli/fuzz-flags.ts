@@ -107,16 +107,17 @@ export function splitList(option: string, text: string): string[] {
 }
 
 /**
- * Checks a campaign's configurations: with --sanitizers, host gcc and clang ones; always, one
- * target model; profile configurations only of compilers with profile-guided builds. Returns that
- * target; errors name --compilers with `specs` (the names given).
+ * Checks a campaign's configurations: with --sanitizers, host gcc and clang ones; profile
+ * configurations only of compilers with profile-guided builds. Returns their target models, in
+ * the order of the configurations (the first is the policy's); errors name --compilers with
+ * `specs` (the names given).
  */
 export function checkConfigurations(
   configurations: readonly Configuration[],
   specs: string | undefined,
   compilers: readonly Compiler[],
   sanitizers: boolean,
-): TargetModel {
+): readonly TargetModel[] {
   if (sanitizers && sanitizerMatrix(configurations).tested.length === 0) {
     throw errBadOption(
       '--compilers',
@@ -135,14 +136,6 @@ export function checkConfigurations(
   if (sanitizers && profiled)
     throw errBadOption('--opts', profiled.optionsText, 'option sets without +profile with --sanitizers');
   refuseStaticProfileProblems(configurations);
-  const targets = commonTarget(configurations);
-  if (!targets.target) {
-    throw errBadOption(
-      '--compilers',
-      specs ?? '',
-      `configurations of one target model, not ${targets.all.map((t) => t.name).join(' and ')} together ` +
-        `(run one campaign per target)`,
-    );
-  }
-  return targets.target;
+  // A campaign over several targets generates each seed once per target model (src/harness/scheduler.ts).
+  return commonTarget(configurations).all;
 }

@@ -80,7 +80,22 @@ export async function resolveSettings(flags: FuzzFlags): Promise<FuzzSettings> {
     throw errUnknownCompiler('(none)', 'no gcc, clang, tcc, pcc or cc found on PATH; name one with --compilers');
   const optionSets = givenSets ?? (await defaultOptionSets(compilers));
   const configurations = await campaignMatrix(compilers, optionSets);
-  const target = checkConfigurations(configurations, compilerSpecs?.join(','), compilers, flags.sanitizers === true);
+  const targets = checkConfigurations(configurations, compilerSpecs?.join(','), compilers, flags.sanitizers === true);
+  // Several targets: each seed is generated once per target model; EMI variants and a queue's
+  // workers generate for one.
+  if (targets.length > 1 && flags.emi !== undefined && flags.emi !== '0')
+    throw errBadOption(
+      '--emi',
+      flags.emi,
+      `a campaign of one target model (these configurations have ${targets.map((t) => t.name).join(', ')})`,
+    );
+  if (targets.length > 1 && flags.queue !== undefined)
+    throw errBadOption(
+      '--queue',
+      flags.queue,
+      `a campaign of one target model (these configurations have ${targets.map((t) => t.name).join(', ')}); ` +
+        'run one queued campaign per target',
+    );
   return {
     out: flags.out ?? cfg.out ?? 'kiln-out',
     compilers,
@@ -88,7 +103,7 @@ export async function resolveSettings(flags: FuzzFlags): Promise<FuzzSettings> {
     optionSets,
     limits,
     // The programs are generated and interpreted for the target the binaries run on.
-    policy: { ...policy, target: target.name },
+    policy: { ...policy, target: targets[0]!.name },
     mode,
     rerun: flags.rerun ?? true,
     maxPerBucket:
