@@ -61,17 +61,19 @@ export function rootCompilers(root) {
 }
 
 /**
- * The tools of the root that Kiln runs beside its compilers, as launcher name → command: each
- * LLVM version's llvm-profdata, which merges (and writes as text) the raw profiles of the clang of
- * that version (profile-guided configurations, docs/profiles.md). They run inside the root like
- * the compilers, with nothing added to their arguments.
+ * The tools of the root that Kiln runs beside its compilers, as launcher name → command, for each
+ * LLVM version: llvm-profdata, which merges (and writes as text) the raw profiles of the clang of
+ * that version (profile-guided configurations, docs/profiles.md); opt, llc and llvm-reduce, which
+ * make a clang crash's LLVM reproducer (reduced.ll and its one `opt -passes=…` or `llc` line,
+ * docs/reduce.md). They run inside the root like the compilers, with nothing added to their arguments.
  */
 export function rootTools(root) {
   const out = [];
-  for (let v = 19; v <= 30; v++) {
-    const command = `/usr/bin/llvm-profdata-${v}`;
-    if (existsSync(join(root, command))) out.push({ name: `llvm-profdata-${v}`, command, tool: true });
-  }
+  for (let v = 19; v <= 30; v++)
+    for (const tool of ['llvm-profdata', 'opt', 'llc', 'llvm-reduce']) {
+      const command = `/usr/bin/${tool}-${v}`;
+      if (existsSync(join(root, command))) out.push({ name: `${tool}-${v}`, command, tool: true });
+    }
   return out;
 }
 

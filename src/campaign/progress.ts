@@ -11,6 +11,8 @@ export interface ProgressCounts {
   discarded: number;
   tests: number;
   findings: number;
+  /** Findings of known bugs (src/triage/known.ts), among `findings`. */
+  known: number;
   newBuckets: number;
   internal: number;
   flaky: number;
@@ -27,6 +29,7 @@ export class Progress {
     discarded: 0,
     tests: 0,
     findings: 0,
+    known: 0,
     newBuckets: 0,
     internal: 0,
     flaky: 0,
@@ -81,7 +84,7 @@ export class Progress {
       `${this.label} ${formatElapsed(secs)}`,
       `${c.programs} programs, ${c.tests} tests (${(c.tests / secs).toFixed(1)}/s)`,
       `ok ${c.outcomes.get('ok') ?? 0}${outcomes.length ? `, ${outcomes.join(', ')}` : ''}`,
-      `${c.findings} findings, ${c.newBuckets} new buckets`,
+      `${c.findings} findings${c.known ? ` (${c.known} known)` : ''}, ${c.newBuckets} new buckets`,
     ];
     if (c.internal) parts.push(`${c.internal} INTERNAL`);
     if (c.discarded) parts.push(`${c.discarded} discarded`);

@@ -1,6 +1,8 @@
 import { copyFileSync, existsSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { errFile } from '../diag/errors.js';
+import { crashReproducers } from '../reduce/crash-repro.js';
+import { reduceCrashText } from '../reduce/crash-text.js';
 import { reduceFinding, type FindingReduceOptions, type FindingReduction } from '../reduce/finding.js';
 import { writeBundle, writeReducedFinding, type Bundle } from '../report/bundle.js';
 import { KilnStore } from '../store/store.js';
@@ -21,6 +23,11 @@ export interface ReduceAndBundleOptions extends FindingReduceOptions {
   readonly output?: string;
   /** Fingerprint the reduced program (default true): a small program makes the pass search cheap. */
   readonly triage?: boolean;
+  /**
+   * For a compiler crash (default true): reduce the IR reducer's program further as text, warning-free, and make the
+   * LLVM or GCC reproducer (src/reduce/crash-text.ts, crash-repro.ts).
+   */
+  readonly crashExtras?: boolean;
 }
 
 /**
@@ -34,7 +41,29 @@ export async function reduceAndBundle(dir: string, opts: ReduceAndBundleOptions)
     ...(opts.signal ? { signal: opts.signal } : {}),
     ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
   });
-  const reduction = await reduceFinding(dir, opts);
+  let reduction = await reduceFinding(dir, opts);
+  const crashing = reduction.finding.outcome === 'compiler-crash' && opts.crashExtras !== false;
+  const text = crashing
+    ? await reduceCrashText(reduction, {
+        ...(opts.jobs !== undefined ? { jobs: opts.jobs } : {}),
+        ...(opts.maxTimeMs !== undefined ? { maxTimeMs: opts.maxTimeMs } : {}),
+        ...(opts.signal ? { signal: opts.signal } : {}),
+        ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
+        ...(opts.validity ? { validity: opts.validity } : {}),
+      })
+    : undefined;
+  if (text) reduction = text.reduction;
+  const crash =
+    crashing && reduction.files.length === 1 && !opts.signal?.aborted
+      ? await crashReproducers({
+          compiler: reduction.config.compiler,
+          options: reduction.config.options,
+          source: reduction.source,
+          stderr: reduction.failing.compile.stderr,
+          ...(opts.signal ? { signal: opts.signal } : {}),
+          ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
+        })
+      : undefined;
   let triage: TriageResult | undefined;
   if (opts.triage !== false && !opts.signal?.aborted) {
     const folder = writeReducedFinding(reduction);
@@ -47,16 +76,18 @@ export async function reduceAndBundle(dir: string, opts: ReduceAndBundleOptions)
       opts.onProgress?.(`triage of the reduced program failed: ${(e as Error).message}`);
     }
   }
-  const bundle = await writeBundle(
-    reduction,
-    triage
+  const bundle = await writeBundle(reduction, {
+    ...(triage
       ? {
           fingerprint: triage.fingerprint,
           fingerprintDetail: triage.detail,
           ...(triage.versions ? { versions: triage.versions } : {}),
+          ...(triage.culpritOptions ? { culpritOptions: triage.culpritOptions } : {}),
         }
-      : {},
-  );
+      : {}),
+    ...(crash ? { crash } : {}),
+    ...(text?.text ? { text: { seconds: text.seconds, tests: text.text.tests, warnings: text.warnings } } : {}),
+  });
   if (opts.output !== undefined) {
     try {
       copyFileSync(bundle.reducedFile, opts.output);

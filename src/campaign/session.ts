@@ -6,6 +6,7 @@ import { draftProgram, hangCheckUpdate } from '../harness/findings.js';
 import { sweepStaleTempRoots } from '../harness/tempdir.js';
 import { FINDINGS_DIR, KilnStore, type RecordResult } from '../store/store.js';
 import { BackgroundReducer } from './background-reduce.js';
+import { campaignKnown, markKnown } from './known-findings.js';
 import { checkCompilers } from './compiler-check.js';
 import { recordReduction } from './reduce-finding.js';
 import { Progress } from './progress.js';
@@ -26,6 +27,9 @@ export async function fuzz(settings: FuzzSettings, given?: CampaignRunner): Prom
     : settings.sanitizers
       ? await withCapabilities(settings, 'every', (c) => sanitizingFamily(c.family))
       : await withCapabilities(settings);
+  // Bugs already reported (src/triage/known.ts): their findings are stored and listed as known, not
+  // reduced. Read before anything is stored, so a broken file stops the campaign at once.
+  const knownBugs = campaignKnown(s.out, s.known);
   const runner = given ?? localRunnerFor(s);
   const checkMs = runner.checksCompilersHere ? await checkCompilers(s) : undefined;
   const store = KilnStore.open(s.out, 'write');
@@ -101,7 +105,7 @@ export async function fuzz(settings: FuzzSettings, given?: CampaignRunner): Prom
    * lost).
    */
   const record = (reports: readonly ProgramReport[]): void => {
-    const drafts = reports.map((r) => draftProgram(r, ctx));
+    const drafts = reports.map((r) => markKnown(draftProgram(r, ctx), r, knownBugs));
     let recorded: RecordResult[];
     try {
       recorded = store.recordPrograms(campaignId, drafts, capOptions);
@@ -198,13 +202,18 @@ export async function fuzz(settings: FuzzSettings, given?: CampaignRunner): Prom
         `the campaign ended; they are listed as suspected (their repro.sh checks with the full limit)\n`,
     );
   }
+  const knownNote = progress.counts.known
+    ? `, ${progress.counts.known} of this session's findings are known bugs (not reduced)`
+    : '';
   process.stdout.write(
     `kiln fuzz: campaign ${campaignId} stopped (${summary.stoppedBy}): this session ${summary.programs} ` +
       `programs, ${summary.tests} tests in ${(summary.elapsedMs / 1000).toFixed(1)} s; ` +
       `campaign total ${row.programs} programs, ${row.findings} findings` +
       // A suspected hang that finished within the configured limit stays on disk (a slow compile
       // may be worth a report of its own) but is no hang: the count says how many of those there are.
-      `${cleared ? ` (${cleared} of them suspected hangs cleared as slow compiles)` : ''}, ${row.internal} internal` +
+      `${cleared ? ` (${cleared} of them suspected hangs cleared as slow compiles)` : ''}` +
+      `${knownNote}` +
+      `, ${row.internal} internal` +
       `${row.counters.skipped ? `, ${row.counters.skipped} tests skipped (compiler lacks the program's types)` : ''}` +
       `; results in ${s.out}\n`,
   );
@@ -284,13 +293,18 @@ function announce(
     if (isNew) {
       known.add(f.bucket);
       c.newBuckets++;
-      fresh.push(f.id);
+      // A known bug is not reduced again.
+      if (f.known === undefined) fresh.push(f.id);
     }
-    const note = isNew
-      ? ' [new bucket]'
-      : k.as === 'smallest'
-        ? ` [smallest of its bucket${k.replaced ? `, replaces ${k.replaced}` : ''}]`
-        : '';
+    if (f.known !== undefined) c.known++;
+    const note =
+      f.known !== undefined
+        ? ` [known: ${f.known}${f.knownFixed ? `; ${f.knownFixed} compiles it: fixed there` : ''}]`
+        : isNew
+          ? ' [new bucket]'
+          : k.as === 'smallest'
+            ? ` [smallest of its bucket${k.replaced ? `, replaces ${k.replaced}` : ''}]`
+            : '';
     const notes =
       `${f.hangStatus === 'suspected' ? ' [suspected: checking with the configured limit]' : ''}` +
       `${f.nondeterministic ? ' [nondeterministic]' : ''}`;

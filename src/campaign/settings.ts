@@ -43,6 +43,8 @@ export interface FuzzSettings extends StoredSettings {
   readonly resume: CampaignRow | undefined;
   /** Reduce each new bucket's first finding in the background. */
   readonly reduce: boolean;
+  /** A file of known bugs named by the configuration (`known:`), besides the output folder's known.yaml. */
+  readonly known?: string;
   /** What each compiler accepts beyond C11, probed at the session's start ({@link withCapabilities}). */
   readonly capabilities?: ReadonlyMap<string, CompilerCapabilities>;
 }

@@ -17,17 +17,24 @@ export function formatFindings(
 ): string {
   if (rows.length === 0) return 'no findings yet\n';
   const groups = new Map<string, FindingRow[]>();
+  // Known bugs (kiln known) are folded: one line each, after the others.
+  const folded = new Map<string, FindingRow[]>();
   for (const r of rows) {
     const key = grouping === 'bucket' ? r.bucket : r.group;
-    groups.set(key, [...(groups.get(key) ?? []), r]);
+    const into = r.known !== null ? folded : groups;
+    into.set(key, [...(into.get(key) ?? []), r]);
   }
   const triaged = rows.filter((r) => r.fingerprint !== null).length;
+  const knownCount = rows.length - [...groups.values()].reduce((n, l) => n + l.length, 0);
   const head =
     grouping === 'bucket'
-      ? `${rows.length} findings in ${groups.size} buckets`
-      : `${rows.length} findings in ${groups.size} groups (${triaged === rows.length ? 'all' : triaged} ` +
+      ? `${rows.length} findings in ${groups.size + folded.size} buckets`
+      : `${rows.length} findings in ${groups.size + folded.size} groups ` +
+        `(${triaged === rows.length ? 'all' : triaged} ` +
         `triaged${triaged < rows.length ? "; run 'kiln triage' for the rest" : ''})`;
-  const out: string[] = [head];
+  const out: string[] = [
+    knownCount > 0 ? `${head}; ${knownCount} findings in ${folded.size} groups are known bugs, listed last` : head,
+  ];
   for (const [key, list] of groups) {
     const notes: string[] = [String(list.length)];
     // Findings past the per-bucket cap are counted by bucket; a group of one bucket shows its count.
@@ -68,6 +75,15 @@ export function formatFindings(
       parts.push(shortPath(r.dir));
       out.push(`  ${parts.join('  ')}`);
     }
+  }
+  if (folded.size > 0) out.push('', 'known bugs (kiln known list):');
+  for (const [key, list] of folded) {
+    const fixed = [...new Set(list.map((r) => r.knownFixed).filter((x) => x !== null))];
+    const compilers = [...new Set(list.map((r) => r.compiler))].join(', ');
+    out.push(
+      `  known: ${list[0]!.known}  ${key}  (${list.length} findings on ${compilers}` +
+        `${fixed.length ? `; fixed in ${fixed.join(', ')}: the same program compiled cleanly there` : ''})`,
+    );
   }
   const total = [...unstored.values()].reduce((a, b) => a + b, 0);
   if (total > 0) {

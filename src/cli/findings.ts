@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { errBadOption } from '../diag/errors.js';
 import { KilnStore, type FindingGrouping, type FindingRow } from '../store/store.js';
+import { knownFileOf, matchKnown, readKnown } from '../triage/known.js';
 import { emiOf, formatFindings, versionsOf } from './findings-format.js';
 import { reportAndExit } from './util.js';
 
@@ -42,6 +43,9 @@ export function registerFindings(program: Command): void {
         } finally {
           store.close();
         }
+        // The output folder's known bugs, also for findings recorded before their entry was added by hand.
+        const known = readKnown(knownFileOf(flags.out ?? 'kiln-out'));
+        rows = rows.map((r) => (r.known !== null ? r : { ...r, known: matchKnown(known, r)?.note ?? null }));
         if (flags.json) {
           const list = rows.map((r) => ({
             id: r.id,
@@ -64,6 +68,8 @@ export function registerFindings(program: Command): void {
             nondeterministic: r.nondeterministic,
             emi: emiOf(r.dir) ?? null,
             versionLabel: versionsOf(r.dir)?.label ?? null,
+            known: r.known,
+            knownFixed: r.knownFixed,
             versions: versionsOf(r.dir) ?? null,
           }));
           process.stdout.write(`${JSON.stringify(list, null, 2)}\n`);

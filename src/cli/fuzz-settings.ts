@@ -126,6 +126,7 @@ export async function resolveSettings(flags: FuzzFlags): Promise<FuzzSettings> {
     seedStart,
     resume: undefined,
     reduce: flags.reduce === true,
+    ...(cfg.known ? { known: resolve(cfgDir, cfg.known) } : {}),
     ...(ubShare ? { ubShare } : {}),
     ...(flags.emi !== undefined ? { emi: parseCount('--emi', flags.emi, 0, 0) } : {}),
     ...(flags.sanitizers ? { sanitizers: true } : {}),

@@ -18,6 +18,7 @@ const COMMANDS: Readonly<Record<string, () => Promise<(program: Command) => void
   findings: async () => (await import('./findings.js')).registerFindings,
   reduce: async () => (await import('./reduce.js')).registerReduce,
   triage: async () => (await import('./triage.js')).registerTriage,
+  known: async () => (await import('./known.js')).registerKnown,
   check: async () => (await import('./check.js')).registerCheck,
   report: async () => (await import('./report.js')).registerReport,
   worker: async () => (await import('./worker.js')).registerWorker,

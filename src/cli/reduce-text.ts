@@ -1,5 +1,6 @@
 // `kiln reduce FILE.c`: the text reducer on any C file, and the progress both reductions print.
 import type { ReducedFinding } from '../campaign/reduce-finding.js';
+import { crashFileBundle, fileLines } from '../campaign/crash-file.js';
 import { kilnCheckCommand } from '../campaign/reduce-folder.js';
 import { errBadOption } from '../diag/errors.js';
 import type { ReduceEvent, TextReduceResult } from '../reduce/text/manager.js';
@@ -20,6 +21,8 @@ export interface ReduceCliOptions {
   reference?: string;
   expected?: string;
   quiet?: boolean;
+  /** `--no-bundle`: with --crash, only the reduced file (no report.md, no LLVM or GCC reproducer). */
+  bundle?: boolean;
 }
 
 /** The limits and callbacks every reduction of `kiln reduce` runs with. */
@@ -69,6 +72,11 @@ export async function reduceText(
       `${(res.ms / 1000).toFixed(1)}s${res.stoppedBy === 'fixpoint' ? '' : ` (stopped: ${res.stoppedBy})`}; ` +
       `wrote ${r.output}`,
   );
+  // A crash of gcc or clang gets the bundle a finding's crash gets (report.md, reduced.ll or reduced.i).
+  if (opts.crash !== undefined && opts.bundle !== false && !signal.aborted) {
+    const report = await crashFileBundle(opts.crash, r, fileLines(path), { signal, onProgress: note });
+    if (report) note(`wrote ${report}`);
+  }
 }
 
 /** A finished text reduction in one line: sizes, tests, time, and why it stopped if not at a fixpoint. */

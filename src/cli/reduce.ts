@@ -42,6 +42,10 @@ export function registerReduce(program: Command): void {
       '--match <regex>',
       'with --crash: the crash output must match this ERE (default: the original crash signature)',
     )
+    .option(
+      '--no-bundle',
+      'with --crash: write only the reduced file, without its bundle (report.md, the LLVM or GCC reproducer)',
+    )
     .option('--wrong-code <cc>', 'write a UB-guarded test: interesting iff this compiler command miscompiles')
     .option('--reference <cc>', 'with --wrong-code: a compiler command believed correct (e.g. "gcc -O0")')
     .option('--expected <line>', 'with --wrong-code: the correct output of the program (one line)')
@@ -108,6 +112,7 @@ async function reduceFolder(
   { jobs, timeoutMs, maxTimeMs, maxCandidates, note, signal }: ReduceLimits,
 ): Promise<void> {
   const why = 'a .c file argument (a finding carries its own test)';
+  if (opts.bundle === false) throw errBadOption('--no-bundle', '', 'a .c file argument with --crash');
   for (const o of ['test', 'crash', 'wrongCode', 'match', 'reference', 'expected'] as const) {
     const flag = `--${o === 'wrongCode' ? 'wrong-code' : o}`;
     if (opts[o] !== undefined) throw errBadOption(flag, String(opts[o]), why);

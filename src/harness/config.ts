@@ -78,6 +78,14 @@ const FuzzConfigSchema = z
           'cap (default 25)',
       ),
     out: z.string().min(1).optional().describe('output folder; default ./kiln-out'),
+    known: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        "a YAML file of known bugs (kiln known add writes the output folder's known.yaml): their findings are " +
+          'listed as known and not reduced',
+      ),
     seedStart: z
       .union([z.number().int().nonnegative(), z.string().regex(/^\d+$/)])
       .optional()

@@ -41,6 +41,10 @@ interface FindingDraft {
   /** Every failing behaviour seen (one, or several for a nondeterministic finding). */
   readonly behaviours: readonly Behaviour[];
   readonly files: readonly DraftFile[];
+  /** The note of the known bug it matches (set by the campaign, src/triage/known.ts). */
+  readonly known?: string;
+  /** A newer compiler of its family that compiled the same program without the bug. */
+  readonly knownFixed?: string;
 }
 
 /**

@@ -409,3 +409,13 @@ function ordered(text: string, needles: readonly string[]): string[] {
     .slice(0, MAX_NEEDLES)
     .map((p) => p.n);
 }
+
+/** Whether the text holds every needle in order, as {@link signatureShell}'s awk line decides it. */
+export function showsSignature(text: string, needles: readonly string[]): boolean {
+  let i = 0;
+  for (const line of text.split('\n')) {
+    while (i < needles.length && line.includes(needles[i]!)) i++;
+    if (i === needles.length) return true;
+  }
+  return i === needles.length;
+}

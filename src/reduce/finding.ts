@@ -8,8 +8,9 @@ import { emitFiles, MAIN_SOURCE, type EmittedFile } from '../emit/files.js';
 import { isModeChoice } from '../gen/mode.js';
 import { parsePolicy, PolicyError } from '../gen/policy.js';
 import { EmiBases, type EmiRecipe } from '../mutate/recipes.js';
-import { programRequires } from '../ir/census.js';
+import { programRequires, type ProgramRequires } from '../ir/census.js';
 import type { Program } from '../ir/nodes.js';
+import { accepts, compilerCapabilities } from '../harness/capabilities.js';
 import { detectCompilers, resolveCompiler, type Compiler } from '../harness/compilers.js';
 import { testConfiguration, type ConfigResult } from '../harness/execute.js';
 import { DEFAULT_HANG_FLOOR } from '../harness/scheduler.js';
@@ -148,7 +149,7 @@ export async function reduceFinding(dir: string, opts: FindingReduceOptions = {}
   let limits = reductionLimits(f.outcome, f.limits, opts.timeoutMs);
   const reference =
     f.behaviours.some((b) => b.outcome === 'wrong-code') || f.outcome === 'wrong-code'
-      ? await referenceConfiguration(config)
+      ? await referenceConfiguration(config, programRequires(g.program))
       : undefined;
   const header = [
     `Reduced by Kiln from finding ${f.id}: ${f.outcome} ` +
@@ -418,26 +419,35 @@ function configurationOf(compiler: Compiler, options: string): Configuration {
 /**
  * The compiler believed correct for a wrong-code finding: `gcc -O0`, or `clang -O0` when the
  * failing configuration is gcc at -O0 itself. Unoptimised builds of a second compiler are what
- * compiler engineers ask for when a miscompilation is reported.
+ * compiler engineers ask for when a miscompilation is reported. A compiler that does not accept
+ * what the program needs (`_BitInt(155)` on Debian 12's gcc-12) is passed over for the newest one
+ * that does: with it as the reference every candidate was rejected, the original included.
  */
-async function referenceConfiguration(failing: Configuration): Promise<Configuration | undefined> {
+async function referenceConfiguration(
+  failing: Configuration,
+  req: ProgramRequires,
+): Promise<Configuration | undefined> {
   // The reference must run the program of the same target model: for a cross (or -m32)
   // configuration that is the failing compiler itself at -O0, not the host's gcc.
   if (configTarget(failing) !== LP64) {
     const ref = configurationOf(failing.compiler, failing.compiler.target === undefined ? '-O0 -m32' : '-O0');
     return ref.key !== failing.key ? ref : undefined;
   }
+  const named: Compiler[] = [];
   for (const name of ['gcc', 'clang', 'cc']) {
-    let c: Compiler;
     try {
-      c = await resolveCompiler(name);
-    } catch {
-      continue;
-    }
-    const ref = configurationOf(c, '-O0');
-    if (ref.key !== failing.key) return ref;
+      named.push(await resolveCompiler(name));
+    } catch {}
   }
-  return undefined;
+  const usable = async (cs: readonly Compiler[]): Promise<Configuration | undefined> => {
+    for (const c of cs) {
+      if (!accepts(await compilerCapabilities(c), req)) continue;
+      const ref = configurationOf(c, '-O0');
+      if (ref.key !== failing.key) return ref;
+    }
+    return undefined;
+  };
+  return (await usable(named)) ?? (await usable(await validityCompilersFor(await detectCompilers(), req)));
 }
 
 /**

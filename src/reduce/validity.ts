@@ -70,8 +70,8 @@ const MESSAGE_CODES: readonly (readonly [RegExp, ValidityCode])[] = [
 interface ValidityDiagnostic {
   /** The compiler that printed it (its display name). */
   readonly compiler: string;
-  /** One of {@link GCC14_ERRORS}, or `error` for any other error. */
-  readonly code: ValidityCode | 'error';
+  /** One of {@link GCC14_ERRORS}, `error` for any other error, `warning` for any warning of a strict check. */
+  readonly code: ValidityCode | 'error' | 'warning';
   /** The diagnostic's line as printed (file, position, message). */
   readonly line: string;
 }
@@ -145,6 +145,11 @@ export function invalidating(line: string): ValidityCode | 'error' | undefined {
   return m[1] === 'error' ? 'error' : undefined;
 }
 
+/** Whether a line of compiler output is a warning about the file (`prog.c:3:5: warning: …`). */
+function isWarning(line: string): boolean {
+  return /^[^\s:][^:]*:\d+:(?:\d+:)?\s*warning:/.test(line.trim());
+}
+
 /**
  * Checks test cases for validity. One instance per reduction: it remembers which `-Werror=`
  * options each compiler knows (probed once) and runs its compiles in a scratch folder of its own.
@@ -157,13 +162,22 @@ export class ValidityChecker {
     readonly compilers: readonly Compiler[],
     /** Limit of one compile. */
     private readonly timeoutMs = 60_000,
+    /**
+     * Refuse every warning of `-Wall -Wextra`, not only the errors GCC 14 made of some: a reduced
+     * case a user files must compile cleanly (used where the input already does).
+     */
+    readonly strict = false,
   ) {}
+
+  /** The same check refusing every warning. */
+  strictly(): ValidityChecker {
+    return new ValidityChecker(this.compilers, this.timeoutMs, true);
+  }
 
   /** A short description for progress lines: `gcc-12 12.2.0, clang-15 15.0.6`. */
   describe(): string {
-    return (
-      this.compilers.map((c) => `${c.name} ${versionNumbers(c.version).join('.')}`).join(', ') || 'no gcc or clang'
-    );
+    const names = this.compilers.map((c) => `${c.name} ${versionNumbers(c.version).join('.')}`).join(', ');
+    return names ? `${names}${this.strict ? ', no warnings' : ''}` : 'no gcc or clang';
   }
 
   /** The `-Werror=` options a compiler knows, of those asked for its family. */
@@ -257,7 +271,7 @@ export class ValidityChecker {
           }
           let found = false;
           for (const line of output.split('\n')) {
-            const code = invalidating(line);
+            const code = invalidating(line) ?? (this.strict && isWarning(line) ? 'warning' : undefined);
             if (!code) continue;
             found = true;
             const i = charge(line);

@@ -4,10 +4,12 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { LP64, type TargetModel } from '../c/target.js';
 import { isTranslationUnit, type EmittedFile } from '../emit/files.js';
+import type { Compiler } from '../harness/compilers.js';
 import { compileCommand } from '../harness/execute.js';
 import { configEmulator, configTarget, type Configuration } from '../harness/matrix.js';
 import { runProcess, SpawnError } from '../harness/process.js';
 import { reproScript } from '../harness/repro.js';
+import type { CrashReproducers } from '../reduce/crash-repro.js';
 import type { FindingReduction } from '../reduce/finding.js';
 import { FINDING_MANIFEST } from '../triage/finding.js';
 
@@ -38,6 +40,12 @@ export interface BundleExtras {
   readonly fingerprintDetail?: string;
   /** The reduced program's version line (src/triage/versions.ts), shown as a table of every version tried. */
   readonly versions?: VersionLine;
+  /** Extra options that pin the culprit (clang: `-mllvm -opt-bisect-limit=N`, the first limit that shows the bug). */
+  readonly culpritOptions?: readonly string[];
+  /** A crash's signature and reproducers (LLVM IR for clang, ICE line, pass and preprocessed source for gcc). */
+  readonly crash?: CrashReproducers;
+  /** The text reduction after the IR reducer (crash findings): how long it took, how many warnings are left. */
+  readonly text?: { readonly seconds: number; readonly tests: number; readonly warnings: number };
 }
 
 /**
@@ -96,6 +104,10 @@ export async function writeBundle(r: FindingReduction, extras: BundleExtras = {}
       }),
     { mode: 0o755 },
   );
+  const llvm = extras.crash?.llvm?.ok ? extras.crash.llvm.reproducer : undefined;
+  if (llvm) writeFileSync(join(folder, 'reduced.ll'), llvm.ll);
+  const preprocessed = extras.crash?.gcc?.preprocessed;
+  if (preprocessed !== undefined) writeFileSync(join(folder, 'reduced.i'), preprocessed);
   const report = markdownReport(r, sanitizers, extras);
   writeFileSync(join(folder, 'report.md'), report);
   const json = {
@@ -123,6 +135,27 @@ export async function writeBundle(r: FindingReduction, extras: BundleExtras = {}
     sanitizers,
     fingerprint: extras.fingerprint ?? null,
     fingerprintDetail: extras.fingerprintDetail ?? null,
+    signature: extras.crash?.signature?.key ?? null,
+    llvm: llvm
+      ? {
+          stage: llvm.stage,
+          command: llvm.command,
+          lines: llvm.lines,
+          originalLines: llvm.originalLines,
+          passes: llvm.passes ?? null,
+          seconds: llvm.seconds,
+        }
+      : extras.crash?.llvm && !extras.crash.llvm.ok
+        ? { reason: extras.crash.llvm.reason }
+        : null,
+    gcc: extras.crash?.gcc
+      ? {
+          ice: extras.crash.gcc.ice,
+          pass: extras.crash.gcc.pass ?? null,
+          disabledBy: extras.crash.gcc.disabledBy ?? null,
+        }
+      : null,
+    textReduction: extras.text ?? null,
     slowCompile: r.slowCompile ?? null,
     stats: r.stats,
   };
@@ -247,8 +280,11 @@ export function markdownReport(r: FindingReduction, san: SanitizerVerdict, extra
             `prints the expected output.`,
           '',
         );
+      out.push(...bisectSection(r, extras, cmd));
       break;
     case 'compiler-crash':
+      out.push(...crashSections(r.failing.compile.stderr, extras, cmd));
+      break;
     case 'rejected-valid':
       out.push('Compiler output:', '', '```', excerpt(r.failing.compile.stderr), '```', '');
       break;
@@ -283,8 +319,14 @@ export function markdownReport(r: FindingReduction, san: SanitizerVerdict, extra
   out.push(
     `- Found by Kiln (generation mode ${f.mode}, seed ${f.seed}) and reduced from ${r.original.lines} ` +
       `to ${r.lines} lines with Kiln's IR ` +
-      `reducer${r.complete ? '' : ' (stopped early: `kiln reduce` on the finding folder reduces further)'}.`,
+      `reducer${extras.text ? ', then as text' : ''}` +
+      `${r.complete ? '' : ' (stopped early: `kiln reduce` on the finding folder reduces further)'}.`,
   );
+  if (r.validatedWith)
+    out.push(
+      `- It compiles ${/no warnings/.test(r.validatedWith) ? 'without a warning' : 'without errors'} on ` +
+        `${r.validatedWith.replace(/, no warnings$/, '')} (\`-std=gnu11 -Wall -Wextra\`).`,
+    );
   out.push('');
   return extras.versions ? withVersionSection(out.join('\n'), extras.versions) : out.join('\n');
 }
@@ -292,6 +334,85 @@ export function markdownReport(r: FindingReduction, san: SanitizerVerdict, extra
 /** The campaign's compile command as a report shows it: without the `-w` every campaign compile has. */
 function reportCommand(c: Configuration, files: readonly string[]): string[] {
   return compileCommand(c, files).filter((t, i) => !(i === 1 && t === '-w'));
+}
+
+/** A crash's sections: its signature, the compiler's report, and the LLVM or GCC reproducer. */
+function crashSections(stderr: string, extras: BundleExtras, cmd: string): string[] {
+  const out: string[] = [];
+  const sig = extras.crash?.signature;
+  if (sig) out.push(`Crash signature: \`${sig.key}\`${sig.pass ? ` (pass: ${sig.pass})` : ''}.`, '');
+  out.push('Compiler output:', '', '```', crashReport(stderr), '```', '');
+  const llvm = extras.crash?.llvm;
+  if (llvm?.ok) {
+    const x = llvm.reproducer;
+    const what =
+      x.stage === 'middle-end'
+        ? `A crash of LLVM's optimiser: \`${x.tool}\` crashes the same way on \`reduced.ll\` with ` +
+          `${x.passes === 1 ? 'one pass' : `a pipeline of ${x.passes} passes`}`
+        : `A crash of LLVM's code generator: \`${x.tool}\` crashes the same way on \`reduced.ll\``;
+    out.push(
+      '## LLVM reproducer',
+      '',
+      `${what}. \`reduced.ll\` (${x.lines} lines) is the test case's IR ${irOrigin(x.stage)} from the same ` +
+        `clang, ${x.lines < x.originalLines ? `reduced from ${x.originalLines} lines by llvm-reduce` : 'not reduced'}` +
+        "; both keep the crash's signature.",
+      '',
+      '```sh',
+      x.command,
+      '```',
+      '',
+      '```llvm',
+      x.ll.trimEnd(),
+      '```',
+      '',
+    );
+  } else if (llvm && !llvm.ok) out.push(`No LLVM reproducer: ${llvm.reason}.`, '');
+  const gcc = extras.crash?.gcc;
+  if (gcc) {
+    out.push('## GCC', '', `- ICE: \`${gcc.ice}\``);
+    if (gcc.pass)
+      out.push(
+        `- Pass: \`${gcc.pass}\`` +
+          `${gcc.disabledBy ? ` (\`${cmd} ${gcc.disabledBy}\` compiles it: the crash is in that pass)` : ''}`,
+      );
+    if (gcc.preprocessed !== undefined)
+      out.push(`- Preprocessed source: \`reduced.i\` (\`${gcc.command.replace(/ -c reduced\.c$/, '')} -E reduced.c\`)`);
+    out.push('');
+  }
+  return out;
+}
+
+/** Which IR a reproducer starts from, in a report's words. */
+function irOrigin(stage: 'middle-end' | 'back-end'): string {
+  return stage === 'middle-end'
+    ? 'before any pass (`-emit-llvm -Xclang -disable-llvm-passes`)'
+    : 'after the optimiser (`-emit-llvm`)';
+}
+
+/** A crash report for people: every line, the longest (LLVM's pipelines) cut at 300 characters. */
+function crashReport(s: string): string {
+  return s
+    .trimEnd()
+    .split('\n')
+    .map((l) => (l.length > 300 ? `${l.slice(0, 300)} […]` : l))
+    .join('\n');
+}
+
+/** For a clang wrong-code finding that opt-bisect explained: the two runs around the culprit pass. */
+function bisectSection(r: FindingReduction, extras: BundleExtras, cmd: string): string[] {
+  const limit = extras.culpritOptions?.find((o) => o.startsWith('-opt-bisect-limit='));
+  if (!limit) return [];
+  const n = Number(limit.slice('-opt-bisect-limit='.length));
+  const run = configEmulator(r.config) ? '' : ' && ./prog';
+  return [
+    `LLVM's opt-bisect names the culprit: \`${extras.fingerprint ?? ''}\` (${extras.fingerprintDetail ?? ''}).`,
+    '',
+    '```sh',
+    `${cmd} -mllvm -opt-bisect-limit=${n - 1}${run}   # the expected output`,
+    `${cmd} -mllvm -opt-bisect-limit=${n}${run}   # the wrong output`,
+    '```',
+    '',
+  ];
 }
 
 function isRun(outcome: string): boolean {
@@ -426,4 +547,67 @@ async function withProgram(
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** What {@link writeCrashFileBundle} needs: a C file reduced by `kiln reduce --crash`. */
+export interface CrashFileBundleInput {
+  /** The folder to write (`bug.reduced/`). */
+  readonly folder: string;
+  /** The compiler as resolved from the `--crash` command, and the command's options. */
+  readonly compiler: Compiler;
+  readonly options: readonly string[];
+  /** The reduced file's text, and the sizes before and after. */
+  readonly source: string;
+  readonly originalLines: number;
+  readonly seconds: number;
+  /** The compiler's output on the reduced file (its crash report). */
+  readonly stderr: string;
+  readonly crash: CrashReproducers;
+  /** The interestingness test the reduction used. */
+  readonly test: string;
+}
+
+/**
+ * The bundle of a C file reduced by `kiln reduce --crash "CC OPTS" FILE.c`: the same report.md,
+ * reduced.ll or reduced.i as a finding's, beside the reduced file and the test that kept it.
+ * Returns the report's path.
+ */
+export function writeCrashFileBundle(b: CrashFileBundleInput): string {
+  mkdirSync(b.folder, { recursive: true });
+  writeFileSync(join(b.folder, 'reduced.c'), b.source);
+  writeFileSync(join(b.folder, 'test.sh'), readFileSync(b.test, 'utf8'), { mode: 0o755 });
+  const llvm = b.crash.llvm?.ok ? b.crash.llvm.reproducer : undefined;
+  if (llvm) writeFileSync(join(b.folder, 'reduced.ll'), llvm.ll);
+  if (b.crash.gcc?.preprocessed !== undefined) writeFileSync(join(b.folder, 'reduced.i'), b.crash.gcc.preprocessed);
+  const opts = b.options.join(' ');
+  const cmd = [b.compiler.name, ...b.options, '-c', 'reduced.c'].join(' ');
+  const lines = b.source.split('\n').filter((l) => l.trim() !== '').length;
+  const out = [
+    `# ${b.compiler.name}${opts ? ` ${opts}` : ''}: compiler crash`,
+    '',
+    `- Compiler: \`${b.compiler.version}\``,
+    `- Options: \`${opts || '(none)'}\``,
+    '',
+    '## Test case',
+    '',
+    '```c',
+    b.source.trimEnd(),
+    '```',
+    '',
+    '## To reproduce',
+    '',
+    '```sh',
+    cmd,
+    '```',
+    '',
+    ...crashSections(b.stderr, { crash: b.crash }, cmd.replace(/ -c reduced\.c$/, '')),
+    '## Notes',
+    '',
+    `- Reduced by \`kiln reduce --crash\` from ${b.originalLines} to ${lines} lines in ${b.seconds.toFixed(1)} s; ` +
+      '`test.sh` is the interestingness test that kept the crash signature.',
+    '',
+  ];
+  const report = join(b.folder, 'report.md');
+  writeFileSync(report, out.join('\n'));
+  return report;
 }

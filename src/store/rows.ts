@@ -50,6 +50,10 @@ export interface FindingRow {
   readonly hangStatus: string | null;
   /** True when the failure behaved differently between runs (every behaviour is in finding.json). */
   readonly nondeterministic: boolean;
+  /** The note of the known bug it matched (a tracker URL), or null. */
+  readonly known: string | null;
+  /** A newer compiler of its family on which the same program did not show the known bug, or null. */
+  readonly knownFixed: string | null;
 }
 
 /** A campaigns row as SQLite returns it (integers as bigints). */
@@ -90,6 +94,8 @@ export interface RawFinding {
   reduced_file: string | null;
   hang_status: string | null;
   nondeterministic: bigint;
+  known?: string | null;
+  known_fixed?: string | null;
 }
 
 /** A campaign row in its typed form. */
@@ -135,5 +141,7 @@ export function findingRow(outDir: string, r: RawFinding, group: string): Findin
       r.reduced_file === null ? null : isAbsolute(r.reduced_file) ? r.reduced_file : join(outDir, r.reduced_file),
     hangStatus: r.hang_status,
     nondeterministic: Number(r.nondeterministic) === 1,
+    known: r.known ?? null,
+    knownFixed: r.known_fixed ?? null,
   };
 }

@@ -135,4 +135,10 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE findings ADD COLUMN nondeterministic INTEGER NOT NULL DEFAULT 0;
   ALTER TABLE findings ADD COLUMN behaviours TEXT;
   `,
+  // Known bugs (src/triage/known.ts): the note of the known bug a finding matched (NULL: none),
+  // and the newer compiler of its family that compiled the same program without the bug.
+  `
+  ALTER TABLE findings ADD COLUMN known TEXT;
+  ALTER TABLE findings ADD COLUMN known_fixed TEXT;
+  `,
 ];

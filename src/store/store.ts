@@ -61,6 +61,10 @@ export interface FindingRecord {
   /** Every failing behaviour seen (stored as JSON). */
   readonly behaviours?: readonly unknown[];
   readonly files: readonly FileSpec[];
+  /** The note of the known bug it matches (src/triage/known.ts). */
+  readonly known?: string;
+  /** A newer compiler of its family that compiled the same program without the bug. */
+  readonly knownFixed?: string;
 }
 
 /** A program on which every configuration agreed against the interpreter (a Kiln bug). */
@@ -390,8 +394,8 @@ export class KilnStore {
     }
     const insertFinding = this.cached(
       // biome-ignore format: embedded text
-      `INSERT OR REPLACE INTO findings (id, campaign_id, seed, outcome, bucket, compiler, compiler_version, options, command, expected, actual, stderr, dir, created_at, size, kept, hang_status, nondeterministic, behaviours)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT OR REPLACE INTO findings (id, campaign_id, seed, outcome, bucket, compiler, compiler_version, options, command, expected, actual, stderr, dir, created_at, size, kept, hang_status, nondeterministic, behaviours, known, known_fixed)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     for (const f of stored) {
       const d = decided.get(f.id)!;
@@ -415,6 +419,8 @@ export class KilnStore {
         f.hangStatus ?? null,
         f.nondeterministic ? 1 : 0,
         f.behaviours ? JSON.stringify(f.behaviours) : null,
+        f.known ?? null,
+        f.knownFixed ?? null,
       );
     }
     const overflow = this.cached(
@@ -582,6 +588,19 @@ export class KilnStore {
   /** Records triage's fingerprint of a finding; false when no finding has that id. */
   setFingerprint(findingId: string, fingerprint: string): boolean {
     return this.db.prepare('UPDATE findings SET fingerprint = ? WHERE id = ?').run(fingerprint, findingId).changes > 0;
+  }
+
+  /**
+   * Marks the findings whose bucket or fingerprint is `key` as the known bug `note` (`kiln known
+   * add`); returns how many rows it marked.
+   */
+  setKnown(key: string, note: string): number {
+    return writeTransaction(
+      this.db,
+      () =>
+        this.db.prepare('UPDATE findings SET known = ? WHERE bucket = ? OR fingerprint = ?').run(note, key, key)
+          .changes,
+    );
   }
 
   /** Records the reducer's result for a finding; false when no finding has that id. */

@@ -68,6 +68,13 @@ describe('the version line', () => {
       firstFixed: 'v3',
       lastPassing: 'v1',
     });
+    // A version in the middle that passes is named: the line is not one unbroken run.
+    expect(labelLine(tries(['passes', 'fails', 'passes', 'own'])).summary).toBe(
+      'regression: passes on v1, fails from v2 to v4 (the newest installed) except v3, which passes',
+    );
+    expect(labelLine(tries(['fails', 'passes', 'own'])).summary).toBe(
+      'live: fails on v3, the newest installed version, and on the older ones except v2, which passes',
+    );
     // A version that fails another way (an unknown option, say) does not count either way.
     expect(labelLine(tries(['own', 'other'])).label).toBe('untested');
     expect(labelLine(tries(['own', 'passes', 'other']))).toMatchObject({ label: 'fixed', firstFixed: 'v2' });

@@ -1,7 +1,7 @@
 import { chmodSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { basename, extname, resolve } from 'node:path';
 import { errBadOption, errFile, errMissingTool, errNotInteresting } from '../../diag/errors.js';
-import { detectCompilers } from '../../harness/compilers.js';
+import { detectCompilers, findOnPath, launcherIn } from '../../harness/compilers.js';
 import { ValidityChecker, validityCompilers, validitySummary } from '../validity.js';
 import { InterestingnessTest, type Verdict } from './interesting.js';
 import { reduceText, type ReduceEvent, type TextReduceResult } from './manager.js';
@@ -14,6 +14,7 @@ import {
   probeCrash,
   probeWrongCodeGuards,
   semanticFlags,
+  shq,
   wrongCodeScript,
 } from './scripts.js';
 
@@ -133,14 +134,24 @@ async function writeGeneratedScript(
   let script: string;
   let deferrable = false;
   if (o.crash !== undefined) {
+    const crash = withLauncher(o.crash);
     let match = o.match;
+    let needles: readonly string[] | undefined;
     if (match === undefined) {
-      const probe = await probeCrash(o.crash, fileName, text, timeoutMs);
+      const probe = await probeCrash(crash, fileName, text, timeoutMs);
       if (!probe.crashed) throw errNotInteresting(o.input, `'${o.crash}' does not crash on it`);
-      match = probe.signature;
-      o.onNote?.(match ? `crash signature: ${match}` : 'no crash signature found: any crash counts');
+      // The crash report's own signature when it names one (src/harness/signature.ts), else its ICE line.
+      needles = probe.report?.needles.length ? probe.report.needles : undefined;
+      match = needles ? '' : probe.signature;
+      o.onNote?.(
+        needles
+          ? `crash signature: ${probe.report!.key}`
+          : match
+            ? `crash signature: ${match}`
+            : 'no crash signature found: any crash counts',
+      );
     }
-    script = crashScript({ fileName, compiler: o.crash, match });
+    script = crashScript({ fileName, compiler: crash, match, ...(needles ? { needles } : {}) });
   } else {
     if (!(await hasClang())) throw errMissingTool('clang', 'clang');
     const cflags = [...new Set([...semanticFlags(o.wrongCode!), ...semanticFlags(o.reference ?? '')])];
@@ -172,6 +183,17 @@ async function writeGeneratedScript(
   if (deferrable)
     o.onNote?.('its last UB guard runs on the texts the reduction keeps (checkpoints), not on every candidate');
   return { path, deferrable };
+}
+
+/**
+ * A compiler command whose first word names a compiler of a sid root (`clang-23 -O1`, not on
+ * PATH) with that word replaced by its launcher's path, so the written script runs it; otherwise as given.
+ */
+function withLauncher(command: string): string {
+  const [first, ...rest] = command.trim().split(/\s+/);
+  if (!first || first.includes('/') || findOnPath(first)) return command;
+  const launcher = launcherIn(first, process.env);
+  return launcher ? [shq(launcher), ...rest].join(' ') : command;
 }
 
 type RunTest = Pick<InterestingnessTest, 'run'>;

@@ -2,6 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runProcess, SpawnError } from '../../harness/process.js';
+import { reportSignature, signatureShell, type CrashSignature } from '../../harness/signature.js';
 import { GCC14_ERRORS } from '../validity.js';
 
 // Interestingness scripts for users who have a crash or a wrong-code case but no test yet. They
@@ -65,6 +66,11 @@ export interface CrashScriptOptions {
   readonly compiler: string;
   /** Extended regular expression the crash output must match; '' accepts any crash. */
   readonly match: string;
+  /**
+   * The crash report's signature (src/harness/signature.ts): verbatim pieces that must all show in
+   * the output, in order, so the reduction keeps this bug and not another crash of the compiler.
+   */
+  readonly needles?: readonly string[];
 }
 
 /** The shell command that compiles the file in a `--crash` script. */
@@ -78,18 +84,26 @@ export function crashScript(o: CrashScriptOptions): string {
 # Interestingness test written by 'kiln reduce --crash' (C-Reduce/C-Vise convention: it runs in a
 # directory holding ${o.fileName}; exit status 0 means interesting). Interesting iff the compiler
 # crashes (an internal compiler error or a fatal signal) and its output matches $match.
-LC_ALL=C; export LC_ALL
+${signatureComment(o.needles)}LC_ALL=C; export LC_ALL
+# clang writes a crash's preprocessed source and script into TMPDIR: here, not /tmp.
+TMPDIR=$PWD; export TMPDIR
 f=${shq(o.fileName)}
 match=${shq(o.match)}
-out=$(${crashCompile(o.compiler)} 2>&1)
+${crashCompile(o.compiler)} >kiln-crash.log 2>&1
 status=$?
 crashed=0
 [ "$status" -ge 128 ] && crashed=1
-printf '%s\\n' "$out" | grep -Eq ${shq(CRASH_MARKERS)} && crashed=1
+grep -Eq ${shq(CRASH_MARKERS)} kiln-crash.log && crashed=1
 [ "$crashed" = 1 ] || exit 1
-[ -z "$match" ] && exit 0
-printf '%s\\n' "$out" | grep -Eq -- "$match"
+${o.needles?.length ? `${signatureShell(o.needles, 'kiln-crash.log')} || exit 1\n` : ''}[ -z "$match" ] && exit 0
+grep -Eq -- "$match" kiln-crash.log
 `;
+}
+
+/** The comment line naming a `--crash` script's signature ('' without one). */
+function signatureComment(needles: readonly string[] | undefined): string {
+  if (!needles?.length) return '';
+  return `# The crash's signature, in this order: ${needles.join(' | ').replace(/[\r\n]/g, ' ')}\n`;
 }
 
 /** What the compiler did on the original file, as a `--crash` script would see it. */
@@ -98,6 +112,8 @@ export interface CrashProbe {
   readonly output: string;
   /** The default `--match`: the signature of the crash, or '' (any crash) when none is found. */
   readonly signature: string;
+  /** The crash report's signature, when the report names one (then the default test checks it instead of `--match`). */
+  readonly report?: CrashSignature;
 }
 
 /** Compiles the original once the way the `--crash` script will, to derive the default `--match`. */
@@ -113,13 +129,14 @@ export async function probeCrash(
     const r = await runProcess('sh', ['-c', `${crashCompile(compiler)} 2>&1`], {
       cwd: dir,
       timeoutMs,
-      env: { LC_ALL: 'C', f: fileName },
+      env: { LC_ALL: 'C', f: fileName, TMPDIR: dir },
     });
     const output = r.stdout + r.stderr;
     const crashed =
       !r.timedOut &&
       ((r.status !== null && r.status >= 128) || r.signal !== null || new RegExp(CRASH_MARKERS).test(output));
-    return { crashed, output, signature: iceSignature(output) ?? '' };
+    const report = crashed ? reportSignature(output) : undefined;
+    return { crashed, output, signature: iceSignature(output) ?? '', ...(report ? { report } : {}) };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

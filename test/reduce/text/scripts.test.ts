@@ -174,4 +174,34 @@ describe('--wrong-code script', () => {
     });
     expect(await verdict(expected, ring)).toBe(true);
   });
+
+  it("keeps the crash report's own signature: another crash of the same compiler is not interesting", async () => {
+    // A fake clang that prints a real loop-deletion report for programs with a `do` loop and a
+    // real vectoriser report for the others with a `while`, and compiles the rest.
+    const crash = join(import.meta.dirname, '..', '..', 'harness', 'fixtures', 'crash');
+    const cc = join(dir, 'fake-clang.sh');
+    writeFileSync(
+      cc,
+      [
+        '#!/bin/sh',
+        'for a; do case $a in *.c) src=$a;; esac; done',
+        `if grep -q 'do {' "$src"; then cat ${shq(join(crash, 'clang-22-loop-deletion.txt'))} >&2; exit 1; fi`,
+        `if grep -q 'while' "$src"; then cat ${shq(join(crash, 'clang-22-vectorize-remark.txt'))} >&2; exit 1; fi`,
+        'exit 0',
+        '',
+      ].join('\n'),
+    );
+    chmodSync(cc, 0o755);
+    const probe = await probeCrash(cc, 'ring.c', ring, 30_000);
+    expect(probe.report?.key).toBe('LoopDeletionPass: llvm::breakLoopBackedge < llvm::LoopDeletionPass::run');
+    const script = crashScript({ fileName: 'ring.c', compiler: cc, match: '', needles: probe.report!.needles });
+    expect(script).toContain(
+      "# The crash's signature, in this order: llvm::breakLoopBackedge | llvm::LoopDeletionPass::run",
+    );
+    expect(await verdict(script, ring)).toBe(true);
+    // The vectoriser's crash is another bug, and a clean compile no crash.
+    const loop = ring.replace(/do \{([\s\S]*?)\} while \(c > 0u\);/, 'while (c > 0u) {$1}');
+    expect(await verdict(script, loop)).toBe(false);
+    expect(await verdict(script, 'int main(void) { return 0; }\n')).toBe(false);
+  });
 });
