@@ -15,15 +15,15 @@ const BUCKET = 'compiler-crash:gcc:internal compiler error: in expand_expr_real_
 let work: string;
 let fake: string;
 
-function campaign(out: string, seedStart: number, extra: readonly string[] = []) {
+function campaign(out: string, seedStart: number, extra: readonly string[] = [], compilers = `gcc,${fake}`, tests = 2) {
   return runKiln([
     'fuzz',
     '--compilers',
-    `gcc,${fake}`,
+    compilers,
     '--opts',
     '-O0',
     '--tests',
-    '2',
+    String(tests),
     '--seed-start',
     String(seedStart),
     '--mode',
@@ -100,27 +100,7 @@ describe('kiln known', () => {
       { mode: 0o755 },
     );
     const third = join(work, 'third');
-    const r3 = await runKiln([
-      'fuzz',
-      '--compilers',
-      `${fake},${newer}`,
-      '--opts',
-      '-O0',
-      '--tests',
-      '1',
-      '--seed-start',
-      '4',
-      '--mode',
-      'csmith',
-      '--size',
-      'small',
-      '--jobs',
-      '1',
-      '--out',
-      third,
-      '--config',
-      config,
-    ]);
+    const r3 = await campaign(third, 4, ['--config', config], `${fake},${newer}`, 1);
     expect(r3.status, r3.stderr).toBe(0);
     expect(r3.stdout).toContain(`[known: ${NOTE}; gcc-99 compiles it: fixed there]`);
     const folded = await runKiln(['findings', '--out', third]);
