@@ -1,17 +1,15 @@
 // `kiln known`: the bugs already reported (src/triage/known.ts). `add` records a finding's crash
 // signature or wrong-code fingerprint with a note; `list` prints the file; `check` runs each
 // entry's finding on every installed version of its compiler and records where it stopped showing.
-import { existsSync, readFileSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
+import { knownCounts, knownKeyOf, markFindingsKnown, outputFolderOf } from '../campaign/known-findings.js';
 import { errBadOption, errFile } from '../diag/errors.js';
 import { detectCompilers, resolveCompiler } from '../harness/compilers.js';
 import { TempRoot } from '../harness/tempdir.js';
-import { DB_FILE } from '../store/db.js';
-import { KilnStore } from '../store/store.js';
 import { readFinding } from '../triage/finding.js';
 import { addKnown, knownFileOf, readKnown, writeKnown, type KnownBug } from '../triage/known.js';
-import { TRIAGE_FILE } from '../triage/triage.js';
 import { versionLine } from '../triage/versions.js';
 import { reportAndExit } from './util.js';
 
@@ -64,31 +62,11 @@ async function run(f: () => unknown): Promise<void> {
   }
 }
 
-/** The output folder holding a finding folder (`OUT/findings/ID`), when it has a database. */
-function outOf(findingDir: string): string | undefined {
-  const parent = dirname(resolve(findingDir));
-  if (basename(parent) !== 'findings') return undefined;
-  const out = dirname(parent);
-  return existsSync(join(out, DB_FILE)) ? out : undefined;
-}
-
-/** The key a finding is known by: its triage fingerprint when triage named a culprit pass, else its bucket. */
-function keyOf(dir: string, bucket: string): { key: string; triaged: boolean } {
-  try {
-    const t = JSON.parse(readFileSync(join(dir, TRIAGE_FILE), 'utf8')) as { fingerprint?: unknown; method?: unknown };
-    if (typeof t.fingerprint === 'string' && (t.method === 'opt-bisect' || t.method === 'gcc-disable'))
-      return { key: t.fingerprint, triaged: true };
-  } catch {
-    // not triaged: the bucket
-  }
-  return { key: bucket, triaged: false };
-}
-
 function knownAdd(dir: string, flags: KnownFlags): void {
   const f = readFinding(dir);
   const note = flags.note!.trim();
   if (note === '' || note.includes('\n')) throw errBadOption('--note', flags.note!, 'one line of text (a tracker URL)');
-  const out = outOf(dir);
+  const out = outputFolderOf(dir);
   const file = flags.file ?? (out ? knownFileOf(out) : undefined);
   if (!file)
     throw errFile(
@@ -96,25 +74,14 @@ function knownAdd(dir: string, flags: KnownFlags): void {
       'the finding is not in an output folder of kiln fuzz',
       'name the file to add to: --file known.yaml',
     );
-  const { key, triaged } = keyOf(dir, f.bucket);
-  const seen = new Set([`${f.compilerName} ${f.compilerVersion}`.trim()]);
-  let marked = 0;
-  if (out) {
-    const store = KilnStore.open(out, 'write');
-    try {
-      for (const r of store.listFindings('bucket'))
-        if (r.bucket === key || r.fingerprint === key) seen.add(`${r.compiler} ${r.compilerVersion}`.trim());
-      marked = store.setKnown(key, note);
-    } finally {
-      store.close();
-    }
-  }
+  const { key, triaged } = knownKeyOf(dir, f.bucket);
+  const { seen, marked } = markFindingsKnown(out, key, note, `${f.compilerName} ${f.compilerVersion}`.trim());
   const entry: KnownBug = {
     key,
     note,
     added: new Date().toISOString().slice(0, 10),
     finding: resolve(dir),
-    seen: [...seen].sort(),
+    seen,
   };
   const r = addKnown(file, entry);
   process.stdout.write(
@@ -140,17 +107,7 @@ function knownList(flags: KnownFlags): void {
     return;
   }
   const out = flags.file === undefined ? (flags.out ?? 'kiln-out') : flags.out;
-  const counts = new Map<string, number>();
-  if (out && existsSync(join(out, DB_FILE))) {
-    const store = KilnStore.open(out, 'read');
-    try {
-      for (const r of store.listFindings('bucket'))
-        for (const k of [r.bucket, r.fingerprint])
-          if (k && list.some((e) => e.key === k)) counts.set(k, (counts.get(k) ?? 0) + 1);
-    } finally {
-      store.close();
-    }
-  }
+  const counts = out ? knownCounts(out, list) : new Map<string, number>();
   const lines = [`${list.length} known bugs in ${file}`];
   for (const e of list) {
     lines.push('', `known: ${e.note}`, `  ${e.key}`);

@@ -7,14 +7,8 @@ import { reduceFindingFolder } from '../campaign/reduce-folder.js';
 import { recordReduction } from '../campaign/reduce-finding.js';
 import { errBadOption, errFile } from '../diag/errors.js';
 import { describeResult } from './check.js';
-import {
-  describeBundle,
-  describeTextReduction,
-  progressPrinter,
-  reduceText,
-  type ReduceCliOptions,
-  type ReduceLimits,
-} from './reduce-text.js';
+import { describeTextReduction, progressPrinter } from '../report/reduce-progress.js';
+import { describeBundle, reduceText, type ReduceCliOptions, type ReduceLimits } from './reduce-text.js';
 import { parseCount, parseDuration, reportAndExit } from './util.js';
 
 /** Registers `kiln reduce`: a Kiln finding directory (IR reducer) or any C file (text reducer). */

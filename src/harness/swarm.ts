@@ -15,7 +15,6 @@ import { errBadOption } from '../diag/errors.js';
 import type { EmittedFile } from '../emit/files.js';
 import { Rng } from '../random/rng.js';
 import type { Compiler } from './compilers.js';
-import type { Configuration } from './matrix.js';
 import { runProcess } from './process.js';
 import { cachedProbe, digest, type ProbeAnswer } from './probe-cache.js';
 import { TempRoot } from './tempdir.js';
@@ -438,13 +437,20 @@ export function swarmSeedText(files: readonly EmittedFile[], configKey: string):
   return digest(`${configKey}\0${files.map((f) => `${f.name}\0${f.content}`).join('\0')}`);
 }
 
+/** What {@link withSwarmCatalogues} reads of a configuration (src/harness/matrix.ts's, which imports this file). */
+interface SwarmConfigured {
+  readonly compiler: Compiler;
+  readonly optionsText: string;
+  readonly swarm?: SwarmSpec;
+}
+
 /**
  * The configurations with the swarm catalogue of each swarm configuration's compiler attached
  * (probed once per compiler). `+swarm` for a compiler without a catalogue (tcc, pcc, cc), or one
  * whose catalogue came out empty, is refused with `KILN_BAD_OPTION`.
  */
-export async function withSwarmCatalogues(configs: readonly Configuration[]): Promise<Configuration[]> {
-  const out: Configuration[] = [];
+export async function withSwarmCatalogues<C extends SwarmConfigured>(configs: readonly C[]): Promise<C[]> {
+  const out: C[] = [];
   for (const c of configs) {
     if (!c.swarm || c.swarm.catalogue) {
       out.push(c);

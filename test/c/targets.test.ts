@@ -29,6 +29,8 @@ describe('target models', () => {
       mips: [32, 32, true, 'big', 4, 8],
       alpha: [64, 64, true, 'little', 4, 8],
       hppa: [32, 32, true, 'big', 4, 8],
+      powerpc64le: [64, 64, false, 'little', 4, 8],
+      loongarch64: [64, 64, true, 'little', 4, 8],
     };
     expect(TARGETS.map((t) => t.name)).toEqual(Object.keys(expected));
     for (const t of TARGETS) {

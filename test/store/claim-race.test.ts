@@ -141,8 +141,9 @@ describe('write transactions', () => {
       // The one allowed form is writeTransaction's own `db.transaction(fn).immediate()`.
       for (const m of text.matchAll(/\.transaction\(([^)]*)\)(\.\w+)?/g))
         if (m[2] !== '.immediate') deferred.push(`${file}: ${m[0]}`);
-      if (/\bBEGIN\b(?!\s+IMMEDIATE)/.test(text.replace(/\/\/.*|\/\*[\s\S]*?\*\//g, '')))
-        deferred.push(`${file}: BEGIN`);
+      // SQL's BEGIN ends its statement or names a mode; awk's `BEGIN {` in a shell line is no transaction.
+      const sql = /\bBEGIN(?:\s+(?:DEFERRED|EXCLUSIVE|TRANSACTION))?\s*(?:;|['"`]|$)/m;
+      if (sql.test(text.replace(/\/\/.*|\/\*[\s\S]*?\*\//g, ''))) deferred.push(`${file}: BEGIN`);
     }
     expect(deferred).toEqual([]);
   });

@@ -273,10 +273,11 @@ describe('seed claims', () => {
         'TABLE findings DROP COLUMN kept;',
     );
     s.db.exec('ALTER TABLE sessions DROP COLUMN host; ALTER TABLE sessions DROP COLUMN pid_start;');
-    // The later migration's columns go too (nondeterministic findings, suspected hangs).
+    // The later migrations' columns go too (nondeterministic findings, suspected hangs, known bugs).
     s.db.exec(
       'ALTER TABLE findings DROP COLUMN hang_status; ALTER TABLE findings DROP COLUMN nondeterministic; ' +
-        'ALTER TABLE findings DROP COLUMN behaviours; UPDATE schema_version SET version = 2;',
+        'ALTER TABLE findings DROP COLUMN behaviours; ALTER TABLE findings DROP COLUMN known; ' +
+        'ALTER TABLE findings DROP COLUMN known_fixed; UPDATE schema_version SET version = 2;',
     );
     s.close();
     const again = KilnStore.open(out, 'write');
