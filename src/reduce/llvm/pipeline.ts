@@ -116,8 +116,8 @@ export async function minimalPipeline(
   const tree = parsePipeline(full);
   const seen = new Map<string, boolean>();
   let tests = 0;
-  const holds = async (keep: readonly number[]): Promise<boolean> => {
-    const text = printPipeline(keepPasses(tree, new Set(keep)));
+  // Each distinct pipeline text is tested once, and at most maxTests in all.
+  const tryText = async (text: string): Promise<boolean> => {
     let v = seen.get(text);
     if (v === undefined) {
       if (tests >= maxTests) return false;
@@ -127,6 +127,7 @@ export async function minimalPipeline(
     }
     return v;
   };
+  const holds = (keep: readonly number[]): Promise<boolean> => tryText(printPipeline(keepPasses(tree, new Set(keep))));
   let current = Array.from({ length: passCount(tree) }, (_, i) => i);
   let n = 2;
   while (current.length >= 2 && tests < maxTests) {
@@ -149,16 +150,6 @@ export async function minimalPipeline(
   // Then fewer words: an adaptor spliced out (its passes in its place), a pass or adaptor without
   // its parameters (`simplifycfg<bonus-inst-threshold=1;…>` → `simplifycfg`), each kept when the
   // bug still shows.
-  const tryText = async (text: string): Promise<boolean> => {
-    let v = seen.get(text);
-    if (v === undefined) {
-      if (tests >= maxTests) return false;
-      tests++;
-      v = await test(text);
-      seen.set(text, v);
-    }
-    return v;
-  };
   for (let changed = true; changed && tests < maxTests; ) {
     changed = false;
     for (const candidate of simpler(kept)) {
